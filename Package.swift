@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, one way only: C leaves → adapters (Postgres, Crypto, APNs, HTTPServer, APNsSimulator)
+// → the application (Scorecast) → the executable. The pure core (ScorecastCore) has no I/O and
+// no C; adapters depend on it at most, never on each other (Crypto is a shared leaf of signing
+// and hashing used by APNs, the simulator and the application).
+let package = Package(
+    name: "scorecast",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "scorecast", targets: ["scorecast"])
+    ],
+    targets: [
+        // C leaves: a module map and a shim header each.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+
+        // The domain: no I/O, no C.
+        .target(name: "ScorecastCore"),
+
+        // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
+        .target(name: "Logging"),
+        .target(name: "Lifecycle", dependencies: ["Logging"]),
+
+        // Adapters.
+        .target(name: "Postgres", dependencies: ["CLibPQ", "Logging"]),
+        .target(name: "Crypto", dependencies: ["COpenSSL"]),
+        .target(name: "APNs", dependencies: ["ScorecastCore", "Crypto", "Logging", "CCurl"]),
+        .target(name: "HTTPServer", dependencies: ["Logging", "Lifecycle", "CMicroHTTPD"]),
+        .target(name: "APNsSimulator", dependencies: ["ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
+
+        // The application and its one executable.
+        .target(
+            name: "Scorecast",
+            dependencies: ["ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
+        ),
+        .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
+
+        // Tests.
+        .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
+        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore"]),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
+        .testTarget(name: "APNsSimulatorTests", dependencies: ["APNsSimulator", "Crypto", "TestSupport"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Postgres"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Runs services together: starts them in order and, on SIGTERM or SIGINT (or when one of them
+/// ends or fails), stops them in reverse order, waiting for each before stopping the next.
+public struct ServiceGroup: Sendable {
+    private let services: [any Service]
+    private let signals: [Int32]
+    private let gracePeriod: Duration
+    private let logger: Logger
+
+    /// Creates a group. `gracePeriod` bounds each service's graceful stop; past it the service's
+    /// task is cancelled.
+    public init(
+        services: [any Service],
+        signals: [Int32] = [SIGTERM, SIGINT],
+        gracePeriod: Duration = .seconds(10),
+        logger: Logger
+    ) {
+        self.services = services
+        self.signals = signals
+        self.gracePeriod = gracePeriod
+        self.logger = logger
+    }
+
+    /// Runs until a signal arrives or a service ends; rethrows the first service failure.
+    public func run() async throws {
+        let stops = services.map { _ in ShutdownSignal() }
+        let finished = services.map { _ in ShutdownSignal() }
+        let anyEnded = ShutdownSignal()
+        let failure = FirstFailure()
+        let signalWatcher = SignalWatcher(signals: signals)
+        defer { signalWatcher.cancel() }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, service) in services.enumerated() {
+                logger.info("starting", ["service": service.name])
+                group.addTask {
+                    do {
+                        try await service.run(until: stops[index])
+                    } catch {
+                        failure.record(error)
+                        logger.error("service failed", ["service": service.name, "error": "\(error)"])
+                    }
+                    finished[index].trigger()
+                    anyEnded.trigger()
+                }
+            }
+
+            // Whichever comes first, a signal or a service ending, begins the shutdown.
+            let shutdownReason = await firstOf(signalWatcher, anyEnded)
+            logger.info("shutting down", ["reason": shutdownReason])
+            for index in services.indices.reversed() {
+                stops[index].trigger()
+                let inTime = await waitWithTimeout(finished[index], timeout: gracePeriod)
+                if !inTime {
+                    logger.warning("service did not stop in time; cancelling", ["service": services[index].name])
+                    group.cancelAll()
+                    await finished[index].wait()
+                }
+                logger.info("stopped", ["service": services[index].name])
+            }
+            try await group.waitForAll()
+        }
+        if let error = failure.error { throw error }
+    }
+
+    private func firstOf(_ watcher: SignalWatcher, _ ended: ShutdownSignal) async -> String {
+        await withTaskGroup(of: String.self) { group in
+            group.addTask { await watcher.next().map { "signal \($0)" } ?? "cancelled" }
+            group.addTask { await ended.wait(); return "a service ended" }
+            let reason = await group.next() ?? "cancelled"
+            group.cancelAll()
+            watcher.cancel()
+            ended.trigger()
+            return reason
+        }
+    }
+
+    private func waitWithTimeout(_ signal: ShutdownSignal, timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await signal.wait(); return true }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+}
+
+/// Keeps the first error thrown by any service.
+private final class FirstFailure: Sendable {
+    private let storage = Mutex<(any Error)?>(nil)
+    func record(_ error: any Error) { storage.withLock { if $0 == nil { $0 = error } } }
+    var error: (any Error)? { storage.withLock { $0 } }
+}
+

@@ -1,0 +1,1 @@
+// The ScorecastCore module; see Package.swift for its place in the layers.

@@ -1,0 +1,1 @@
+// Test helpers: a Postgres for every test, keys and processes.
