@@ -7,10 +7,14 @@ import Synchronization
 /// runs them through the router on Swift's concurrency pool, and queues the responses.
 ///
 /// Threading: the callbacks run on libmicrohttpd's threads and never wait for a handler. A
-/// complete request suspends its connection (`MHD_suspend_connection`) and starts a task; the
-/// task resumes the connection when the response is ready, and libmicrohttpd calls the access
-/// handler again, on the connection's own thread, to queue it. So a slow handler holds neither
-/// an MHD thread nor a cooperative-pool thread blocked in C.
+/// complete request starts its handler with `Task.immediate`: the handler runs on the
+/// connection's thread up to its first suspension point. A handler that finishes without
+/// suspending (most do: validation, rendering, a cached read) is answered at once, with no
+/// thread hop. One that awaits (a database, a timer) gets its connection suspended
+/// (`MHD_suspend_connection`) and continues on Swift's pool; when its response is ready the
+/// connection is resumed and libmicrohttpd calls the access handler again, on the
+/// connection's thread, to queue it. So a slow handler never holds a libmicrohttpd thread,
+/// and no thread of the cooperative pool ever blocks in C.
 final class ServerCore: Sendable {
     let router: Router
     let configuration: HTTPServerConfiguration
@@ -58,12 +62,9 @@ final class ServerCore: Sendable {
             }
             return dispatch(connection: connection, context: context)
         case .dispatched(let reply):
-            guard let response = reply.takeResponse() else {
-                // Only `PendingReply.complete` resumes, after storing a response; should
-                // libmicrohttpd call us early anyway, wait again instead of spinning.
-                MHD_suspend_connection(connection)
-                return .YES
-            }
+            // Resumed: the response is ready. (Should libmicrohttpd call us before, the
+            // connection is suspended again instead of spinning.)
+            guard let response = reply.responseOrSuspend() else { return .YES }
             inFlight.settled(reply)
             return queue(response, on: connection, context: context)
         case .responded:
@@ -169,14 +170,15 @@ final class ServerCore: Sendable {
         let reply = PendingReply(connection: ConnectionHandle(pointer: connection), requestID: context.requestID)
         context.phase = .dispatched(reply)
         inFlight.awaiting(reply)
-        // Suspend before the task exists, so that its resume can never come first.
-        MHD_suspend_connection(connection)
-        // Bridges the C callback into Swift concurrency; the reply resumes the connection.
-        let task = Task { [self] in
+        // Bridges the C callback into Swift concurrency. `immediate`: the handler starts here,
+        // on this thread, and leaves it at its first suspension point.
+        let task = Task.immediate { [self] in
             _ = reply.complete(with: await respond(to: request))
         }
         reply.attach(task)
-        return .YES
+        guard let response = reply.responseOrSuspend() else { return .YES }
+        inFlight.settled(reply)
+        return queue(response, on: connection, context: context)
     }
 
     /// Runs the router; problems become their responses, other errors a bare 500.
@@ -203,7 +205,7 @@ final class ServerCore: Sendable {
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
         context.phase = .responded
         context.status = response.status.code
-        context.responseBytes = response.body.count
+        context.responseBytes = context.method == .head ? 0 : response.body.count
         let created = response.body.withUnsafeBytes { bytes in
             // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift array may go away.
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
