@@ -101,4 +101,15 @@ struct RoutingTests {
             #expect(missing.status == 404)
         }
     }
+
+    @Test func noContentResponsesCarryNoBody() async throws {
+        var router = Router()
+        router.delete("/thing") { _ in HTTPResponse(status: .noContent, body: Array("stray".utf8)) }
+        try await withServer(router) { server in
+            let exchange = try await RawHTTP.exchange(port: server.port, "DELETE /thing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(exchange.status == 204)
+            #expect(exchange.headersAndBody.body.isEmpty)
+            #expect(!exchange.text.contains("stray"))
+        }
+    }
 }

@@ -13,10 +13,12 @@ struct RequestTarget: Sendable, Equatable {
     init(_ raw: String) {
         var target = Substring(raw)
         if let hash = target.firstIndex(of: "#") { target = target[..<hash] }
-        for scheme in ["http://", "https://"] where target.lowercased().hasPrefix(scheme) {
-            let afterScheme = target.dropFirst(scheme.count)
-            target = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }).map { afterScheme[$0...] } ?? "/"
-            if target.first == "?" { target = "/" + target }
+        if target.first != "/" {
+            for scheme in ["http://", "https://"] where target.lowercased().hasPrefix(scheme) {
+                let afterScheme = target.dropFirst(scheme.count)
+                target = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }).map { afterScheme[$0...] } ?? "/"
+                if target.first == "?" { target = "/" + target }
+            }
         }
         if let mark = target.firstIndex(of: "?") {
             path = String(target[..<mark])

@@ -97,7 +97,11 @@ public final class HTTPServer: Service {
     /// Serves until `shutdown` is triggered (or the task is cancelled), then stops gracefully
     /// and returns. Starts the server first if `start()` was not called.
     public func run(until shutdown: ShutdownSignal) async throws {
-        if case .idle = state.withLock({ $0 }) { try start() }
+        switch state.withLock({ $0 }) {
+        case .idle: try start()
+        case .running: break
+        case .stopping, .stopped: throw HTTPServerError(.alreadyStarted, "the server has stopped; create a new one")
+        }
         await withTaskCancellationHandler {
             await shutdown.wait()
         } onCancel: {
@@ -168,6 +172,7 @@ public final class HTTPServer: Service {
                     socketAddress,
                     UInt32(configuration.threadCount),
                     UInt32(configuration.connectionTimeoutSeconds),
+                    UInt32(configuration.maxConnections),
                     { cls, connection, _, method, _, uploadData, uploadSize, conCls in
                         guard let cls, let connection, let uploadSize, let slot = conCls?.pointee else { return .NO }
                         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()

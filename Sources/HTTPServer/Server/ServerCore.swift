@@ -203,10 +203,13 @@ final class ServerCore: Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        // 1xx, 204 and 304 responses have no body, whatever the handler put there.
+        let code = response.status.code
+        let body = code < 200 || code == 204 || code == 304 ? [] : response.body
         context.phase = .responded
-        context.status = response.status.code
-        context.responseBytes = context.method == .head ? 0 : response.body.count
-        let created = response.body.withUnsafeBytes { bytes in
+        context.status = code
+        context.responseBytes = context.method == .head ? 0 : body.count
+        let created = body.withUnsafeBytes { bytes in
             // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift array may go away.
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
@@ -222,7 +225,7 @@ final class ServerCore: Sendable {
         if draining.load(ordering: .relaxed) {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
-        return MHD_queue_response(connection, UInt32(response.status.code), mhdResponse)
+        return MHD_queue_response(connection, UInt32(code), mhdResponse)
     }
 
     /// Headers libmicrohttpd writes itself (framing) or that the server sets.
