@@ -26,6 +26,21 @@ struct ServerLifecycleTests {
         }
     }
 
+    @Test func slowHandlersDoNotHoldTheServerThread() async throws {
+        // One libmicrohttpd thread: if a waiting handler blocked it, the fast request would
+        // queue behind the slow ones.
+        try await withServer(testRouter(), configure: { $0.threadCount = 1 }) { server in
+            let slow = (0..<3).map { _ in Task { try await fetch("GET", server.url("/slow?ms=1500")) } }
+            for _ in 0..<200 where server.server.inFlightRequests < 3 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(server.server.inFlightRequests == 3)
+            let started = ContinuousClock.now
+            let fast = try await fetch("GET", server.url("/v1/games/1/channels"))
+            #expect(fast.status == 200)
+            #expect(ContinuousClock.now - started < .milliseconds(700))
+            for task in slow { #expect(try await task.value.status == 200) }
+        }
+    }
+
     @Test func gracefulStopFinishesTheRequestInFlight() async throws {
         let sink = MemorySink()
         let server = HTTPServer(
@@ -83,7 +98,16 @@ struct ServerLifecycleTests {
             #expect(exchange.closedByServer)
             #expect(exchange.elapsed >= 0.9)
             #expect(exchange.elapsed < 4)
+
+            // Headers in, body stalled: the request is released and logged as timed out.
+            let stalled = try await RawHTTP.exchange(
+                port: server.port, parts: [Array("POST /small HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc".utf8)], readTimeout: 6)
+            #expect(stalled.closedByServer)
+            #expect(stalled.status == nil)
+            #expect(stalled.elapsed < 4)
+            for _ in 0..<100 where server.server.inFlightRequests != 0 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(server.server.inFlightRequests == 0)
+            #expect(server.sink.lines.contains { $0.contains("method=POST") && $0.contains("outcome=timeout") })
         }
     }
 

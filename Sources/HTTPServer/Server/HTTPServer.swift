@@ -14,7 +14,11 @@ import Synchronization
 /// try await server.run(until: shutdown) // serves until `shutdown` is triggered
 /// ```
 ///
-/// Handlers run on Swift's concurrency pool; libmicrohttpd's threads only parse and write.
+/// A handler starts on the libmicrohttpd thread that read its request and runs there until
+/// its first suspension (`await` on real work); a handler that never suspends is answered
+/// without any thread hop, one that does continues on Swift's pool while its connection is
+/// suspended. So handlers must not block (no `sleep`, no blocking C call outside a thread of
+/// its own): that would stall every connection served by that thread.
 /// Every request gets an `X-Request-ID` and, when `accessLog` is on, one `info` log line.
 /// Errors a handler throws become `application/problem+json` responses: a `Problem` as it says,
 /// anything else a `500` that reveals nothing (the error is logged with the request id).

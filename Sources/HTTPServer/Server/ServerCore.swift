@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// What libmicrohttpd's callbacks call into: turns its request events into `HTTPRequest`s,
-/// runs them through the router on Swift's concurrency pool, and queues the responses.
+/// runs them through the router, and queues the responses.
 ///
 /// Threading: the callbacks run on libmicrohttpd's threads and never wait for a handler. A
 /// complete request starts its handler with `Task.immediate`: the handler runs on the
