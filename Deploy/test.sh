@@ -5,5 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Deploy/setup.sh --tests
-swift build -c release --product scorecast   # end-to-end tests drive the built binary
 swift test "$@"
