@@ -24,8 +24,14 @@ public final class ScorecastProcess: Sendable {
     private struct Child: @unchecked Sendable { let process: Process }
 
     private let child: Child
-    private let stdout = Mutex<[UInt8]>([])
-    private let stderr = Mutex<[UInt8]>([])
+    /// Bytes a pipe handler appends to while tests read them.
+    private final class Buffer: Sendable {
+        let bytes = Mutex<[UInt8]>([])
+        var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+    }
+
+    private let stdout = Buffer()
+    private let stderr = Buffer()
 
     /// Starts `scorecast arguments…` with `environment` added to a minimal base environment.
     public init(_ arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil) throws {
@@ -44,11 +50,11 @@ public final class ScorecastProcess: Sendable {
         child = Child(process: process)
         outPipe.fileHandleForReading.readabilityHandler = { [stdout] handle in
             let data = handle.availableData
-            stdout.withLock { $0.append(contentsOf: data) }
+            stdout.bytes.withLock { $0.append(contentsOf: data) }
         }
         errPipe.fileHandleForReading.readabilityHandler = { [stderr] handle in
             let data = handle.availableData
-            stderr.withLock { $0.append(contentsOf: data) }
+            stderr.bytes.withLock { $0.append(contentsOf: data) }
         }
         try process.run()
     }
@@ -58,9 +64,9 @@ public final class ScorecastProcess: Sendable {
     }
 
     /// Everything written to standard output so far.
-    public var output: String { String(decoding: stdout.withLock { $0 }, as: UTF8.self) }
+    public var output: String { stdout.text }
     /// Everything written to standard error so far.
-    public var errorOutput: String { String(decoding: stderr.withLock { $0 }, as: UTF8.self) }
+    public var errorOutput: String { stderr.text }
     /// The child's pid.
     public var pid: Int32 { child.process.processIdentifier }
     /// Whether it still runs.
