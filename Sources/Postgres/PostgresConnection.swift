@@ -32,30 +32,30 @@ public final class PostgresConnection: Sendable {
 
     /// Opens a connection. Throws `PostgresError` with code `connectionFailed`.
     public static func connect(configuration: PostgresConfiguration, logger: Logger) async throws -> PostgresConnection {
-        let thread = ConnectionThread(name: "postgres")
-        struct Opened: Sendable {
-            let socket: Int32
-            let backendPID: Int32
-            let cancelHandle: CancelHandle
+        try await withCheckedThrowingContinuation { continuation in
+            open(configuration: configuration, logger: logger) { continuation.resume(with: $0) }
         }
-        do {
-            let opened: Opened = try await withCheckedThrowingContinuation { continuation in
-                thread.submit { connection in
-                    do {
-                        let opened = try LibPQConnection(configuration: configuration, logger: logger)
-                        connection = opened
-                        continuation.resume(returning: Opened(
-                            socket: opened.socket, backendPID: opened.backendPID, cancelHandle: opened.makeCancelHandle()))
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
+    }
+
+    /// Opens a connection on a new thread and reports on that thread, so callers (the pool)
+    /// need no task of their own to wait for it.
+    static func open(
+        configuration: PostgresConfiguration,
+        logger: Logger,
+        completion: @escaping @Sendable (Result<PostgresConnection, PostgresError>) -> Void
+    ) {
+        let thread = ConnectionThread(name: "postgres")
+        thread.submit { connection in
+            do throws(PostgresError) {
+                let opened = try LibPQConnection(configuration: configuration, logger: logger)
+                connection = opened
+                completion(.success(PostgresConnection(
+                    thread: thread, socket: opened.socket, backendPID: opened.backendPID,
+                    cancelHandle: opened.makeCancelHandle())))
+            } catch {
+                thread.stop()
+                completion(.failure(error))
             }
-            return PostgresConnection(
-                thread: thread, socket: opened.socket, backendPID: opened.backendPID, cancelHandle: opened.cancelHandle)
-        } catch {
-            thread.stop()
-            throw error
         }
     }
 
@@ -79,11 +79,10 @@ public final class PostgresConnection: Sendable {
         }
     }
 
-    /// Closes the connection (after statements already submitted). Later calls fail with
-    /// `connectionClosed`.
+    /// Closes the connection once the statements already submitted are done, and waits for
+    /// it. Later statements fail with `connectionClosed`.
     public func close() async {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        cancelHandle.free()
+        closed.store(true, ordering: .releasing)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let submitted = thread.submit { connection in
                 connection = nil
@@ -91,6 +90,13 @@ public final class PostgresConnection: Sendable {
             }
             if !submitted { continuation.resume() }
         }
+        shutdown()
+    }
+
+    /// Closes the connection in the background (after submitted statements), without waiting.
+    func shutdown() {
+        closed.store(true, ordering: .releasing)
+        cancelHandle.free()
         thread.stop()
     }
 
@@ -102,8 +108,8 @@ public final class PostgresConnection: Sendable {
 
     /// A statement's outcome including its command tag (`COMMIT` answers `ROLLBACK` when the
     /// transaction had failed).
-    func executeReturningTag(_ sql: SQL) async throws -> String {
-        try await run { try $0.execute(sql) }.commandTag
+    func executeReturningTag(_ sql: SQL, cancellable: Bool = true) async throws -> String {
+        try await run(cancellable: cancellable) { try $0.execute(sql) }.commandTag
     }
 
     /// Whether the idle connection is still usable. Costs one non-blocking `poll()` when
@@ -122,10 +128,15 @@ public final class PostgresConnection: Sendable {
     }
 
     /// Runs `body` on the connection's thread and resumes the caller with its result.
+    /// With `cancellable: false` (for `ROLLBACK` on the way out of a cancelled task) the
+    /// statement runs even when the task is cancelled.
     private func run(
+        cancellable: Bool = true,
         _ body: @escaping @Sendable (LibPQConnection) throws -> LibPQConnection.Outcome
     ) async throws -> LibPQConnection.Outcome {
-        if Task.isCancelled { throw PostgresError(.cancelled, "the task was cancelled before the statement was sent") }
+        if cancellable && Task.isCancelled {
+            throw PostgresError(.cancelled, "the task was cancelled before the statement was sent")
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let submitted = thread.submit { [self] connection in
@@ -143,7 +154,7 @@ public final class PostgresConnection: Sendable {
                 }
             }
         } onCancel: {
-            cancelHandle.requestCancel()
+            if cancellable { cancelHandle.requestCancel() }
         }
     }
 }
