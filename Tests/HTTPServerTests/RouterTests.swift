@@ -127,5 +127,8 @@ struct MessageTests {
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"alpha":"a/b","at":"2025-05-11T21:46:40Z","zeta":1}"#)
         #expect(HTTPResponse.html("<p>").headers["Content-Type"] == "text/html; charset=utf-8")
         #expect(HTTPResponse.empty().status.code == 204)
+        let teapot: HTTPStatus = 418
+        #expect(teapot.description == "418 Status 418")
+        #expect(HTTPStatus(code: 42) == .internalServerError)
     }
 }
