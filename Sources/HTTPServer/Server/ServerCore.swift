@@ -37,7 +37,7 @@ final class ServerCore: Sendable {
     /// The URI callback: a request line arrived. Returns the retained context that becomes
     /// `*con_cls`; `requestCompleted` releases it.
     func requestStarted(uri: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer {
-        let context = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "/", started: clock.now)
+        let context = RequestContext(target: RequestTarget(uri.map { String(cString: $0) } ?? "/"), started: clock.now)
         inFlight.begin()
         return Unmanaged.passRetained(context).toOpaque()
     }
@@ -111,8 +111,7 @@ final class ServerCore: Sendable {
             return reject(Problem(status: .notImplemented, detail: "the method \(context.methodText.prefix(32)) is not supported"), on: connection, context: context)
         }
         context.method = method
-        let path = RequestTarget(context.rawTarget).path
-        if case .matched(let route, _) = router.resolve(method: method, path: path), let limit = route.options.maxBodyBytes {
+        if case .matched(let route, _) = router.resolve(method: method, path: context.target.path), let limit = route.options.maxBodyBytes {
             context.bodyLimit = limit
         } else {
             context.bodyLimit = configuration.maxBodyBytes
@@ -153,7 +152,7 @@ final class ServerCore: Sendable {
         if context.discardedBytes > 0 {
             return reject(.contentTooLarge(limit: context.bodyLimit), on: connection, context: context)
         }
-        let target = RequestTarget(context.rawTarget)
+        let target = context.target
         guard let queryItems = RequestTarget.queryItems(of: target.query) else {
             return reject(.badRequest("the query string is not valid percent-encoded UTF-8"), on: connection, context: context)
         }
