@@ -112,4 +112,15 @@ struct RoutingTests {
             #expect(!exchange.text.contains("stray"))
         }
     }
+
+    @Test func absoluteFormTargetsRouteByTheirPath() async throws {
+        try await withServer(testRouter()) { server in
+            let exchange = try await RawHTTP.exchange(
+                port: server.port, "GET http://example.com/echo?x=abs HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n")
+            #expect(exchange.status == 200)
+            let body = String(decoding: exchange.headersAndBody.body, as: UTF8.self)
+            #expect(body.contains(#""path":"/echo""#))
+            #expect(body.contains(#""x":"abs""#))
+        }
+    }
 }
