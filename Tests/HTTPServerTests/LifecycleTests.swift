@@ -136,6 +136,33 @@ struct ServerLifecycleTests {
         }
     }
 
+    @Test func clientsLeavingDuringAHandlerAreReleased() async throws {
+        try await withServer(testRouter()) { server in
+            // Send, then hang up before the 300 ms handler answers.
+            let gone = try await RawHTTP.exchange(port: server.port, "GET /slow?ms=300 HTTP/1.1\r\nHost: x\r\n\r\n", readTimeout: 0.05)
+            #expect(gone.status == nil)
+            for _ in 0..<200 where server.server.inFlightRequests != 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(server.server.inFlightRequests == 0)
+            // The server is still fine.
+            #expect(try await fetch("GET", server.url("/echo")).status == 200)
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withServer(testRouter()) { server in
+            let two = "GET /v1/games/1/channels HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /slow?ms=10 HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /v1/games/3/channels HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            let exchange = try await RawHTTP.exchange(port: server.port, two)
+            let text = exchange.text
+            #expect(text.components(separatedBy: "HTTP/1.1 200 OK").count == 4)
+            let first = try #require(text.range(of: #""game":"1""#))
+            let second = try #require(text.range(of: "slept 10"))
+            let third = try #require(text.range(of: #""game":"3""#))
+            #expect(first.lowerBound < second.lowerBound && second.lowerBound < third.lowerBound)
+        }
+    }
+
     @Test func startFailuresAreExplained() async throws {
         let first = HTTPServer(configuration: HTTPServerConfiguration(port: 0), router: Router(), logger: Logger(label: "http", sink: MemorySink()))
         try first.start()
