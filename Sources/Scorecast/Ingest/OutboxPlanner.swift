@@ -151,3 +151,4 @@ public struct OutboxPlanner: Sendable {
             }
         }.sorted { $0.channelID < $1.channelID }
     }
+}
