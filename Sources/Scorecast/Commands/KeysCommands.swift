@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Postgres
 
 /// `scorecast keys create|list|revoke`: the feeds' API keys.
 enum KeysCommands {
@@ -26,8 +28,8 @@ enum KeysCommands {
         let logger = context.logger("keys", configuration)
         let created: APIKeyStore.Created
         do {
-            created = try await context.withDatabase(configuration, logger: logger) { database in
-                try await APIKeyStore(pool: database.pool).create(name: name, signed: arguments.flag("hmac"))
+            created = try await withKeyStore(context, configuration, logger) { store in
+                try await store.create(name: name, signed: arguments.flag("hmac"))
             }
         } catch let error as APIKeyStore.CreateError {
             throw CommandError.usage(error.description)
@@ -55,9 +57,7 @@ enum KeysCommands {
     ) { arguments, context in
         let configuration = try context.configuration()
         let logger = context.logger("keys", configuration)
-        let keys = try await context.withDatabase(configuration, logger: logger) { database in
-            try await APIKeyStore(pool: database.pool).all()
-        }
+        let keys = try await withKeyStore(context, configuration, logger) { try await $0.all() }
         if arguments.flag("json") {
             try context.terminal.json(keys.map(Listed.init))
             return
@@ -85,11 +85,24 @@ enum KeysCommands {
         }
         let configuration = try context.configuration()
         let logger = context.logger("keys", configuration)
-        let revoked = try await context.withDatabase(configuration, logger: logger) { database in
-            try await APIKeyStore(pool: database.pool).revoke(name: name)
-        }
+        let revoked = try await withKeyStore(context, configuration, logger) { try await $0.revoke(name: name) }
         guard let revoked else { throw CommandError.notFound("no API key named \(name)") }
         context.terminal.line("revoked API key \(revoked.name) (\(revoked.prefix))")
+    }
+
+    /// Runs `body` with the key store of the configured database; a database without the
+    /// schema is a clear error instead of Postgres's "relation does not exist".
+    static func withKeyStore<T: Sendable>(
+        _ context: CommandContext, _ configuration: Configuration, _ logger: Logger,
+        _ body: (APIKeyStore) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await context.withDatabase(configuration, logger: logger) { database in
+                try await body(APIKeyStore(pool: database.pool))
+            }
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            throw CommandError(.failure, "the database has no scorecast schema yet: run `scorecast migrate` first")
+        }
     }
 
     /// A key as `keys list --json` prints it.
