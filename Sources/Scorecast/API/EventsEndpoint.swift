@@ -74,10 +74,12 @@ public struct EventsEndpoint: Sendable {
         } catch let error as PostgresError {
             throw Self.unavailable(error, request)
         }
-        do {
-            try await keys.touch(id: feed.keyID)
-        } catch {
-            request.logger.warning("could not record the key's last use", ["feed": feed.name])
+        if feed.needsTouch(now: clock()) {
+            do {
+                try await keys.touch(id: feed.keyID)
+            } catch {
+                request.logger.warning("could not record the key's last use", ["feed": feed.name])
+            }
         }
         request.logger.debug("events ingested", [
             "feed": feed.name, "accepted": "\(report.accepted)", "duplicates": "\(report.duplicates)", "stale": "\(report.stale)",

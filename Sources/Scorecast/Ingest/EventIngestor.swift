@@ -15,8 +15,8 @@ import ScorecastCore
 /// 4. update the games;
 /// 5. lock the outbox rows of the active channels bound to games that changed, read those
 ///    channels and their apps, render and merge (``OutboxPlanner``) and upsert each channel's
-///    single row, fenced on the version read;
-/// 6. `NOTIFY scorecast_outbox` (delivered by Postgres when the transaction commits).
+///    single row, fenced on the version read, with `NOTIFY scorecast_outbox` in the same
+///    statement (Postgres delivers it when the transaction commits).
 ///
 /// Every step is one statement over arrays (`unnest`), whatever the number of events or
 /// channels. Deadlocks and fence conflicts roll back and retry the whole transaction.
@@ -95,7 +95,6 @@ public struct EventIngestor: Sendable {
             }
             if !writes.isEmpty {
                 try await upsertOutbox(writes, on: connection)
-                try await connection.execute("SELECT pg_notify(\(Self.notificationChannel), '')")
             }
             logger.debug("ingested", [
                 "feed": feed, "events": "\(events.count)", "games": "\(fold.states.count)", "outbox_rows": "\(writes.count)",
@@ -244,7 +243,10 @@ public struct EventIngestor: Sendable {
         let entries = writes.map(\.entry)
         let payloads = entries.map { String(decoding: $0.body, as: UTF8.self) }
         let eventIDs = entries.map { "{" + $0.eventIDs.joined(separator: ",") + "}" }
+        // pg_notify runs once per written row; Postgres folds identical notifications of one
+        // transaction into one, delivered at commit. Saves a round trip.
         let rows = try await connection.query("""
+            WITH written AS (
             INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
                                      first_ingested_at, coalesced, due_at, attempts)
             SELECT u.channel_id, u.version, convert_to(u.payload, 'UTF8'), u.payload_timestamp, u.priority, u.alerting,
@@ -263,6 +265,8 @@ public struct EventIngestor: Sendable {
                 due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, updated_at = now()
             WHERE o.version = EXCLUDED.version - 1
             RETURNING o.channel_id
+            )
+            SELECT channel_id, pg_notify(\(Self.notificationChannel), '') FROM written
             """)
         guard rows.count == writes.count else { throw OutboxConflict() }
     }

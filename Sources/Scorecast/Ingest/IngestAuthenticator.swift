@@ -9,6 +9,15 @@ public struct AuthenticatedFeed: Sendable, Hashable {
     public var keyID: Int64
     /// The key's name: the `feed` of the events.
     public var name: String
+    /// When the key was last recorded as used (`api_keys.last_used_at`).
+    public var lastUsedAt: Date?
+
+    /// Whether `last_used_at` is worth updating at `now` (it is kept to the minute, so busy
+    /// feeds do not write the row on every request).
+    public func needsTouch(now: Date) -> Bool {
+        guard let lastUsedAt else { return true }
+        return now.timeIntervalSince(lastUsedAt) >= 60
+    }
 }
 
 /// Checks `Authorization: Bearer sck_…` and, for keys that require it, the request signature.
@@ -87,7 +96,7 @@ public struct IngestAuthenticator: Sendable {
                 throw Failure.signature(error)
             }
         }
-        return AuthenticatedFeed(keyID: record.id, name: record.name)
+        return AuthenticatedFeed(keyID: record.id, name: record.name, lastUsedAt: record.lastUsedAt)
     }
 
     private static let decoyHash = [UInt8](repeating: 0, count: SHA256.byteCount)

@@ -331,6 +331,58 @@ struct IngestEndpointTests {
         }
     }
 
+    @Test("a channel bound to two games, ingested at once for both: no update is lost")
+    func sharedChannelConcurrently() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            try await fixture.addGame("g2")
+            let channel = try await fixture.addChannel(boundTo: "g1")
+            try await fixture.pool.execute("INSERT INTO channel_bindings (channel_id, game_id) VALUES (\(channel), 'g2')")
+            let rounds = 6
+            for round in 1...rounds {
+                async let first = fixture.post(EventJSON.event(id: "a\(round)", game: "g1", seq: round, kind: "score", scoreboard: "{\"home\": \(round)}"))
+                async let second = fixture.post(EventJSON.event(id: "b\(round)", game: "g2", seq: round, kind: "clock"))
+                let replies = await [first, second]
+                #expect(replies.map(\.status) == [202, 202], "\(replies.map(\.text))")
+            }
+            let row = try #require(try await fixture.outbox(channel))
+            #expect(row.eventIDs.count == 2 * rounds, "every event's id is in the row")
+            #expect(row.coalesced == 2 * rounds - 1)
+            #expect(row.version == Int64(2 * rounds))
+        }
+    }
+
+    @Test("an outbox row created meanwhile fails the version fence: the ingest retries and merges into it")
+    func fenceConflictRetries() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            let channel = try await fixture.addChannel(boundTo: "g1")
+            let reply = try await fixture.pool.withConnection { holder in
+                // Another writer's row, not committed yet: invisible to the ingest's read, but
+                // its INSERT waits on it and then conflicts.
+                try await holder.execute("BEGIN")
+                try await holder.execute("""
+                    INSERT INTO outbox (channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
+                                        first_ingested_at, due_at)
+                    VALUES (\(channel), 1, convert_to('{"aps":{"content-state":{},"event":"update","timestamp":5}}', 'UTF8'),
+                            5, 5, false, '{}', now(), now())
+                    """)
+                return try await withThrowingTaskGroup(of: Reply.self) { group in
+                    group.addTask { await fixture.post(EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#)) }
+                    try await Task.sleep(for: .milliseconds(400))
+                    try await holder.execute("COMMIT")
+                    return try await group.next()
+                }
+            }
+            #expect(reply?.status == 202, "\(reply?.text ?? "")")
+            let row = try #require(try await fixture.outbox(channel))
+            #expect(row.version == 2, "merged into the row committed meanwhile")
+            #expect(row.coalesced == 1)
+            #expect(row.priority == 10)
+            #expect(fixture.logSink.lines.contains { $0.contains("ingest transaction retried") })
+        }
+    }
+
     @Test("two ingests of the same event at once: one accepted, one duplicate")
     func concurrentDuplicate() async throws {
         try await IngestFixture.with { fixture in
