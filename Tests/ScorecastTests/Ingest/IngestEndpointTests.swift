@@ -142,6 +142,48 @@ struct IngestEndpointTests {
         }
     }
 
+    @Test("each channel is rendered with its own app's settings; an app with a broken mapping is skipped")
+    func perAppRendering() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            let standard = try await fixture.addChannel(boundTo: "g1")
+            let customApp: Int64 = try #require(try await fixture.pool.query("""
+                INSERT INTO apps (bundle_id, environment, team_id, key_id, key_path, date_encoding, content_state_mapping,
+                                  alert_style, alert_sound, dismissal_delay_seconds)
+                VALUES ('com.example.custom', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/b.p8', 'unix-seconds',
+                        '{"rename": {"homeScore": "home", "awayScore": "away"}, "omit": ["extra"]}', 'plain', NULL, 0)
+                RETURNING id
+                """).first).decode("id")
+            let custom = try await fixture.addChannel(boundTo: "g1", appID: customApp)
+            let brokenApp: Int64 = try #require(try await fixture.pool.query("""
+                INSERT INTO apps (bundle_id, environment, team_id, key_id, key_path, content_state_mapping)
+                VALUES ('com.example.broken', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/c.p8', '{"rename": {"nope": "x"}}')
+                RETURNING id
+                """).first).decode("id")
+            let broken = try await fixture.addChannel(boundTo: "g1", appID: brokenApp)
+
+            let reply = await fixture.post(EventJSON.event(
+                id: "goal", seq: 1, at: 5, kind: "score", scoreboard: #"{"home": 1}"#, extra: #""team": "home""#))
+            #expect(reply.status == 202, "\(reply.text)")
+
+            let plain = try #require(try await fixture.outbox(standard)).aps
+            #expect(plain["content-state"]?["homeScore"]?.integerValue == 1)
+            #expect(plain["content-state"]?["extra"] != nil)
+            #expect(plain["alert"]?["title"]?["loc-key"] != nil)
+
+            let mapped = try #require(try await fixture.outbox(custom)).aps
+            let state = try #require(mapped["content-state"])
+            #expect(state["home"]?.integerValue == 1 && state["away"]?.integerValue == 0)
+            #expect(state["homeScore"] == nil && state["extra"] == nil)
+            #expect(state["updatedAt"] == .integer(1_764_450_005), "unix-seconds dates")
+            #expect(mapped["alert"]?["title"]?.stringValue != nil, "plain-text alert")
+            #expect(mapped["alert"]?["sound"] == nil, "silent alerts")
+
+            #expect(try await fixture.outbox(broken) == nil)
+            #expect(fixture.logSink.lines.contains { $0.contains("invalid content-state mapping") && $0.contains("com.example.broken") })
+        }
+    }
+
     @Test("routine updates are spaced from the channel's last send")
     func routineShaping() async throws {
         try await IngestFixture.with(configure: { $0.shaping = ShapingPolicy(routineInterval: 10) }) { fixture in
