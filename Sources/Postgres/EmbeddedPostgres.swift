@@ -315,9 +315,10 @@ public final class EmbeddedPostgres: Sendable {
     private static func waitForExit(pid: pid_t, layout: ClusterLayout, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if !FileManager.default.fileExists(atPath: layout.pidFile.path) || !isPostgres(pid: pid, dataDirectory: layout.data) {
-                return true
-            }
+            // The postmaster may be our own child: reap it, so that no zombie is left behind
+            // (harmless when it is not: waitpid then fails with ECHILD).
+            if waitpid(pid, nil, WNOHANG) == pid { return true }
+            if !isPostgres(pid: pid, dataDirectory: layout.data) { return true }
             usleep(10_000)
         }
         return false
