@@ -131,7 +131,7 @@ extension Configuration {
         var staleSeconds = ["default": 900]
         if let text = env.optionalString("SCORECAST_STALE_SECONDS") {
             for item in text.split(separator: ",") {
-                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
                 let (sport, value) = parts.count == 2 ? (parts[0].lowercased(), parts[1]) : ("default", parts[0])
                 if let seconds = Int(value), (1...86_400).contains(seconds), !sport.isEmpty {
                     staleSeconds[sport] = seconds
