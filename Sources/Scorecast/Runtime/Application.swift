@@ -40,6 +40,7 @@ public struct Application: Sendable {
             }
             var router = Router()
             HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
+            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger).register(on: &router)
 
             var services: [any Service] = []
             if configuration.roles.contains(.api) {
