@@ -17,6 +17,11 @@ final class CurlEventLoop {
     private var active: [UInt64: EasyHandle] = [:]
     private var queues: [APNsEndpoint: TransferQueue] = [:]
     private var inFlight: [APNsEndpoint: Int] = [:]
+    /// Endpoints that answered since their last connection failure. Until then an endpoint
+    /// gets one request at a time: a new connection's first streams would otherwise go out
+    /// before the server's SETTINGS (its stream limit) arrive and be refused, and APNs itself
+    /// allows one stream until a request with a valid token has succeeded (apns.md §6).
+    private var warmedUp: Set<APNsEndpoint> = []
     private var lastSweep: ContinuousClock.Instant = .now
 
     /// How often queued transfers are checked for a passed deadline when streams are full.
@@ -105,7 +110,8 @@ final class CurlEventLoop {
     /// Moves queued transfers into curl while their endpoint has free streams.
     private func startQueued() {
         for endpoint in Array(queues.keys) {
-            while inFlight[endpoint, default: 0] < options.inFlightCapPerEndpoint,
+            let cap = warmedUp.contains(endpoint) ? options.inFlightCapPerEndpoint : 1
+            while inFlight[endpoint, default: 0] < cap,
                   let transfer = queues[endpoint]?.popFirst() {
                 start(transfer)
             }
@@ -182,6 +188,7 @@ final class CurlEventLoop {
         inFlight[endpoint, default: 1] -= 1
         let now = ContinuousClock.now
         if result == CURLE_OK {
+            warmedUp.insert(endpoint)
             let response = handle.takeResponse(latency: now - handle.startedAt)
             recycle(handle)
             transfer.continuation.resume(returning: response)
@@ -190,6 +197,7 @@ final class CurlEventLoop {
         let error = CurlErrorMapping.error(code: result, detail: handle.errorDetail,
                                            reachedTransfer: handle.reachedTransfer, responseTooLarge: handle.responseTooLarge)
         recycle(handle)
+        if [.connectionLost, .connectionFailed, .tlsFailure].contains(error.code) { warmedUp.remove(endpoint) }
         let retryable = error.neverProcessed && [.connectionLost, .connectionFailed, .transport].contains(error.code)
         if retryable, transfer.attempts.load(ordering: .relaxed) <= options.maxUnprocessedRetries,
            now < transfer.deadline, !transfer.cancellation.isRaised {
