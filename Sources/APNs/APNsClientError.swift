@@ -1,3 +1,5 @@
+import ScorecastCore
+
 /// A request that got no APNs answer: it was refused before sending, never reached the server,
 /// was cut off, or was cancelled. An answer from APNs, even a failure such as `400`, is an
 /// `APNsResponse`, not this error.
@@ -52,6 +54,32 @@ public struct APNsClientError: Error, Sendable, Equatable, CustomStringConvertib
         switch code {
         case .timeout, .connectionFailed, .connectionLost, .invalidResponse, .transport: true
         case .invalidRequest, .invalidConfiguration, .invalidCredentials, .tlsFailure, .cancelled, .shutdown: false
+        }
+    }
+
+    /// The core's name for this failure when it is one of the transport kind (no answer
+    /// from the server); `nil` for our own refusals, cancellation and shutdown.
+    public var transportFailure: APNsTransportFailure? {
+        switch code {
+        case .timeout: .timeout
+        case .connectionFailed, .tlsFailure: .connectFailed
+        case .connectionLost: neverProcessed ? .goAwayUnprocessed : .connectionReset
+        case .invalidResponse: .streamReset
+        case .transport: .connectionReset
+        case .invalidRequest, .invalidConfiguration, .invalidCredentials, .cancelled, .shutdown: nil
+        }
+    }
+
+    /// The classification hook: what the delivery logic should do, in the same terms as an
+    /// answered request (`APNsResponse.outcome`). `nil` for cancellation and shutdown, which
+    /// are the caller's own doing.
+    public var outcome: APNsOutcomeClass? {
+        switch code {
+        case .invalidRequest: .requestMalformed
+        case .invalidConfiguration: .configuration
+        case .invalidCredentials: .credentialsBroken
+        case .cancelled, .shutdown: nil
+        default: transportFailure.map { APNsOutcomeClass.classify(transport: $0) }
         }
     }
 

@@ -28,7 +28,9 @@ parser.add_argument("--cert", required=True)
 parser.add_argument("--key", required=True)
 parser.add_argument("--max-concurrent-streams", type=int, default=1000)
 parser.add_argument("--goaway-after", type=int, default=0,
-                    help="on each connection, after this many requests send GOAWAY naming the last of them")
+                    help="after this many requests on a connection send GOAWAY naming the last of them")
+parser.add_argument("--goaway-every-connection", action="store_true",
+                    help="GOAWAY on every connection, not only the first")
 parser.add_argument("--goaway-delay-ms", type=int, default=30,
                     help="how long requests above the GOAWAY stay unanswered before the socket closes")
 parser.add_argument("--cut-after", type=int, default=0,
@@ -40,6 +42,7 @@ args = parser.parse_args()
 stats = {"connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "cuts": 0, "refused": 0,
          "paths": {}, "authorizations": []}
 cut_done = False
+goaway_done = False
 
 
 class Connection:
@@ -88,7 +91,7 @@ class Connection:
                 pass
 
     def handle(self, event):
-        global cut_done
+        global cut_done, goaway_done
         if isinstance(event, h2.events.RequestReceived):
             headers = dict(event.headers)
             if len(self.open_streams) >= args.max_concurrent_streams:
@@ -134,7 +137,9 @@ class Connection:
             if args.silent:
                 return
             asyncio.get_event_loop().create_task(self.answer(event.stream_id, stream))
-            if args.goaway_after and not self.goaway_sent and self.requests >= args.goaway_after:
+            if (args.goaway_after and not self.goaway_sent and self.requests >= args.goaway_after
+                    and (args.goaway_every_connection or not goaway_done)):
+                goaway_done = True
                 self.send_goaway(event.stream_id)
         elif isinstance(event, h2.events.StreamReset):
             self.open_streams.discard(event.stream_id)
