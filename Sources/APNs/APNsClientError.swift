@@ -47,15 +47,10 @@ public struct APNsClientError: Error, Sendable, Equatable, CustomStringConvertib
         self.neverProcessed = neverProcessed
     }
 
-    /// Whether sending the same request again later can succeed: `true` for timeouts, lost or
-    /// failed connections and server-side transport trouble; `false` for our own mistakes,
-    /// credentials, cancellation and shutdown.
-    public var isRetryable: Bool {
-        switch code {
-        case .timeout, .connectionFailed, .connectionLost, .invalidResponse, .transport: true
-        case .invalidRequest, .invalidConfiguration, .invalidCredentials, .tlsFailure, .cancelled, .shutdown: false
-        }
-    }
+    /// Whether sending the same request again later can succeed (after a backoff): what the
+    /// ``outcome`` says. `true` for timeouts, lost or failed connections and TLS handshakes;
+    /// `false` for our own mistakes, credentials, cancellation and shutdown.
+    public var isRetryable: Bool { outcome?.isRetryable ?? false }
 
     /// The core's name for this failure when it is one of the transport kind (no answer
     /// from the server); `nil` for our own refusals, cancellation and shutdown.
