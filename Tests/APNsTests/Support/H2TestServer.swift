@@ -19,6 +19,11 @@ final class H2TestServer: @unchecked Sendable {
         var cutAfter = 0
         var silent = false
         var delayMilliseconds = 0
+        var expireFirstToken = false
+        var alwaysExpired = false
+        var failFirst = 0
+        var failStatus = 503
+        var failReason = "ServiceUnavailable"
     }
 
     init(_ options: Options = Options()) async throws {
@@ -40,6 +45,12 @@ final class H2TestServer: @unchecked Sendable {
         if options.goAwayAfter > 0 { arguments += ["--goaway-after", String(options.goAwayAfter)] }
         if options.cutAfter > 0 { arguments += ["--cut-after", String(options.cutAfter)] }
         if options.silent { arguments.append("--silent") }
+        if options.expireFirstToken { arguments.append("--expire-first-token") }
+        if options.alwaysExpired { arguments.append("--always-expired") }
+        if options.failFirst > 0 {
+            arguments += ["--fail-first", String(options.failFirst), "--fail-status", String(options.failStatus),
+                          "--fail-reason", options.failReason]
+        }
 
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -11,6 +11,8 @@ or from command-line flags that shape the whole server (stream limit, GOAWAY, cu
 GET /_stats answers counters as JSON and is not counted itself.
 """
 import argparse
+import base64
+import os
 import asyncio
 import json
 import ssl
@@ -37,6 +39,12 @@ parser.add_argument("--cut-after", type=int, default=0,
                     help="close the first connection abruptly (no GOAWAY) after this many requests")
 parser.add_argument("--silent", action="store_true", help="accept requests, never answer")
 parser.add_argument("--delay-ms", type=int, default=0)
+parser.add_argument("--expire-first-token", action="store_true",
+                    help="answer 403 ExpiredProviderToken to every request carrying the first authorization seen")
+parser.add_argument("--always-expired", action="store_true", help="answer 403 ExpiredProviderToken to everything")
+parser.add_argument("--fail-first", type=int, default=0, help="answer the first N requests with --fail-status")
+parser.add_argument("--fail-status", type=int, default=503)
+parser.add_argument("--fail-reason", default="ServiceUnavailable")
 args = parser.parse_args()
 
 stats = {"connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "cuts": 0, "refused": 0,
@@ -128,6 +136,14 @@ class Connection:
             auth = stream["headers"].get("authorization")
             if auth is not None and auth not in stats["authorizations"]:
                 stats["authorizations"].append(auth)
+            expired = args.always_expired or (args.expire_first_token and auth is not None
+                                                and auth == stats["authorizations"][0])
+            if expired:
+                stream["headers"]["x-test-status"] = "403"
+                stream["headers"]["x-test-reason"] = "ExpiredProviderToken"
+            elif stats["requests"] <= args.fail_first:
+                stream["headers"]["x-test-status"] = str(args.fail_status)
+                stream["headers"]["x-test-reason"] = args.fail_reason
             if args.cut_after and not cut_done and self.requests >= args.cut_after:
                 cut_done = True
                 stats["cuts"] += 1
@@ -173,6 +189,10 @@ class Connection:
             await asyncio.sleep(delay / 1000)
         status = int(headers.get("x-test-status", "200"))
         extra = {"apns-request-id": headers.get("apns-request-id", "00000000-0000-0000-0000-%012d" % stream_id)}
+        if status == 200 and headers.get(":method") == "POST" and headers.get(":path", "").endswith("/channels"):
+            # Channel creation answers like APNs: 201 with the new id in apns-channel-id.
+            status = 201
+            extra["apns-channel-id"] = base64.b64encode(os.urandom(12)).decode()
         for name, value in headers.items():
             if name.startswith("x-test-header-"):
                 extra[name[len("x-test-header-"):]] = value
