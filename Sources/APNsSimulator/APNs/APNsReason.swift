@@ -3,7 +3,7 @@
 ///
 /// Kept apart from any client-side model on purpose: the simulator's reading of Apple's documents
 /// must not inherit a client bug.
-enum APNsReason: String, Sendable, CaseIterable {
+enum APNsReason: String, Error, Sendable, CaseIterable {
     // 400: the request itself is wrong.
     case badChannelId = "BadChannelId"
     case missingChannelId = "MissingChannelId"

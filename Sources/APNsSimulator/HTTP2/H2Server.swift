@@ -24,6 +24,7 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
     private var nextConnectionID: UInt64 = 1
     private let finished = ShutdownSignal()
     private let started = Latch()
+    private let threadStarted = Latch()
 
     /// A server for `host:port` (port 0 picks a free one) answering with `handler`.
     init(name: String, host: String, port: Int, tls: TLSContext, handler: any H2Handler, logger: Logger) throws(SimulatorError) {
@@ -55,6 +56,7 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
             finished.trigger()
         }
         thread.name = "apns-sim-\(name)"
+        _ = threadStarted.claim()
         thread.start()
         logger.debug("listening", ["server": name, "port": "\(port)"])
         return port
@@ -62,9 +64,15 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
 
     /// Closes every connection and the listening socket, then waits for the thread to end.
     func stop() async {
-        guard started.isClaimed else { return }
+        guard threadStarted.isClaimed else { return }
         loop.stop()
         await finished.wait()
+    }
+
+    /// Asks the loop thread to close everything and end, without waiting for it.
+    func stopDetached() {
+        guard threadStarted.isClaimed else { return }
+        loop.stop()
     }
 
     /// Advertises a new stream limit on every open connection (new ones read it from the handler).
