@@ -93,7 +93,7 @@ public final class APNsSimulator: Service {
             handler: APNsRequestHandler(port: .management, state: state), logger: logger)
         var adminConfiguration = HTTPServerConfiguration(host: configuration.host, port: configuration.adminPort)
         adminConfiguration.accessLog = false
-        adminConfiguration.threadCount = 1
+        adminConfiguration.threadCount = 2
         adminConfiguration.shutdownGracePeriod = .seconds(1)
         let admin = HTTPServer(configuration: adminConfiguration, router: AdminRouter.make(state: state), logger: logger.named("apns-sim-admin"))
 

@@ -2,6 +2,8 @@
 final class APNsConnection {
     let id: UInt64
     let authentication = ProviderAuthentication()
+    /// Generates request and unique ids without a system call per request.
+    var random = FastRandom()
 
     init(id: UInt64) { self.id = id }
 }
@@ -27,7 +29,8 @@ final class APNsRequestHandler: H2Handler {
         return limit > 0 && count >= limit
     }
 
-    func handle(_ request: H2Request, streamID: Int32, connection: AnyObject) -> H2Action {
+    func handle(_ request: consuming H2Request, streamID: Int32, connection: AnyObject) -> H2Action {
+        var request = request
         let connection = unsafeDowncast(connection, to: APNsConnection.self)
         let now = state.clock.now()
         let answer: APNsAnswer
@@ -37,21 +40,22 @@ final class APNsRequestHandler: H2Handler {
             latency = latencyMilliseconds
             switch decision {
             case .blackHole:
-                record(request, connection: connection, streamID: streamID, now: now, outcome: .ignored, responseHeaders: [], delay: 0)
+                record(&request, connection: connection, streamID: streamID, now: now, outcome: .ignored, responseHeaders: [], delay: 0)
                 return .ignore
             case .reset:
-                record(request, connection: connection, streamID: streamID, now: now, outcome: .reset, responseHeaders: [], delay: 0)
+                record(&request, connection: connection, streamID: streamID, now: now, outcome: .reset, responseHeaders: [], delay: 0)
                 return .reset(errorCode: 2) // INTERNAL_ERROR
             case .fail(let status):
                 let reason: APNsReason = status == 500 ? .internalServerError : .serviceUnavailable
-                answer = .failure(reason, id: APNsRequestID.resolve(request, route: APNsRoute.match(path: request.path, port: port)).header)
+                let route = APNsRoute.match(path: request.path, port: port)
+                answer = .failure(reason, id: APNsRequestID.resolve(request, route: route, random: &connection.random).header)
             case .none:
                 answer = judge(request, connection: connection, now: now)
             }
         } else {
             answer = judge(request, connection: connection, now: now)
         }
-        record(request, connection: connection, streamID: streamID, now: now,
+        record(&request, connection: connection, streamID: streamID, now: now,
                outcome: .answered(status: answer.status, reason: answer.reason?.rawValue),
                responseHeaders: answer.headers, delay: latency)
         if latency > 0 { return .respondLater(answer.response, after: .milliseconds(latency)) }
@@ -61,7 +65,7 @@ final class APNsRequestHandler: H2Handler {
     /// The answer to a request when no fault intervenes.
     func judge(_ request: H2Request, connection: APNsConnection, now: Double) -> APNsAnswer {
         let route = APNsRoute.match(path: request.path, port: port)
-        let requestID = APNsRequestID.resolve(request, route: route)
+        let requestID = APNsRequestID.resolve(request, route: route, random: &connection.random)
         let id = requestID.header
         guard let route else { return .failure(.badPath, id: id) }
         guard route.methods.contains(request.method) else { return .failure(.methodNotAllowed, id: id) }
@@ -75,9 +79,9 @@ final class APNsRequestHandler: H2Handler {
 
         switch route {
         case .broadcast(let bundleID):
-            return broadcast(request, bundleID: bundleID, identity: identity, requestID: requestID, now: now)
+            return broadcast(request, bundleID: bundleID, identity: identity, requestID: requestID, connection: connection, now: now)
         case .device(let token):
-            return devicePush(request, token: token, identity: identity, requestID: requestID)
+            return devicePush(request, token: token, identity: identity, requestID: requestID, connection: connection)
         case .channels(let bundleID):
             guard identity.bundleIDs.contains(bundleID) else { return .failure(.topicMismatch, id: id) }
             guard requestID.isValid else { return .failure(.badMessageId, id: id) }
@@ -91,7 +95,8 @@ final class APNsRequestHandler: H2Handler {
     }
 
     private func broadcast(
-        _ request: H2Request, bundleID: String, identity: ProviderTokenVerifier.Identity, requestID: APNsRequestID, now: Double
+        _ request: H2Request, bundleID: String, identity: ProviderTokenVerifier.Identity, requestID: APNsRequestID,
+        connection: APNsConnection, now: Double
     ) -> APNsAnswer {
         let id = requestID.header
         if bundleID.hasSuffix(BroadcastRules.liveActivitySuffix) { return .failure(.topicDisallowed, id: id) }
@@ -115,7 +120,7 @@ final class APNsRequestHandler: H2Handler {
             let budget = core.settings.budget(for: channel.policy)
             switch core.budgets.admit(channelID: channel.id, priority: headers.priority, budget: budget, now: now) {
             case .allowed:
-                return .success(status: 200, headers: [id, ("apns-unique-id", Identifiers.uuid())])
+                return .success(status: 200, headers: [id, ("apns-unique-id", Identifiers.uuid(using: &connection.random))])
             case .throttled(let freesAt):
                 let retryAfter: Int? = switch core.settings.retryAfter {
                 case .none: nil
@@ -169,7 +174,8 @@ final class APNsRequestHandler: H2Handler {
     }
 
     private func devicePush(
-        _ request: H2Request, token: String, identity: ProviderTokenVerifier.Identity, requestID: APNsRequestID
+        _ request: H2Request, token: String, identity: ProviderTokenVerifier.Identity, requestID: APNsRequestID,
+        connection: APNsConnection
     ) -> APNsAnswer {
         let id = requestID.header
         if let reason = DevicePushRules.checkToken(token) { return .failure(reason, id: id) }
@@ -186,20 +192,23 @@ final class APNsRequestHandler: H2Handler {
         if let since = state.core.withLock({ $0.unregisteredTokens[token.lowercased()] }) {
             return .unregistered(id: id, timestampMilliseconds: since)
         }
-        return .success(status: 200, headers: [id, ("apns-unique-id", Identifiers.uuid())])
+        return .success(status: 200, headers: [id, ("apns-unique-id", Identifiers.uuid(using: &connection.random))])
     }
 
+    /// Logs the request; redacts the provider token in place (the request is not used after).
     private func record(
-        _ request: H2Request, connection: APNsConnection, streamID: Int32, now: Double,
+        _ request: inout H2Request, connection: APNsConnection, streamID: Int32, now: Double,
         outcome: RequestRecord.Outcome, responseHeaders: [(name: String, value: String)], delay: Int
     ) {
-        let headers = request.headers.map { header in
-            header.name == "authorization" ? (name: header.name, value: RequestRecord.redacted) : header
+        for index in request.headers.indices where request.headers[index].name == "authorization" {
+            request.headers[index].value = RequestRecord.redacted
         }
+        let headers = request.headers
+        let body = request.body
         state.log.withLock { log in
             log.append(RequestRecord(
                 sequence: log.nextSequence, time: now, port: port, connectionID: connection.id, streamID: streamID,
-                method: request.method, path: request.path, headers: headers, body: request.body,
+                method: request.method, path: request.path, headers: headers, body: body,
                 bodyLength: request.bodyLength, outcome: outcome, responseHeaders: responseHeaders, delayMilliseconds: delay))
         }
     }
@@ -212,11 +221,13 @@ struct APNsRequestID {
     /// `false` when the client sent an id that is not a lowercase canonical UUID (`BadMessageId`).
     let isValid: Bool
 
-    static func resolve(_ request: H2Request, route: APNsRoute?) -> APNsRequestID {
+    static func resolve(_ request: H2Request, route: APNsRoute?, random: inout FastRandom) -> APNsRequestID {
         let name: String
         if case .device = route { name = "apns-id" } else { name = "apns-request-id" }
-        guard let supplied = request.header(name) else { return APNsRequestID(header: (name, Identifiers.uuid()), isValid: true) }
+        guard let supplied = request.header(name) else {
+            return APNsRequestID(header: (name, Identifiers.uuid(using: &random)), isValid: true)
+        }
         if Identifiers.isLowercaseUUID(supplied) { return APNsRequestID(header: (name, supplied), isValid: true) }
-        return APNsRequestID(header: (name, Identifiers.uuid()), isValid: false)
+        return APNsRequestID(header: (name, Identifiers.uuid(using: &random)), isValid: false)
     }
 }

@@ -28,31 +28,45 @@ enum APNsRoute: Equatable {
 
     /// The route for `path` on `port`, or `nil` for a path APNs does not serve there (`BadPath`).
     /// A query string is ignored; bundle ids must be non-empty and contain no `/`.
-    static func match(path rawPath: String, port: APNsPort) -> APNsRoute? {
-        let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? rawPath
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        // A leading "/" yields an empty first segment.
-        guard segments.count >= 2, segments[0].isEmpty else { return nil }
-        let parts = segments.dropFirst()
-        switch port {
-        case .send:
-            if parts.count == 4, parts[parts.startIndex] == "4", parts[parts.startIndex + 1] == "broadcasts",
-               parts[parts.startIndex + 2] == "apps", !parts[parts.startIndex + 3].isEmpty {
-                return .broadcast(bundleID: String(parts[parts.startIndex + 3]))
-            }
-            if parts.count == 3, parts[parts.startIndex] == "3", parts[parts.startIndex + 1] == "device" {
-                return .device(token: String(parts[parts.startIndex + 2]))
-            }
-            return nil
-        case .management:
-            guard parts.count == 4, parts[parts.startIndex] == "1", parts[parts.startIndex + 1] == "apps",
-                  !parts[parts.startIndex + 2].isEmpty else { return nil }
-            let bundleID = String(parts[parts.startIndex + 2])
-            switch parts[parts.startIndex + 3] {
-            case "channels": return .channels(bundleID: bundleID)
-            case "all-channels": return .allChannels(bundleID: bundleID)
-            default: return nil
+    /// Works on the UTF-8 bytes: it runs for every request.
+    static func match(path: String, port: APNsPort) -> APNsRoute? {
+        var path = path
+        return path.withUTF8 { bytes -> APNsRoute? in
+            var end = bytes.count
+            if let question = bytes.firstIndex(of: UInt8(ascii: "?")) { end = question }
+            let whole = UnsafeBufferPointer(rebasing: bytes[0..<end])
+            switch port {
+            case .send:
+                if let rest = suffix(of: whole, after: "/4/broadcasts/apps/"), isSegment(rest) {
+                    return .broadcast(bundleID: String(decoding: rest, as: UTF8.self))
+                }
+                if let rest = suffix(of: whole, after: "/3/device/"), !rest.contains(UInt8(ascii: "/")) {
+                    return .device(token: String(decoding: rest, as: UTF8.self))
+                }
+                return nil
+            case .management:
+                guard let rest = suffix(of: whole, after: "/1/apps/"),
+                      let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash > 0 else { return nil }
+                let bundle = UnsafeBufferPointer(rebasing: rest[0..<slash])
+                let tail = UnsafeBufferPointer(rebasing: rest[(slash + 1)...])
+                if tail.elementsEqual("channels".utf8) { return .channels(bundleID: String(decoding: bundle, as: UTF8.self)) }
+                if tail.elementsEqual("all-channels".utf8) { return .allChannels(bundleID: String(decoding: bundle, as: UTF8.self)) }
+                return nil
             }
         }
+    }
+
+    /// The bytes after `prefix`, if `bytes` starts with it.
+    private static func suffix(of bytes: UnsafeBufferPointer<UInt8>, after prefix: StaticString) -> UnsafeBufferPointer<UInt8>? {
+        let count = prefix.utf8CodeUnitCount
+        guard bytes.count >= count else { return nil }
+        let start = prefix.utf8Start
+        for index in 0..<count where bytes[index] != start[index] { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[count...])
+    }
+
+    /// A non-empty path segment (no `/`).
+    private static func isSegment(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !bytes.isEmpty && !bytes.contains(UInt8(ascii: "/"))
     }
 }

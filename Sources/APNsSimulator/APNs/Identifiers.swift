@@ -1,25 +1,31 @@
 /// Making and checking the identifiers APNs exchanges: request ids (UUIDs), channel ids,
 /// device tokens. Pure apart from randomness.
 enum Identifiers {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// A random (version 4) UUID in lowercase canonical form, as APNs sends `apns-unique-id`.
+    static func uuid<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
+        let high = (generator.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            for nibble in 0..<32 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    buffer[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = nibble < 16 ? high : low
+                let shift = UInt64(60 - 4 * (nibble % 16))
+                let digit = UInt8(truncatingIfNeeded: (word >> shift) & 0xF)
+                buffer[position] = digit < 10 ? 0x30 + digit : 0x57 + digit
+                position += 1
+            }
+            return 36
+        }
+    }
+
+    /// A random UUID from the system generator (off the hot path).
     static func uuid() -> String {
         var generator = SystemRandomNumberGenerator()
-        var high = generator.next() as UInt64
-        var low = generator.next() as UInt64
-        high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-        var position = 0
-        for nibble in 0..<32 {
-            if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-            let word = nibble < 16 ? high : low
-            let shift = UInt64(60 - 4 * (nibble % 16))
-            bytes[position] = hexDigits[Int((word >> shift) & 0xF)]
-            position += 1
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return uuid(using: &generator)
     }
 
     /// Whether `text` is a canonical UUID in lowercase (8-4-4-4-12 hex digits), the form APNs

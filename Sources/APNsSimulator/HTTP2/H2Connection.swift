@@ -19,12 +19,20 @@ final class H2Connection: EventLoopHandler {
     private var closed = false
     private var streams: [Int32: H2Stream] = [:]
     private var streamsOpened = 0
+    /// The stream whose header block is being decoded.
+    private var headerStream: (id: Int32, stream: H2Stream)?
+    /// The headers of the latest requests, by position, for `internedHeader`.
+    private var headerTemplate: [(name: String, value: String)] = []
     private var goAwaySubmitted = false
     private var handlerState: AnyObject?
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var watchingWrites = false
     private let readBuffer: UnsafeMutablePointer<UInt8>
+    // Scratch space reused by every response of this connection.
+    private var headerBytes: [UInt8] = []
+    private var headerSpans: [(nameStart: Int, nameCount: Int, valueStart: Int, valueCount: Int)] = []
+    private var nameValues: [nghttp2_nv] = []
 
     private static let readBufferSize = 64 * 1024
     private static let gatherLimit = 64 * 1024
@@ -39,6 +47,9 @@ final class H2Connection: EventLoopHandler {
         self.server = server
         self.readBuffer = .allocate(capacity: Self.readBufferSize)
         output.reserveCapacity(Self.gatherLimit)
+        headerBytes.reserveCapacity(512)
+        headerSpans.reserveCapacity(8)
+        nameValues.reserveCapacity(8)
     }
 
     deinit {
@@ -143,7 +154,10 @@ final class H2Connection: EventLoopHandler {
     // MARK: - Streams (called from nghttp2 callbacks)
 
     func beginStream(_ streamID: Int32) {
-        streams[streamID] = H2Stream()
+        let stream = H2Stream()
+        stream.request.headers.reserveCapacity(16)
+        streams[streamID] = stream
+        headerStream = (streamID, stream)
         streamsOpened += 1
         if !goAwaySubmitted, let session, server.handler.shouldGoAway(afterStreams: streamsOpened) {
             goAwaySubmitted = true
@@ -153,18 +167,54 @@ final class H2Connection: EventLoopHandler {
     }
 
     func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID] else { return }
-        let value = String(decoding: value, as: UTF8.self)
+        // A header block is decoded in one go, so the stream is almost always the last one begun.
+        let stream: H2Stream
+        if let current = headerStream, current.id == streamID {
+            stream = current.stream
+        } else {
+            guard let found = streams[streamID] else { return }
+            stream = found
+        }
+        let (nameText, valueText) = internedHeader(at: stream.headerIndex, name: name, value: value)
+        stream.headerIndex += 1
         if name.first == UInt8(ascii: ":") {
             switch name.count {
-            case 5 where name.elementsEqual(":path".utf8): stream.request.path = value
-            case 7 where name.elementsEqual(":method".utf8): stream.request.method = value
-            case 10 where name.elementsEqual(":authority".utf8): stream.request.authority = value
+            case 5 where name.elementsEqual(":path".utf8): stream.request.path = valueText
+            case 7 where name.elementsEqual(":method".utf8): stream.request.method = valueText
+            case 10 where name.elementsEqual(":authority".utf8): stream.request.authority = valueText
             default: break
             }
             return
         }
-        stream.request.headers.append((String(decoding: name, as: UTF8.self), value))
+        stream.request.headers.append((nameText, valueText))
+    }
+
+    /// The header at `index` of a request as Strings, reusing those of the previous request on
+    /// this connection when the bytes are the same. Clients repeat most headers (token, push
+    /// type, path…), so this saves decoding and allocating them on every request.
+    private func internedHeader(at index: Int, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> (String, String) {
+        if index < headerTemplate.count {
+            var entry = headerTemplate[index]
+            if Self.sameBytes(&entry.name, name) {
+                if Self.sameBytes(&entry.value, value) { return (entry.name, entry.value) }
+                let fresh = String(decoding: value, as: UTF8.self)
+                headerTemplate[index].value = fresh
+                return (entry.name, fresh)
+            }
+        }
+        let pair = (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        if index < headerTemplate.count {
+            headerTemplate[index] = pair
+        } else if index == headerTemplate.count && index < 32 {
+            headerTemplate.append(pair)
+        }
+        return pair
+    }
+
+    private static func sameBytes(_ text: inout String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.withUTF8 { stored in
+            stored.count == bytes.count && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
     }
 
     func data(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
@@ -198,6 +248,7 @@ final class H2Connection: EventLoopHandler {
 
     func streamClosed(_ streamID: Int32) {
         streams[streamID] = nil
+        if headerStream?.id == streamID { headerStream = nil }
     }
 
     func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
@@ -220,37 +271,53 @@ final class H2Connection: EventLoopHandler {
 
     private func submit(_ response: H2Response, streamID: Int32) {
         guard let session, let stream = streams[streamID] else { return }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + response.headers.count * 48)
-        var spans: [(nameStart: Int, nameCount: Int, valueStart: Int, valueCount: Int)] = []
-        spans.reserveCapacity(response.headers.count + 1)
-        func add(_ name: String, _ value: String) {
-            let nameStart = bytes.count
-            bytes.append(contentsOf: name.utf8)
-            let valueStart = bytes.count
-            bytes.append(contentsOf: value.utf8)
-            spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
-        }
-        add(":status", String(response.status))
-        for header in response.headers { add(header.name, header.value) }
-        if !response.body.isEmpty { add("content-length", String(response.body.count)) }
+        // Names and values go into one reused byte buffer; nghttp2 copies them during the call
+        // (no NO_COPY flags), so pointers into it only need to live until it returns.
+        headerBytes.removeAll(keepingCapacity: true)
+        headerSpans.removeAll(keepingCapacity: true)
+        appendHeader(":status", Self.statusText(response.status))
+        for header in response.headers { appendHeader(header.name, header.value) }
+        if !response.body.isEmpty { appendHeader("content-length", String(response.body.count)) }
         stream.responseBody = response.body
         stream.responseOffset = 0
-        bytes.withUnsafeMutableBufferPointer { buffer in
+        let spans = headerSpans
+        headerBytes.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
-            // nghttp2 copies names and values during the call (no NO_COPY flags), so pointers
-            // into this temporary buffer are enough.
-            var nva = spans.map { span in
-                nghttp2_nv(
+            nameValues.removeAll(keepingCapacity: true)
+            for span in spans {
+                nameValues.append(nghttp2_nv(
                     name: base + span.nameStart, value: base + span.valueStart,
-                    namelen: span.nameCount, valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                    namelen: span.nameCount, valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
             }
-            if response.body.isEmpty {
-                _ = nghttp2_submit_response(session, streamID, &nva, nva.count, nil)
-            } else {
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: H2Callbacks.readBody)
-                _ = nghttp2_submit_response(session, streamID, &nva, nva.count, &provider)
+            nameValues.withUnsafeBufferPointer { nva in
+                if response.body.isEmpty {
+                    _ = nghttp2_submit_response(session, streamID, nva.baseAddress, nva.count, nil)
+                } else {
+                    var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: H2Callbacks.readBody)
+                    _ = nghttp2_submit_response(session, streamID, nva.baseAddress, nva.count, &provider)
+                }
             }
+        }
+    }
+
+    private func appendHeader(_ name: String, _ value: String) {
+        let nameStart = headerBytes.count
+        headerBytes.append(contentsOf: name.utf8)
+        let valueStart = headerBytes.count
+        headerBytes.append(contentsOf: value.utf8)
+        headerSpans.append((nameStart, valueStart - nameStart, valueStart, headerBytes.count - valueStart))
+    }
+
+    /// `"200"` etc. without formatting an integer per response.
+    private static func statusText(_ status: Int) -> String {
+        switch status {
+        case 200: "200"
+        case 201: "201"
+        case 204: "204"
+        case 400: "400"
+        case 403: "403"
+        case 429: "429"
+        default: String(status)
         }
     }
 
@@ -323,6 +390,7 @@ final class H2Connection: EventLoopHandler {
             self.session = nil
         }
         streams.removeAll()
+        headerStream = nil
         ERR_clear_error()
         _ = SSL_shutdown(ssl)
         SSL_free(ssl)
@@ -334,6 +402,8 @@ final class H2Connection: EventLoopHandler {
 /// A request being received and the response body being sent on one stream.
 final class H2Stream {
     var request = H2Request()
+    /// How many header fields (pseudo-headers included) arrived so far.
+    var headerIndex = 0
     var responseBody: [UInt8] = []
     var responseOffset = 0
 }

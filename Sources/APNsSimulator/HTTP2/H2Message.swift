@@ -58,7 +58,7 @@ protocol H2Handler: AnyObject, Sendable {
     func shouldGoAway(afterStreams count: Int) -> Bool
 
     /// Decides the answer to a complete request.
-    func handle(_ request: H2Request, streamID: Int32, connection: AnyObject) -> H2Action
+    func handle(_ request: consuming H2Request, streamID: Int32, connection: AnyObject) -> H2Action
 
     /// The SETTINGS_MAX_CONCURRENT_STREAMS to advertise on new connections.
     var maxConcurrentStreams: UInt32 { get }
