@@ -23,7 +23,8 @@ final class H2Connection: EventLoopHandler {
     private var headerStream: (id: Int32, stream: H2Stream)?
     /// The headers of the latest requests, by position, for `internedHeader`.
     private var headerTemplate: [(name: String, value: String)] = []
-    private var goAwaySubmitted = false
+    /// The last stream processed, once GOAWAY is submitted.
+    private var goAwayLastStreamID: Int32?
     private var handlerState: AnyObject?
     private var output: [UInt8] = []
     private var outputOffset = 0
@@ -154,13 +155,18 @@ final class H2Connection: EventLoopHandler {
     // MARK: - Streams (called from nghttp2 callbacks)
 
     func beginStream(_ streamID: Int32) {
+        // Streams above a GOAWAY's last stream id are never processed: the client retries them
+        // elsewhere. (nghttp2 only drops them itself once the GOAWAY has gone out, and their
+        // frames may already be in the same read.) Without state here they are ignored, and
+        // nghttp2 closes them when the GOAWAY is sent.
+        if let goAwayLastStreamID, streamID > goAwayLastStreamID { return }
         let stream = H2Stream()
         stream.request.headers.reserveCapacity(16)
         streams[streamID] = stream
         headerStream = (streamID, stream)
         streamsOpened += 1
-        if !goAwaySubmitted, let session, server.handler.shouldGoAway(afterStreams: streamsOpened) {
-            goAwaySubmitted = true
+        if goAwayLastStreamID == nil, let session, server.handler.shouldGoAway(afterStreams: streamsOpened) {
+            goAwayLastStreamID = streamID
             let reason = Array(#"{"reason":"Shutdown"}"#.utf8)
             _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, UInt32(NGHTTP2_NO_ERROR.rawValue), reason, reason.count)
         }
