@@ -139,10 +139,12 @@ public final class TestDatabase: Sendable {
     }
 
     /// A pool on a new schema of this test's own.
-    public func makePool(maxConnections: Int = 4, leaseTimeout: Duration = .seconds(10)) async throws -> PostgresPool {
+    public func makePool(
+        maxConnections: Int = 4, leaseTimeout: Duration = .seconds(10), logger: Logger = TestDatabase.logger
+    ) async throws -> PostgresPool {
         PostgresPool(
             configuration: try await makeSchema(), maxConnections: maxConnections, leaseTimeout: leaseTimeout,
-            logger: Self.logger)
+            logger: logger)
     }
 
     private func dropLeftoverSchemas() async throws {
