@@ -34,8 +34,11 @@ public struct Application: Sendable {
             }
             var router = Router()
             HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
+            ChannelsEndpoint(pool: database.pool).register(on: &router)
 
+            let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
             var services: [any Service] = []
+            if let simulator = apns.simulator { services.append(simulator) }
             if configuration.roles.contains(.api) {
                 let http = HTTPServer(
                     configuration: HTTPServerConfiguration(
@@ -49,7 +52,13 @@ public struct Application: Sendable {
                 services.append(http)
             }
             let group = ServiceGroup(services: services, gracePeriod: configuration.shutdownGrace, logger: logger)
-            try await group.run()
+            do {
+                try await group.run()
+            } catch {
+                await apns.shutdown()
+                throw error
+            }
+            await apns.shutdown()
         } catch {
             await database.shutdown()
             throw error
