@@ -14,6 +14,9 @@ final class LibPQConnection {
         var affected: Int
         /// The command tag, e.g. `INSERT 0 1` or `ROLLBACK`.
         var commandTag: String
+
+        /// Nothing: for calls that only report success.
+        static let empty = Outcome(rows: [], affected: 0, commandTag: "")
     }
 
     private let handle: OpaquePointer

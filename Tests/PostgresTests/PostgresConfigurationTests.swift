@@ -62,4 +62,25 @@ import Testing
         #expect(pairs["connect_timeout"] == "10")
         #expect(pairs["password"] == nil)
     }
+
+    @Test func theURLFormRoundTrips() throws {
+        let original = PostgresConfiguration(
+            host: "db.example", port: 5433, user: "sc@rer", password: "p:a/s s", database: "my db", sslMode: "require",
+            connectTimeout: .seconds(4), statementTimeout: .seconds(2), applicationName: "worker 1",
+            searchPath: ["t_1"], parameters: ["target_session_attrs": "read-write"])
+        let url = original.urlIncludingPassword
+        let parsed = try PostgresConfiguration(url: url)
+        #expect(parsed.host == "db.example")
+        #expect(parsed.port == 5433)
+        #expect(parsed.user == "sc@rer")
+        #expect(parsed.password == "p:a/s s")
+        #expect(parsed.database == "my db")
+        #expect(parsed.sslMode == "require")
+        #expect(parsed.applicationName == "worker 1")
+        #expect(parsed.connectTimeout == .seconds(4))
+        #expect(parsed.parameters["target_session_attrs"] == "read-write")
+        #expect(parsed.parameters["options"] == #"-c statement_timeout=2000 -c search_path="t_1""#)
+        let socket = try PostgresConfiguration(url: PostgresConfiguration(host: "/run/pg", database: "d").urlIncludingPassword)
+        #expect(socket.host == "/run/pg")
+    }
 }

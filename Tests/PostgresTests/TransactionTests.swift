@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Postgres
 import TestSupport
 import Testing
@@ -84,7 +85,9 @@ import Testing
     }
 
     @Test func aConnectionLeftInsideATransactionIsNotReused() async throws {
-        let pool = try await TestDatabase.shared().makePool(maxConnections: 1)
+        let sink = MemorySink()
+        let pool = try await TestDatabase.shared().makePool(
+            maxConnections: 1, logger: Logger(label: "t", level: .warning, sink: sink))
         let firstPID = try await pool.withConnection { connection in
             try await connection.execute("BEGIN")
             return connection.backendPID
@@ -94,6 +97,7 @@ import Testing
         }
         #expect(pid != firstPID)
         #expect(!inTransaction)
+        #expect(sink.lines.contains { $0.contains("handed back inside a transaction") })
         await pool.close()
     }
 
@@ -110,5 +114,39 @@ import Testing
         #expect(try await pool.execute("UPDATE a SET id = id + 1") == 2)
         #expect(try await pool.execute("DELETE FROM b") == 0)
         await pool.close()
+    }
+}
+
+@Suite struct PostgresConnectionTests {
+    @Test func aStandaloneConnectionRunsStatementsInOrderAndCloses() async throws {
+        let configuration = try await TestDatabase.shared().makeSchema()
+        let connection = try await PostgresConnection.connect(configuration: configuration, logger: TestDatabase.logger)
+        try await connection.execute("CREATE TABLE seq (n int)")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<10 { group.addTask { try await connection.execute("INSERT INTO seq VALUES (\(Int32(n)))") } }
+            try await group.waitForAll()
+        }
+        #expect(try await connection.query("SELECT count(*) AS n FROM seq")[0].decode("n", as: Int.self) == 10)
+        let path = try await connection.query("SELECT current_schemas(false)::text[] AS s")
+        #expect(try path[0].decode("s", as: [String].self) == configuration.searchPath)
+        #expect(connection.isIdle)
+        await connection.close()
+        #expect(connection.isBroken)
+        do {
+            _ = try await connection.query("SELECT 1")
+            Issue.record("a closed connection ran a statement")
+        } catch let error as PostgresError {
+            #expect(error.code == .connectionClosed)
+        }
+        await connection.close()
+    }
+
+    @Test func aChildProcessCanConnectWithTheURL() async throws {
+        let configuration = try await TestDatabase.shared().makeSchema()
+        let copy = try PostgresConfiguration(url: configuration.urlIncludingPassword)
+        let connection = try await PostgresConnection.connect(configuration: copy, logger: TestDatabase.logger)
+        let rows = try await connection.query("SELECT current_schema() AS s")
+        #expect(try rows[0].decode("s", as: String?.self) == configuration.searchPath?.first)
+        await connection.close()
     }
 }

@@ -20,6 +20,12 @@ public struct Application: Sendable {
 
     /// Runs until a signal arrives or a service fails.
     public func run() async throws {
+        // Watch SIGTERM/SIGINT from the first moment: a signal during start-up (initdb, migrations)
+        // must still stop what was started, not kill the process and leave Postgres behind.
+        let signals = SignalWatcher(signals: [SIGTERM, SIGINT])
+        let stopRequested = signals.triggered
+        defer { signals.cancel() }
+
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
         let migrator = Migrator(files: try SchemaFolder.read(try SchemaFolder.locate(environment: environment)), logger: logger)
         let database: DatabaseRuntime
@@ -29,7 +35,7 @@ public struct Application: Sendable {
             throw CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
         }
         do {
-            if configuration.autoMigrate {
+            if configuration.autoMigrate && !stopRequested.isTriggered {
                 try await migrator.migrate(database.pool)
             }
             var router = Router()
@@ -51,12 +57,16 @@ public struct Application: Sendable {
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 services.append(http)
             }
-            let group = ServiceGroup(services: services, gracePeriod: configuration.shutdownGrace, logger: logger)
-            do {
-                try await group.run()
-            } catch {
-                await apns.shutdown()
-                throw error
+            if stopRequested.isTriggered {
+                logger.info("stop requested during start-up")
+            } else {
+                let group = ServiceGroup(services: services, signals: [], gracePeriod: configuration.shutdownGrace, logger: logger)
+                do {
+                    try await group.run(until: stopRequested)
+                } catch {
+                    await apns.shutdown()
+                    throw error
+                }
             }
             await apns.shutdown()
         } catch {
