@@ -73,7 +73,7 @@ struct RegistryE2E: Sendable {
     func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> (code: Int32, stdout: String, stderr: String) {
         var environment = self.environment
         for (name, value) in extra { environment[name] = value.isEmpty ? nil : value }
-        return try await ScorecastProcess.run(arguments, environment: environment, timeout: .seconds(30))
+        return try await CompletedRun.run(arguments, environment: environment, timeout: .seconds(30))
     }
 
     /// Runs a command that must succeed with `--json` output, and decodes it.
@@ -175,6 +175,44 @@ enum Shell {
         guard process.terminationStatus == 0 else {
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw TestSupportError("`\(command)` failed: \(message)")
+        }
+    }
+}
+
+/// Runs the built binary to completion and reads both pipes to their end (rather than for a
+/// fixed time after exit), so no output is ever missed on a loaded machine.
+enum CompletedRun {
+    static func run(_ arguments: [String], environment: [String: String], timeout: Duration) async throws -> (code: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = try ScorecastProcess.binary()
+        process.arguments = arguments
+        var base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SCORECAST_") }
+        base.merge(environment) { _, new in new }
+        process.environment = base
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        async let stdout = readToEnd(out.fileHandleForReading)
+        async let stderr = readToEnd(err.fileHandleForReading)
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                throw TestSupportError("scorecast \(arguments.joined(separator: " ")) did not finish in \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return (process.terminationStatus, await stdout, await stderr)
+    }
+
+    /// Everything until end of file, read on a thread of its own (the read blocks).
+    private static func readToEnd(_ handle: FileHandle) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+            }.start()
         }
     }
 }
