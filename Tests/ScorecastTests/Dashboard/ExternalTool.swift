@@ -51,6 +51,11 @@ struct ExternalTool {
         process.standardOutput = output
         process.standardError = errors
 
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            kill(process)
+        }
+        defer { watchdog.cancel() }
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
@@ -58,11 +63,6 @@ struct ExternalTool {
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: Failure(description: "cannot start \(executable): \(error)"))
-                return
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                kill(process)
             }
         }
         let stdout = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
