@@ -1,0 +1,32 @@
+import Foundation
+import Logging
+
+/// What every command gets: the environment, the terminal, and the validated configuration.
+public struct CommandContext: Sendable {
+    /// The process environment (tests pass their own).
+    public let environment: [String: String]
+    /// Where output goes.
+    public let terminal: Terminal
+
+    /// Creates a context.
+    public init(environment: [String: String], terminal: Terminal = Terminal()) {
+        self.environment = environment
+        self.terminal = terminal
+    }
+
+    /// The configuration, validated; an invalid variable is a usage error naming it.
+    public func configuration() throws -> Configuration {
+        do {
+            return try Configuration.load(from: environment)
+        } catch {
+            throw CommandError(.usage, error.description)
+        }
+    }
+
+    /// A logger for a one-shot command: `SCORECAST_LOG_LEVEL` when set, else warnings only, so
+    /// that a command's own output is not buried under start-up lines.
+    public func logger(_ label: String, _ configuration: Configuration) -> Logger {
+        let level = environment["SCORECAST_LOG_LEVEL"] == nil ? LogLevel.warning : configuration.logLevel
+        return Logger(label: label, level: level, format: configuration.logFormat)
+    }
+}
