@@ -38,11 +38,14 @@ public struct DeliveryCompletion: Sendable, Hashable {
     public var budget: BudgetRow?
     /// The payload timestamp APNs accepted (raises `channels.last_timestamp`); `nil` unless sent.
     public var sentTimestamp: Int64?
+    /// Set when an operator must hear about this outcome (a configuration error, retries
+    /// exhausted, a channel gone): what to say. Expected failures are only counted.
+    public var alert: String?
 
     /// Creates a completion.
     public init(
         channelID: Int64, claimedVersion: Int64, appID: Int64, action: RowAction, delivery: DeliveryRecord?,
-        budget: BudgetRow?, sentTimestamp: Int64?
+        budget: BudgetRow?, sentTimestamp: Int64?, alert: String? = nil
     ) {
         self.channelID = channelID
         self.claimedVersion = claimedVersion
@@ -51,6 +54,7 @@ public struct DeliveryCompletion: Sendable, Hashable {
         self.delivery = delivery
         self.budget = budget
         self.sentTimestamp = sentTimestamp
+        self.alert = alert
     }
 
     /// A completion that only gives the row back (nothing was sent).
