@@ -28,6 +28,9 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var attempts: Int
     /// The lease owner written by the claim.
     public var leaseOwner: String
+    /// When the claim took the row (the database's clock): every event folded into the row
+    /// after this came in during the send.
+    public var claimedAt: Date
     /// APNs' channel id, byte for byte.
     public var apnsChannelID: String
     /// The channel's storage policy (decides `apns-expiration`).
@@ -46,7 +49,7 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public init(
         channelID: Int64, version: Int64, payload: [UInt8], payloadTimestamp: Int64, requestedPriority: BroadcastPriority,
         alerting: Bool, eventIDs: [Int64], firstIngestedAt: Date, coalesced: Int, attempts: Int, leaseOwner: String,
-        apnsChannelID: String, storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?
+        claimedAt: Date, apnsChannelID: String, storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?
     ) {
         self.channelID = channelID
         self.version = version
@@ -59,6 +62,7 @@ public struct ClaimedDelivery: Sendable, Hashable {
         self.coalesced = coalesced
         self.attempts = attempts
         self.leaseOwner = leaseOwner
+        self.claimedAt = claimedAt
         self.apnsChannelID = apnsChannelID
         self.storagePolicy = storagePolicy
         self.lastTimestamp = lastTimestamp
@@ -83,6 +87,7 @@ public struct ClaimedDelivery: Sendable, Hashable {
         coalesced = try row.decode("coalesced")
         attempts = try row.decode("attempts")
         leaseOwner = try row.decode("lease_owner")
+        claimedAt = try row.decode("claimed_at")
         apnsChannelID = try row.decode("apns_channel_id")
         let policy: Int = try row.decode("storage_policy")
         guard let storagePolicy = ChannelStoragePolicy(rawValue: policy) else {

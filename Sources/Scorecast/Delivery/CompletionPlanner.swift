@@ -19,9 +19,7 @@ public enum CompletionPlanner {
         policy: RetryPolicy,
         random: inout some RandomNumberGenerator
     ) -> DeliveryCompletion {
-        var completion = DeliveryCompletion(
-            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .release,
-            delivery: nil, budget: nil, sentTimestamp: nil)
+        var completion = DeliveryCompletion(claim: claim)
         var record = DeliveryRecord(
             eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
             priority: plan.priority, downgraded: plan.downgraded, coalesced: claim.coalesced, attempt: claim.attempt,

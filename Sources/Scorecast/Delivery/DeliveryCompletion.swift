@@ -38,6 +38,12 @@ public struct DeliveryCompletion: Sendable, Hashable {
     public var budget: BudgetRow?
     /// The payload timestamp APNs accepted (raises `channels.last_timestamp`); `nil` unless sent.
     public var sentTimestamp: Int64?
+    /// The events the claimed row carried (dropped from a row superseded during the send).
+    public var claimedEventIDs: [Int64]
+    /// The claimed row's coalesced count (subtracted from a row superseded during the send).
+    public var claimedCoalesced: Int
+    /// When the row was claimed; `nil` when unknown.
+    public var claimedAt: Date?
     /// Set when an operator must hear about this outcome (a configuration error, retries
     /// exhausted, a channel gone): what to say. Expected failures are only counted.
     public var alert: String?
@@ -45,7 +51,8 @@ public struct DeliveryCompletion: Sendable, Hashable {
     /// Creates a completion.
     public init(
         channelID: Int64, claimedVersion: Int64, appID: Int64, action: RowAction, delivery: DeliveryRecord?,
-        budget: BudgetRow?, sentTimestamp: Int64?, alert: String? = nil
+        budget: BudgetRow?, sentTimestamp: Int64?, alert: String? = nil, claimedEventIDs: [Int64] = [],
+        claimedCoalesced: Int = 0, claimedAt: Date? = nil
     ) {
         self.channelID = channelID
         self.claimedVersion = claimedVersion
@@ -55,13 +62,22 @@ public struct DeliveryCompletion: Sendable, Hashable {
         self.budget = budget
         self.sentTimestamp = sentTimestamp
         self.alert = alert
+        self.claimedEventIDs = claimedEventIDs
+        self.claimedCoalesced = claimedCoalesced
+        self.claimedAt = claimedAt
+    }
+
+    /// A completion of `claim` with nothing decided yet (``RowAction/release``, no delivery).
+    public init(claim: ClaimedDelivery) {
+        self.init(
+            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .release,
+            delivery: nil, budget: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs,
+            claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
     }
 
     /// A completion that only gives the row back (nothing was sent).
     public static func release(_ claim: ClaimedDelivery) -> DeliveryCompletion {
-        DeliveryCompletion(
-            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .release,
-            delivery: nil, budget: nil, sentTimestamp: nil)
+        DeliveryCompletion(claim: claim)
     }
 }
 

@@ -54,7 +54,7 @@ public struct OutboxStore: Sendable {
                 RETURNING o.channel_id, o.version, o.payload, o.payload_timestamp, o.priority, o.alerting,
                           o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at
             )
-            SELECT claimed.*, c.apns_channel_id, c.storage_policy, c.last_timestamp,
+            SELECT claimed.*, now() AS claimed_at, c.apns_channel_id, c.storage_policy, c.last_timestamp,
                    a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
                    a.frequent_updates, a.budget_per_hour,
                    b.window_start AS budget_window_start, b.high_priority_sent AS budget_high_priority_sent,
@@ -194,6 +194,9 @@ public struct OutboxStore: Sendable {
         var releaseKinds: [String] = []
         var releaseDelays: [Double] = []
         var releaseErrors: [String?] = []
+        var releaseClaimedEvents: [String] = []
+        var releaseClaimedCoalesced: [Int] = []
+        var releaseClaimedAt: [Date?] = []
         for completion in kept {
             let unchanged = currentVersion[completion.channelID] == completion.claimedVersion
             switch completion.action {
@@ -216,6 +219,11 @@ public struct OutboxStore: Sendable {
                 releaseDelays.append(0)
                 releaseErrors.append(nil)
             }
+            if releaseClaimedEvents.count < releaseIDs.count {
+                releaseClaimedEvents.append(Self.arrayLiteral(completion.claimedEventIDs))
+                releaseClaimedCoalesced.append(completion.claimedCoalesced)
+                releaseClaimedAt.append(completion.claimedAt)
+            }
         }
 
         result.deliveriesWritten = try await insertDeliveries(kept, on: connection)
@@ -224,6 +232,9 @@ public struct OutboxStore: Sendable {
             result.deleted = deleteIDs
         }
         if !releaseIDs.isEmpty {
+            // A row superseded during its send keeps only what the send did not carry: the
+            // events that came after the claim, the updates coalesced since, and the ingest time
+            // of its oldest remaining event (from `events`, else the claim time, a lower bound).
             try await connection.execute("""
                 UPDATE outbox o SET
                     lease_owner = NULL,
@@ -237,9 +248,23 @@ public struct OutboxStore: Sendable {
                     last_error = CASE u.kind WHEN 'retry' THEN u.error WHEN 'finished' THEN NULL ELSE o.last_error END,
                     due_at = CASE WHEN u.kind = 'finished' AND NOT o.alerting
                         THEN GREATEST(o.due_at, now() + make_interval(secs => \(routineInterval)))
-                        ELSE o.due_at END
-                FROM unnest(\(releaseIDs)::bigint[], \(releaseKinds)::text[], \(releaseDelays)::float8[], \(releaseErrors)::text[])
-                    AS u(channel_id, kind, delay, error)
+                        ELSE o.due_at END,
+                    event_ids = CASE WHEN u.kind = 'finished'
+                        THEN ARRAY(SELECT t.e FROM unnest(o.event_ids) WITH ORDINALITY AS t(e, n)
+                                   WHERE t.e <> ALL(u.claimed_events::bigint[]) ORDER BY t.n)
+                        ELSE o.event_ids END,
+                    coalesced = CASE WHEN u.kind = 'finished'
+                        THEN GREATEST(0, o.coalesced - u.claimed_coalesced - 1)
+                        ELSE o.coalesced END,
+                    first_ingested_at = CASE WHEN u.kind = 'finished'
+                        THEN COALESCE(
+                            (SELECT min(ev.received_at) FROM events ev
+                             WHERE ev.id = ANY(o.event_ids) AND ev.id <> ALL(u.claimed_events::bigint[])),
+                            GREATEST(o.first_ingested_at, u.claimed_at))
+                        ELSE o.first_ingested_at END
+                FROM unnest(\(releaseIDs)::bigint[], \(releaseKinds)::text[], \(releaseDelays)::float8[], \(releaseErrors)::text[],
+                            \(releaseClaimedEvents)::text[], \(releaseClaimedCoalesced)::int8[], \(releaseClaimedAt)::timestamptz[])
+                    AS u(channel_id, kind, delay, error, claimed_events, claimed_coalesced, claimed_at)
                 WHERE o.channel_id = u.channel_id AND o.lease_owner = \(owner)
                 """)
         }
@@ -284,7 +309,7 @@ public struct OutboxStore: Sendable {
         let rows = completions.compactMap { completion in completion.delivery.map { (completion, $0) } }
         guard !rows.isEmpty else { return 0 }
         // event_ids is an array per row: each travels as its array literal and is cast back.
-        let eventIDs = rows.map { "{" + $0.1.eventIDs.map(String.init).joined(separator: ",") + "}" }
+        let eventIDs = rows.map { arrayLiteral($0.1.eventIDs) }
         return try await connection.execute("""
             INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
                                     downgraded, coalesced, attempt, outcome, status_code, reason, apns_request_id,
@@ -303,6 +328,11 @@ public struct OutboxStore: Sendable {
                 AS u(channel_id, app_id, event_ids, outbox_version, requested_priority, priority, downgraded, coalesced,
                      attempt, outcome, status_code, reason, request_id, unique_id, latency, ingest)
             """)
+    }
+
+    /// `{1,2,3}`: the literal of a bigint array, for arrays of arrays sent through `unnest`.
+    private static func arrayLiteral(_ values: [Int64]) -> String {
+        "{" + values.map(String.init).joined(separator: ",") + "}"
     }
 
     private static func writeBudgets(_ completions: [DeliveryCompletion], on connection: PostgresConnection) async throws {

@@ -55,7 +55,8 @@ public final class WorkerPool: Service {
     public var statistics: WorkerStatistics { context.counters.snapshot }
 
     /// Runs the workers until `shutdown` is triggered, then stops claiming, finishes or
-    /// releases what is in flight, and returns.
+    /// releases what is in flight, and returns. Cancelling the task stops at once: sends in
+    /// flight are abandoned and their leases left to expire (as if the process had died).
     public func run(until shutdown: ShutdownSignal) async throws {
         let context = self.context
         context.logger.info("worker pool starting", [
@@ -74,7 +75,13 @@ public final class WorkerPool: Service {
                     }
                 }
             }
-            await shutdown.wait()
+            // Cancellation means "stop now": it ends the wait like a shutdown, and the workers,
+            // cancelled too, give up their sends at once.
+            await withTaskCancellationHandler {
+                await shutdown.wait()
+            } onCancel: {
+                shutdown.trigger()
+            }
             context.logger.info("worker pool stopping: no more claims; finishing sends in flight")
             context.stopping.signal()
             context.wakeup.signal()

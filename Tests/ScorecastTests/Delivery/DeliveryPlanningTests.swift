@@ -16,7 +16,7 @@ import Testing
         ClaimedDelivery(
             channelID: 7, version: 3, payload: Array("{}".utf8), payloadTimestamp: 1_749_999_990, requestedPriority: priority,
             alerting: priority == .immediate, eventIDs: [11, 12], firstIngestedAt: now.addingTimeInterval(-0.25), coalesced: 1,
-            attempts: attempts, leaseOwner: "w", apnsChannelID: "abc=", storagePolicy: policy, lastTimestamp: 0,
+            attempts: attempts, leaseOwner: "w", claimedAt: now.addingTimeInterval(-0.01), apnsChannelID: "abc=", storagePolicy: policy, lastTimestamp: 0,
             app: DeliveryApp(
                 id: 2, bundleID: "com.example.app", environment: .sandbox, teamID: "TEAM000001", keyID: "KEY0000001",
                 keyPath: "/k.p8", frequentUpdates: frequent, budgetPerHour: appBudget),

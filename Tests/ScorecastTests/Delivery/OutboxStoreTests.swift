@@ -19,7 +19,8 @@ import TestSupport
                 priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
                 outcome: .sent, statusCode: 200, reason: nil, apnsRequestID: "req", apnsUniqueID: "uniq",
                 apnsLatencyMilliseconds: 1.5, ingestToSendMilliseconds: 3.25),
-            budget: budget, sentTimestamp: claim.payloadTimestamp)
+            budget: budget, sentTimestamp: claim.payloadTimestamp, claimedEventIDs: claim.eventIDs,
+            claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
     }
 
     private static func failed(_ claim: ClaimedDelivery, _ action: DeliveryCompletion.RowAction, outcome: DeliveryOutcome, status: Int, reason: String) -> DeliveryCompletion {
@@ -30,7 +31,8 @@ import TestSupport
                 priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
                 outcome: outcome, statusCode: status, reason: reason, apnsRequestID: nil, apnsUniqueID: nil,
                 apnsLatencyMilliseconds: 2, ingestToSendMilliseconds: 4),
-            budget: nil, sentTimestamp: nil)
+            budget: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs, claimedCoalesced: claim.coalesced,
+            claimedAt: claim.claimedAt)
     }
 
     @Test func claimReturnsDueRowsWithChannelAppAndBudgetAndLeasesThem() async throws {
@@ -194,25 +196,39 @@ import TestSupport
         try await DeliveryDatabase.with { database in
             let app = try await database.addApp()
             let channel = try await database.addChannel(appID: app)
-            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, priority: 5, alerting: false)
+            let first = try await database.addEvent(seq: 1)
+            let second = try await database.addEvent(seq: 2)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, priority: 5, alerting: false, eventID: first.id)
+            try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, priority: 5, alerting: false, eventID: second.id)
             let store = Self.store(database)
             let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
-            // Ingest replaces the payload while the send is in flight.
-            let newer = try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, priority: 5, alerting: false, eventID: 2)
-            #expect(newer == 2)
+            #expect(claim.coalesced == 1)
+            #expect(claim.eventIDs == [first.id, second.id])
+            // Ingest replaces the payload twice while the send is in flight.
+            try await Task.sleep(for: .milliseconds(20))
+            let third = try await database.addEvent(seq: 3)
+            let fourth = try await database.addEvent(seq: 4)
+            try await database.enqueue(channelID: channel, payload: [3], timestamp: 12, priority: 5, alerting: false, eventID: third.id)
+            let newer = try await database.enqueue(channelID: channel, payload: [4], timestamp: 13, priority: 5, alerting: false, eventID: fourth.id)
+            #expect(newer == 4)
             let result = try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30)
             #expect(result.superseded == [channel])
             #expect(result.deleted.isEmpty)
             let row = try #require(try await database.outbox(channel))
-            #expect(row.version == 2)
-            #expect(row.payload == [2])
+            #expect(row.version == 4)
+            #expect(row.payload == [4])
             #expect(row.leaseOwner == nil)
             #expect(row.leaseExpiresAt == nil)
             #expect(row.attempts == 0)
+            // Only what the send did not carry is left: two events, one of them coalesced.
+            #expect(row.eventIDs == [third.id, fourth.id])
+            #expect(row.coalesced == 1)
+            #expect(row.firstIngestedAt == third.receivedAt)
             // A routine update waits the routine interval after the send that just went out.
             #expect(row.dueAt.timeIntervalSinceNow > 25)
             #expect(try await database.deliveries(channel).map(\.outcome) == ["sent"])
-            #expect(try await database.channel(channel).lastTimestamp == 10)
+            #expect(try await database.deliveries(channel).map(\.coalesced) == [1])
+            #expect(try await database.channel(channel).lastTimestamp == 11)
         }
     }
 

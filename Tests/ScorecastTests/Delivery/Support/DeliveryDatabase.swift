@@ -77,6 +77,17 @@ struct DeliveryDatabase: Sendable {
             """)[0].decode("version")
     }
 
+    /// Records a feed event (and its game) as ingest does; returns its id and receive time.
+    func addEvent(gameID: String = "g1", seq: Int64) async throws -> (id: Int64, receivedAt: Date) {
+        try await pool.execute("INSERT INTO games (id) VALUES (\(gameID)) ON CONFLICT DO NOTHING")
+        let row = try await pool.query("""
+            INSERT INTO events (feed, feed_event_id, game_id, seq, kind, occurred_at, outcome, body)
+            VALUES ('test', \("e\(seq)"), \(gameID), \(seq), 'score', now(), 'accepted', '{}')
+            RETURNING id, received_at
+            """)[0]
+        return (try row.decode("id"), try row.decode("received_at"))
+    }
+
     /// A Live Activity update body with `score` as the home score.
     static func payload(score: Int, timestamp: Int64) -> [UInt8] {
         Array(#"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"homeScore":\#(score),"awayScore":0}}}"#.utf8)
@@ -95,18 +106,22 @@ struct DeliveryDatabase: Sendable {
         var dueAt: Date
         var notBefore: Date?
         var coalesced: Int
+        var eventIDs: [Int64]
+        var firstIngestedAt: Date
     }
 
     func outbox(_ channelID: Int64) async throws -> OutboxSnapshot? {
         try await pool.query("""
-            SELECT version, payload, lease_owner, lease_expires_at, attempts, last_error, due_at, not_before, coalesced
+            SELECT version, payload, lease_owner, lease_expires_at, attempts, last_error, due_at, not_before, coalesced,
+                   event_ids, first_ingested_at
             FROM outbox WHERE channel_id = \(channelID)
             """).first.map { row in
             OutboxSnapshot(
                 version: try row.decode("version"), payload: try row.decode("payload"),
                 leaseOwner: try row.decode("lease_owner"), leaseExpiresAt: try row.decode("lease_expires_at"),
                 attempts: try row.decode("attempts"), lastError: try row.decode("last_error"),
-                dueAt: try row.decode("due_at"), notBefore: try row.decode("not_before"), coalesced: try row.decode("coalesced"))
+                dueAt: try row.decode("due_at"), notBefore: try row.decode("not_before"), coalesced: try row.decode("coalesced"),
+                eventIDs: try row.decode("event_ids"), firstIngestedAt: try row.decode("first_ingested_at"))
         }
     }
 
