@@ -24,14 +24,20 @@ public final class EmbeddedPostgres: Sendable {
 
     private let stateDirectory: URL
     private let binDirectory: URL?
+    private let durable: Bool
     private let logger: Logger
     private let running = Mutex<Running?>(nil)
+    /// Serializes `start()` calls on this instance (held on the start thread only).
+    private let starting = Mutex(())
 
     /// Creates a handle on the cluster kept under `stateDirectory` (nothing runs yet).
-    /// `binDirectory` overrides where `initdb` and `pg_ctl` are found.
-    public init(stateDirectory: URL, binDirectory: URL? = nil, logger: Logger) {
+    /// `binDirectory` overrides where `initdb` and `pg_ctl` are found. `durable: false` turns
+    /// off `fsync` and synchronous commit: much faster, and a machine crash can lose or corrupt
+    /// the data — for test databases only.
+    public init(stateDirectory: URL, binDirectory: URL? = nil, durable: Bool = true, logger: Logger) {
         self.stateDirectory = stateDirectory
         self.binDirectory = binDirectory
+        self.durable = durable
         self.logger = logger.named("embedded-postgres")
     }
 
@@ -42,7 +48,9 @@ public final class EmbeddedPostgres: Sendable {
     public func start() async throws -> PostgresConfiguration {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { [self] in
-                continuation.resume(with: Result { () throws(PostgresError) in try startBlocking() })
+                continuation.resume(with: Result { () throws(PostgresError) in
+                    try starting.withLock { _ throws(PostgresError) in try startBlocking() }
+                })
             }
         }
     }
@@ -58,6 +66,16 @@ public final class EmbeddedPostgres: Sendable {
         guard let current else { return }
         Self.stopServer(pid: current.postmasterPID, layout: current.layout, logger: logger)
         close(current.lockDescriptor)
+    }
+
+    /// Forgets the server without stopping it and releases the lock, as a crash would; tests
+    /// use it to check that the next owner cleans up.
+    func abandonForTesting() {
+        let current = running.withLock { running in
+            defer { running = nil }
+            return running
+        }
+        if let current { close(current.lockDescriptor) }
     }
 
     /// Whether `start()` succeeded and `stop()` has not been called since.
@@ -171,7 +189,8 @@ public final class EmbeddedPostgres: Sendable {
         logger.info("creating a new cluster", ["data": layout.data.path])
         let result = try ProcessRunner.run(
             installation.initdb,
-            ["-D", layout.data.path, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--username=postgres"],
+            ["-D", layout.data.path, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--username=postgres"]
+                + (durable ? [] : ["--no-sync"]),
             asUser: serverUser, currentDirectory: layout.root)
         guard result.status == 0 else {
             throw PostgresError(.embeddedServerFailed, "initdb failed (status \(result.status)): \(Self.tail(result.text))")
@@ -206,6 +225,9 @@ public final class EmbeddedPostgres: Sendable {
                 port = \(port)
                 unix_socket_directories = '\(socketDirectory.replacingOccurrences(of: "'", with: "''"))'
                 max_connections = 200
+                fsync = \(durable ? "on" : "off")
+                synchronous_commit = \(durable ? "on" : "off")
+                full_page_writes = \(durable ? "on" : "off")
 
                 """
             guard FileManager.default.createFile(atPath: layout.settingsFile.path, contents: Data(settings.utf8)) else {
@@ -293,9 +315,10 @@ public final class EmbeddedPostgres: Sendable {
     private static func waitForExit(pid: pid_t, layout: ClusterLayout, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if !FileManager.default.fileExists(atPath: layout.pidFile.path) || !isPostgres(pid: pid, dataDirectory: layout.data) {
-                return true
-            }
+            // The postmaster may be our own child: reap it, so that no zombie is left behind
+            // (harmless when it is not: waitpid then fails with ECHILD).
+            if waitpid(pid, nil, WNOHANG) == pid { return true }
+            if !isPostgres(pid: pid, dataDirectory: layout.data) { return true }
             usleep(10_000)
         }
         return false

@@ -14,6 +14,9 @@ final class LibPQConnection {
         var affected: Int
         /// The command tag, e.g. `INSERT 0 1` or `ROLLBACK`.
         var commandTag: String
+
+        /// Nothing: for calls that only report success.
+        static let empty = Outcome(rows: [], affected: 0, commandTag: "")
     }
 
     private let handle: OpaquePointer
@@ -38,10 +41,15 @@ final class LibPQConnection {
         handle = connection
         // Without a receiver libpq prints server notices to stderr; route them to the log.
         notices = NoticeLogger(logger: logger)
+        // A FATAL error that arrives while the connection is idle (the backend was terminated)
+        // also comes this way: it marks the connection as doomed before the socket closes.
         PQsetNoticeReceiver(handle, { argument, result in
             guard let argument, let result else { return }
+            let notices = Unmanaged<NoticeLogger>.fromOpaque(argument).takeUnretainedValue()
             let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
-            Unmanaged<NoticeLogger>.fromOpaque(argument).takeUnretainedValue().logger.debug("server notice: \(primary)")
+            let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V"))).map { String(cString: $0) } ?? ""
+            if severity == "FATAL" || severity == "PANIC" { notices.receivedFatal = true }
+            notices.logger.debug("server notice: \(primary)", ["severity": severity])
         }, Unmanaged.passUnretained(notices).toOpaque())
     }
 
@@ -53,8 +61,8 @@ final class LibPQConnection {
     /// The server process serving this connection.
     var backendPID: Int32 { PQbackendPID(handle) }
 
-    /// Whether libpq considers the connection unusable.
-    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+    /// Whether libpq considers the connection unusable, or the server announced it is closing it.
+    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK || notices.receivedFatal }
 
     /// Whether the session is outside any transaction block (safe to hand to someone else).
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
@@ -67,9 +75,15 @@ final class LibPQConnection {
     /// turns readable when its backend is terminated: checking here, before a statement is
     /// sent, means a dead connection fails without having run anything.
     func consumePendingInput() -> Bool {
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        if poll(&descriptor, 1, 0) > 0 {
+        // A terminated backend sends an error, then closes: the first read returns the error
+        // (which libpq hands to the notice receiver when parsed), a later one finds the end of
+        // the stream and marks the connection bad. Read until nothing more is waiting.
+        for _ in 0..<16 {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { break }
             if PQconsumeInput(handle) == 0 { return false }
+            _ = PQisBusy(handle)
+            if isBroken { return false }
         }
         return !isBroken
     }
@@ -225,9 +239,11 @@ final class LibPQConnection {
     }
 }
 
-/// Carries the logger into libpq's notice callback.
+/// Carries the logger into libpq's notice callback, and what it saw back out (called on the
+/// connection's own thread only).
 private final class NoticeLogger {
     let logger: Logger
+    var receivedFatal = false
     init(logger: Logger) { self.logger = logger }
 }
 

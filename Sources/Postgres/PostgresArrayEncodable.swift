@@ -32,6 +32,7 @@ extension PostgresArrayEncodable where Self: PostgresEncodable {
 extension Array: PostgresEncodable where Element: PostgresArrayEncodable {
     /// The element's array type (`bytea` for `[UInt8]`).
     public static var postgresDataType: PostgresDataType { Element.postgresArrayDataType }
+    /// The array, encoded by its element type.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         try Element.postgresArrayBindValue(self)
     }

@@ -87,6 +87,7 @@ enum PostgresArrayLiteral {
                     element.append(body[index])
                     index += 1
                 }
+                if element.isEmpty && !sawEscape { throw ParseError(reason: "missing array element") }
                 let isNull = !sawEscape && element.count == 4
                     && String(decoding: element, as: UTF8.self).uppercased() == "NULL"
                 elements.append(isNull ? nil : element)

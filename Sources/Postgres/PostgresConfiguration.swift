@@ -127,6 +127,44 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         return text + "?" + settings.joined(separator: "&")
     }
 
+    /// The configuration as a `postgres://` URL **including the password**, for handing to a
+    /// child process (e.g. in `SCORECAST_DATABASE_URL`). Never log it; use `description`.
+    /// Statement timeout and search path travel in its `options` parameter.
+    public var urlIncludingPassword: String {
+        func encode(_ text: String) -> String {
+            var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+            allowed.insert(charactersIn: "-._~")
+            return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        }
+        var url = "postgres://"
+        if let user {
+            url += encode(user)
+            if let password { url += ":" + encode(password) }
+            url += "@"
+        }
+        var query: [(String, String)] = []
+        if let host {
+            if host.hasPrefix("/") {
+                query.append(("host", host))
+            } else {
+                url += host.contains(":") ? "[\(host)]" : encode(host)
+            }
+        }
+        if let port { url += ":\(port)" }
+        url += "/" + encode(database ?? "")
+        if let sslMode { query.append(("sslmode", sslMode)) }
+        if let applicationName { query.append(("application_name", applicationName)) }
+        query.append(("connect_timeout", String(connectTimeout.components.seconds)))
+        var settings = parameters["options"].map { [$0] } ?? []
+        if let statementTimeout { settings.append("-c " + Self.escapeOption("statement_timeout=\(Self.milliseconds(statementTimeout))")) }
+        if let searchPath, !searchPath.isEmpty {
+            settings.append("-c " + Self.escapeOption("search_path=" + searchPath.map(SQL.quoteIdentifier).joined(separator: ",")))
+        }
+        if !settings.isEmpty { query.append(("options", settings.joined(separator: " "))) }
+        for key in parameters.keys.sorted() where key != "options" { query.append((key, parameters[key] ?? "")) }
+        return url + "?" + query.map { encode($0.0) + "=" + encode($0.1) }.joined(separator: "&")
+    }
+
     /// The keyword/value pairs handed to `PQconnectdbParams`. Session settings travel in the
     /// startup packet's `options` (`-c name=value`), so they hold from the first statement and
     /// survive `RESET ALL`; `DateStyle`, `TimeZone` and `extra_float_digits` are pinned because
@@ -153,16 +191,17 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     /// The `options` startup value: the caller's own options, then ours.
     var sessionOptions: String {
         var settings = ["DateStyle=ISO,MDY", "TimeZone=UTC", "IntervalStyle=postgres", "extra_float_digits=1"]
-        if let statementTimeout {
-            let millis = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
-            settings.append("statement_timeout=\(max(1, millis))")
-        }
+        if let statementTimeout { settings.append("statement_timeout=\(Self.milliseconds(statementTimeout))") }
         if let searchPath, !searchPath.isEmpty {
             settings.append("search_path=" + searchPath.map(SQL.quoteIdentifier).joined(separator: ","))
         }
         var options = parameters["options"].map { [$0] } ?? []
         options += settings.map { "-c " + Self.escapeOption($0) }
         return options.joined(separator: " ")
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// In `options`, spaces separate arguments unless escaped with a backslash.

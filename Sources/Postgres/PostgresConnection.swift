@@ -75,7 +75,7 @@ public final class PostgresConnection: Sendable {
     public func executeScript(unsafeSQL script: String) async throws {
         _ = try await run { connection in
             try connection.executeScript(script)
-            return LibPQConnection.Outcome(rows: [], affected: 0, commandTag: "")
+            return .empty
         }
     }
 
@@ -119,11 +119,11 @@ public final class PostgresConnection: Sendable {
         guard !isBroken else { return false }
         var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, 0) > 0 else { return true }
-        return (try? await run { connection in
+        return (try? await run(cancellable: false) { connection in
             guard connection.consumePendingInput() else {
                 throw PostgresError(.connectionClosed, "the connection to the server was lost")
             }
-            return LibPQConnection.Outcome(rows: [], affected: 0, commandTag: "")
+            return .empty
         }) != nil
     }
 

@@ -114,11 +114,12 @@ extension Date: PostgresDecodable {
     /// `timestamptz`, `timestamp` (read as UTC) and `date` (midnight UTC) columns. `infinity`
     /// and `-infinity` become `distantFuture` and `distantPast`.
     public static func decode(from cell: PostgresCell) throws(PostgresError) -> Date {
-        let text = try cell.requireText(for: Date.self)
-        guard [.timestamptz, .timestamp, .date, .text, .unknown].contains(cell.dataType) else {
+        let bytes = try cell.requireBytes(for: Date.self)
+        let type = cell.dataType
+        guard type == .timestamptz || type == .timestamp || type == .date || type == .text || type == .unknown else {
             throw cell.failure(Date.self)
         }
-        guard let date = PostgresTimestamp.parse(text) else {
+        guard let date = PostgresTimestamp.parse(bytes) else {
             throw cell.failure(Date.self, "not an ISO timestamp (is DateStyle ISO?)")
         }
         return date

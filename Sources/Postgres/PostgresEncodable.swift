@@ -55,18 +55,21 @@ public protocol PostgresEncodable: Sendable {
 extension String: PostgresEncodable {
     /// `text`
     public static var postgresDataType: PostgresDataType { .text }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue { try .text(self, as: .text) }
 }
 
 extension Substring: PostgresEncodable {
     /// `text`
     public static var postgresDataType: PostgresDataType { .text }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue { try .text(String(self), as: .text) }
 }
 
 extension Int: PostgresEncodable {
     /// `int8`
     public static var postgresDataType: PostgresDataType { .int8 }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         PostgresBindValue(dataType: .int8, format: .text, bytes: Array(String(self).utf8))
     }
@@ -75,6 +78,7 @@ extension Int: PostgresEncodable {
 extension Int64: PostgresEncodable {
     /// `int8`
     public static var postgresDataType: PostgresDataType { .int8 }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         PostgresBindValue(dataType: .int8, format: .text, bytes: Array(String(self).utf8))
     }
@@ -83,6 +87,7 @@ extension Int64: PostgresEncodable {
 extension Int32: PostgresEncodable {
     /// `int4`
     public static var postgresDataType: PostgresDataType { .int4 }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         PostgresBindValue(dataType: .int4, format: .text, bytes: Array(String(self).utf8))
     }
@@ -91,6 +96,7 @@ extension Int32: PostgresEncodable {
 extension Int16: PostgresEncodable {
     /// `int2`
     public static var postgresDataType: PostgresDataType { .int2 }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         PostgresBindValue(dataType: .int2, format: .text, bytes: Array(String(self).utf8))
     }
@@ -99,6 +105,7 @@ extension Int16: PostgresEncodable {
 extension Bool: PostgresEncodable {
     /// `bool`
     public static var postgresDataType: PostgresDataType { .bool }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         PostgresBindValue(dataType: .bool, format: .text, bytes: [self ? UInt8(ascii: "t") : UInt8(ascii: "f")])
     }
@@ -107,6 +114,7 @@ extension Bool: PostgresEncodable {
 extension Double: PostgresEncodable {
     /// `float8`
     public static var postgresDataType: PostgresDataType { .float8 }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         PostgresBindValue(dataType: .float8, format: .text, bytes: Array(postgresText.utf8))
     }
@@ -123,6 +131,7 @@ extension Double: PostgresEncodable {
 extension Date: PostgresEncodable {
     /// `timestamptz`, sent in UTC with microseconds (Postgres's precision).
     public static var postgresDataType: PostgresDataType { .timestamptz }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         guard let text = PostgresTimestamp.format(self) else {
             throw PostgresError(.encodingFailed, "a Date is outside the range timestamptz can store")
@@ -134,6 +143,7 @@ extension Date: PostgresEncodable {
 extension Data: PostgresEncodable {
     /// `bytea`, sent in binary form (any bytes, including zeros).
     public static var postgresDataType: PostgresDataType { .bytea }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         PostgresBindValue(dataType: .bytea, format: .binary, bytes: Array(self))
     }
@@ -142,6 +152,7 @@ extension Data: PostgresEncodable {
 extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
     /// The wrapped type's; `nil` is sent as a NULL of that type.
     public static var postgresDataType: PostgresDataType { Wrapped.postgresDataType }
+    /// The value in its parameter form.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         switch self {
         case .none: return .null(Wrapped.postgresDataType)

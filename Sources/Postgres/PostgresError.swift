@@ -71,6 +71,7 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         self.constraint = constraint
     }
 
+    /// `PostgresError.<code> [<sqlstate>] column "…" constraint "…": <message>`.
     public var description: String {
         var text = "PostgresError.\(code.rawValue)"
         if let sqlState { text += " [\(sqlState)]" }

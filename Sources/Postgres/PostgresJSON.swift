@@ -56,6 +56,7 @@ public struct PostgresJSON: Sendable, Equatable, Hashable {
 extension PostgresJSON: PostgresEncodable {
     /// `jsonb`
     public static var postgresDataType: PostgresDataType { .jsonb }
+    /// The JSON text; a NUL byte is an encoding error.
     public func postgresBindValue() throws(PostgresError) -> PostgresBindValue {
         if bytes.contains(0) {
             throw PostgresError(.encodingFailed, "a JSON document contains a NUL byte")

@@ -30,10 +30,13 @@ enum PostgresTimestamp {
     /// Parses the ISO output of `timestamptz` (`2024-05-06 07:08:09.12+02`, `… BC`), of
     /// `timestamp` (read as UTC) and of `date` (midnight UTC). `infinity` and `-infinity` become
     /// `Date.distantFuture` and `Date.distantPast`.
-    static func parse(_ text: String) -> Date? {
-        if text == "infinity" { return .distantFuture }
-        if text == "-infinity" { return .distantPast }
-        var scanner = ByteScanner(Array(text.utf8))
+    static func parse(_ text: String) -> Date? { parse(Array(text.utf8)[...]) }
+
+    /// Parses the bytes of a column value (see `parse(_: String)`).
+    static func parse(_ bytes: ArraySlice<UInt8>) -> Date? {
+        var scanner = ByteScanner(bytes)
+        if scanner.skip("infinity"), scanner.isAtEnd { return .distantFuture }
+        if scanner.skip("-infinity"), scanner.isAtEnd { return .distantPast }
         guard var year = scanner.integer(minDigits: 4), scanner.skip("-"),
               let month = scanner.integer(exactDigits: 2), scanner.skip("-"),
               let day = scanner.integer(exactDigits: 2),
@@ -114,17 +117,22 @@ enum PostgresTimestamp {
 
 /// A cursor over ASCII bytes for the small parsers of this module.
 struct ByteScanner {
-    private let bytes: [UInt8]
-    private var index = 0
+    private let bytes: ArraySlice<UInt8>
+    private var index: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        self.index = bytes.startIndex
+    }
 
-    var isAtEnd: Bool { index == bytes.count }
+    var isAtEnd: Bool { index == bytes.endIndex }
 
     func peek(_ text: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-        guard bytes.count - index >= expected.count else { return false }
-        return zip(bytes[index...], expected).allSatisfy { $0 == $1 }
+        let count = text.utf8CodeUnitCount
+        guard bytes.endIndex - index >= count else { return false }
+        let start = text.utf8Start
+        for offset in 0..<count where bytes[index + offset] != start[offset] { return false }
+        return true
     }
 
     mutating func skip(_ text: StaticString) -> Bool {
@@ -133,12 +141,15 @@ struct ByteScanner {
         return true
     }
 
-    /// Decimal digits (at least `minDigits`, at most 18), or `nil` without consuming anything.
+    /// Decimal digits (at least `minDigits`, at most `maxDigits` ≤ 18), or `nil` without
+    /// consuming anything.
     mutating func integer(minDigits: Int = 1, maxDigits: Int = 18) -> Int64? {
         var end = index
         var value: Int64 = 0
-        while end < bytes.count, end - index < maxDigits, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) {
-            value = value * 10 + Int64(bytes[end] - UInt8(ascii: "0"))
+        while end < bytes.endIndex, end - index < maxDigits {
+            let digit = bytes[end] &- 48
+            guard digit < 10 else { break }
+            value = value * 10 + Int64(digit)
             end += 1
         }
         guard end - index >= minDigits else { return nil }

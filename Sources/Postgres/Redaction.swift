@@ -30,10 +30,26 @@ enum Redaction {
         var remaining = connectionString[...]
         while let range = remaining.range(of: "password=") {
             var value = remaining[range.upperBound...]
-            if value.first == "'" { value = value.dropFirst() }
-            let end = value.firstIndex(where: { $0 == " " || $0 == "'" || $0 == "&" }) ?? value.endIndex
-            candidates.append(String(value[..<end]))
-            remaining = value[end...]
+            var candidate = ""
+            if value.first == "'" {
+                // A quoted value runs to the next unescaped quote; `\'` and `\\` are escapes.
+                value = value.dropFirst()
+                while let character = value.first, character != "'" {
+                    value = value.dropFirst()
+                    if character == "\\", let escaped = value.first {
+                        candidate.append(escaped)
+                        value = value.dropFirst()
+                    } else {
+                        candidate.append(character)
+                    }
+                }
+            } else {
+                let end = value.firstIndex(where: { $0 == " " || $0 == "&" }) ?? value.endIndex
+                candidate = String(value[..<end])
+                value = value[end...]
+            }
+            candidates.append(candidate)
+            remaining = value
         }
         return candidates.sorted { $0.count > $1.count }
     }

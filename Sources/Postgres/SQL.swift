@@ -127,6 +127,10 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         /// A value, bound as the next `$n` parameter.
         public mutating func appendInterpolation<T: PostgresEncodable>(_ value: T) { sql.appendBind(value) }
 
+        /// An optional value, bound as the next `$n` parameter (NULL for `nil`). Spelled out so
+        /// that interpolating an optional is not mistaken for printing one.
+        public mutating func appendInterpolation<T: PostgresEncodable>(_ value: T?) { sql.appendBind(value) }
+
         /// Raw text, spliced as is. Never pass anything derived from input.
         public mutating func appendInterpolation(unsafeSQL text: String) { sql.appendText(text) }
 

@@ -92,7 +92,7 @@ public final class TestDatabase: Sendable {
         }
         let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
         var server = EmbeddedPostgres(
-            stateDirectory: temporary.appendingPathComponent("scorecast-test-pg-\(getuid())"), logger: logger)
+            stateDirectory: temporary.appendingPathComponent("scorecast-test-pg-\(getuid())"), durable: false, logger: logger)
         var configuration: PostgresConfiguration
         var privateState: URL?
         do {
@@ -100,7 +100,7 @@ public final class TestDatabase: Sendable {
         } catch let error as PostgresError where error.message.contains("another process") {
             // Another test process runs the shared cluster: use a private one, removed at exit.
             let state = temporary.appendingPathComponent("scorecast-test-pg-\(getuid())-\(getpid())")
-            server = EmbeddedPostgres(stateDirectory: state, logger: logger)
+            server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
             configuration = try await server.start()
             privateState = state
         }
@@ -139,10 +139,12 @@ public final class TestDatabase: Sendable {
     }
 
     /// A pool on a new schema of this test's own.
-    public func makePool(maxConnections: Int = 4, leaseTimeout: Duration = .seconds(10)) async throws -> PostgresPool {
+    public func makePool(
+        maxConnections: Int = 4, leaseTimeout: Duration = .seconds(10), logger: Logger = TestDatabase.logger
+    ) async throws -> PostgresPool {
         PostgresPool(
             configuration: try await makeSchema(), maxConnections: maxConnections, leaseTimeout: leaseTimeout,
-            logger: Self.logger)
+            logger: logger)
     }
 
     private func dropLeftoverSchemas() async throws {

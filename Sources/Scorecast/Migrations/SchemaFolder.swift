@@ -3,9 +3,9 @@ import Foundation
 
 /// Finds and reads the numbered SQL files of `Schema/`.
 ///
-/// The binary looks, in order: `SCORECAST_SCHEMA_DIR`; `Schema/` beside the package it was
-/// built from (`.build/<configuration>/scorecast` → `../../Schema`); `../share/scorecast/Schema`
-/// beside an installed binary; `Schema/` in the working directory.
+/// The binary looks, in order: `SCORECAST_SCHEMA_DIR`; `../share/scorecast/Schema` beside an
+/// installed binary; `Schema/` in a folder above the binary (the package it was built from:
+/// `.build/<triple>/<configuration>/scorecast`); `Schema/` in the working directory.
 public enum SchemaFolder {
     /// The folders searched, in order.
     public static func candidates(environment: [String: String]) -> [URL] {
@@ -15,8 +15,12 @@ public enum SchemaFolder {
         }
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
         let binDirectory = executable.deletingLastPathComponent()
-        urls.append(binDirectory.appendingPathComponent("../../Schema").standardizedFileURL)
         urls.append(binDirectory.appendingPathComponent("../share/scorecast/Schema").standardizedFileURL)
+        var ancestor = binDirectory
+        for _ in 0..<4 {
+            ancestor = ancestor.deletingLastPathComponent()
+            urls.append(ancestor.appendingPathComponent("Schema"))
+        }
         urls.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Schema"))
         return urls
     }

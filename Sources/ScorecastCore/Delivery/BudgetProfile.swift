@@ -26,5 +26,6 @@ public struct BudgetProfile: Sendable, Hashable, CustomStringConvertible {
         [standard, frequentUpdates].first { $0.name == name }
     }
 
+    /// The text shown in logs and error messages.
     public var description: String { "\(name) (\(immediatePerHour)/h)" }
 }
