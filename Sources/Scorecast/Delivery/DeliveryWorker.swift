@@ -116,7 +116,8 @@ struct DeliveryWorker: Sendable {
                 bundleID: claim.app.bundleID, channelID: claim.apnsChannelID, priority: plan.priority,
                 expiration: plan.expiration, payload: claim.payload, requestID: UUID())
             do {
-                outcome = .answered(try await context.apns.sendBroadcast(broadcast, credentials: credentials))
+                let client = try context.apns.client(for: credentials)
+                outcome = .answered(try await client.sendBroadcast(broadcast, credentials: credentials))
             } catch {
                 outcome = .failed(error)
             }

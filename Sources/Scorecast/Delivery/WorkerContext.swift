@@ -7,8 +7,8 @@ import Synchronization
 /// the wake and stop signals, the channels in flight and the counters.
 struct WorkerContext: Sendable {
     let store: OutboxStore
-    let apns: APNsClient
-    let credentials: CredentialStore
+    let apns: any BroadcastClients
+    let credentials: APNsCredentialCache
     let settings: WorkerSettings
     let logger: Logger
     /// Signalled on NOTIFY (and on stop): idle workers look for work.

@@ -13,7 +13,7 @@ import Postgres
 /// period, and releases the leases of everything it still holds.
 ///
 /// ```swift
-/// let workers = WorkerPool(pool: database.pool, apns: client, settings: WorkerSettings(configuration: configuration), logger: logger)
+/// let workers = WorkerPool(pool: database.pool, apns: clients, settings: WorkerSettings(configuration: configuration), logger: logger)
 /// services.append(workers)   // a Service, run by the ServiceGroup
 /// ```
 public final class WorkerPool: Service {
@@ -28,13 +28,14 @@ public final class WorkerPool: Service {
     /// Creates a pool; nothing runs until ``run(until:)``.
     /// - Parameters:
     ///   - pool: the database.
-    ///   - apns: the client broadcasts go through (shared with the rest of the process).
+    ///   - apns: the APNs clients broadcasts go through (an `APNsClient`, or one client per
+    ///     signing key), shared with the rest of the process.
     ///   - credentials: where apps' keys are loaded and cached; share one per process.
     ///   - ownerPrefix: this process's lease owner prefix; by default `host:pid:random`.
     public init(
         pool: PostgresPool,
-        apns: APNsClient,
-        credentials: CredentialStore = CredentialStore(),
+        apns: some BroadcastClients,
+        credentials: APNsCredentialCache = APNsCredentialCache(),
         settings: WorkerSettings,
         logger: Logger,
         ownerPrefix: String? = nil
@@ -62,9 +63,9 @@ public final class WorkerPool: Service {
         context.logger.info("worker pool starting", [
             "workers": String(settings.workers), "batch": String(settings.claimBatchSize),
             "lease": "\(settings.leaseDuration)", "owner": context.ownerPrefix])
-        if settings.leaseDuration <= context.apns.configuration.requestTimeout {
+        if settings.leaseDuration <= settings.apnsRequestTimeout {
             context.logger.warning("the lease is not longer than the APNs request timeout: a slow send may lose its lease and be sent twice", [
-                "lease": "\(settings.leaseDuration)", "apns_timeout": "\(context.apns.configuration.requestTimeout)"])
+                "lease": "\(settings.leaseDuration)", "apns_timeout": "\(settings.apnsRequestTimeout)"])
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.listen(context: context, pool: self.pool) }

@@ -30,6 +30,9 @@ public struct WorkerSettings: Sendable {
     public var storedMessageLifetime: Duration
     /// The NOTIFY channel ingest signals after committing new outbox rows.
     public var notifyChannel: String
+    /// The APNs request deadline; the lease should outlast it, or a slow send may lose its
+    /// lease and go out twice (only a warning: delivery is at least once).
+    public var apnsRequestTimeout: Duration
 
     /// The channel ingest NOTIFYs after it commits outbox rows.
     public static let defaultNotifyChannel = "scorecast_outbox"
@@ -47,7 +50,8 @@ public struct WorkerSettings: Sendable {
         budgetPolicy: BudgetPolicy = BudgetPolicy(),
         retryPolicy: RetryPolicy = RetryPolicy(),
         storedMessageLifetime: Duration = .seconds(8 * 3600),
-        notifyChannel: String = WorkerSettings.defaultNotifyChannel
+        notifyChannel: String = WorkerSettings.defaultNotifyChannel,
+        apnsRequestTimeout: Duration = .seconds(10)
     ) {
         self.workers = max(1, workers)
         self.claimBatchSize = max(1, claimBatchSize)
@@ -61,11 +65,12 @@ public struct WorkerSettings: Sendable {
         self.retryPolicy = retryPolicy
         self.storedMessageLifetime = max(.zero, storedMessageLifetime)
         self.notifyChannel = notifyChannel
+        self.apnsRequestTimeout = apnsRequestTimeout
     }
 
     /// The settings `serve` uses: `SCORECAST_WORKERS`, `SCORECAST_CLAIM_BATCH`,
     /// `SCORECAST_LEASE_SECONDS`, `SCORECAST_POLL_INTERVAL_MS`, `SCORECAST_SHUTDOWN_GRACE_SECONDS`,
-    /// `SCORECAST_ROUTINE_INTERVAL_MS` and the two budget profiles.
+    /// `SCORECAST_ROUTINE_INTERVAL_MS`, the two budget profiles and `SCORECAST_APNS_TIMEOUT_MS`.
     ///
     /// The in-flight grace is three quarters of the configured one, so that cancelled sends can
     /// still be released before the service group's own deadline (the full grace) cancels the pool.
@@ -78,7 +83,8 @@ public struct WorkerSettings: Sendable {
             shutdownGrace: configuration.shutdownGrace * 0.75,
             routineInterval: configuration.routineInterval,
             budgetStandardPerHour: configuration.budgetStandardPerHour,
-            budgetFrequentPerHour: configuration.budgetFrequentPerHour)
+            budgetFrequentPerHour: configuration.budgetFrequentPerHour,
+            apnsRequestTimeout: configuration.apnsRequestTimeout)
     }
 
     /// The budget policy of `app`: its own hourly budget, else its profile's default.

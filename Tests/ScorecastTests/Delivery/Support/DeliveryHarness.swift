@@ -97,7 +97,7 @@ struct DeliveryHarness: Sendable {
         WorkerSettings(
             workers: workers, claimBatchSize: batch, leaseDuration: lease, pollInterval: poll, shutdownGrace: grace,
             routineInterval: routine, budgetStandardPerHour: standardBudget, budgetFrequentPerHour: standardBudget * 5,
-            retryPolicy: retry)
+            retryPolicy: retry, apnsRequestTimeout: .seconds(5))
     }
 
     /// A worker pool on this harness's database and simulator.

@@ -7,7 +7,7 @@ import Synchronization
 /// An entry is reloaded when the app's team id, key id or key path changed, and dropped by
 /// ``invalidate(appID:)`` after APNs refused it (an admin may replace the file and resume the
 /// app). Keys are read on a thread of their own, never on Swift's cooperative pool.
-public final class CredentialStore: Sendable {
+public final class APNsCredentialCache: Sendable {
     private struct Entry {
         var teamID: String
         var keyID: String
