@@ -1,15 +1,3 @@
-/// What ingest decided about one feed event.
-public enum IngestOutcome: String, Sendable, Codable, CaseIterable {
-    /// Stored and applied: it changed the game's state and queued sends.
-    case accepted
-    /// Already seen (same feed and event id): nothing changed.
-    case duplicate
-    /// Older than the game's applied `seq`: stored, but changed nothing and sent nothing.
-    case stale
-    /// Refused as invalid (bad field, unknown game…).
-    case rejected
-}
-
 /// What came of one broadcast send attempt.
 public enum DeliveryOutcome: String, Sendable, Codable, CaseIterable {
     /// APNs answered 2xx: accepted (which is not the same as shown on a phone).
@@ -51,20 +39,31 @@ public struct AppLabels: MetricLabels {
     public init(app: String) { self.app = app }
 }
 
-/// Labels `{app, outcome}` of an ingested event.
+/// Labels `{app, outcome}` of a received feed event: one of ingest's `IngestOutcome`s
+/// (`accepted`, `duplicate`, `stale`), or `rejected` for the events of a refused request.
 public struct IngestLabels: MetricLabels {
     /// `["app", "outcome"]`.
     public static let names = ["app", "outcome"]
-    /// The app's bundle id (`unknown` when the event was rejected before its app was known).
+    /// The label value of events in a refused request.
+    public static let rejectedOutcome = "rejected"
+    /// The app's bundle id (`unknown` when the request was refused before its app was known).
     public var app: String
-    /// What ingest decided.
-    public var outcome: IngestOutcome
+    /// `accepted`, `duplicate`, `stale` or `rejected`.
+    public private(set) var outcome: String
     /// `[app, outcome]`.
-    public var values: [String] { [app, outcome.rawValue] }
-    /// Creates the labels.
+    public var values: [String] { [app, outcome] }
+
+    /// Labels for an event ingest decided about.
     public init(app: String, outcome: IngestOutcome) {
         self.app = app
-        self.outcome = outcome
+        self.outcome = outcome.rawValue
+    }
+
+    /// Labels for an event of a request ingest refused (`400`, `413`, `415`, `422`).
+    public static func rejected(app: String) -> IngestLabels {
+        var labels = IngestLabels(app: app, outcome: .accepted)
+        labels.outcome = rejectedOutcome
+        return labels
     }
 }
 
