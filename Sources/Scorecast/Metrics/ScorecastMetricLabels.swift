@@ -1,22 +1,13 @@
+import ScorecastCore
+
 /// What came of one broadcast send attempt.
-public enum DeliveryOutcome: String, Sendable, Codable, CaseIterable {
+public enum SendOutcome: String, Sendable, Codable, CaseIterable {
     /// APNs answered 2xx: accepted (which is not the same as shown on a phone).
     case accepted
     /// The attempt failed in a way worth another try (429, 5xx, timeout, reset…): it was queued again.
     case retried
     /// The attempt failed for good (terminal APNs reason, or retries exhausted).
     case failed
-}
-
-/// The `apns-priority` of a broadcast.
-public enum SendPriority: Int, Sendable, Codable, CaseIterable {
-    /// Priority 10: delivered now, draws on the channel's hourly budget.
-    case immediate = 10
-    /// Priority 5: opportunistic, free, may be delayed or grouped.
-    case opportunistic = 5
-
-    /// The label value: `"10"` or `"5"`.
-    public var label: String { String(rawValue) }
 }
 
 /// Which APNs host a connection talks to.
@@ -74,13 +65,13 @@ public struct SendLabels: MetricLabels {
     /// The app's bundle id.
     public var app: String
     /// What came of the attempt.
-    public var outcome: DeliveryOutcome
-    /// The priority it was sent with.
-    public var priority: SendPriority
+    public var outcome: SendOutcome
+    /// The `apns-priority` it was sent with (label value `10`, `5` or `1`).
+    public var priority: BroadcastPriority
     /// `[app, outcome, priority]`.
-    public var values: [String] { [app, outcome.rawValue, priority.label] }
+    public var values: [String] { [app, outcome.rawValue, priority.headerValue] }
     /// Creates the labels.
-    public init(app: String, outcome: DeliveryOutcome, priority: SendPriority) {
+    public init(app: String, outcome: SendOutcome, priority: BroadcastPriority) {
         self.app = app
         self.outcome = outcome
         self.priority = priority

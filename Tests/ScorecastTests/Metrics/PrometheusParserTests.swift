@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import Testing
 
 @testable import Scorecast
