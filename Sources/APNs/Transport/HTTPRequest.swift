@@ -48,4 +48,6 @@ struct HTTPResponse: Sendable {
     var body: [UInt8]
     /// From handing the request to curl until the last byte of the answer.
     var latency: Duration
+    /// How many new connections curl opened for this request (0 when it reused one).
+    var connectionsOpened: Int = 0
 }
