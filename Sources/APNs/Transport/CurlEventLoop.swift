@@ -187,6 +187,12 @@ final class CurlEventLoop {
         active[transfer.id] = nil
         inFlight[endpoint, default: 1] -= 1
         let now = ContinuousClock.now
+        if result == CURLE_OK && !handle.spokeHTTP2 {
+            recycle(handle)
+            transfer.continuation.resume(throwing: APNsClientError(
+                .invalidResponse, "\(endpoint) answered without HTTP/2 (ALPN did not select h2); APNs speaks only HTTP/2"))
+            return
+        }
         if result == CURLE_OK {
             warmedUp.insert(endpoint)
             let response = handle.takeResponse(latency: now - handle.startedAt)

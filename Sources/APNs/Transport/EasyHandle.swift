@@ -175,6 +175,14 @@ final class EasyHandle {
                             connectionsOpened: connects)
     }
 
+    /// Whether the finished transfer spoke HTTP/2 (ALPN may fall back to HTTP/1.1 when a
+    /// server does not offer h2; APNs always does, so anything else is a wrong endpoint).
+    var spokeHTTP2: Bool {
+        var version = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_HTTP_VERSION, &version)
+        return version == CURL_HTTP_VERSION_2_0
+    }
+
     /// libcurl's own explanation of the last failure (no headers, so no token, are in it).
     var errorDetail: String {
         let text = String(cString: errorBuffer)

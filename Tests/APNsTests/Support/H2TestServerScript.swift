@@ -47,7 +47,7 @@ parser.add_argument("--fail-status", type=int, default=503)
 parser.add_argument("--fail-reason", default="ServiceUnavailable")
 args = parser.parse_args()
 
-stats = {"connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "cuts": 0, "refused": 0,
+stats = {"pings": 0, "connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "cuts": 0, "refused": 0,
          "paths": {}, "authorizations": []}
 cut_done = False
 goaway_done = False
@@ -157,6 +157,8 @@ class Connection:
                     and (args.goaway_every_connection or not goaway_done)):
                 goaway_done = True
                 self.send_goaway(event.stream_id)
+        elif isinstance(event, h2.events.PingReceived):
+            stats["pings"] += 1
         elif isinstance(event, h2.events.StreamReset):
             self.open_streams.discard(event.stream_id)
         elif isinstance(event, h2.events.ConnectionTerminated):

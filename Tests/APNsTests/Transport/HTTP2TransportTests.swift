@@ -289,3 +289,19 @@ struct HTTP2TransportTests {
         await transport.shutdown()
     }
 }
+
+@Suite("HTTP/2 only")
+struct HTTP1FallbackTests {
+    @Test("a TLS server that only speaks HTTP/1.1 is refused as invalidResponse")
+    func refusesHTTP1() async throws {
+        let server = try await HTTP1TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let error = await #expect(throws: APNsClientError.self) {
+            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/"), timeout: .seconds(5))
+        }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("HTTP/2") == true)
+        await transport.shutdown()
+    }
+}
