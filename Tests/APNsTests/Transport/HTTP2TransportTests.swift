@@ -147,7 +147,7 @@ struct HTTP2TransportTests {
                 group.addTask {
                     do throws(APNsClientError) {
                         return .success(try await transport.perform(
-                            HTTPRequest(method: .get, endpoint: server.endpoint, path: "/c/\(index)"), timeout: .seconds(5)).status)
+                            HTTPRequest(method: .get, endpoint: server.endpoint, path: "/c/\(index)"), timeout: .seconds(10)).status)
                     } catch {
                         return .failure(error)
                     }
@@ -156,7 +156,8 @@ struct HTTP2TransportTests {
             return await group.reduce(into: [Result<Int, APNsClientError>]()) { $0.append($1) }
         }
         #expect(outcomes.count == 60)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Well before the 10 s deadline: failures are reported when the connection breaks.
+        #expect(ContinuousClock.now - started < .seconds(8))
         for case .failure(let error) in outcomes {
             #expect(error.code == .connectionLost, "\(error)")
         }
@@ -179,7 +180,7 @@ struct HTTP2TransportTests {
         }
         let elapsed = ContinuousClock.now - started
         #expect(error?.code == .timeout)
-        #expect(elapsed >= .milliseconds(380) && elapsed < .seconds(3))
+        #expect(elapsed >= .milliseconds(380) && elapsed < .seconds(5))
         await transport.shutdown()
     }
 
@@ -205,7 +206,8 @@ struct HTTP2TransportTests {
             return await group.reduce(into: [APNsClientError.Code?]()) { $0.append($1) }
         }
         #expect(codes.count == 6 && codes.allSatisfy { $0 == .timeout })
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // Without the queue's own deadline check these would wait forever on a silent server.
+        #expect(ContinuousClock.now - started < .seconds(5))
         await transport.shutdown()
     }
 
@@ -221,7 +223,9 @@ struct HTTP2TransportTests {
         let started = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - started < .seconds(1))
+        // Far below the 30 s deadline; the margin absorbs a cooperative pool busy with the
+        // other suites' thousands of tasks.
+        #expect(ContinuousClock.now - started < .seconds(5))
         #expect(throws: APNsClientError(.cancelled, "the request was cancelled")) { try result.get() }
         await transport.shutdown()
     }
