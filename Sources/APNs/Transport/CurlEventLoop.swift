@@ -204,11 +204,13 @@ final class CurlEventLoop {
                                            reachedTransfer: handle.reachedTransfer, responseTooLarge: handle.responseTooLarge)
         recycle(handle)
         if [.connectionLost, .connectionFailed, .tlsFailure].contains(error.code) { warmedUp.remove(endpoint) }
-        let retryable = error.neverProcessed && [.connectionLost, .connectionFailed, .transport].contains(error.code)
-        if retryable, transfer.attempts.load(ordering: .relaxed) <= options.maxUnprocessedRetries,
+        let connectionBroke = [.connectionLost, .connectionFailed, .transport].contains(error.code)
+        if connectionBroke, error.neverProcessed || transfer.request.retrySafe,
+           transfer.attempts.load(ordering: .relaxed) <= options.maxConnectionRetries,
            now < transfer.deadline, !transfer.cancellation.isRaised {
-            logger.debug("retrying a request the server never processed", [
-                "endpoint": endpoint.description, "error": error.code.rawValue])
+            logger.debug("sending a request again after its connection broke", [
+                "endpoint": endpoint.description, "error": error.code.rawValue,
+                "never_processed": String(error.neverProcessed)])
             queues[endpoint, default: TransferQueue()].prepend(transfer)
             return
         }
