@@ -7,6 +7,13 @@ import Logging
 /// transfers over through the `LoopMailbox`, which wakes the poll.
 ///
 /// Confined to its own thread (not `Sendable`): created and run by `CurlEventLoop.start`.
+///
+/// Known libcurl 7.88 behaviour (Debian 12): on a reused HTTP/2 connection it answers every
+/// response that ends without a body (APNs' 200s) with RST_STREAM(STREAM_CLOSED). Servers with
+/// a rapid-reset guard (nghttp2 since CVE-2023-44487: 1,000 resets, then 33 a second) reply
+/// with GOAWAY about every thousand requests in a burst. Streams above the GOAWAY are refused
+/// and resent by curl; requests caught in the connection's close are resent here when they are
+/// retry-safe (see `HTTPRequest.retrySafe`), so a burst loses nothing.
 final class CurlEventLoop {
     private let mailbox: LoopMailbox
     private let multi: OpaquePointer
