@@ -25,7 +25,10 @@ CREATE TABLE apps (
     -- Per-app renames/omissions of the default content-state keys, e.g. {"homeScore": "home"}.
     content_state_mapping   jsonb NOT NULL DEFAULT '{}'::jsonb CHECK (jsonb_typeof(content_state_mapping) = 'object'),
     -- How long an ended activity stays on the Lock Screen after `final`.
-    dismissal_delay_seconds integer NOT NULL DEFAULT 900 CHECK (dismissal_delay_seconds BETWEEN 0 AND 14400),
+    dismissal_delay_seconds integer NOT NULL DEFAULT 1800 CHECK (dismissal_delay_seconds BETWEEN 0 AND 14400),
+    -- Alerts as loc-key/loc-args the phone localizes, or plain text; and their sound (NULL: silent).
+    alert_style             text NOT NULL DEFAULT 'localized' CHECK (alert_style IN ('localized', 'plain')),
+    alert_sound             text DEFAULT 'default' CHECK (alert_sound IS NULL OR length(alert_sound) BETWEEN 1 AND 64),
     -- Whether `channels ensure` (and the feed path) create a channel for every game automatically.
     auto_channels           boolean NOT NULL DEFAULT true,
     -- Storage policy of channels created automatically: 0 No Message Stored, 1 Most Recent.

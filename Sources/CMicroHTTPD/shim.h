@@ -4,4 +4,53 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+/*
+ * Typed wrappers for libmicrohttpd's variadic functions, which Swift cannot call.
+ * Each wrapper fixes one argument list; the prefix keeps them apart from MHD's own names.
+ */
+
+/* Starts a daemon bound to `address` (IPv4 or IPv6, port inside; port 0 picks a free one),
+ * with the access handler, a URI callback whose result becomes the request's `*con_cls`,
+ * a completion callback to release it, and an error logger. `thread_pool_size` <= 1 means a
+ * single internal polling thread; `connection_limit` caps open connections. Returns NULL when MHD cannot start (bind failure…). */
+static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
+    unsigned int flags,
+    const struct sockaddr *address,
+    unsigned int thread_pool_size,
+    unsigned int connection_timeout_seconds,
+    unsigned int connection_limit,
+    MHD_AccessHandlerCallback handler, void *handler_context,
+    void *(*uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection),
+    void *uri_context,
+    MHD_RequestCompletedCallback completed, void *completed_context,
+    MHD_LogCallback logger, void *logger_context)
+{
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, handler_context,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_callback, uri_context,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+        MHD_OPTION_EXTERNAL_LOGGER, logger, logger_context,
+        MHD_OPTION_END);
+}
+
+/* The port the daemon is bound to (useful after binding port 0); 0 if unknown. */
+static inline uint16_t CMicroHTTPD_bound_port(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/* The peer address of a connection, or NULL. Valid while the connection lives. */
+static inline const struct sockaddr *CMicroHTTPD_client_address(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
 #endif

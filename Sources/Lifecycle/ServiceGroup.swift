@@ -24,8 +24,9 @@ public struct ServiceGroup: Sendable {
         self.logger = logger
     }
 
-    /// Runs until a signal arrives or a service ends; rethrows the first service failure.
-    public func run() async throws {
+    /// Runs until a signal arrives, `stop` is triggered, or a service ends; rethrows the first
+    /// service failure.
+    public func run(until stop: ShutdownSignal = ShutdownSignal()) async throws {
         let stops = services.map { _ in ShutdownSignal() }
         let finished = services.map { _ in ShutdownSignal() }
         let anyEnded = ShutdownSignal()
@@ -49,7 +50,7 @@ public struct ServiceGroup: Sendable {
             }
 
             // Whichever comes first, a signal or a service ending, begins the shutdown.
-            let shutdownReason = await firstOf(signalWatcher, anyEnded)
+            let shutdownReason = await firstOf(signalWatcher, anyEnded, stop)
             logger.info("shutting down", ["reason": shutdownReason])
             for index in services.indices.reversed() {
                 stops[index].trigger()
@@ -66,14 +67,16 @@ public struct ServiceGroup: Sendable {
         if let error = failure.error { throw error }
     }
 
-    private func firstOf(_ watcher: SignalWatcher, _ ended: ShutdownSignal) async -> String {
+    private func firstOf(_ watcher: SignalWatcher, _ ended: ShutdownSignal, _ stop: ShutdownSignal) async -> String {
         await withTaskGroup(of: String.self) { group in
             group.addTask { await watcher.next().map { "signal \($0)" } ?? "cancelled" }
             group.addTask { await ended.wait(); return "a service ended" }
+            group.addTask { await stop.wait(); return "stop requested" }
             let reason = await group.next() ?? "cancelled"
             group.cancelAll()
             watcher.cancel()
             ended.trigger()
+            stop.trigger()
             return reason
         }
     }

@@ -34,6 +34,10 @@ public final class SignalWatcher: Sendable {
         self.sources = Mutex(Sources(list: list))
     }
 
+    /// Triggered by the first watched signal (and by `cancel()`): hand it to whatever should
+    /// stop when a signal arrives, e.g. `ServiceGroup.run(until:)`.
+    public var triggered: ShutdownSignal { received.event }
+
     /// Waits for the first watched signal and returns its name (`SIGTERM`, `SIGINT`…), or
     /// `nil` if the watcher was cancelled first.
     public func next() async -> String? {

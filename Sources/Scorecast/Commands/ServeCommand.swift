@@ -1,4 +1,25 @@
-/// `scorecast serve`, `migrate` and `apns-sim`: the long-running and set-up commands.
+import Foundation
+
+/// `scorecast serve`: the API, the workers and the poller, with everything they need.
 enum ServeCommand {
-    static let all: [CommandDefinition] = []
+    static let all: [CommandDefinition] = [
+        CommandDefinition(
+            ["serve"], summary: "Run the service: HTTP API, send workers and poller",
+            options: [
+                .value("roles", "LIST", "roles to run: api,worker,poller (default: SCORECAST_ROLES, else all)"),
+            ],
+            details: """
+                With no SCORECAST_DATABASE_URL a private Postgres cluster is started in the state
+                folder; with no SCORECAST_APNS_* hosts the built-in APNs simulator is started.
+                Pending migrations are applied first unless SCORECAST_AUTO_MIGRATE=false.
+                SIGTERM or SIGINT stop it gracefully: no new claims, in-flight sends finish,
+                then everything started is stopped in reverse order.
+                """
+        ) { arguments, context in
+            var environment = context.environment
+            if let roles = arguments.value("roles") { environment["SCORECAST_ROLES"] = roles }
+            let configuration = try CommandContext(environment: environment, terminal: context.terminal).configuration()
+            try await Application(configuration: configuration, environment: environment, terminal: context.terminal).run()
+        }
+    ]
 }

@@ -1,1 +1,0 @@
-// The HTTPServer module; see Package.swift for its place in the layers.

@@ -1,0 +1,62 @@
+import Foundation
+
+/// How an `HTTPServer` listens and what it accepts.
+public struct HTTPServerConfiguration: Sendable, Hashable {
+    /// The numeric address to bind: IPv4 (`127.0.0.1`, `0.0.0.0` for every interface) or IPv6
+    /// (`::1`, `::`); `localhost` means `127.0.0.1`. Default `127.0.0.1`.
+    public var host: String
+    /// The TCP port; `0` lets the system pick a free one (read it from `HTTPServer.port` after
+    /// `start()`). Default `8080`.
+    public var port: Int
+    /// The largest accepted request body in bytes unless a route sets its own; larger bodies
+    /// are answered `413`. Default 1 MiB.
+    public var maxBodyBytes: Int
+    /// Seconds a connection may stay without any bytes arriving or leaving (a slow or silent
+    /// client, an idle keep-alive connection) before it is closed. Does not bound a handler's
+    /// own run time. Default 30.
+    public var connectionTimeoutSeconds: Int
+    /// Threads that read, parse and write HTTP (libmicrohttpd's pool); handlers run on Swift's
+    /// concurrency pool, not on these. Default: the number of processors, at least 2.
+    public var threadCount: Int
+    /// The most connections open at once; further ones are closed on arrival. Each takes a file
+    /// descriptor, so keep it below the process's limit (`ulimit -n`). Default 1000.
+    public var maxConnections: Int
+    /// Whether to write one `info` line per request (method, path without query, status,
+    /// bytes, duration, request id). Default `true`.
+    public var accessLog: Bool
+    /// On shutdown, how long requests already received may take to finish before they are
+    /// answered `503` and the server stops. Default 5 s.
+    public var shutdownGracePeriod: Duration
+
+    /// Creates a configuration; every parameter has the documented default.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        maxBodyBytes: Int = 1 << 20,
+        connectionTimeoutSeconds: Int = 30,
+        threadCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
+        maxConnections: Int = 1000,
+        accessLog: Bool = true,
+        shutdownGracePeriod: Duration = .seconds(5)
+    ) {
+        self.host = host
+        self.port = port
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.threadCount = threadCount
+        self.maxConnections = maxConnections
+        self.accessLog = accessLog
+        self.shutdownGracePeriod = shutdownGracePeriod
+    }
+
+    /// The first problem with the settings, or `nil` when they are usable.
+    func validationError() -> String? {
+        if !(0...65535).contains(port) { return "port \(port) is outside 0...65535" }
+        if maxBodyBytes < 0 { return "maxBodyBytes must not be negative (got \(maxBodyBytes))" }
+        if connectionTimeoutSeconds < 1 { return "connectionTimeoutSeconds must be at least 1 (got \(connectionTimeoutSeconds))" }
+        if !(1...1024).contains(threadCount) { return "threadCount must be in 1...1024 (got \(threadCount))" }
+        if !(1...1_000_000).contains(maxConnections) { return "maxConnections must be in 1...1000000 (got \(maxConnections))" }
+        if shutdownGracePeriod < .zero { return "shutdownGracePeriod must not be negative" }
+        return nil
+    }
+}

@@ -1,0 +1,259 @@
+internal import CMicroHTTPD
+import Foundation
+import Logging
+import Synchronization
+
+/// What libmicrohttpd's callbacks call into: turns its request events into `HTTPRequest`s,
+/// runs them through the router, and queues the responses.
+///
+/// Threading: the callbacks run on libmicrohttpd's threads and never wait for a handler. A
+/// complete request starts its handler with `Task.immediate`: the handler runs on the
+/// connection's thread up to its first suspension point. A handler that finishes without
+/// suspending (most do: validation, rendering, a cached read) is answered at once, with no
+/// thread hop. One that awaits (a database, a timer) gets its connection suspended
+/// (`MHD_suspend_connection`) and continues on Swift's pool; when its response is ready the
+/// connection is resumed and libmicrohttpd calls the access handler again, on the
+/// connection's thread, to queue it. So a slow handler never holds a libmicrohttpd thread,
+/// and no thread of the cooperative pool ever blocks in C.
+final class ServerCore: Sendable {
+    let router: Router
+    let configuration: HTTPServerConfiguration
+    let logger: Logger
+    let inFlight = InFlightRequests()
+    /// Set once shutdown begins: responses then carry `Connection: close`.
+    let draining = Atomic<Bool>(false)
+    /// libmicrohttpd's latest error message, used to explain a failed start.
+    let lastDaemonMessage = Mutex<String?>(nil)
+    private let clock = ContinuousClock()
+
+    init(router: Router, configuration: HTTPServerConfiguration, logger: Logger) {
+        self.router = router
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    // MARK: - Callbacks (on libmicrohttpd's threads)
+
+    /// The URI callback: a request line arrived. Returns the retained context that becomes
+    /// `*con_cls`; `requestCompleted` releases it.
+    func requestStarted(uri: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer {
+        let context = RequestContext(target: RequestTarget(uri.map { String(cString: $0) } ?? "/"), started: clock.now)
+        inFlight.begin()
+        return Unmanaged.passRetained(context).toOpaque()
+    }
+
+    /// The access handler: called once when the headers are in, once per body chunk, once at
+    /// the end of the body, and once more after the connection is resumed.
+    func handle(
+        connection: OpaquePointer,
+        method: UnsafePointer<CChar>?,
+        uploadData: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>,
+        context: RequestContext
+    ) -> MHD_Result {
+        switch context.phase {
+        case .new:
+            return accept(connection: connection, method: method, context: context)
+        case .receiving:
+            let size = uploadSize.pointee
+            guard size == 0 else {
+                uploadSize.pointee = 0
+                return receive(uploadData, size: size, context: context)
+            }
+            return dispatch(connection: connection, context: context)
+        case .dispatched(let reply):
+            // Resumed: the response is ready. (Should libmicrohttpd call us before, the
+            // connection is suspended again instead of spinning.)
+            guard let response = reply.responseOrSuspend() else { return .YES }
+            inFlight.settled(reply)
+            return queue(response, on: connection, context: context)
+        case .responded:
+            // A response went out before the body was read: drop what still arrives.
+            uploadSize.pointee = 0
+            return .YES
+        }
+    }
+
+    /// The completed callback: the request is over (answered, failed, timed out, or the
+    /// daemon stopped). Releases the context.
+    func requestCompleted(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
+        if case .dispatched(let reply) = context.phase {
+            // The connection ended while a handler was still working (daemon stop).
+            reply.cancelTask()
+            inFlight.settled(reply)
+        }
+        inFlight.end()
+        if configuration.accessLog {
+            AccessLog.write(context, termination: Self.outcome(termination), duration: clock.now - context.started, to: logger)
+        }
+    }
+
+    /// libmicrohttpd's own diagnostics (bind failures, malformed requests, resets).
+    func daemonMessage(_ message: String) {
+        lastDaemonMessage.withLock { $0 = message }
+        logger.debug("libmicrohttpd: \(message)")
+    }
+
+    // MARK: - Phases
+
+    private func accept(connection: OpaquePointer, method: UnsafePointer<CChar>?, context: RequestContext) -> MHD_Result {
+        context.methodText = method.map { String(cString: $0) } ?? "-"
+        context.headers = Self.requestHeaders(of: connection)
+        if let given = context.headers["X-Request-ID"], RequestID.isAcceptable(given) {
+            context.requestID = given
+        } else {
+            context.requestID = RequestID.generate()
+        }
+        if let address = CMicroHTTPD_client_address(connection) {
+            context.remoteAddress = SocketAddress.ipText(address)
+        }
+        guard let method = HTTPMethod(rawValue: context.methodText) else {
+            return reject(Problem(status: .notImplemented, detail: "the method \(context.methodText.prefix(32)) is not supported"), on: connection, context: context)
+        }
+        context.method = method
+        if case .matched(let route, _) = router.resolve(method: method, path: context.target.path), let limit = route.options.maxBodyBytes {
+            context.bodyLimit = limit
+        } else {
+            context.bodyLimit = configuration.maxBodyBytes
+        }
+        if let declared = context.headers["Content-Length"].flatMap({ UInt64($0.trimmingCharacters(in: .whitespaces)) }),
+           declared > UInt64(context.bodyLimit) {
+            // Refuse before reading a byte of it.
+            return reject(.contentTooLarge(limit: context.bodyLimit), on: connection, context: context)
+        }
+        context.phase = .receiving
+        return .YES
+    }
+
+    private func receive(_ data: UnsafePointer<CChar>?, size: Int, context: RequestContext) -> MHD_Result {
+        if context.discardedBytes == 0, context.body.count + size <= context.bodyLimit, let data {
+            UnsafeRawBufferPointer(start: data, count: size).withMemoryRebound(to: UInt8.self) { bytes in
+                context.body.append(contentsOf: bytes)
+            }
+            return .YES
+        }
+        // Over the limit (a chunked body that gave no length, or one longer than it said):
+        // read on and discard, up to as much again, so the client still receives its 413;
+        // past that, close the connection rather than keep reading.
+        if context.discardedBytes == 0 {
+            context.discardedBytes = context.body.count
+            context.body = []
+        }
+        context.discardedBytes += size
+        if context.discardedBytes > context.bodyLimit * 2 + 65536 {
+            logger.debug("closing a connection whose body far exceeds the limit", ["request_id": context.requestID, "limit": String(context.bodyLimit)])
+            return .NO
+        }
+        return .YES
+    }
+
+    private func dispatch(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        guard let method = context.method else { return .NO }
+        if context.discardedBytes > 0 {
+            return reject(.contentTooLarge(limit: context.bodyLimit), on: connection, context: context)
+        }
+        let target = context.target
+        guard let queryItems = RequestTarget.queryItems(of: target.query) else {
+            return reject(.badRequest("the query string is not valid percent-encoded UTF-8"), on: connection, context: context)
+        }
+        let request = HTTPRequest(
+            method: method,
+            path: target.path,
+            queryItems: queryItems,
+            headers: context.headers,
+            body: context.body,
+            remoteAddress: context.remoteAddress,
+            requestID: context.requestID,
+            logger: logger)
+        context.body = []
+        let reply = PendingReply(connection: ConnectionHandle(pointer: connection), requestID: context.requestID)
+        context.phase = .dispatched(reply)
+        inFlight.awaiting(reply)
+        // Bridges the C callback into Swift concurrency. `immediate`: the handler starts here,
+        // on this thread, and leaves it at its first suspension point.
+        let task = Task.immediate { [self] in
+            _ = reply.complete(with: await respond(to: request))
+        }
+        reply.attach(task)
+        guard let response = reply.responseOrSuspend() else { return .YES }
+        inFlight.settled(reply)
+        return queue(response, on: connection, context: context)
+    }
+
+    /// Runs the router; problems become their responses, other errors a bare 500.
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        do {
+            return try await router.respond(to: request)
+        } catch let problem as Problem {
+            return problem.response(requestID: request.requestID)
+        } catch {
+            logger.error("handler failed", [
+                "request_id": request.requestID,
+                "method": request.method.rawValue,
+                "path": String(request.path.prefix(AccessLog.maximumPathLength)),
+                "error": String(describing: error),
+            ])
+            return Problem.internalError.response(requestID: request.requestID)
+        }
+    }
+
+    private func reject(_ problem: Problem, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        queue(problem.response(requestID: context.requestID), on: connection, context: context)
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        // 1xx, 204 and 304 responses have no body, whatever the handler put there.
+        let code = response.status.code
+        let body = code < 200 || code == 204 || code == 304 ? [] : response.body
+        context.phase = .responded
+        context.status = code
+        context.responseBytes = context.method == .head ? 0 : body.count
+        let created = body.withUnsafeBytes { bytes in
+            // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift array may go away.
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse = created else { return .NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        for field in response.headers where !Self.transportHeaders.contains(field.name.lowercased()) {
+            // libmicrohttpd refuses names or values with CR/LF: a header injection attempt is dropped.
+            if MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
+                logger.debug("dropped an invalid response header", ["request_id": context.requestID, "header": String(field.name.prefix(64))])
+            }
+        }
+        _ = MHD_add_response_header(mhdResponse, "X-Request-ID", context.requestID)
+        if draining.load(ordering: .relaxed) {
+            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+        }
+        return MHD_queue_response(connection, UInt32(code), mhdResponse)
+    }
+
+    /// Headers libmicrohttpd writes itself (framing) or that the server sets.
+    private static let transportHeaders: Set<String> = ["content-length", "transfer-encoding", "connection", "x-request-id"]
+
+    private static func requestHeaders(of connection: OpaquePointer) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        withUnsafeMutablePointer(to: &headers) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+                guard let cls, let key else { return .YES }
+                let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
+                let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+                let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+                headers.pointee.add(name, text)
+                return .YES
+            }, pointer)
+        }
+        return headers
+    }
+
+    private static func outcome(_ code: MHD_RequestTerminationCode) -> String? {
+        switch code {
+        case .REQUEST_TERMINATED_COMPLETED_OK: nil
+        case .REQUEST_TERMINATED_WITH_ERROR: "error"
+        case .REQUEST_TERMINATED_TIMEOUT_REACHED: "timeout"
+        case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: "shutdown"
+        case .REQUEST_TERMINATED_READ_ERROR: "read-error"
+        case .REQUEST_TERMINATED_CLIENT_ABORT: "client-abort"
+        default: "terminated"
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Where an embedded cluster keeps its files, and the pure decisions about that place.
+struct ClusterLayout: Sendable, Equatable {
+    /// The folder holding everything below (owned by the server's user, mode 700).
+    let root: URL
+
+    var data: URL { root.appendingPathComponent("data") }
+    var socketDirectory: URL { root.appendingPathComponent("run") }
+    var logFile: URL { root.appendingPathComponent("postgres.log") }
+    /// Written after a successful `initdb`; a data folder without it is a failed attempt.
+    var initializedMarker: URL { root.appendingPathComponent("initialized") }
+    var pidFile: URL { data.appendingPathComponent("postmaster.pid") }
+    var settingsFile: URL { data.appendingPathComponent("scorecast.conf") }
+
+    /// Unix socket paths are limited to 107 bytes (`sun_path`); beyond that the server only
+    /// listens on TCP.
+    var socketDirectoryFits: Bool { socketDirectory.path.utf8.count + "/.s.PGSQL.65535".utf8.count <= 107 }
+
+    /// `<state>/postgres`, or, when the server's user cannot reach the state folder, a folder
+    /// in `temporaryDirectory` named after the state folder (its name and a hash of its path,
+    /// so two projects never share one).
+    static func choose(stateDirectory: URL, serverCanReachState: Bool, temporaryDirectory: URL) -> ClusterLayout {
+        if serverCanReachState { return ClusterLayout(root: stateDirectory.appendingPathComponent("postgres")) }
+        let path = stateDirectory.standardizedFileURL.path
+        let name = stateDirectory.lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        let folder = "scorecast-postgres-\(name.isEmpty ? "state" : name)-\(fnv1a(path))"
+        return ClusterLayout(root: temporaryDirectory.appendingPathComponent(folder))
+    }
+
+    /// A stable 64-bit FNV-1a hash in hex (Swift's `Hasher` is seeded per process).
+    static func fnv1a(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// The first folder on the way to `url` (itself included) that a user with `uid` and
+    /// `groups` may not search (`x` permission), or `nil` when every one is searchable.
+    /// Folders that do not exist yet are skipped: they will be created searchable.
+    static func firstUntraversableFolder(on url: URL, uid: uid_t, groups: [gid_t]) -> String? {
+        var path = ""
+        for component in url.standardizedFileURL.pathComponents {
+            path = component == "/" ? "/" : (path == "/" ? "/" : path + "/") + component
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            let mode = info.st_mode
+            let searchable: Bool
+            if uid == 0 {
+                searchable = true
+            } else if info.st_uid == uid {
+                searchable = mode & S_IXUSR != 0
+            } else if groups.contains(info.st_gid) {
+                searchable = mode & S_IXGRP != 0
+            } else {
+                searchable = mode & S_IXOTH != 0
+            }
+            if !searchable { return path }
+        }
+        return nil
+    }
+}

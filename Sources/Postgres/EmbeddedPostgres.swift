@@ -1,0 +1,370 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// A throwaway local PostgreSQL cluster for development and tests, used when no database URL
+/// is configured.
+///
+/// The first `start()` runs `initdb` under the state folder; later starts reuse the cluster.
+/// It listens on 127.0.0.1 only, on a free port, with its Unix socket inside its own folder,
+/// and creates the database `scorecast`. As root, the server's programs run as the `postgres`
+/// user (they refuse root); when that user cannot reach the state folder (under `/root`, for
+/// example) the cluster lives in the system temp folder instead, and the log says where.
+/// A lock file keeps two processes from running the same cluster; a server left running by
+/// a crashed process, or a stale `postmaster.pid`, is cleaned up on start.
+public final class EmbeddedPostgres: Sendable {
+    /// The database created and returned by `start()`.
+    public static let databaseName = "scorecast"
+
+    private struct Running {
+        var postmasterPID: pid_t
+        var layout: ClusterLayout
+        var lockDescriptor: Int32
+    }
+
+    private let stateDirectory: URL
+    private let binDirectory: URL?
+    private let durable: Bool
+    private let logger: Logger
+    private let running = Mutex<Running?>(nil)
+    /// Serializes `start()` calls on this instance (held on the start thread only).
+    private let starting = Mutex(())
+
+    /// Creates a handle on the cluster kept under `stateDirectory` (nothing runs yet).
+    /// `binDirectory` overrides where `initdb` and `pg_ctl` are found. `durable: false` turns
+    /// off `fsync` and synchronous commit: much faster, and a machine crash can lose or corrupt
+    /// the data — for test databases only.
+    public init(stateDirectory: URL, binDirectory: URL? = nil, durable: Bool = true, logger: Logger) {
+        self.stateDirectory = stateDirectory
+        self.binDirectory = binDirectory
+        self.durable = durable
+        self.logger = logger.named("embedded-postgres")
+    }
+
+    deinit { stop() }
+
+    /// Prepares and starts the cluster; returns how to connect to its `scorecast` database.
+    /// Blocking work (initdb, pg_ctl) runs on a thread of its own.
+    public func start() async throws -> PostgresConfiguration {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                continuation.resume(with: Result { () throws(PostgresError) in
+                    try starting.withLock { _ throws(PostgresError) in try startBlocking() }
+                })
+            }
+        }
+    }
+
+    /// Stops the server (fast shutdown) and waits for it to exit. Synchronous so it can run on
+    /// exit and signal paths; does nothing when the server is not running, so calling it twice
+    /// is safe.
+    public func stop() {
+        let current = running.withLock { running in
+            defer { running = nil }
+            return running
+        }
+        guard let current else { return }
+        Self.stopServer(pid: current.postmasterPID, layout: current.layout, logger: logger)
+        close(current.lockDescriptor)
+    }
+
+    /// Forgets the server without stopping it and releases the lock, as a crash would; tests
+    /// use it to check that the next owner cleans up.
+    func abandonForTesting() {
+        let current = running.withLock { running in
+            defer { running = nil }
+            return running
+        }
+        if let current { close(current.lockDescriptor) }
+    }
+
+    /// Whether `start()` succeeded and `stop()` has not been called since.
+    public var isRunning: Bool { running.withLock { $0 != nil } }
+
+    // MARK: - Start
+
+    private var serverUser: String? { getuid() == 0 ? "postgres" : nil }
+
+    private func startBlocking() throws(PostgresError) -> PostgresConfiguration {
+        if let configuration = runningConfiguration() { return configuration }
+        let installation = try PostgresInstallation.find(binDirectory: binDirectory)
+        try createFolder(stateDirectory, owner: nil)
+        let lock: Int32
+        do throws(PostgresError) {
+            lock = try acquireLock()
+        } catch {
+            // Another scorecast process (e.g. `serve`) runs this cluster: share it, without
+            // owning it, so that CLI commands work beside a running service.
+            guard let shared = try sharedServerConfiguration() else { throw error }
+            return shared
+        }
+        do throws(PostgresError) {
+            let layout = try chooseLayout()
+            try createFolder(layout.root, owner: serverUser, mode: 0o700)
+            try stopLeftoverServer(layout)
+            try initializeIfNeeded(layout, installation)
+            let (port, pid) = try launch(layout, installation)
+            running.withLock { $0 = Running(postmasterPID: pid, layout: layout, lockDescriptor: lock) }
+            let configuration = PostgresConfiguration(
+                host: "127.0.0.1", port: port, user: "postgres", database: Self.databaseName, sslMode: "disable",
+                connectTimeout: .seconds(5))
+            do throws(PostgresError) {
+                try createDatabaseIfMissing(configuration)
+            } catch {
+                stop()
+                throw error
+            }
+            logger.info("embedded postgres started", ["port": "\(port)", "data": layout.data.path])
+            return configuration
+        } catch {
+            if running.withLock({ $0 == nil }) { close(lock) }
+            throw error
+        }
+    }
+
+    /// The configuration of a server that another process started on this cluster and still
+    /// runs, if any. This handle does not own it: `stop()` leaves it running.
+    private func sharedServerConfiguration() throws(PostgresError) -> PostgresConfiguration? {
+        let layout = try chooseLayout()
+        guard let (pid, port) = Self.readPidFile(layout.pidFile), port > 0,
+              Self.isPostgres(pid: pid, dataDirectory: layout.data)
+        else { return nil }
+        logger.debug("using the embedded postgres another process runs", ["port": "\(port)", "pid": "\(pid)"])
+        return PostgresConfiguration(
+            host: "127.0.0.1", port: port, user: "postgres", database: Self.databaseName, sslMode: "disable",
+            connectTimeout: .seconds(5))
+    }
+
+    private func runningConfiguration() -> PostgresConfiguration? {
+        guard let current = running.withLock({ $0 }),
+              let port = Self.readPidFile(current.layout.pidFile)?.port
+        else { return nil }
+        return PostgresConfiguration(
+            host: "127.0.0.1", port: port, user: "postgres", database: Self.databaseName, sslMode: "disable",
+            connectTimeout: .seconds(5))
+    }
+
+    /// Takes `<state>/postgres.lock` for as long as the server runs; another process holding it
+    /// is running this cluster.
+    private func acquireLock() throws(PostgresError) -> Int32 {
+        let path = stateDirectory.appendingPathComponent("postgres.lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw PostgresError(.embeddedServerFailed, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw PostgresError(
+                .embeddedServerFailed, "another process is running the embedded Postgres of \(stateDirectory.path) (\(path) is locked)")
+        }
+        return descriptor
+    }
+
+    private func chooseLayout() throws(PostgresError) -> ClusterLayout {
+        guard let user = serverUser else {
+            return ClusterLayout.choose(stateDirectory: stateDirectory, serverCanReachState: true, temporaryDirectory: FileManager.default.temporaryDirectory)
+        }
+        guard let account = getpwnam(user) else {
+            throw PostgresError(.embeddedServerFailed, "running as root but there is no `\(user)` user; install the server with `apt-get install postgresql`")
+        }
+        let uid = account.pointee.pw_uid
+        var groups = [gid_t](repeating: 0, count: 64)
+        var count = Int32(groups.count)
+        _ = getgrouplist(account.pointee.pw_name, account.pointee.pw_gid, &groups, &count)
+        let blocker = ClusterLayout.firstUntraversableFolder(
+            on: stateDirectory, uid: uid, groups: Array(groups.prefix(Int(max(0, count)))))
+        let layout = ClusterLayout.choose(
+            stateDirectory: stateDirectory, serverCanReachState: blocker == nil,
+            temporaryDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
+        if let blocker {
+            logger.notice("the postgres user cannot enter \(blocker); keeping the cluster's data in \(layout.root.path)")
+        }
+        return layout
+    }
+
+    /// A server still running on this data folder was left by a process that died (we hold the
+    /// lock, so no live owner exists): stop it. A `postmaster.pid` naming no live server is
+    /// stale: remove it, with any stale socket lock files.
+    private func stopLeftoverServer(_ layout: ClusterLayout) throws(PostgresError) {
+        guard let info = Self.readPidFile(layout.pidFile) else { return }
+        if Self.isPostgres(pid: info.pid, dataDirectory: layout.data) {
+            logger.notice("stopping a server left running by an earlier process", ["pid": "\(info.pid)"])
+            Self.stopServer(pid: info.pid, layout: layout, logger: logger)
+        } else {
+            logger.notice("removing a stale postmaster.pid", ["pid": "\(info.pid)"])
+            try? FileManager.default.removeItem(at: layout.pidFile)
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.socketDirectory.path)) ?? []
+        where name.hasPrefix(".s.PGSQL.") {
+            try? FileManager.default.removeItem(at: layout.socketDirectory.appendingPathComponent(name))
+        }
+    }
+
+    private func initializeIfNeeded(_ layout: ClusterLayout, _ installation: PostgresInstallation) throws(PostgresError) {
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: layout.initializedMarker.path) { return }
+        if fileManager.fileExists(atPath: layout.data.path) {
+            logger.notice("removing an unfinished cluster", ["data": layout.data.path])
+            try? fileManager.removeItem(at: layout.data)
+        }
+        logger.info("creating a new cluster", ["data": layout.data.path])
+        let result = try ProcessRunner.run(
+            installation.initdb,
+            ["-D", layout.data.path, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--username=postgres"]
+                + (durable ? [] : ["--no-sync"]),
+            asUser: serverUser, currentDirectory: layout.root)
+        guard result.status == 0 else {
+            throw PostgresError(.embeddedServerFailed, "initdb failed (status \(result.status)): \(Self.tail(result.text))")
+        }
+        // Our settings live in a file of their own, rewritten on every start.
+        let include = "\n# Added by scorecast: port, addresses and socket folder, rewritten on every start.\ninclude_if_exists = 'scorecast.conf'\n"
+        let configuration = layout.data.appendingPathComponent("postgresql.conf")
+        guard let handle = try? FileHandle(forWritingTo: configuration) else {
+            throw PostgresError(.embeddedServerFailed, "cannot append to \(configuration.path)")
+        }
+        handle.seekToEndOfFile()
+        handle.write(Data(include.utf8))
+        try? handle.close()
+        guard fileManager.createFile(atPath: layout.initializedMarker.path, contents: Data()) else {
+            throw PostgresError(.embeddedServerFailed, "cannot write \(layout.initializedMarker.path)")
+        }
+    }
+
+    /// Starts the server on a free port, retrying with another port if one was taken between
+    /// choosing it and binding it. Returns the port and the postmaster's pid.
+    private func launch(_ layout: ClusterLayout, _ installation: PostgresInstallation) throws(PostgresError) -> (Int, pid_t) {
+        try createFolder(layout.socketDirectory, owner: serverUser, mode: 0o700)
+        if !layout.socketDirectoryFits {
+            logger.notice("the socket folder's path is too long for a Unix socket; TCP only", ["folder": layout.socketDirectory.path])
+        }
+        var lastFailure = ""
+        for _ in 0..<3 {
+            let port = try Self.freePort()
+            let socketDirectory = layout.socketDirectoryFits ? layout.socketDirectory.path : ""
+            let settings = """
+                listen_addresses = '127.0.0.1'
+                port = \(port)
+                unix_socket_directories = '\(socketDirectory.replacingOccurrences(of: "'", with: "''"))'
+                max_connections = 200
+                fsync = \(durable ? "on" : "off")
+                synchronous_commit = \(durable ? "on" : "off")
+                full_page_writes = \(durable ? "on" : "off")
+
+                """
+            guard FileManager.default.createFile(atPath: layout.settingsFile.path, contents: Data(settings.utf8)) else {
+                throw PostgresError(.embeddedServerFailed, "cannot write \(layout.settingsFile.path)")
+            }
+            if let user = serverUser { try Self.chown(layout.settingsFile.path, to: user) }
+            let result = try ProcessRunner.run(
+                installation.pgCtl, ["-D", layout.data.path, "-l", layout.logFile.path, "-w", "-t", "60", "start"],
+                asUser: serverUser, currentDirectory: layout.root)
+            if result.status == 0, let info = Self.readPidFile(layout.pidFile) {
+                return (port, info.pid)
+            }
+            lastFailure = Self.tail((try? String(contentsOf: layout.logFile, encoding: .utf8)) ?? result.text)
+            guard lastFailure.contains("could not bind") || lastFailure.contains("Address already in use") else { break }
+        }
+        throw PostgresError(.embeddedServerFailed, "pg_ctl could not start the server; log \(layout.logFile.path): \(lastFailure)")
+    }
+
+    private func createDatabaseIfMissing(_ configuration: PostgresConfiguration) throws(PostgresError) {
+        var administration = configuration
+        administration.database = "postgres"
+        let connection = try LibPQConnection(configuration: administration, logger: logger)
+        let exists = try connection.execute("SELECT 1 FROM pg_database WHERE datname = \(Self.databaseName)")
+        if exists.rows.isEmpty {
+            try connection.executeScript("CREATE DATABASE " + SQL.quoteIdentifier(Self.databaseName))
+        }
+    }
+
+    // MARK: - Files and processes
+
+    private func createFolder(_ url: URL, owner: String?, mode: Int? = nil) throws(PostgresError) {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw PostgresError(.embeddedServerFailed, "cannot create \(url.path): \(error.localizedDescription)")
+        }
+        if let owner { try Self.chown(url.path, to: owner) }
+        if let mode, chmod(url.path, mode_t(mode)) != 0 {
+            throw PostgresError(.embeddedServerFailed, "cannot chmod \(url.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func chown(_ path: String, to user: String) throws(PostgresError) {
+        guard let account = getpwnam(user) else {
+            throw PostgresError(.embeddedServerFailed, "there is no `\(user)` user")
+        }
+        guard Foundation.chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
+            throw PostgresError(.embeddedServerFailed, "cannot give \(path) to \(user): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The postmaster's pid (line 1) and port (line 4) from `postmaster.pid`.
+    static func readPidFile(_ url: URL) -> (pid: pid_t, port: Int)? {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let first = lines.first, let pid = pid_t(first.trimmingCharacters(in: .whitespaces)), pid > 0 else { return nil }
+        let port = lines.count > 3 ? Int(lines[3].trimmingCharacters(in: .whitespaces)) ?? 0 : 0
+        return (pid, port)
+    }
+
+    /// Whether `pid` is a live postgres process serving `dataDirectory` (Linux `/proc`).
+    static func isPostgres(pid: pid_t, dataDirectory: URL) -> Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = status.lastIndex(of: ")")
+        else { return false }
+        let state = status[status.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        if state == "Z" { return false }
+        guard let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }
+        let arguments = commandLine.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        return arguments.first.map { $0.hasSuffix("postgres") || $0.hasSuffix("postmaster") } == true
+            && arguments.contains(dataDirectory.path)
+    }
+
+    /// Fast shutdown (SIGINT): in-flight transactions roll back, the server checkpoints and
+    /// exits, removing `postmaster.pid`. Escalates to SIGQUIT after 15 s.
+    static func stopServer(pid: pid_t, layout: ClusterLayout, logger: Logger) {
+        guard kill(pid, SIGINT) == 0 else { return }
+        if waitForExit(pid: pid, layout: layout, timeout: 15) { return }
+        logger.warning("the server did not stop in time; sending SIGQUIT", ["pid": "\(pid)"])
+        kill(pid, SIGQUIT)
+        _ = waitForExit(pid: pid, layout: layout, timeout: 5)
+    }
+
+    private static func waitForExit(pid: pid_t, layout: ClusterLayout, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            // The postmaster may be our own child: reap it, so that no zombie is left behind
+            // (harmless when it is not: waitpid then fails with ECHILD).
+            if waitpid(pid, nil, WNOHANG) == pid { return true }
+            if !isPostgres(pid: pid, dataDirectory: layout.data) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// A TCP port on 127.0.0.1 that is free right now (bound to port 0, then released).
+    static func freePort() throws(PostgresError) -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw PostgresError(.embeddedServerFailed, "cannot create a socket to find a free port") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else { throw PostgresError(.embeddedServerFailed, "cannot find a free port on 127.0.0.1") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func tail(_ text: String, lines: Int = 8) -> String {
+        text.split(separator: "\n").suffix(lines).joined(separator: " | ")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import Postgres
+
+/// The database a process uses: a pool on the configured URL, or on the embedded cluster it
+/// started (and stops again on `shutdown`).
+public final class DatabaseRuntime: Sendable {
+    /// The connection pool.
+    public let pool: PostgresPool
+    /// The embedded cluster this process started, if any.
+    public let embedded: EmbeddedPostgres?
+    /// How the pool connects (no password in its description).
+    public let configuration: PostgresConfiguration
+
+    private init(pool: PostgresPool, embedded: EmbeddedPostgres?, configuration: PostgresConfiguration) {
+        self.pool = pool
+        self.embedded = embedded
+        self.configuration = configuration
+    }
+
+    /// Connects as `configuration` says; starts the embedded cluster when no URL is set.
+    /// Connection failures become exit code 5 at the CLI.
+    public static func open(_ configuration: Configuration, logger: Logger, applicationName: String = "scorecast") async throws -> DatabaseRuntime {
+        var postgres: PostgresConfiguration
+        var embedded: EmbeddedPostgres?
+        switch configuration.database {
+        case .external(let url):
+            postgres = try PostgresConfiguration(connectionString: url)
+        case .embedded:
+            let cluster = EmbeddedPostgres(stateDirectory: configuration.stateDirectory, logger: logger)
+            postgres = try await cluster.start()
+            embedded = cluster
+            logger.info("embedded Postgres ready", ["port": postgres.port.map(String.init) ?? "?"])
+        }
+        postgres.connectTimeout = configuration.databaseConnectTimeout
+        postgres.statementTimeout = configuration.databaseStatementTimeout
+        postgres.applicationName = applicationName
+        let pool = PostgresPool(configuration: postgres, maxConnections: configuration.databasePoolSize, logger: logger)
+        let runtime = DatabaseRuntime(pool: pool, embedded: embedded, configuration: postgres)
+        do {
+            _ = try await pool.query("SELECT 1")
+        } catch {
+            await runtime.shutdown()
+            throw error
+        }
+        return runtime
+    }
+
+    /// Closes the pool and stops the embedded cluster if this process started it.
+    public func shutdown() async {
+        await pool.close()
+        embedded?.stop()
+    }
+}
+
+extension CommandContext {
+    /// Opens the database for one command and closes it (and any embedded cluster this process
+    /// started) afterwards, whatever happens.
+    public func withDatabase<T: Sendable>(
+        _ configuration: Configuration, logger: Logger, _ body: (DatabaseRuntime) async throws -> T
+    ) async throws -> T {
+        let database: DatabaseRuntime
+        do {
+            database = try await DatabaseRuntime.open(configuration, logger: logger, applicationName: "scorecast-cli")
+        } catch let error as PostgresError {
+            throw CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
+        }
+        do {
+            let result = try await body(database)
+            await database.shutdown()
+            return result
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+}

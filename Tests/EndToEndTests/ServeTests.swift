@@ -1,0 +1,133 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// `scorecast serve` as a user runs it: the built binary, real signals, a real Postgres.
+@Suite(.serialized) struct ServeTests {
+    /// The port from the "HTTP API listening" log line.
+    func port(of process: ScorecastProcess) async throws -> Int {
+        let line = try await process.waitForLine(containing: "HTTP API listening", timeout: .seconds(60))
+        guard let range = line.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+              let port = Int(line[range].split(separator: ":").last ?? "")
+        else { throw TestSupportError("no port in: \(line)") }
+        return port
+    }
+
+    @Test func embeddedDefaultsServeReadyThenStopCleanlyOnSIGTERM() async throws {
+        let folder = try TemporaryFolder("scorecast-serve")
+        defer { folder.remove() }
+        let serve = try ScorecastProcess(
+            ["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": "0"], workingDirectory: folder.url)
+        let port = try await port(of: serve)
+
+        let health = try await TestHTTP.get("http://127.0.0.1:\(port)/healthz")
+        #expect(health.status == 200)
+        let ready = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
+        #expect(ready.status == 200, "readyz: \(String(decoding: ready.body, as: UTF8.self))")
+
+        let postgresPIDs = try embeddedPostmasterPIDs(under: folder.url)
+        #expect(!postgresPIDs.isEmpty)
+
+        let started = ContinuousClock.now
+        serve.signal(SIGTERM)
+        let code = await serve.waitForExit(timeout: .seconds(10))
+        #expect(code == 0, "stderr:\n\(serve.errorOutput)")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        for pid in postgresPIDs { #expect(!isAlive(pid), "postgres \(pid) is still running; serve said:\n\(serve.errorOutput)") }
+    }
+
+    @Test func readyzTurns503WhenTheDatabaseStops() async throws {
+        let folder = try TemporaryFolder("scorecast-ready")
+        defer { folder.remove() }
+        let serve = try ScorecastProcess(
+            ["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": "0"], workingDirectory: folder.url)
+        let port = try await port(of: serve)
+        #expect(try await TestHTTP.get("http://127.0.0.1:\(port)/readyz").status == 200)
+
+        for pid in try embeddedPostmasterPIDs(under: folder.url) { kill(pid, SIGINT) }  // fast shutdown
+        var status = 0
+        var body = ""
+        for _ in 0..<100 {
+            let answer = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
+            status = answer.status
+            body = String(decoding: answer.body, as: UTF8.self)
+            if status == 503 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(status == 503)
+        #expect(body.contains("database unavailable"))
+        #expect(try await TestHTTP.get("http://127.0.0.1:\(port)/healthz").status == 200)
+        serve.signal(SIGTERM)
+        #expect(await serve.waitForExit(timeout: .seconds(10)) == 0)
+    }
+
+    @Test func anInvalidSettingStopsStartWithTheVariableNamed() async throws {
+        let result = try await ScorecastProcess.run(["serve"], environment: ["SCORECAST_HTTP_PORT": "http"])
+        #expect(result.code == 2)
+        #expect(result.stderr.contains("SCORECAST_HTTP_PORT must be a whole number"))
+    }
+
+    @Test func helpAndUnknownCommands() async throws {
+        let help = try await ScorecastProcess.run(["--help"])
+        #expect(help.code == 0)
+        #expect(help.stdout.contains("serve"))
+        #expect(help.stdout.contains("Exit codes"))
+        let serveHelp = try await ScorecastProcess.run(["serve", "--help"])
+        #expect(serveHelp.code == 0 && serveHelp.stdout.contains("--roles"))
+        let unknown = try await ScorecastProcess.run(["frobnicate"])
+        #expect(unknown.code == 2)
+    }
+
+    @Test func migrateAgainstAGivenDatabaseThenStatus() async throws {
+        let schema = try await TestDatabase.shared().makeSchema()
+        let environment = ["SCORECAST_DATABASE_URL": schema.testConnectionString]
+        let first = try await ScorecastProcess.run(["migrate"], environment: environment)
+        #expect(first.code == 0, "stderr: \(first.stderr)")
+        #expect(first.stdout.contains("applied: 0001_initial.sql"))
+        let again = try await ScorecastProcess.run(["migrate"], environment: environment)
+        #expect(again.stdout.contains("schema is up to date"))
+        let status = try await ScorecastProcess.run(["migrate", "--status", "--json"], environment: environment)
+        let object = try TestHTTP.object(Array(status.stdout.utf8))
+        #expect((object["pending"] as? [String]) == [])
+    }
+
+    @Test func anUnreachableDatabaseExitsWithCode5() async throws {
+        let result = try await ScorecastProcess.run(
+            ["migrate"], environment: ["SCORECAST_DATABASE_URL": "host=127.0.0.1 port=1 dbname=x connect_timeout=2"])
+        #expect(result.code == 5, "stderr: \(result.stderr)")
+    }
+
+    /// Postmaster pids of embedded clusters whose data lives under `folder` (or whose
+    /// postmaster.pid the state folder points at).
+    func embeddedPostmasterPIDs(under folder: URL) throws -> [Int32] {
+        let output = try shell("ps -eo pid=,args= | grep '[p]ostgres -D' || true")
+        return output.split(separator: "\n").compactMap { line -> Int32? in
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[1].contains(folder.lastPathComponent) else { return nil }
+            return Int32(parts[0])
+        }
+    }
+
+    /// Whether `pid` is a live process. A zombie counts as gone: the test runner may adopt
+    /// orphans as a subreaper without ever reaping them.
+    func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)]
+        return state != "Z" && state != "X"
+    }
+
+    func shell(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

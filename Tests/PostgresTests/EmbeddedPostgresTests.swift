@@ -1,0 +1,140 @@
+import Foundation
+import Logging
+@testable import Postgres
+import TestSupport
+import Testing
+
+@Suite struct EmbeddedPostgresTests {
+    private let logger = Logger(label: "embedded-test", level: .info, sink: MemorySink())
+
+    private func count(_ configuration: PostgresConfiguration) async throws -> Int {
+        let connection = try await PostgresConnection.connect(configuration: configuration, logger: logger)
+        let rows = try await connection.query("SELECT count(*) AS n FROM kept")
+        await connection.close()
+        return try rows[0].decode("n", as: Int.self)
+    }
+
+    @Test func startsStopsAndRestartsReusingTheCluster() async throws {
+        let state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scorecast-embedded-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let sink = MemorySink()
+        let server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: Logger(label: "e", level: .info, sink: sink))
+
+        let first = try await server.start()
+        #expect(server.isRunning)
+        #expect(first.host == "127.0.0.1")
+        #expect(first.database == "scorecast")
+        let connection = try await PostgresConnection.connect(configuration: first, logger: logger)
+        try await connection.execute("CREATE TABLE kept (id int)")
+        try await connection.execute("INSERT INTO kept VALUES (1), (2)")
+        let listen = try await connection.query("SELECT current_setting('listen_addresses') AS a, current_setting('unix_socket_directories') AS s")
+        #expect(try listen[0].decode("a", as: String.self) == "127.0.0.1")
+        #expect(try listen[0].decode("s", as: String.self).hasPrefix(state.path))
+        await connection.close()
+        // Starting again while running answers the same server.
+        #expect(try await server.start().port == first.port)
+
+        // A second owner of the same folder is refused while the first runs.
+        let rival = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
+        await #expect(throws: PostgresError.self) { try await rival.start() }
+
+        server.stop()
+        server.stop()
+        #expect(!server.isRunning)
+        let dataDirectory = state.appendingPathComponent("postgres/data")
+        #expect(!FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("postmaster.pid").path))
+        await #expect(throws: PostgresError.self) { _ = try await PostgresConnection.connect(configuration: first, logger: logger) }
+
+        // Restart: same cluster, data kept, no second initdb.
+        let second = try await server.start()
+        #expect(try await count(second) == 2)
+        server.stop()
+        #expect(sink.lines.filter { $0.contains("creating a new cluster") }.count == 1)
+
+        // A crash leaves a postmaster.pid naming a process that is gone: it is cleared.
+        let stalePID = try await deadPID()
+        try "\(stalePID)\n\(dataDirectory.path)\n0\n\(second.port ?? 0)\n".write(
+            to: dataDirectory.appendingPathComponent("postmaster.pid"), atomically: true, encoding: .utf8)
+        let third = try await rival.start()
+        #expect(try await count(third) == 2)
+        #expect(rival.isRunning)
+
+        // A server left running by a process that died (its lock released) is stopped and
+        // replaced by the next owner.
+        let leftoverPID = try #require(EmbeddedPostgres.readPidFile(dataDirectory.appendingPathComponent("postmaster.pid"))?.pid)
+        rival.abandonForTesting()
+        let heir = EmbeddedPostgres(stateDirectory: state, durable: false, logger: Logger(label: "e", level: .info, sink: sink))
+        let fourth = try await heir.start()
+        #expect(try await count(fourth) == 2)
+        #expect(!EmbeddedPostgres.isPostgres(pid: leftoverPID, dataDirectory: dataDirectory))
+        #expect(sink.lines.contains { $0.contains("left running by an earlier process") })
+        heir.stop()
+    }
+
+    /// The pid of a process that has exited and been reaped.
+    private func deadPID() async throws -> pid_t {
+        let output = try ProcessRunner.run("/bin/sh", ["-c", "echo $$"])
+        return try #require(pid_t(output.text))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "only root runs the server as another user"))
+    func asRootTheClusterMovesWhereThePostgresUserCanReachIt() async throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scorecast-private-\(UUID().uuidString)")
+        let state = base.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        #expect(chmod(base.path, 0o700) == 0)
+        let sink = MemorySink()
+        let server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: Logger(label: "e", level: .info, sink: sink))
+        let expected = ClusterLayout.choose(
+            stateDirectory: state, serverCanReachState: false, temporaryDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: base)
+            try? FileManager.default.removeItem(at: expected.root)
+        }
+        let configuration = try await server.start()
+        let connection = try await PostgresConnection.connect(configuration: configuration, logger: logger)
+        let rows = try await connection.query("SELECT current_setting('data_directory') AS d")
+        await connection.close()
+        #expect(try rows[0].decode("d", as: String.self) == expected.data.path)
+        #expect(sink.lines.contains { $0.contains("cannot enter \(base.path)") && $0.contains(expected.root.path) })
+    }
+
+    @Test func clusterLayoutFallsBackWhenTheServerUserCannotEnter() throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scorecast-layout-\(UUID().uuidString)")
+        let locked = base.appendingPathComponent("locked")
+        let state = locked.appendingPathComponent("project/.scorecast")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        #expect(chmod(locked.path, 0o700) == 0)
+        let owner = getuid()
+        let stranger: uid_t = owner == 12345 ? 12346 : 12345
+        #expect(ClusterLayout.firstUntraversableFolder(on: state, uid: stranger, groups: []) == locked.path)
+        #expect(ClusterLayout.firstUntraversableFolder(on: state, uid: owner, groups: []) == nil)
+        #expect(chmod(locked.path, 0o711) == 0)
+        #expect(ClusterLayout.firstUntraversableFolder(on: state, uid: stranger, groups: []) == nil)
+
+        let temporary = URL(fileURLWithPath: "/tmp")
+        let reachable = ClusterLayout.choose(stateDirectory: state, serverCanReachState: true, temporaryDirectory: temporary)
+        #expect(reachable.root == state.appendingPathComponent("postgres"))
+        let moved = ClusterLayout.choose(stateDirectory: state, serverCanReachState: false, temporaryDirectory: temporary)
+        #expect(moved.root.deletingLastPathComponent().path == "/tmp")
+        #expect(moved.root.lastPathComponent.hasPrefix("scorecast-postgres-scorecast-"))
+        #expect(moved == ClusterLayout.choose(stateDirectory: state, serverCanReachState: false, temporaryDirectory: temporary))
+        let other = ClusterLayout.choose(
+            stateDirectory: base.appendingPathComponent("elsewhere/.scorecast"), serverCanReachState: false, temporaryDirectory: temporary)
+        #expect(other.root != moved.root)
+        #expect(ClusterLayout(root: URL(fileURLWithPath: "/tmp/x")).socketDirectoryFits)
+        #expect(!ClusterLayout(root: URL(fileURLWithPath: "/tmp/" + String(repeating: "d", count: 100))).socketDirectoryFits)
+    }
+
+    @Test func aMissingInstallationSaysHowToInstallIt() {
+        do {
+            _ = try PostgresInstallation.find(root: URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)"))
+            Issue.record("found an installation where there is none")
+        } catch {
+            #expect(error.message.contains("apt-get install postgresql"))
+        }
+        #expect((try? PostgresInstallation.find())?.binDirectory.path.hasPrefix("/usr/lib/postgresql/") == true)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+import Postgres
+import TestSupport
+import Testing
+
+@Suite struct TransactionTests {
+    private struct Boom: Error {}
+
+    /// `SAVEPOINT` only works inside a transaction block (else SQLSTATE 25P01).
+    private func insideTransactionBlock(_ connection: PostgresConnection) async throws -> Bool {
+        do {
+            try await connection.execute("SAVEPOINT probe")
+            try await connection.execute("RELEASE SAVEPOINT probe")
+            return true
+        } catch let error as PostgresError where error.sqlState == "25P01" {
+            return false
+        }
+    }
+
+    private func count(_ pool: PostgresPool) async throws -> Int {
+        try await pool.query("SELECT count(*) AS n FROM ledger")[0].decode("n", as: Int.self)
+    }
+
+    private func makeLedger() async throws -> PostgresPool {
+        let pool = try await TestDatabase.shared().makePool()
+        try await pool.execute("CREATE TABLE ledger (id int8 PRIMARY KEY, note text)")
+        return pool
+    }
+
+    @Test func commitsWhenTheBodySucceeds() async throws {
+        let pool = try await makeLedger()
+        let returned = try await pool.withTransaction { connection in
+            try await connection.execute("INSERT INTO ledger VALUES (\(1), \("a"))")
+            try await connection.execute("INSERT INTO ledger VALUES (\(2), \("b"))")
+            return "done"
+        }
+        #expect(returned == "done")
+        #expect(try await count(pool) == 2)
+        await pool.close()
+    }
+
+    @Test func rollsBackAndRethrowsWhenTheBodyThrows() async throws {
+        let pool = try await makeLedger()
+        await #expect(throws: Boom.self) {
+            try await pool.withTransaction { connection in
+                try await connection.execute("INSERT INTO ledger VALUES (\(1), \("a"))")
+                throw Boom()
+            }
+        }
+        #expect(try await count(pool) == 0)
+        // The connection went back to the pool clean, outside any transaction block.
+        #expect(try await pool.withConnection { try await insideTransactionBlock($0) } == false)
+        await pool.close()
+    }
+
+    @Test func rollsBackWhenAStatementFails() async throws {
+        let pool = try await makeLedger()
+        do {
+            try await pool.withTransaction { connection in
+                try await connection.execute("INSERT INTO ledger VALUES (\(1), \("a"))")
+                try await connection.execute("INSERT INTO ledger VALUES (\(1), \("duplicate"))")
+            }
+            Issue.record("a duplicate key was accepted")
+        } catch let error as PostgresError {
+            #expect(error.sqlState == PostgresError.SQLState.uniqueViolation)
+        }
+        #expect(try await count(pool) == 0)
+        await pool.close()
+    }
+
+    @Test func aSwallowedStatementErrorIsNotReportedAsACommit() async throws {
+        let pool = try await makeLedger()
+        do {
+            try await pool.withTransaction { connection in
+                try await connection.execute("INSERT INTO ledger VALUES (\(1), \("a"))")
+                _ = try? await connection.execute("SELECT 1/0")
+            }
+            Issue.record("COMMIT of an aborted transaction was reported as success")
+        } catch let error as PostgresError {
+            #expect(error.code == .transactionRolledBack)
+        }
+        #expect(try await count(pool) == 0)
+        await pool.close()
+    }
+
+    @Test func aConnectionLeftInsideATransactionIsNotReused() async throws {
+        let sink = MemorySink()
+        let pool = try await TestDatabase.shared().makePool(
+            maxConnections: 1, logger: Logger(label: "t", level: .warning, sink: sink))
+        let firstPID = try await pool.withConnection { connection in
+            try await connection.execute("BEGIN")
+            return connection.backendPID
+        }
+        let (pid, inTransaction) = try await pool.withConnection { connection in
+            (connection.backendPID, try await insideTransactionBlock(connection))
+        }
+        #expect(pid != firstPID)
+        #expect(!inTransaction)
+        #expect(sink.lines.contains { $0.contains("handed back inside a transaction") })
+        await pool.close()
+    }
+
+    @Test func scriptsRunSeveralStatements() async throws {
+        let pool = try await TestDatabase.shared().makePool()
+        try await pool.withConnection { connection in
+            try await connection.executeScript(unsafeSQL: """
+                CREATE TABLE a (id int);
+                CREATE TABLE b (id int);
+                INSERT INTO a VALUES (1), (2);
+                """)
+        }
+        #expect(try await pool.query("SELECT count(*) AS n FROM a")[0].decode("n", as: Int.self) == 2)
+        #expect(try await pool.execute("UPDATE a SET id = id + 1") == 2)
+        #expect(try await pool.execute("DELETE FROM b") == 0)
+        await pool.close()
+    }
+}
+
+@Suite struct PostgresConnectionTests {
+    @Test func aStandaloneConnectionRunsStatementsInOrderAndCloses() async throws {
+        let configuration = try await TestDatabase.shared().makeSchema()
+        let connection = try await PostgresConnection.connect(configuration: configuration, logger: TestDatabase.logger)
+        try await connection.execute("CREATE TABLE seq (n int)")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<10 { group.addTask { try await connection.execute("INSERT INTO seq VALUES (\(Int32(n)))") } }
+            try await group.waitForAll()
+        }
+        #expect(try await connection.query("SELECT count(*) AS n FROM seq")[0].decode("n", as: Int.self) == 10)
+        let path = try await connection.query("SELECT current_schemas(false)::text[] AS s")
+        #expect(try path[0].decode("s", as: [String].self) == configuration.searchPath)
+        #expect(connection.isIdle)
+        await connection.close()
+        #expect(connection.isBroken)
+        do {
+            _ = try await connection.query("SELECT 1")
+            Issue.record("a closed connection ran a statement")
+        } catch let error as PostgresError {
+            #expect(error.code == .connectionClosed)
+        }
+        await connection.close()
+    }
+
+    @Test func aChildProcessCanConnectWithTheURL() async throws {
+        let configuration = try await TestDatabase.shared().makeSchema()
+        let copy = try PostgresConfiguration(url: configuration.urlIncludingPassword)
+        let connection = try await PostgresConnection.connect(configuration: copy, logger: TestDatabase.logger)
+        let rows = try await connection.query("SELECT current_schema() AS s")
+        #expect(try rows[0].decode("s", as: String?.self) == configuration.searchPath?.first)
+        await connection.close()
+    }
+}

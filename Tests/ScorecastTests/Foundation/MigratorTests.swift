@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+import Logging
+import Postgres
+import Testing
+import TestSupport
+@testable import Scorecast
+
+@Suite struct MigrationPlanTests {
+    func file(_ name: String, _ sql: String = "SELECT 1;") throws -> MigrationFile {
+        try MigrationFile(name: name, sql: sql, checksum: SHA256.hexDigest(Array(sql.utf8)))
+    }
+
+    @Test func pendingFilesApplyInNumberOrder() throws {
+        let plan = try MigrationPlan(files: [file("0002_b.sql"), file("0001_a.sql")], applied: [])
+        #expect(plan.pending.map(\.name) == ["0001_a.sql", "0002_b.sql"])
+    }
+
+    @Test func aChangedAppliedFileIsRefused() throws {
+        let applied = AppliedMigration(name: "0001_a.sql", checksum: SHA256.hexDigest(Array("SELECT 1;".utf8)), appliedAt: Date())
+        #expect(throws: MigrationError.changedAfterApply("0001_a.sql")) {
+            try MigrationPlan(files: [file("0001_a.sql", "SELECT 2;")], applied: [applied])
+        }
+    }
+
+    @Test func badNamesAndDuplicateNumbersAreRefused() throws {
+        #expect(throws: MigrationError.badFileName("initial.sql")) { try file("initial.sql") }
+        #expect(throws: MigrationError.duplicateNumber(1, "0001_a.sql", "0001_b.sql")) {
+            try MigrationPlan(files: [file("0001_a.sql"), file("0001_b.sql")], applied: [])
+        }
+    }
+}
+
+@Suite struct MigratorTests {
+    let logger = Logger(label: "test", level: .warning)
+
+    func repositorySchema() throws -> [MigrationFile] {
+        try SchemaFolder.read(ScorecastProcess.packageRoot.appendingPathComponent("Schema"))
+    }
+
+    @Test func freshThenRerunIsANoOp() async throws {
+        let pool = try await TestDatabase.shared().makePool()
+        let migrator = Migrator(files: try repositorySchema(), logger: logger)
+        let first = try await migrator.migrate(pool)
+        #expect(first == (try repositorySchema()).map(\.name))
+        #expect(try await migrator.migrate(pool).isEmpty)
+        #expect(try await migrator.plan(pool).isComplete)
+        let tables = try await pool.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('apps','games','channels','outbox','deliveries')")
+        #expect(try tables[0].decode("n", as: Int.self) == 5)
+        await pool.close()
+    }
+
+    @Test func twoConcurrentMigratorsApplyOnce() async throws {
+        let configuration = try await TestDatabase.shared().makeSchema()
+        let poolA = PostgresPool(configuration: configuration, maxConnections: 2, logger: logger)
+        let poolB = PostgresPool(configuration: configuration, maxConnections: 2, logger: logger)
+        let migrator = Migrator(files: try repositorySchema(), logger: logger)
+        async let a = migrator.migrate(poolA)
+        async let b = migrator.migrate(poolB)
+        let (appliedA, appliedB) = try await (a, b)
+        #expect(appliedA.count + appliedB.count == (try repositorySchema()).count)
+        let rows = try await poolA.query("SELECT count(*)::int AS n FROM schema_migrations")
+        #expect(try rows[0].decode("n", as: Int.self) == (try repositorySchema()).count)
+        await poolA.close()
+        await poolB.close()
+    }
+
+    @Test func aFileChangedAfterApplyIsRefusedAndNothingRuns() async throws {
+        let pool = try await TestDatabase.shared().makePool()
+        let original = try MigrationFile(name: "0001_t.sql", sql: "CREATE TABLE t (x int);", checksum: "aaa")
+        try await Migrator(files: [original], logger: logger).migrate(pool)
+        let edited = try MigrationFile(name: "0001_t.sql", sql: "CREATE TABLE t (x int, y int);", checksum: "bbb")
+        let next = try MigrationFile(name: "0002_u.sql", sql: "CREATE TABLE u (x int);", checksum: "ccc")
+        await #expect(throws: MigrationError.changedAfterApply("0001_t.sql")) {
+            try await Migrator(files: [edited, next], logger: logger).migrate(pool)
+        }
+        let u = try await pool.query("SELECT to_regclass('u') IS NULL AS missing")
+        #expect(try u[0].decode("missing", as: Bool.self))
+        await pool.close()
+    }
+
+    @Test func aFailingFileRollsBackWhole() async throws {
+        let pool = try await TestDatabase.shared().makePool()
+        let broken = try MigrationFile(name: "0001_x.sql", sql: "CREATE TABLE x (a int); SELECT * FROM no_such_table;", checksum: "d")
+        await #expect(throws: MigrationError.self) { try await Migrator(files: [broken], logger: logger).migrate(pool) }
+        let rows = try await pool.query("SELECT to_regclass('x') IS NULL AS missing")
+        #expect(try rows[0].decode("missing", as: Bool.self))
+        await pool.close()
+    }
+}
