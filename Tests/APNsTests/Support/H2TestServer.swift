@@ -98,7 +98,7 @@ final class H2TestServer: @unchecked Sendable {
     }
 
     /// Reads one line off the cooperative pool (a blocking read).
-    private static func readLine(_ handle: FileHandle) async -> String {
+    static func readLine(_ handle: FileHandle) async -> String {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var bytes: [UInt8] = []
