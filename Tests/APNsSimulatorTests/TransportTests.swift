@@ -1,0 +1,94 @@
+import APNsSimulator
+import Foundation
+import Logging
+import Testing
+
+/// The HTTP/2-over-TLS transport: ALPN, certificates, load, start and stop.
+@Suite struct TransportTests {
+    @Test func onlyHTTP2IsSpoken() async throws {
+        try await SimulatorFixture.with { sim in
+            let output = try await ProcessRunner.run("curl", ["--http1.1", "--cacert", sim.endpoints.caCertificatePath, "-sS",
+                                                             "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"])
+            #expect(output.exitCode != 0, "an HTTP/1.1 request over TLS is not answered: \(output.stdout)")
+            // The certificate names localhost and 127.0.0.1.
+            let byAddress = try await ProcessRunner.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "-o", "/dev/null",
+                                                                "-w", "%{http_version}", "https://127.0.0.1:\(sim.endpoints.sendPort)/3/device/x"])
+            #expect(byAddress.exitCode == 0, "\(byAddress.stderr)")
+            #expect(byAddress.stdout == "2")
+        }
+    }
+
+    @Test func manyMultiplexedBroadcastsAreAllAnswered() async throws {
+        try await SimulatorFixture.with(configure: { $0.budgetPerHour = nil; $0.requestLogCapacity = 100 }) { sim in
+            let channelID = try await sim.createChannel()
+            let folder = try TemporaryFolder.make(prefix: "apns-sim-h2load")
+            let payloadPath = folder + "/payload.json"
+            try SimulatorFixture.updatePayload.write(toFile: payloadPath, atomically: true, encoding: .utf8)
+            let output = try await ProcessRunner.run("h2load", [
+                "-n", "20000", "-c", "2", "-m", "100", "-d", payloadPath,
+                "-H", "authorization: bearer \(try sim.token())", "-H", "apns-channel-id: \(channelID)",
+                "-H", "apns-push-type: liveactivity", "-H", "apns-priority: 10", "-H", "apns-expiration: 0",
+                "https://127.0.0.1:\(sim.endpoints.sendPort)/4/broadcasts/apps/\(sim.bundleID)",
+            ])
+            #expect(output.exitCode == 0, "\(output.stderr)")
+            #expect(output.stdout.contains("20000 succeeded, 0 failed, 0 errored, 0 timeout"), "\(output.stdout)")
+            #expect(output.stdout.contains("status codes: 20000 2xx"), "\(output.stdout)")
+            #expect(sim.simulator.statistics().answers["200"] == 20000)
+            #expect(sim.simulator.budgets().first?.priorityTenSends == 20000)
+            #expect(sim.simulator.receivedRequests().count == 100, "the log keeps only its capacity")
+        }
+    }
+
+    @Test func givenCertificateIsServed() async throws {
+        let folder = try TemporaryFolder.make(prefix: "apns-sim-cert")
+        let made = try await ProcessRunner.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=own", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
+        ])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+        try await SimulatorFixture.with(configure: {
+            $0.certificatePath = folder + "/cert.pem"
+            $0.privateKeyPath = folder + "/key.pem"
+        }) { sim in
+            #expect(sim.endpoints.caCertificatePath == folder + "/cert.pem")
+            let response = try await sim.curl(["--header", "authorization: bearer \(try sim.token())", "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"])
+            #expect(response.status == 200)
+        }
+    }
+
+    @Test func generatedCertificateIsKeptAndReused() async throws {
+        let state = try TemporaryFolder.make(prefix: "apns-sim-reuse")
+        var firstPEM = ""
+        try await SimulatorFixture.with(configure: { $0.stateDirectory = state }) { sim in
+            firstPEM = try String(contentsOfFile: sim.endpoints.caCertificatePath, encoding: .utf8)
+            let keyPath = URL(fileURLWithPath: sim.endpoints.caCertificatePath).deletingLastPathComponent().appendingPathComponent("apns-sim-key.pem").path
+            let permissions = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int
+            #expect(permissions == 0o600)
+        }
+        try await SimulatorFixture.with(configure: { $0.stateDirectory = state }) { sim in
+            let secondPEM = try String(contentsOfFile: sim.endpoints.caCertificatePath, encoding: .utf8)
+            #expect(secondPEM == firstPEM)
+        }
+    }
+
+    @Test func busyPortIsAClearError() async throws {
+        try await SimulatorFixture.with { sim in
+            let key = try await TeamKeys.shared.key()
+            let configuration = SimulatorConfiguration(
+                sendPort: sim.endpoints.sendPort, stateDirectory: try TemporaryFolder.make(prefix: "apns-sim-busy"),
+                teams: [key.team(bundleIDs: ["a.b"])])
+            let second = try APNsSimulator(configuration: configuration, logger: Logger(label: "test", level: .critical))
+            #expect { try second.start() } throws: { error in
+                "\(error)".contains("cannot listen on 127.0.0.1:\(sim.endpoints.sendPort)")
+            }
+        }
+    }
+
+    @Test func stopClosesThePorts() async throws {
+        var port = 0
+        try await SimulatorFixture.with { sim in port = sim.endpoints.sendPort }
+        let output = try await ProcessRunner.run("curl", ["-sS", "--max-time", "2", "-k", "--http2", "https://127.0.0.1:\(port)/"])
+        #expect(output.exitCode == 7, "connection refused after stop: \(output.stderr)")
+    }
+}
