@@ -112,9 +112,9 @@ public final class APNsSimulator: Service {
             management.stopDetached()
             throw error
         }
-        state.observeStreamLimit { [send, management] limit in
-            send.advertise(maxConcurrentStreams: limit)
-            management.advertise(maxConcurrentStreams: limit)
+        state.observeStreamLimit { [send, management] _ in
+            send.refreshStreamLimits()
+            management.refreshStreamLimits()
         }
         let endpoints = SimulatorEndpoints(
             sendPort: sendPort, managementPort: managementPort, adminPort: admin.port,

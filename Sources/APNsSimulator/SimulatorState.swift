@@ -39,8 +39,10 @@ final class SimulatorState: Sendable {
     let faultsActive = Atomic<Bool>(false)
     /// GOAWAY after this many streams per connection; 0 is off.
     let goAwayAfterStreams = Atomic<Int>(0)
-    /// The stream limit advertised to new connections.
+    /// The stream limit advertised to authenticated connections.
     let maxConcurrentStreams: Atomic<UInt32>
+    /// Whether a connection starts with a limit of one stream until a request authenticates.
+    let oneStreamUntilAuthenticated: Bool
     private let configuredMaxConcurrentStreams: UInt32
     private let streamLimitObservers = Mutex<[@Sendable (UInt32) -> Void]>([])
 
@@ -50,6 +52,7 @@ final class SimulatorState: Sendable {
         clock = configuration.clock
         authPolicy = .init(lifetime: configuration.tokenLifetime, refreshMinimum: configuration.tokenRefreshMinimum)
         configuredMaxConcurrentStreams = UInt32(configuration.maxConcurrentStreams)
+        oneStreamUntilAuthenticated = configuration.oneStreamUntilAuthenticated
         maxConcurrentStreams = Atomic(UInt32(configuration.faults.maxConcurrentStreams ?? configuration.maxConcurrentStreams))
         let settings = Settings(
             channelLimit: configuration.channelLimit,

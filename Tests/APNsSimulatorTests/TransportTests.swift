@@ -39,6 +39,34 @@ import Testing
         }
     }
 
+    @Test func oneStreamUntilAuthenticated() async throws {
+        try await SimulatorFixture.with(configure: { $0.oneStreamUntilAuthenticated = true; $0.maxConcurrentStreams = 900 }) { sim in
+            let list = "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"
+            let good = try await ProcessRunner.run("nghttp", ["-v", "-n", "-H", "authorization: bearer \(try sim.token())", list])
+            #expect(Self.receivedStreamLimits(good.stdout) == [1, 900], "\(good.stdout)")
+            // A refused token does not lift the limit.
+            let bad = try await ProcessRunner.run("nghttp", ["-v", "-n", "-H", "authorization: bearer x.y.z", list])
+            #expect(Self.receivedStreamLimits(bad.stdout) == [1], "\(bad.stdout)")
+            // curl follows the limit: sequential requests on one connection all succeed.
+            let answers = try await sim.curlOnOneConnection(Array(repeating: ["--header", "authorization: bearer \(try sim.token())", list], count: 3))
+            #expect(answers.map(\.status) == [200, 200, 200])
+        }
+    }
+
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS values in SETTINGS frames nghttp received, in order.
+    static func receivedStreamLimits(_ output: String) -> [Int] {
+        var received = false
+        var limits: [Int] = []
+        for line in output.components(separatedBy: "\n") {
+            if line.contains(" recv ") { received = true } else if line.contains(" send ") { received = false }
+            if received, let range = line.range(of: "SETTINGS_MAX_CONCURRENT_STREAMS(0x03):"),
+               let value = Int(line[range.upperBound...].prefix { $0.isNumber }) {
+                limits.append(value)
+            }
+        }
+        return limits
+    }
+
     @Test func givenCertificateIsServed() async throws {
         let folder = try TemporaryFolder.make(prefix: "apns-sim-cert")
         let made = try await ProcessRunner.run("openssl", [

@@ -4,6 +4,8 @@ final class APNsConnection {
     let authentication = ProviderAuthentication()
     /// Generates request and unique ids without a system call per request.
     var random = FastRandom()
+    /// Whether a request with a valid provider token has been seen (APNs allows one stream until then).
+    var authenticated = false
 
     init(id: UInt64) { self.id = id }
 }
@@ -20,7 +22,11 @@ final class APNsRequestHandler: H2Handler {
         self.state = state
     }
 
-    var maxConcurrentStreams: UInt32 { state.maxConcurrentStreams.load(ordering: .relaxed) }
+    func streamLimit(for connection: AnyObject) -> UInt32 {
+        let connection = unsafeDowncast(connection, to: APNsConnection.self)
+        if state.oneStreamUntilAuthenticated && !connection.authenticated { return 1 }
+        return state.maxConcurrentStreams.load(ordering: .relaxed)
+    }
 
     func makeConnectionState(connectionID: UInt64) -> AnyObject { APNsConnection(id: connectionID) }
 
@@ -73,7 +79,9 @@ final class APNsRequestHandler: H2Handler {
         let identity: ProviderTokenVerifier.Identity
         switch connection.authentication.authenticate(
             header: request.header("authorization"), verifier: state.verifier, policy: state.authPolicy, now: now) {
-        case .success(let verified): identity = verified
+        case .success(let verified):
+            identity = verified
+            connection.authenticated = true
         case .failure(let reason): return .failure(reason, id: id)
         }
 

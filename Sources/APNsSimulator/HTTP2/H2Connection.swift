@@ -26,9 +26,10 @@ final class H2Connection: EventLoopHandler {
     /// The last stream processed, once GOAWAY is submitted.
     private var goAwayLastStreamID: Int32?
     private var handlerState: AnyObject?
+    private var advertisedStreamLimit: UInt32 = 0
     private var output: [UInt8] = []
     private var outputOffset = 0
-    private var watchingWrites = false
+    private var interest = Interest.input
     private let readBuffer: UnsafeMutablePointer<UInt8>
     // Scratch space reused by every response of this connection.
     private var headerBytes: [UInt8] = []
@@ -70,11 +71,13 @@ final class H2Connection: EventLoopHandler {
             continueHandshake()
             return
         }
-        if events & (Epoll.input | Epoll.hangUp | Epoll.error) != 0 {
-            readAvailable()
-        }
-        if !closed && events & Epoll.output != 0 {
+        if events & Epoll.output != 0 {
             flush()
+        }
+        // While answers are stuck behind a slow reader, new requests are not read either
+        // (back-pressure): the socket is then watched for writability only.
+        if !closed && !writeBlocked && events & (Epoll.input | Epoll.hangUp | Epoll.error) != 0 {
+            readAvailable()
         }
     }
 
@@ -92,9 +95,9 @@ final class H2Connection: EventLoopHandler {
         }
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ:
-            watchWrites(false)
+            watch(.input)
         case SSL_ERROR_WANT_WRITE:
-            watchWrites(true)
+            watch(.output)
         default:
             server.logger.debug("TLS handshake failed", ["connection": "\(id)", "error": TLSContext.lastError()])
             close()
@@ -108,9 +111,11 @@ final class H2Connection: EventLoopHandler {
             return false
         }
         self.session = session
-        handlerState = server.handler.makeConnectionState(connectionID: id)
+        let handlerState = server.handler.makeConnectionState(connectionID: id)
+        self.handlerState = handlerState
+        advertisedStreamLimit = server.handler.streamLimit(for: handlerState)
         var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: server.handler.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: advertisedStreamLimit),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
@@ -142,8 +147,8 @@ final class H2Connection: EventLoopHandler {
             let error = SSL_get_error(ssl, count)
             if error == SSL_ERROR_WANT_READ { break }
             if error == SSL_ERROR_WANT_WRITE {
-                watchWrites(true)
-                break
+                watch(.output)
+                return
             }
             // Clean close (ZERO_RETURN), reset, or a TLS failure: the peer is gone.
             close()
@@ -250,6 +255,7 @@ final class H2Connection: EventLoopHandler {
         case .ignore:
             break
         }
+        refreshStreamLimit()
     }
 
     func streamClosed(_ streamID: Int32) {
@@ -327,12 +333,15 @@ final class H2Connection: EventLoopHandler {
         }
     }
 
-    /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS on this connection.
-    func advertise(maxConcurrentStreams: UInt32) {
-        guard let session, !closed else { return }
-        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: maxConcurrentStreams)]
+    /// Sends SETTINGS when the handler's stream limit for this connection changed (a new limit
+    /// set at run time, or the first authenticated request lifting a one-stream start).
+    func refreshStreamLimit() {
+        guard let session, let handlerState, !closed else { return }
+        let limit = server.handler.streamLimit(for: handlerState)
+        guard limit != advertisedStreamLimit else { return }
+        advertisedStreamLimit = limit
+        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit)]
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        flush()
     }
 
     /// Sends everything nghttp2 has queued, gathering frames into one buffer per `SSL_write`.
@@ -352,8 +361,14 @@ final class H2Connection: EventLoopHandler {
                     outputOffset = 0
                 } else {
                     let error = SSL_get_error(ssl, written)
-                    if error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ {
-                        watchWrites(true)
+                    if error == SSL_ERROR_WANT_WRITE {
+                        watch(.output)
+                        return
+                    }
+                    if error == SSL_ERROR_WANT_READ {
+                        // TLS needs the peer's bytes first (a key update): wait for input,
+                        // which ends with another flush.
+                        watch(.input)
                         return
                     }
                     close()
@@ -372,16 +387,26 @@ final class H2Connection: EventLoopHandler {
             }
             if output.isEmpty { break }
         }
-        watchWrites(false)
+        watch(.input)
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
             close()
         }
     }
 
-    private func watchWrites(_ on: Bool) {
-        guard on != watchingWrites, !closed else { return }
-        watchingWrites = on
-        server.loop.modify(fd: fd, events: Epoll.input | (on ? Epoll.output : 0))
+    /// What the loop watches the socket for.
+    private enum Interest {
+        /// Readable: requests (or TLS records) to read.
+        case input
+        /// Writable only: answers are waiting for the peer to read.
+        case output
+    }
+
+    private var writeBlocked: Bool { interest == .output }
+
+    private func watch(_ wanted: Interest) {
+        guard wanted != interest, !closed else { return }
+        interest = wanted
+        server.loop.modify(fd: fd, events: wanted == .input ? Epoll.input : Epoll.output)
     }
 
     // MARK: - Closing

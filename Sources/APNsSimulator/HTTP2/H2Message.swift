@@ -60,6 +60,7 @@ protocol H2Handler: AnyObject, Sendable {
     /// Decides the answer to a complete request.
     func handle(_ request: consuming H2Request, streamID: Int32, connection: AnyObject) -> H2Action
 
-    /// The SETTINGS_MAX_CONCURRENT_STREAMS to advertise on new connections.
-    var maxConcurrentStreams: UInt32 { get }
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS to advertise on a connection. Asked when the
+    /// connection starts, after each request, and when the server is told the limit changed.
+    func streamLimit(for connection: AnyObject) -> UInt32
 }

@@ -75,10 +75,14 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
         loop.stop()
     }
 
-    /// Advertises a new stream limit on every open connection (new ones read it from the handler).
-    func advertise(maxConcurrentStreams: UInt32) {
+    /// Has every open connection ask the handler for its stream limit again and advertise it
+    /// if it changed (new connections ask when they start).
+    func refreshStreamLimits() {
         loop.post { [self] in
-            for connection in connections.values { connection.advertise(maxConcurrentStreams: maxConcurrentStreams) }
+            for connection in connections.values {
+                connection.refreshStreamLimit()
+                connection.flush()
+            }
         }
     }
 
