@@ -13,12 +13,13 @@
 /* Starts a daemon bound to `address` (IPv4 or IPv6, port inside; port 0 picks a free one),
  * with the access handler, a URI callback whose result becomes the request's `*con_cls`,
  * a completion callback to release it, and an error logger. `thread_pool_size` <= 1 means a
- * single internal polling thread. Returns NULL when MHD cannot start (bind failure…). */
+ * single internal polling thread; `connection_limit` caps open connections. Returns NULL when MHD cannot start (bind failure…). */
 static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
     unsigned int flags,
     const struct sockaddr *address,
     unsigned int thread_pool_size,
     unsigned int connection_timeout_seconds,
+    unsigned int connection_limit,
     MHD_AccessHandlerCallback handler, void *handler_context,
     void *(*uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection),
     void *uri_context,
@@ -30,6 +31,7 @@ static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
         MHD_OPTION_SOCK_ADDR, address,
         MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_URI_LOG_CALLBACK, uri_callback, uri_context,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
         MHD_OPTION_EXTERNAL_LOGGER, logger, logger_context,

@@ -1,7 +1,7 @@
 /// An HTTP status code with its reason phrase.
 ///
 /// Any code in 100...599 can be expressed (`HTTPStatus(code: 418)`); the common ones have names.
-public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
+public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     /// The numeric code, e.g. `404`.
     public let code: Int
 
@@ -9,6 +9,11 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     /// programming slip can never put an invalid status line on the wire.
     public init(code: Int) {
         self.code = (100...599).contains(code) ? code : 500
+    }
+
+    /// A status from a literal code, e.g. `let status: HTTPStatus = 418`.
+    public init(integerLiteral code: Int) {
+        self.init(code: code)
     }
 
     /// The standard reason phrase (`Not Found`), or `Status <code>` for unnamed codes.

@@ -13,10 +13,12 @@ struct RequestTarget: Sendable, Equatable {
     init(_ raw: String) {
         var target = Substring(raw)
         if let hash = target.firstIndex(of: "#") { target = target[..<hash] }
-        for scheme in ["http://", "https://"] where target.lowercased().hasPrefix(scheme) {
-            let afterScheme = target.dropFirst(scheme.count)
-            target = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }).map { afterScheme[$0...] } ?? "/"
-            if target.first == "?" { target = "/" + target }
+        if target.first != "/" {
+            for scheme in ["http://", "https://"] where target.lowercased().hasPrefix(scheme) {
+                let afterScheme = target.dropFirst(scheme.count)
+                target = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }).map { afterScheme[$0...] } ?? "/"
+                if target.first == "?" { target = "/" + target }
+            }
         }
         if let mark = target.firstIndex(of: "?") {
             path = String(target[..<mark])
@@ -52,42 +54,5 @@ struct RequestTarget: Sendable, Equatable {
             items.append(QueryItem(name: name, value: value))
         }
         return items
-    }
-}
-
-/// `%XX` decoding that rejects malformed escapes and invalid UTF-8 instead of guessing.
-enum PercentDecoding {
-    static func decode(_ text: Substring, plusIsSpace: Bool) -> String? {
-        let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
-            return String(text)
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "%") {
-                let high = utf8.index(after: index)
-                guard high < utf8.endIndex else { return nil }
-                let low = utf8.index(after: high)
-                guard low < utf8.endIndex, let h = hexValue(utf8[high]), let l = hexValue(utf8[low]) else { return nil }
-                bytes.append(h << 4 | l)
-                index = utf8.index(after: low)
-            } else {
-                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index = utf8.index(after: index)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

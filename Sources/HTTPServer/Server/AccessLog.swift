@@ -13,7 +13,7 @@ enum AccessLog {
         let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
         var fields: [String: String] = [
             "method": String(context.methodText.prefix(32)),
-            "path": String(RequestTarget(context.rawTarget).path.prefix(maximumPathLength)),
+            "path": String(context.target.path.prefix(maximumPathLength)),
             "status": context.status.map(String.init) ?? "-",
             "bytes": String(context.responseBytes),
             "duration_ms": String((milliseconds * 100).rounded() / 100),

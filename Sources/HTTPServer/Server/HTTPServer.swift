@@ -14,7 +14,11 @@ import Synchronization
 /// try await server.run(until: shutdown) // serves until `shutdown` is triggered
 /// ```
 ///
-/// Handlers run on Swift's concurrency pool; libmicrohttpd's threads only parse and write.
+/// A handler starts on the libmicrohttpd thread that read its request and runs there until
+/// its first suspension (`await` on real work); a handler that never suspends is answered
+/// without any thread hop, one that does continues on Swift's pool while its connection is
+/// suspended. So handlers must not block (no `sleep`, no blocking C call outside a thread of
+/// its own): that would stall every connection served by that thread.
 /// Every request gets an `X-Request-ID` and, when `accessLog` is on, one `info` log line.
 /// Errors a handler throws become `application/problem+json` responses: a `Problem` as it says,
 /// anything else a `500` that reveals nothing (the error is logged with the request id).
@@ -97,7 +101,11 @@ public final class HTTPServer: Service {
     /// Serves until `shutdown` is triggered (or the task is cancelled), then stops gracefully
     /// and returns. Starts the server first if `start()` was not called.
     public func run(until shutdown: ShutdownSignal) async throws {
-        if case .idle = state.withLock({ $0 }) { try start() }
+        switch state.withLock({ $0 }) {
+        case .idle: try start()
+        case .running: break
+        case .stopping, .stopped: throw HTTPServerError(.alreadyStarted, "the server has stopped; create a new one")
+        }
         await withTaskCancellationHandler {
             await shutdown.wait()
         } onCancel: {
@@ -168,6 +176,7 @@ public final class HTTPServer: Service {
                     socketAddress,
                     UInt32(configuration.threadCount),
                     UInt32(configuration.connectionTimeoutSeconds),
+                    UInt32(configuration.maxConnections),
                     { cls, connection, _, method, _, uploadData, uploadSize, conCls in
                         guard let cls, let connection, let uploadSize, let slot = conCls?.pointee else { return .NO }
                         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()

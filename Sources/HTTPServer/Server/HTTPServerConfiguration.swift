@@ -18,6 +18,9 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
     /// Threads that read, parse and write HTTP (libmicrohttpd's pool); handlers run on Swift's
     /// concurrency pool, not on these. Default: the number of processors, at least 2.
     public var threadCount: Int
+    /// The most connections open at once; further ones are closed on arrival. Each takes a file
+    /// descriptor, so keep it below the process's limit (`ulimit -n`). Default 1000.
+    public var maxConnections: Int
     /// Whether to write one `info` line per request (method, path without query, status,
     /// bytes, duration, request id). Default `true`.
     public var accessLog: Bool
@@ -32,6 +35,7 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         maxBodyBytes: Int = 1 << 20,
         connectionTimeoutSeconds: Int = 30,
         threadCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
+        maxConnections: Int = 1000,
         accessLog: Bool = true,
         shutdownGracePeriod: Duration = .seconds(5)
     ) {
@@ -40,6 +44,7 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         self.maxBodyBytes = maxBodyBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.threadCount = threadCount
+        self.maxConnections = maxConnections
         self.accessLog = accessLog
         self.shutdownGracePeriod = shutdownGracePeriod
     }
@@ -50,6 +55,7 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         if maxBodyBytes < 0 { return "maxBodyBytes must not be negative (got \(maxBodyBytes))" }
         if connectionTimeoutSeconds < 1 { return "connectionTimeoutSeconds must be at least 1 (got \(connectionTimeoutSeconds))" }
         if !(1...1024).contains(threadCount) { return "threadCount must be in 1...1024 (got \(threadCount))" }
+        if !(1...1_000_000).contains(maxConnections) { return "maxConnections must be in 1...1000000 (got \(maxConnections))" }
         if shutdownGracePeriod < .zero { return "shutdownGracePeriod must not be negative" }
         return nil
     }

@@ -11,15 +11,20 @@ struct ConnectionHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
-/// The bridge between a suspended libmicrohttpd connection and the Swift task answering it.
+/// The bridge between a libmicrohttpd connection and the Swift task answering it.
 ///
-/// The access handler suspends the connection and starts a task; the task (or the shutdown
-/// path, whichever comes first) stores the response here and resumes the connection exactly
-/// once; libmicrohttpd then calls the access handler again on the connection's thread, which
-/// takes the response and queues it.
+/// The access handler starts the handler task with `Task.immediate`, so the handler runs on the
+/// connection's thread until its first suspension point. Then `responseOrSuspend()` either
+/// takes the finished response (no thread hop at all) or suspends the connection. When a
+/// suspended reply completes, the connection is resumed exactly once and libmicrohttpd calls
+/// the access handler again, on the connection's thread, which takes the response.
+/// The task and the shutdown path may both complete a reply; the first one wins.
 final class PendingReply: Sendable {
     private enum State {
-        case waiting
+        /// The handler is running; the connection is not suspended.
+        case running
+        /// The connection is suspended until a response arrives.
+        case suspended
         case ready(HTTPResponse)
         case taken
     }
@@ -27,7 +32,7 @@ final class PendingReply: Sendable {
     /// The request's id, for a reply written by the shutdown path.
     let requestID: String
     private let connection: ConnectionHandle
-    private let state = Mutex<State>(.waiting)
+    private let state = Mutex<State>(.running)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     init(connection: ConnectionHandle, requestID: String) {
@@ -35,26 +40,43 @@ final class PendingReply: Sendable {
         self.requestID = requestID
     }
 
-    /// Stores `response` and resumes the connection, unless a response was already given.
-    /// Returns whether this call was the one that completed the reply.
+    /// Stores `response`, resuming the connection if it is suspended, unless a response was
+    /// already given. Returns whether this call was the one that completed the reply.
     @discardableResult
     func complete(with response: HTTPResponse) -> Bool {
-        let first = state.withLock { state -> Bool in
-            guard case .waiting = state else { return false }
-            state = .ready(response)
-            return true
+        let outcome = state.withLock { state -> (completed: Bool, resume: Bool) in
+            switch state {
+            case .running:
+                state = .ready(response)
+                return (true, false)
+            case .suspended:
+                state = .ready(response)
+                return (true, true)
+            case .ready, .taken:
+                return (false, false)
+            }
         }
         // Outside the lock: resuming wakes the connection's thread, which takes the lock.
-        if first { MHD_resume_connection(connection.pointer) }
-        return first
+        if outcome.resume { MHD_resume_connection(connection.pointer) }
+        return outcome.completed
     }
 
-    /// The response, once; `nil` if none is ready (or it was already taken).
-    func takeResponse() -> HTTPResponse? {
+    /// On the connection's thread: the response if it is ready (taken once); otherwise
+    /// suspends the connection and returns `nil`. Suspending under the lock guarantees that
+    /// `complete` cannot resume the connection before it is suspended.
+    func responseOrSuspend() -> HTTPResponse? {
         state.withLock { state in
-            guard case .ready(let response) = state else { return nil }
-            state = .taken
-            return response
+            switch state {
+            case .ready(let response):
+                state = .taken
+                return response
+            case .running, .suspended:
+                state = .suspended
+                MHD_suspend_connection(connection.pointer)
+                return nil
+            case .taken:
+                return nil
+            }
         }
     }
 

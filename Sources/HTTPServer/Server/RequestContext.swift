@@ -16,8 +16,8 @@ final class RequestContext {
         case responded
     }
 
-    /// The request target exactly as sent (path and query).
-    let rawTarget: String
+    /// The request target as sent, split into path and query.
+    let target: RequestTarget
     /// When the request line arrived.
     let started: ContinuousClock.Instant
     var phase: Phase = .new
@@ -36,8 +36,8 @@ final class RequestContext {
     var status: Int?
     var responseBytes = 0
 
-    init(rawTarget: String, started: ContinuousClock.Instant) {
-        self.rawTarget = rawTarget
+    init(target: RequestTarget, started: ContinuousClock.Instant) {
+        self.target = target
         self.started = started
     }
 }

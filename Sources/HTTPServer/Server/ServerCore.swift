@@ -4,13 +4,17 @@ import Logging
 import Synchronization
 
 /// What libmicrohttpd's callbacks call into: turns its request events into `HTTPRequest`s,
-/// runs them through the router on Swift's concurrency pool, and queues the responses.
+/// runs them through the router, and queues the responses.
 ///
 /// Threading: the callbacks run on libmicrohttpd's threads and never wait for a handler. A
-/// complete request suspends its connection (`MHD_suspend_connection`) and starts a task; the
-/// task resumes the connection when the response is ready, and libmicrohttpd calls the access
-/// handler again, on the connection's own thread, to queue it. So a slow handler holds neither
-/// an MHD thread nor a cooperative-pool thread blocked in C.
+/// complete request starts its handler with `Task.immediate`: the handler runs on the
+/// connection's thread up to its first suspension point. A handler that finishes without
+/// suspending (most do: validation, rendering, a cached read) is answered at once, with no
+/// thread hop. One that awaits (a database, a timer) gets its connection suspended
+/// (`MHD_suspend_connection`) and continues on Swift's pool; when its response is ready the
+/// connection is resumed and libmicrohttpd calls the access handler again, on the
+/// connection's thread, to queue it. So a slow handler never holds a libmicrohttpd thread,
+/// and no thread of the cooperative pool ever blocks in C.
 final class ServerCore: Sendable {
     let router: Router
     let configuration: HTTPServerConfiguration
@@ -33,7 +37,7 @@ final class ServerCore: Sendable {
     /// The URI callback: a request line arrived. Returns the retained context that becomes
     /// `*con_cls`; `requestCompleted` releases it.
     func requestStarted(uri: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer {
-        let context = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "/", started: clock.now)
+        let context = RequestContext(target: RequestTarget(uri.map { String(cString: $0) } ?? "/"), started: clock.now)
         inFlight.begin()
         return Unmanaged.passRetained(context).toOpaque()
     }
@@ -58,12 +62,9 @@ final class ServerCore: Sendable {
             }
             return dispatch(connection: connection, context: context)
         case .dispatched(let reply):
-            guard let response = reply.takeResponse() else {
-                // Only `PendingReply.complete` resumes, after storing a response; should
-                // libmicrohttpd call us early anyway, wait again instead of spinning.
-                MHD_suspend_connection(connection)
-                return .YES
-            }
+            // Resumed: the response is ready. (Should libmicrohttpd call us before, the
+            // connection is suspended again instead of spinning.)
+            guard let response = reply.responseOrSuspend() else { return .YES }
             inFlight.settled(reply)
             return queue(response, on: connection, context: context)
         case .responded:
@@ -110,8 +111,7 @@ final class ServerCore: Sendable {
             return reject(Problem(status: .notImplemented, detail: "the method \(context.methodText.prefix(32)) is not supported"), on: connection, context: context)
         }
         context.method = method
-        let path = RequestTarget(context.rawTarget).path
-        if case .matched(let route, _) = router.resolve(method: method, path: path), let limit = route.options.maxBodyBytes {
+        if case .matched(let route, _) = router.resolve(method: method, path: context.target.path), let limit = route.options.maxBodyBytes {
             context.bodyLimit = limit
         } else {
             context.bodyLimit = configuration.maxBodyBytes
@@ -152,7 +152,7 @@ final class ServerCore: Sendable {
         if context.discardedBytes > 0 {
             return reject(.contentTooLarge(limit: context.bodyLimit), on: connection, context: context)
         }
-        let target = RequestTarget(context.rawTarget)
+        let target = context.target
         guard let queryItems = RequestTarget.queryItems(of: target.query) else {
             return reject(.badRequest("the query string is not valid percent-encoded UTF-8"), on: connection, context: context)
         }
@@ -169,14 +169,15 @@ final class ServerCore: Sendable {
         let reply = PendingReply(connection: ConnectionHandle(pointer: connection), requestID: context.requestID)
         context.phase = .dispatched(reply)
         inFlight.awaiting(reply)
-        // Suspend before the task exists, so that its resume can never come first.
-        MHD_suspend_connection(connection)
-        // Bridges the C callback into Swift concurrency; the reply resumes the connection.
-        let task = Task { [self] in
+        // Bridges the C callback into Swift concurrency. `immediate`: the handler starts here,
+        // on this thread, and leaves it at its first suspension point.
+        let task = Task.immediate { [self] in
             _ = reply.complete(with: await respond(to: request))
         }
         reply.attach(task)
-        return .YES
+        guard let response = reply.responseOrSuspend() else { return .YES }
+        inFlight.settled(reply)
+        return queue(response, on: connection, context: context)
     }
 
     /// Runs the router; problems become their responses, other errors a bare 500.
@@ -201,10 +202,13 @@ final class ServerCore: Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        // 1xx, 204 and 304 responses have no body, whatever the handler put there.
+        let code = response.status.code
+        let body = code < 200 || code == 204 || code == 304 ? [] : response.body
         context.phase = .responded
-        context.status = response.status.code
-        context.responseBytes = response.body.count
-        let created = response.body.withUnsafeBytes { bytes in
+        context.status = code
+        context.responseBytes = context.method == .head ? 0 : body.count
+        let created = body.withUnsafeBytes { bytes in
             // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift array may go away.
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
@@ -220,7 +224,7 @@ final class ServerCore: Sendable {
         if draining.load(ordering: .relaxed) {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
-        return MHD_queue_response(connection, UInt32(response.status.code), mhdResponse)
+        return MHD_queue_response(connection, UInt32(code), mhdResponse)
     }
 
     /// Headers libmicrohttpd writes itself (framing) or that the server sets.

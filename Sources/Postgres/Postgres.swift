@@ -1,1 +1,0 @@
-// The Postgres module; see Package.swift for its place in the layers.

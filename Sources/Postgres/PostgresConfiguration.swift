@@ -1,0 +1,177 @@
+internal import CLibPQ
+import Foundation
+
+/// Where and how to connect: server, credentials, database and session settings.
+///
+/// Build it in code or parse a URL (`postgres://user:pass@host:5432/db?sslmode=disable`) or a
+/// libpq key/value string (`host=… dbname=…`). Its `description` never shows a password.
+public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertible {
+    /// Host name, IP address, or a Unix socket folder (starting with `/`); `nil` uses libpq's
+    /// default (the `PGHOST` variable, else the local socket).
+    public var host: String?
+    /// TCP port; `nil` uses libpq's default (5432).
+    public var port: Int?
+    /// User name; `nil` uses libpq's default (the OS user).
+    public var user: String?
+    /// Password, if the server asks for one. Never logged or described.
+    public var password: String?
+    /// Database name; `nil` uses libpq's default (the user name).
+    public var database: String?
+    /// libpq's `sslmode` (`disable`, `prefer`, `require`, `verify-full`…); `nil` for libpq's default.
+    public var sslMode: String?
+    /// How long to wait for a connection to open (libpq counts whole seconds, at least 2).
+    public var connectTimeout: Duration
+    /// The server-side limit per statement (`statement_timeout`); `nil` for the server's.
+    public var statementTimeout: Duration?
+    /// Shown in `pg_stat_activity`.
+    public var applicationName: String?
+    /// Schemas to search for unqualified names (`search_path`), e.g. one schema per test.
+    public var searchPath: [String]?
+    /// Any other libpq keywords (`sslrootcert`, `options`, `target_session_attrs`…).
+    public var parameters: [String: String]
+
+    /// Creates a configuration in code.
+    public init(
+        host: String? = nil,
+        port: Int? = nil,
+        user: String? = nil,
+        password: String? = nil,
+        database: String? = nil,
+        sslMode: String? = nil,
+        connectTimeout: Duration = .seconds(10),
+        statementTimeout: Duration? = nil,
+        applicationName: String? = "scorecast",
+        searchPath: [String]? = nil,
+        parameters: [String: String] = [:]
+    ) {
+        self.host = host
+        self.port = port
+        self.user = user
+        self.password = password
+        self.database = database
+        self.sslMode = sslMode
+        self.connectTimeout = connectTimeout
+        self.statementTimeout = statementTimeout
+        self.applicationName = applicationName
+        self.searchPath = searchPath
+        self.parameters = parameters
+    }
+
+    /// Parses a `postgres://` / `postgresql://` URL.
+    public init(url: String) throws(PostgresError) {
+        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+            throw PostgresError(.invalidConfiguration, "a database URL must start with postgres:// or postgresql://")
+        }
+        try self.init(connectionString: url)
+    }
+
+    /// Parses a URL or a libpq key/value string (`host=localhost port=5432 dbname=scorecast`),
+    /// with libpq's own parser. `connect_timeout` and `application_name` fill their fields;
+    /// unknown keywords are rejected.
+    public init(connectionString: String) throws(PostgresError) {
+        self.init()
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(connectionString, &errorMessage) else {
+            let reason = errorMessage.map { String(cString: $0) } ?? "out of memory"
+            if let errorMessage { PQfreemem(errorMessage) }
+            let redacted = Redaction.redact(
+                reason.trimmingCharacters(in: .whitespacesAndNewlines),
+                secrets: Redaction.passwordCandidates(in: connectionString))
+            throw PostgresError(.invalidConfiguration, "invalid connection string: \(redacted)")
+        }
+        defer { PQconninfoFree(options) }
+        var index = 0
+        while let keywordPointer = options[index].keyword {
+            defer { index += 1 }
+            guard let valuePointer = options[index].val else { continue }
+            let keyword = String(cString: keywordPointer)
+            let value = String(cString: valuePointer)
+            switch keyword {
+            case "host": host = value
+            case "port":
+                guard let number = Int(value), (1...65535).contains(number) else {
+                    throw PostgresError(.invalidConfiguration, "port must be a number from 1 to 65535")
+                }
+                port = number
+            case "user": user = value
+            case "password": password = value
+            case "dbname": database = value
+            case "sslmode": sslMode = value
+            case "application_name": applicationName = value
+            case "connect_timeout":
+                guard let seconds = Int(value), seconds >= 0 else {
+                    throw PostgresError(.invalidConfiguration, "connect_timeout must be a whole number of seconds")
+                }
+                connectTimeout = .seconds(seconds)
+            default: parameters[keyword] = value
+            }
+        }
+    }
+
+    /// A URL-like summary: user, host, port, database and settings, never the password.
+    public var description: String {
+        var text = "postgres://"
+        if let user { text += user + (password == nil ? "" : ":********") + "@" }
+        text += host ?? ""
+        if let port { text += ":\(port)" }
+        text += "/" + (database ?? "")
+        var settings: [String] = []
+        if let sslMode { settings.append("sslmode=\(sslMode)") }
+        settings.append("connect_timeout=\(connectTimeout)")
+        if let statementTimeout { settings.append("statement_timeout=\(statementTimeout)") }
+        if let applicationName { settings.append("application_name=\(applicationName)") }
+        if let searchPath { settings.append("search_path=\(searchPath.joined(separator: ","))") }
+        for key in parameters.keys.sorted() where !key.contains("password") {
+            settings.append("\(key)=\(parameters[key] ?? "")")
+        }
+        return text + "?" + settings.joined(separator: "&")
+    }
+
+    /// The keyword/value pairs handed to `PQconnectdbParams`. Session settings travel in the
+    /// startup packet's `options` (`-c name=value`), so they hold from the first statement and
+    /// survive `RESET ALL`; `DateStyle`, `TimeZone` and `extra_float_digits` are pinned because
+    /// the decoders rely on ISO dates and exact floats.
+    func libpqParameters() -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        for key in parameters.keys.sorted() where key != "options" {
+            pairs.append((key, parameters[key] ?? ""))
+        }
+        if let host { pairs.append(("host", host)) }
+        if let port { pairs.append(("port", String(port))) }
+        if let user { pairs.append(("user", user)) }
+        if let password { pairs.append(("password", password)) }
+        if let database { pairs.append(("dbname", database)) }
+        if let sslMode { pairs.append(("sslmode", sslMode)) }
+        if let applicationName { pairs.append(("application_name", applicationName)) }
+        let seconds = connectTimeout.components.seconds + (connectTimeout.components.attoseconds > 0 ? 1 : 0)
+        pairs.append(("connect_timeout", String(max(1, seconds))))
+        pairs.append(("client_encoding", "UTF8"))
+        pairs.append(("options", sessionOptions))
+        return pairs
+    }
+
+    /// The `options` startup value: the caller's own options, then ours.
+    var sessionOptions: String {
+        var settings = ["DateStyle=ISO,MDY", "TimeZone=UTC", "IntervalStyle=postgres", "extra_float_digits=1"]
+        if let statementTimeout {
+            let millis = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+            settings.append("statement_timeout=\(max(1, millis))")
+        }
+        if let searchPath, !searchPath.isEmpty {
+            settings.append("search_path=" + searchPath.map(SQL.quoteIdentifier).joined(separator: ","))
+        }
+        var options = parameters["options"].map { [$0] } ?? []
+        options += settings.map { "-c " + Self.escapeOption($0) }
+        return options.joined(separator: " ")
+    }
+
+    /// In `options`, spaces separate arguments unless escaped with a backslash.
+    private static func escapeOption(_ value: String) -> String {
+        var out = ""
+        for character in value {
+            if character == "\\" || character == " " { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+}

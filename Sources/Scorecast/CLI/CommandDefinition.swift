@@ -1,0 +1,52 @@
+/// One `scorecast` command: the words that name it, its options, and what it does.
+public struct CommandDefinition: Sendable {
+    /// The command words, e.g. `["channels", "create"]`.
+    public let words: [String]
+    /// One line for the command list.
+    public let summary: String
+    /// The options it accepts (`--help` is always accepted).
+    public let options: [OptionSpec]
+    /// Positional arguments, for the usage line (e.g. `ID`).
+    public let positionals: [String]
+    /// More help: what it does, examples.
+    public let details: String
+    /// Runs it; throws `CommandError` (or any error, mapped by `ScorecastCLI`).
+    public let run: @Sendable (ParsedArguments, CommandContext) async throws -> Void
+
+    /// Creates a command.
+    public init(
+        _ words: [String], summary: String, options: [OptionSpec] = [], positionals: [String] = [],
+        details: String = "", run: @escaping @Sendable (ParsedArguments, CommandContext) async throws -> Void
+    ) {
+        self.words = words
+        self.summary = summary
+        self.options = options
+        self.positionals = positionals
+        self.details = details
+        self.run = run
+    }
+
+    /// The full help text of this command.
+    public var help: String {
+        var lines = ["usage: scorecast \(words.joined(separator: " "))"
+            + (options.isEmpty ? "" : " [options]")
+            + positionals.map { " \($0)" }.joined(), "", summary]
+        if !details.isEmpty { lines += ["", details] }
+        if !options.isEmpty {
+            lines += ["", "options:"]
+            let rendered = options.map { option -> (String, String) in
+                let left = "--\(option.name)" + (option.value.map { " \($0)" } ?? "")
+                let notes = [option.required ? "required" : nil, option.repeatable ? "repeatable" : nil].compactMap { $0 }
+                return (left, option.help + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))"))
+            }
+            let width = (rendered.map(\.0.count).max() ?? 0) + 2
+            for (left, right) in rendered {
+                lines.append("  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + right)
+            }
+        }
+        lines += ["", ExitCode.legend]
+        return lines.joined(separator: "\n")
+    }
+}
+
+import Foundation

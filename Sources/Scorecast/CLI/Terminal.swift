@@ -1,0 +1,34 @@
+import Foundation
+
+/// Standard output and error for commands: whole writes, so concurrent lines never interleave.
+public struct Terminal: Sendable {
+    /// Creates the process's terminal.
+    public init() {}
+
+    /// Writes `text` to standard output as is.
+    public func print(_ text: String) { Self.write(text, to: 1) }
+
+    /// Writes `text` and a newline to standard output.
+    public func line(_ text: String) { Self.write(text + "\n", to: 1) }
+
+    /// Writes `text` and a newline to standard error.
+    public func error(_ text: String) { Self.write(text + "\n", to: 2) }
+
+    /// Writes a value as pretty, key-sorted JSON (for `--json`).
+    public func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        line(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// Which events alert (priority 10 with an `alert`) and which are routine (priority 5, silent).
+///
+/// Apple's advice is to prefer 5 and spend 10 on what matters (apns.md §5). By default a game
+/// starting, a score, a penalty, a suspension, the end and a cancellation alert; everything else
+/// (clock, stats, substitutions, cards, periods, video review…) is routine. A feed overrides the
+/// default per event with `"alert": true|false` (a red card apart from a yellow one).
+public struct PriorityPolicy: Sendable, Hashable {
+    /// Kinds that alert when the event does not say otherwise.
+    public var alertingKinds: Set<EventKind>
+
+    /// The default alerting kinds.
+    public static let defaultAlertingKinds: Set<EventKind> = [.start, .score, .penalty, .suspended, .final, .cancelled]
+
+    /// Creates a policy.
+    public init(alertingKinds: Set<EventKind> = PriorityPolicy.defaultAlertingKinds) {
+        self.alertingKinds = alertingKinds
+    }
+
+    /// Whether `event` alerts: its own `alert` flag, else its kind's default.
+    public func isAlerting(_ event: FeedEvent) -> Bool {
+        event.alert ?? alertingKinds.contains(event.kind)
+    }
+
+    /// The priority `event` asks for: 10 when alerting, 5 otherwise. The budget may still
+    /// lower a 10 to 5 (``ChannelBudget``).
+    public func priority(for event: FeedEvent) -> BroadcastPriority {
+        isAlerting(event) ? .immediate : .opportunistic
+    }
+}

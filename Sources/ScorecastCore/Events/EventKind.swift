@@ -1,0 +1,58 @@
+/// What happened in a game, as a feed reports it.
+///
+/// The list is sport-neutral on purpose: a goal, a try, a touchdown and a basket are all
+/// ``score``; the scoreboard says what the score now is. Kinds decide the default priority
+/// (``PriorityPolicy``), the game status change (``GameState/applying(_:)``) and the alert text
+/// (``AlertCatalog``).
+///
+/// | kind | meaning | status after |
+/// |---|---|---|
+/// | `scheduled` | fixture created or moved | unchanged |
+/// | `start` | the game began | live |
+/// | `score` | points, goals, runs… | live if it was scheduled |
+/// | `period` | a period, half, quarter, inning or break began | live if it was scheduled |
+/// | `clock` | clock tick or correction | live if it was scheduled |
+/// | `card` | a card or a penalty foul for a player | live if it was scheduled |
+/// | `substitution` | a player change | live if it was scheduled |
+/// | `var` | video review started or decided | live if it was scheduled |
+/// | `penalty` | a penalty awarded (kick, shot, free throw) | live if it was scheduled |
+/// | `timeout` | a timeout | live if it was scheduled |
+/// | `stats` | statistics changed (`extra`) | live if it was scheduled |
+/// | `suspended` | play interrupted indefinitely (weather, crowd…) | suspended |
+/// | `resumed` | play resumed after a suspension | live |
+/// | `final` | the game is over | final |
+/// | `cancelled` | the game was called off or postponed | cancelled |
+public enum EventKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Fixture created or moved.
+    case scheduled
+    /// The game began.
+    case start
+    /// The score changed.
+    case score
+    /// A new period or break began.
+    case period
+    /// The clock moved or was corrected.
+    case clock
+    /// A card (yellow, red…) was shown.
+    case card
+    /// A player was substituted.
+    case substitution
+    /// Video review (`var` on the wire).
+    case videoReview = "var"
+    /// A penalty was awarded.
+    case penalty
+    /// A timeout was called.
+    case timeout
+    /// Statistics changed.
+    case stats
+    /// Play was suspended.
+    case suspended
+    /// Play resumed after a suspension.
+    case resumed
+    /// The game is over.
+    case final
+    /// The game was called off or postponed.
+    case cancelled
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,89 @@
+extension JSONValue {
+    /// Writes the value as compact JSON text (no spaces), object keys sorted by UTF-8 bytes,
+    /// strings as raw UTF-8 with only `"`, `\` and control characters escaped. Fractional numbers
+    /// with an integral value below 2^53 are written without a fraction (`75.0` → `75`).
+    ///
+    /// - Throws: ``JSONEncodingError/nonFiniteNumber(path:)`` for NaN or infinity.
+    public func encoded() throws(JSONEncodingError) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        try JSONValue.write(self, into: &output, path: "$")
+        return output
+    }
+
+    /// The compact JSON text of ``encoded()`` as a `String`.
+    public func encodedString() throws(JSONEncodingError) -> String {
+        String(decoding: try encoded(), as: UTF8.self)
+    }
+
+    private static func write(_ value: JSONValue, into output: inout [UInt8], path: String) throws(JSONEncodingError) {
+        switch value {
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .bool(let flag):
+            output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let number):
+            output.append(contentsOf: String(number).utf8)
+        case .double(let number):
+            guard number.isFinite else { throw .nonFiniteNumber(path: path) }
+            if number == number.rounded(), abs(number) < 9_007_199_254_740_992, let whole = Int(exactly: number) {
+                output.append(contentsOf: String(whole).utf8)
+            } else {
+                // Swift's description is the shortest text that round-trips, and always valid
+                // JSON for finite values ("0.1", "1e-07", "1.5e+300").
+                output.append(contentsOf: number.description.utf8)
+            }
+        case .string(let text):
+            writeString(text, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                try write(element, into: &output, path: "\(path)[\(index)]")
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, key) in sortedKeys(members).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                writeString(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                // Keys come from the dictionary itself, so the lookup cannot miss.
+                try write(members[key] ?? .null, into: &output, path: "\(path).\(key)")
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Keys in UTF-8 byte order: independent of locale and of String's Unicode-aware comparison.
+    static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
+        members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""):
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"):
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A:
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D:
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09:
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            default:
+                output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

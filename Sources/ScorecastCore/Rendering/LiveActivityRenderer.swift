@@ -1,0 +1,88 @@
+import Foundation
+
+/// Renders a game's state into one channel's Live Activity update, per the app's
+/// ``RenderSettings``:
+///
+/// - `content-state`: the default shape (``ContentState``) mapped per app, dates per app.
+/// - `event`: `end` once the game is over (final or cancelled), with `dismissal-date` = event
+///   time + the app's dismissal delay; `update` otherwise, with `stale-date` = event time + the
+///   sport's staleness.
+/// - `timestamp`: the event's time in whole seconds, but never earlier than the channel's last
+///   timestamp, so a late event can never be dropped by the phone as older than what it shows.
+/// - alerting events (``PriorityPolicy``) get priority 10 and an `alert` from ``AlertCatalog``;
+///   routine ones priority 5 and none.
+/// - `relevance-score` from the game status.
+///
+/// The result is checked for a broadcast: Live Activity data within 4 KB, body within 5,120
+/// bytes; otherwise a ``LiveActivityPayloadError`` with the sizes.
+public struct LiveActivityRenderer: Sendable {
+    /// The app's settings.
+    public var settings: RenderSettings
+
+    /// Creates a renderer for one app.
+    public init(settings: RenderSettings = RenderSettings()) {
+        self.settings = settings
+    }
+
+    /// Renders the update caused by `event`, which produced `state` (the state after folding it).
+    ///
+    /// - Parameter channelLastTimestamp: the `aps.timestamp` last rendered for this channel, if any.
+    public func render(
+        state: GameState, game: GameInfo, event: FeedEvent, channelLastTimestamp: Int?
+    ) throws(LiveActivityPayloadError) -> RenderedUpdate {
+        let alerting = settings.priority.isAlerting(event)
+        var values: [AlertCatalog.Argument: String] = [
+            .home: game.homeName, .away: game.awayName,
+            .homeScore: String(state.homeScore), .awayScore: String(state.awayScore),
+        ]
+        values[.team] = event.team.map(game.name(of:))
+        values[.player] = event.player
+        values[.period] = state.period
+        values[.clock] = state.clock
+        values[.description] = event.description
+        let alert = alerting
+            ? AlertCatalog.alert(for: event.kind, values: values, style: settings.alertStyle, sound: settings.alertSound)
+            : nil
+        return try render(
+            state: state, game: game, occurredAt: event.occurredAt, alert: alert,
+            priority: alerting ? .immediate : .opportunistic, eventID: event.id,
+            channelLastTimestamp: channelLastTimestamp
+        )
+    }
+
+    /// Renders the current state without an event (a channel newly bound to a running game):
+    /// routine, no alert; the time is the last event's, or `now` for a game without events.
+    public func renderSnapshot(
+        state: GameState, game: GameInfo, now: Date, channelLastTimestamp: Int?
+    ) throws(LiveActivityPayloadError) -> RenderedUpdate {
+        try render(
+            state: state, game: game, occurredAt: state.updatedAt ?? now, alert: nil,
+            priority: .opportunistic, eventID: nil, channelLastTimestamp: channelLastTimestamp
+        )
+    }
+
+    private func render(
+        state: GameState, game: GameInfo, occurredAt: Date, alert: LiveActivityAlert?,
+        priority: BroadcastPriority, eventID: String?, channelLastTimestamp: Int?
+    ) throws(LiveActivityPayloadError) -> RenderedUpdate {
+        let eventSeconds = Int(occurredAt.timeIntervalSince1970.rounded(.down))
+        let timestamp = max(eventSeconds, channelLastTimestamp ?? eventSeconds)
+        let contentState = settings.mapping.apply(
+            to: ContentState.render(state, dateEncoding: settings.dateEncoding, fallbackTime: occurredAt)
+        )
+        var payload = LiveActivityPayload(
+            timestamp: timestamp,
+            event: state.status.isOver ? .end : .update,
+            contentState: contentState,
+            relevanceScore: settings.relevance.score(for: state.status),
+            alert: alert
+        )
+        if state.status.isOver {
+            payload.dismissalDate = Int((occurredAt.timeIntervalSince1970 + settings.dismissalDelay).rounded(.down))
+        } else {
+            payload.staleDate = settings.staleness.staleDate(occurredAt: occurredAt, sport: game.sport)
+        }
+        let body = try payload.encode(for: .broadcast)
+        return RenderedUpdate(payload: payload, body: body, priority: priority, isAlerting: alert != nil, eventID: eventID)
+    }
+}

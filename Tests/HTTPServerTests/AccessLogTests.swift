@@ -1,0 +1,54 @@
+import Foundation
+import HTTPServer
+import Logging
+import Testing
+
+@Suite("Access log")
+struct AccessLogTests {
+    @Test func oneLinePerRequestWithoutSecrets() async throws {
+        try await withServer(testRouter()) { server in
+            let response = try await fetch(
+                "GET", server.url("/echo?token=query-secret-123&x=1"),
+                headers: ["Authorization": "Bearer header-secret-456", "X-Request-ID": "log-test-1"])
+            #expect(response.status == 200)
+            let posted = try await fetch(
+                "POST", server.url("/v1/events"),
+                headers: ["Authorization": "Bearer header-secret-456", "Content-Type": "application/json"],
+                body: Data(#"{"events":[{"seq":1,"kind":"body-secret-789"}]}"#.utf8))
+            #expect(posted.status == 202)
+            _ = try await fetch("GET", server.url("/boom"), headers: ["Authorization": "Bearer header-secret-456"])
+
+            // The line is written when the request completes, just after the client has its answer.
+            var lines: [String] = []
+            for _ in 0..<100 {
+                lines = server.sink.lines.filter { $0.contains("http: request ") }
+                if lines.count >= 3 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(lines.count == 3)
+            let echo = try #require(lines.first { $0.contains("request_id=log-test-1") })
+            #expect(echo.contains(" INFO "))
+            #expect(echo.contains("method=GET"))
+            #expect(echo.contains("path=/echo "))
+            #expect(echo.contains("status=200"))
+            #expect(echo.contains("bytes=\(response.body.count)"))
+            #expect(echo.contains("duration_ms="))
+            #expect(echo.contains("remote=127.0.0.1"))
+            #expect(lines.contains { $0.contains("method=POST") && $0.contains("path=/v1/events") && $0.contains("status=202") })
+
+            let everything = server.sink.lines.joined(separator: "\n")
+            #expect(!everything.contains("header-secret-456"))
+            #expect(!everything.contains("query-secret-123"))
+            #expect(!everything.contains("body-secret-789"))
+            #expect(!everything.contains("Authorization"))
+        }
+    }
+
+    @Test func accessLogCanBeTurnedOff() async throws {
+        try await withServer(testRouter(), configure: { $0.accessLog = false }) { server in
+            _ = try await fetch("GET", server.url("/echo"))
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(!server.sink.lines.contains { $0.contains("http: request ") })
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import HTTPServer
+
+/// A bare TCP client for what URLSession cannot express: malformed requests, bodies that lie
+/// about their length, pauses between bytes. Socket calls block, so each exchange runs on a
+/// thread of its own, never on the concurrency pool.
+enum RawHTTP {
+    struct Exchange: Sendable {
+        /// Every byte the server sent.
+        let received: [UInt8]
+        /// Whether the server closed the connection (as opposed to our read timing out).
+        let closedByServer: Bool
+        /// Seconds from connect to close (or timeout).
+        let elapsed: Double
+
+        var text: String { String(decoding: received, as: UTF8.self) }
+
+        /// The status code of the first response, if any.
+        var status: Int? {
+            guard text.hasPrefix("HTTP/1.") else { return nil }
+            let parts = text.split(separator: " ", maxSplits: 2)
+            return parts.count > 1 ? Int(parts[1]) : nil
+        }
+
+        /// The first response's header block and body.
+        var headersAndBody: (headers: [String: String], body: [UInt8]) {
+            let separator: [UInt8] = Array("\r\n\r\n".utf8)
+            guard let end = received.indices.first(where: { Array(received[$0..<min($0 + 4, received.count)]) == separator }) else {
+                return ([:], [])
+            }
+            var headers: [String: String] = [:]
+            for line in String(decoding: received[..<end], as: UTF8.self).split(separator: "\r\n").dropFirst() {
+                let pair = line.split(separator: ":", maxSplits: 1)
+                if pair.count == 2 { headers[pair[0].lowercased()] = pair[1].trimmingCharacters(in: .whitespaces) }
+            }
+            return (headers, Array(received[(end + 4)...]))
+        }
+    }
+
+    /// Connects to 127.0.0.1:`port`, sends each part (pausing `pause` seconds between parts),
+    /// then reads until the server closes or `readTimeout` seconds pass without data.
+    static func exchange(host: String = "127.0.0.1", port: Int, parts: [[UInt8]], pause: Double = 0, readTimeout: Double = 5) async throws -> Exchange {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try run(host: host, port: port, parts: parts, pause: pause, readTimeout: readTimeout) })
+            }
+            thread.start()
+        }
+    }
+
+    /// Convenience: one string sent at once.
+    static func exchange(port: Int, _ request: String, readTimeout: Double = 5) async throws -> Exchange {
+        try await exchange(port: port, parts: [Array(request.utf8)], readTimeout: readTimeout)
+    }
+
+    struct SocketError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func run(host: String, port: Int, parts: [[UInt8]], pause: Double, readTimeout: Double) throws -> Exchange {
+        let start = Date()
+        let ipv6 = host.contains(":")
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(description: "socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        let connected: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, host, &address.sin6_addr)
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET, host, &address.sin_addr)
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard connected == 0 else { throw SocketError(description: "connect() failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: Int(readTimeout), tv_usec: Int((readTimeout - Double(Int(readTimeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        for (index, part) in parts.enumerated() {
+            if index > 0, pause > 0 { Thread.sleep(forTimeInterval: pause) }
+            var offset = 0
+            while offset < part.count {
+                let sent = part[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if sent <= 0 { break }  // the server may close early (e.g. after a 413)
+                offset += sent
+            }
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var closed = false
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 {
+                received.append(contentsOf: buffer[..<count])
+            } else {
+                closed = count == 0 || errno == ECONNRESET
+                break
+            }
+        }
+        return Exchange(received: received, closedByServer: closed, elapsed: Date().timeIntervalSince(start))
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import HTTPServer
+
+/// The body the ingest-like test route expects.
+struct EventBatch: Codable, Sendable {
+    struct Event: Codable, Sendable {
+        var seq: Int
+        var kind: String
+        var at: Date?
+    }
+    var events: [Event]
+}
+
+/// An error whose description must never reach a client.
+struct LeakyError: Error, CustomStringConvertible {
+    var description: String { "database password hunter2 rejected at /srv/secret/path" }
+}
+
+/// Routes shared by the end-to-end tests.
+func testRouter() -> Router {
+    var router = Router()
+    router.get("/v1/games/{id}/channels") { request in
+        try .json(["game": request.pathParameters["id"] ?? "", "channel": "ch-\(request.pathParameters["id"] ?? "")"])
+    }
+    router.get("/v1/games/live/channels") { _ in
+        .text("the live literal route")
+    }
+    router.get("/echo") { request in
+        try .json([
+            "path": request.path,
+            "x": request.queryValues("x").joined(separator: "|"),
+            "y": request.query("y") ?? "",
+            "requestID": request.requestID,
+            "remote": request.remoteAddress ?? "",
+        ])
+    }
+    router.post("/v1/events", options: .json()) { request in
+        let batch = try request.decodeJSON(EventBatch.self)
+        return try .json(["accepted": batch.events.count], status: .accepted)
+    }
+    router.post("/upload", options: RouteOptions(maxBodyBytes: 4 << 20)) { request in
+        .text("\(request.body.count)")
+    }
+    router.post("/small") { request in
+        .text("\(request.body.count)")
+    }
+    router.get("/boom") { _ in
+        throw LeakyError()
+    }
+    router.get("/problem") { _ in
+        throw Problem(status: .conflict, detail: "already exists", errors: [.init(field: "game.id", detail: "taken")])
+    }
+    router.get("/slow") { request in
+        let milliseconds = try request.query("ms", as: Int.self) ?? 300
+        try await Task.sleep(for: .milliseconds(milliseconds))
+        return .text("slept \(milliseconds)")
+    }
+    router.delete("/v1/games/{id}") { _ in .empty() }
+    return router
+}

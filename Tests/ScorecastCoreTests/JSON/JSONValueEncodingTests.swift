@@ -1,0 +1,55 @@
+import Testing
+@testable import ScorecastCore
+
+@Suite struct JSONValueEncodingTests {
+    @Test(arguments: [
+        (JSONValue.null, "null"),
+        (.bool(true), "true"),
+        (.integer(-12), "-12"),
+        (.double(75), "75"),
+        (.double(-0.5), "-0.5"),
+        (.double(0.1), "0.1"),
+        (.double(1e300), "1e+300"),
+        (.double(9_007_199_254_740_992), "9007199254740992.0"),
+        (.double(1e16), "1e+16"),
+        (.string("quote\" back\\ nl\n cr\r tab\t bell\u{07} é"), #""quote\" back\\ nl\n cr\r tab\t bell\u0007 é""#),
+        (.string("/"), #""/""#),
+        (.array([.integer(1), .array([])]), "[1,[]]"),
+        (.object(["b": 1, "a": 2, "B": 3, "aa": 4, "é": 5]), #"{"B":3,"a":2,"aa":4,"b":1,"é":5}"#),
+    ])
+    func encodesCompactAndSorted(value: JSONValue, expected: String) throws {
+        #expect(try value.encodedString() == expected)
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func refusesNonFiniteNumbers(number: Double) {
+        let value: JSONValue = ["aps": ["score": .array([.double(number)])]]
+        #expect(throws: JSONEncodingError.nonFiniteNumber(path: "$.aps.score[0]")) {
+            try value.encoded()
+        }
+    }
+
+    @Test func encodingIsDeterministic() throws {
+        var members: [String: JSONValue] = [:]
+        for index in 0..<200 { members["k\(index)"] = .integer(index) }
+        let first = try JSONValue.object(members).encoded()
+        var reversed: [String: JSONValue] = [:]
+        for index in (0..<200).reversed() { reversed["k\(index)"] = .integer(index) }
+        #expect(try JSONValue.object(reversed).encoded() == first)
+    }
+
+    @Test func accessorsReadTheRightCase() {
+        let value: JSONValue = ["s": "x", "i": 3, "d": 2.0, "f": 2.5, "b": false, "n": nil, "a": [1]]
+        #expect(value["s"]?.stringValue == "x")
+        #expect(value["i"]?.integerValue == 3)
+        #expect(value["d"]?.integerValue == 2)
+        #expect(value["f"]?.integerValue == nil)
+        #expect(value["f"]?.doubleValue == 2.5)
+        #expect(value["b"]?.boolValue == false)
+        #expect(value["n"]?.isNull == true)
+        #expect(value["a"]?.arrayValue == [.integer(1)])
+        #expect(value["missing"] == nil)
+        #expect(value["i"]?.typeName == "integer")
+        #expect(value["f"]?.typeName == "number")
+    }
+}
