@@ -76,7 +76,9 @@ final class H2Connection: EventLoopHandler {
         }
         // While answers are stuck behind a slow reader, new requests are not read either
         // (back-pressure): the socket is then watched for writability only.
-        if !closed && !writeBlocked && events & (Epoll.input | Epoll.hangUp | Epoll.error) != 0 {
+        // A hang-up or error is read even then, so the failure is seen and the socket closed.
+        let failed = events & (Epoll.hangUp | Epoll.error) != 0
+        if !closed && ((!writeBlocked && events & Epoll.input != 0) || failed) {
             readAvailable()
         }
     }

@@ -47,6 +47,7 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
             Foundation.close(fd)
             throw .system("epoll_ctl", errno)
         }
+        let threadName = "apns-sim-\(name)"
         let thread = Thread { [self] in
             loop.run { [self] in
                 for connection in Array(connections.values) { connection.close() }
@@ -55,7 +56,7 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
             }
             finished.trigger()
         }
-        thread.name = "apns-sim-\(name)"
+        thread.name = threadName
         _ = threadStarted.claim()
         thread.start()
         logger.debug("listening", ["server": name, "port": "\(port)"])
