@@ -2,7 +2,7 @@
 /// device tokens. Pure apart from randomness.
 enum Identifiers {
     /// A random (version 4) UUID in lowercase canonical form, as APNs sends `apns-unique-id`.
-    static func uuid<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
+    static func uuid(using generator: inout FastRandom) -> String {
         let high = (generator.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         return String(unsafeUninitializedCapacity: 36) { buffer in
@@ -22,9 +22,9 @@ enum Identifiers {
         }
     }
 
-    /// A random UUID from the system generator (off the hot path).
+    /// A random UUID from a freshly seeded generator (off the hot path).
     static func uuid() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = FastRandom()
         return uuid(using: &generator)
     }
 
