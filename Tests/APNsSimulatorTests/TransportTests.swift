@@ -113,10 +113,24 @@ import Testing
         }
     }
 
-    @Test func stopClosesThePorts() async throws {
-        var port = 0
-        try await SimulatorFixture.with { sim in port = sim.endpoints.sendPort }
-        let output = try await ProcessRunner.run("curl", ["-sS", "--max-time", "2", "-k", "--http2", "https://127.0.0.1:\(port)/"])
-        #expect(output.exitCode == 7, "connection refused after stop: \(output.stderr)")
+    @Test func stopClosesOpenConnections() async throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let output = try await withThrowingTaskGroup(of: ProcessOutput?.self) { group in
+            try await SimulatorFixture.with(configure: { $0.faults = SimulatorFaults(blackHole: true) }) { sim in
+                let token = try sim.token()
+                group.addTask {
+                    try await ProcessRunner.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "--max-time", "20",
+                                                         "--header", "authorization: bearer \(token)",
+                                                         "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"])
+                }
+                // Wait until the request sits in the black hole, then stop the simulator.
+                while sim.simulator.receivedRequests().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            return try await group.next() ?? nil
+        }
+        let result = try #require(output)
+        #expect(result.exitCode != 0 && result.exitCode != 28, "curl sees the connection close, not its own timeout: \(result.stderr)")
+        #expect(clock.now - started < .seconds(15))
     }
 }
