@@ -73,6 +73,22 @@ struct BudgetLedger: Sendable {
         }
 
         private static func minute(_ time: Double) -> Int { Int((time / 60).rounded(.down)) }
+
+        fileprivate mutating func admit(priority: Int, budget: Int?, now: Double) -> Admission {
+            guard priority == 10 else {
+                otherSends += 1
+                return .allowed
+            }
+            if let budget, times.count - firstInWindow(now: now) >= budget {
+                throttled += 1
+                // The window has room again once all but `budget - 1` of its sends have left it.
+                let freesAt = budget > 0 ? times[times.count - budget] + BudgetLedger.window : now + BudgetLedger.window
+                return .throttled(freesAt: freesAt)
+            }
+            record(now: now, keep: max(budget ?? 0, BudgetLedger.keptTimesFloor))
+            priorityTenSends += 1
+            return .allowed
+        }
     }
 
     /// One minute's count.
@@ -93,21 +109,8 @@ struct BudgetLedger: Sendable {
 
     /// Decides and records a send of `priority` on `channelID` under `budget` (`nil`: unlimited).
     mutating func admit(channelID: String, priority: Int, budget: Int?, now: Double) -> Admission {
-        var entry = usage.removeValue(forKey: channelID) ?? Usage()
-        defer { usage[channelID] = entry }
-        guard priority == 10 else {
-            entry.otherSends += 1
-            return .allowed
-        }
-        if let budget, entry.times.count - entry.firstInWindow(now: now) >= budget {
-            entry.throttled += 1
-            // The window has room again once all but `budget - 1` of its sends have left it.
-            let freesAt = budget > 0 ? entry.times[entry.times.count - budget] + Self.window : now + Self.window
-            return .throttled(freesAt: freesAt)
-        }
-        entry.record(now: now, keep: max(budget ?? 0, Self.keptTimesFloor))
-        entry.priorityTenSends += 1
-        return .allowed
+        // Updated in place (one hash lookup, no copy of the kept times).
+        usage[channelID, default: Usage()].admit(priority: priority, budget: budget, now: now)
     }
 
     /// Forgets a channel's counters (on delete).

@@ -21,8 +21,8 @@ final class H2Connection: EventLoopHandler {
     private var streamsOpened = 0
     /// The stream whose header block is being decoded.
     private var headerStream: (id: Int32, stream: H2Stream)?
-    /// The headers of the latest requests, by position, for `internedHeader`.
-    private var headerTemplate: [(name: String, value: String)] = []
+    /// Builds request header lists, reusing what repeats from request to request.
+    private var headerCache = H2HeaderCache()
     /// The last stream processed, once GOAWAY is submitted.
     private var goAwayLastStreamID: Int32?
     private var handlerState: AnyObject?
@@ -168,7 +168,6 @@ final class H2Connection: EventLoopHandler {
         // nghttp2 closes them when the GOAWAY is sent.
         if let goAwayLastStreamID, streamID > goAwayLastStreamID { return }
         let stream = H2Stream()
-        stream.request.headers.reserveCapacity(16)
         streams[streamID] = stream
         headerStream = (streamID, stream)
         streamsOpened += 1
@@ -188,46 +187,7 @@ final class H2Connection: EventLoopHandler {
             guard let found = streams[streamID] else { return }
             stream = found
         }
-        let (nameText, valueText) = internedHeader(at: stream.headerIndex, name: name, value: value)
-        stream.headerIndex += 1
-        if name.first == UInt8(ascii: ":") {
-            switch name.count {
-            case 5 where name.elementsEqual(":path".utf8): stream.request.path = valueText
-            case 7 where name.elementsEqual(":method".utf8): stream.request.method = valueText
-            case 10 where name.elementsEqual(":authority".utf8): stream.request.authority = valueText
-            default: break
-            }
-            return
-        }
-        stream.request.headers.append((nameText, valueText))
-    }
-
-    /// The header at `index` of a request as Strings, reusing those of the previous request on
-    /// this connection when the bytes are the same. Clients repeat most headers (token, push
-    /// type, path…), so this saves decoding and allocating them on every request.
-    private func internedHeader(at index: Int, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> (String, String) {
-        if index < headerTemplate.count {
-            var entry = headerTemplate[index]
-            if Self.sameBytes(&entry.name, name) {
-                if Self.sameBytes(&entry.value, value) { return (entry.name, entry.value) }
-                let fresh = String(decoding: value, as: UTF8.self)
-                headerTemplate[index].value = fresh
-                return (entry.name, fresh)
-            }
-        }
-        let pair = (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-        if index < headerTemplate.count {
-            headerTemplate[index] = pair
-        } else if index == headerTemplate.count && index < 32 {
-            headerTemplate.append(pair)
-        }
-        return pair
-    }
-
-    private static func sameBytes(_ text: inout String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        text.withUTF8 { stored in
-            stored.count == bytes.count && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-        }
+        headerCache.add(name: name, value: value, to: stream)
     }
 
     func data(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
@@ -239,6 +199,7 @@ final class H2Connection: EventLoopHandler {
 
     func requestComplete(streamID: Int32) {
         guard let stream = streams[streamID], let handlerState else { return }
+        headerCache.finish(stream)
         let request = stream.request
         stream.request = H2Request()
         switch server.handler.handle(request, streamID: streamID, connection: handlerState) {
@@ -435,8 +396,11 @@ final class H2Connection: EventLoopHandler {
 /// A request being received and the response body being sent on one stream.
 final class H2Stream {
     var request = H2Request()
-    /// How many header fields (pseudo-headers included) arrived so far.
-    var headerIndex = 0
+    /// Regular and pseudo header fields received so far (see `H2HeaderCache`).
+    var regularCount = 0
+    var pseudoCount = 0
+    /// Whether the regular fields stopped repeating the previous request's.
+    var diverged = false
     var responseBody: [UInt8] = []
     var responseOffset = 0
 }

@@ -4,7 +4,10 @@ struct H2Request {
     var method = ""
     var path = ""
     var authority = ""
+    /// Header fields in order, credentials redacted (`authorization: bearer <redacted>`).
     var headers: [(name: String, value: String)] = []
+    /// The `authorization` value, kept apart from `headers` so it is never logged.
+    var authorization: String?
     var body: [UInt8] = []
     /// Body bytes received, counted even past the stored cap, so size limits can be judged.
     var bodyLength = 0
