@@ -30,6 +30,7 @@ final class H2Connection: EventLoopHandler {
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var interest = Interest.input
+    private var readScheduled = false
     private let readBuffer: UnsafeMutablePointer<UInt8>
     // Scratch space reused by every response of this connection.
     private var headerBytes: [UInt8] = []
@@ -133,7 +134,8 @@ final class H2Connection: EventLoopHandler {
 
     private func readAvailable() {
         guard let session else { return }
-        // Bounded so one busy client cannot starve the loop; level-triggered epoll calls again.
+        // Bounded so one busy client cannot starve the loop (see `resumeReadingIfBuffered`).
+        var drained = false
         for _ in 0..<32 {
             ERR_clear_error()
             let count = SSL_read(ssl, readBuffer, Int32(Self.readBufferSize))
@@ -147,7 +149,10 @@ final class H2Connection: EventLoopHandler {
                 continue
             }
             let error = SSL_get_error(ssl, count)
-            if error == SSL_ERROR_WANT_READ { break }
+            if error == SSL_ERROR_WANT_READ {
+                drained = true
+                break
+            }
             if error == SSL_ERROR_WANT_WRITE {
                 watch(.output)
                 return
@@ -157,6 +162,21 @@ final class H2Connection: EventLoopHandler {
             return
         }
         flush()
+        // After WANT_READ any buffered bytes are an incomplete record: epoll reports the rest.
+        if !drained { resumeReadingIfBuffered() }
+    }
+
+    /// Bytes OpenSSL has already read ahead are invisible to epoll: when reading stopped with
+    /// some left (the round cap, or answers that had to wait for the peer), go on shortly.
+    private func resumeReadingIfBuffered() {
+        guard !closed, !writeBlocked, !readScheduled, SSL_has_pending(ssl) == 1 else { return }
+        readScheduled = true
+        server.loop.schedule(after: .zero) { [weak self] in
+            guard let self else { return }
+            self.readScheduled = false
+            guard !self.closed, !self.writeBlocked else { return }
+            self.readAvailable()
+        }
     }
 
     // MARK: - Streams (called from nghttp2 callbacks)
@@ -350,10 +370,13 @@ final class H2Connection: EventLoopHandler {
             }
             if output.isEmpty { break }
         }
+        let wasBlocked = writeBlocked
         watch(.input)
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
             close()
+            return
         }
+        if wasBlocked { resumeReadingIfBuffered() }
     }
 
     /// What the loop watches the socket for.
