@@ -47,7 +47,7 @@ final class HTTP1TestServer: @unchecked Sendable {
         let line = await H2TestServer.readLine(stdoutPipe.fileHandleForReading)
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
               let port = object["port"] as? Int else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw TestServerError("the HTTP/1.1 test server did not start: \(line)")
         }
         self.port = port
@@ -57,6 +57,8 @@ final class HTTP1TestServer: @unchecked Sendable {
 
     func stop() {
         try? stdinPipe.fileHandleForWriting.close()
+        // SIGTERM is blocked in children of the test process; SIGKILL is not (see H2TestServer).
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: folder)
     }
