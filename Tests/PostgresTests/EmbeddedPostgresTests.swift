@@ -59,6 +59,7 @@ import Testing
         let stalePID = try await deadPID()
         try "\(stalePID)\n\(dataDirectory.path)\n0\n\(second.port ?? 0)\n".write(
             to: dataDirectory.appendingPathComponent("postmaster.pid"), atomically: true, encoding: .utf8)
+        let rival = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
         let third = try await rival.start()
         #expect(try await count(third) == 2)
         #expect(rival.isRunning)
