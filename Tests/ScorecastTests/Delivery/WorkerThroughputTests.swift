@@ -54,7 +54,12 @@ import TestSupport
                 return ContinuousClock.now - started
             }
             let rate = Double(Self.channelCount) / elapsed.seconds
-            print("worker throughput: \(Self.channelCount) broadcasts in \(elapsed) = \(Int(rate))/s (debug build, shared 2-core machine)")
+            #if DEBUG
+            let build = "debug"
+            #else
+            let build = "release"
+            #endif
+            print("worker throughput: \(Self.channelCount) broadcasts in \(elapsed) = \(Int(rate))/s (\(build) build)")
 
             #expect((harness.simulator.statistics().answers["200"] ?? 0) - before == Self.channelCount)
             let sent = try await harness.pool.query("""
