@@ -14,3 +14,6 @@ extension APNsClient: BroadcastClients {
     /// This client, for every credential (a process with a single team).
     public func client(for credentials: APNsCredentials) throws(APNsClientError) -> APNsClient { self }
 }
+
+/// The process's clients, one per signing key (what `serve` uses).
+extension APNsClientSet: BroadcastClients {}
