@@ -277,6 +277,8 @@ public struct OutboxStore: Sendable {
         // A row superseded during its send keeps only what the send did not carry: the
         // events that came after the claim, the updates coalesced since, and the ingest time
         // of its oldest remaining event (from `events`, else the claim time, a lower bound).
+        // Ingest may have merged into the row in flight (it still lists the sent events: their
+        // count comes off) or started a fresh row (nothing of the sent one is left to remove).
         try await connection.execute("""
             UPDATE outbox o SET
                 lease_owner = NULL,
@@ -295,7 +297,7 @@ public struct OutboxStore: Sendable {
                     THEN ARRAY(SELECT t.e FROM unnest(o.event_ids) WITH ORDINALITY AS t(e, n)
                                WHERE t.e <> ALL(u.claimed_events::bigint[]) ORDER BY t.n)
                     ELSE o.event_ids END,
-                coalesced = CASE WHEN u.kind = 'finished'
+                coalesced = CASE WHEN u.kind = 'finished' AND o.event_ids && u.claimed_events::bigint[]
                     THEN GREATEST(0, o.coalesced - u.claimed_coalesced - 1)
                     ELSE o.coalesced END,
                 first_ingested_at = CASE WHEN u.kind = 'finished'

@@ -232,6 +232,32 @@ import TestSupport
         }
     }
 
+    @Test func aFreshRowWrittenOverTheOneInFlightKeepsItsOwnCounts() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            let first = try await database.addEvent(seq: 1)
+            let second = try await database.addEvent(seq: 2)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, eventID: first.id)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, eventID: second.id)
+            let store = Self.store(database)
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            // Ingest writes a row of its own over the one in flight (as EventIngestor does).
+            let third = try await database.addEvent(seq: 3)
+            try await database.pool.execute("""
+                UPDATE outbox SET version = version + 1, payload = '\\x03', event_ids = ARRAY[\(third.id)]::bigint[],
+                    coalesced = 0, first_ingested_at = \(third.receivedAt)
+                WHERE channel_id = \(channel)
+                """)
+            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 0)
+            let row = try #require(try await database.outbox(channel))
+            #expect(row.eventIDs == [third.id])
+            #expect(row.coalesced == 0)
+            #expect(row.firstIngestedAt == third.receivedAt)
+            #expect(row.leaseOwner == nil)
+        }
+    }
+
     @Test func anAlertingRowThatArrivedDuringTheSendIsNotHeldBack() async throws {
         try await DeliveryDatabase.with { database in
             let app = try await database.addApp()
