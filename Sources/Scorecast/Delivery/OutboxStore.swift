@@ -24,7 +24,9 @@ public struct OutboxStore: Sendable {
 
     // MARK: - Claim
 
-    /// Claims up to `limit` due rows for `owner` until now + `lease`: rows whose `due_at` and
+    /// Claims up to `limit` due rows for `owner` until now + `lease` (recording the version
+    /// claimed in `claimed_version`, so ingest can tell the content in flight from a newer one
+    /// that replaced it): rows whose `due_at` and
     /// backoff have passed, not leased (or whose lease expired: the rescue of a dead worker's
     /// work), of sendable channels of unpaused apps, oldest due first, skipping rows another
     /// transaction holds and the channels in `excluding` (this process's own sends in flight).
@@ -48,6 +50,7 @@ public struct OutboxStore: Sendable {
                 UPDATE outbox o
                 SET lease_owner = \(owner),
                     lease_expires_at = now() + make_interval(secs => \(lease.seconds)),
+                    claimed_version = o.version,
                     updated_at = now()
                 FROM picked
                 WHERE o.channel_id = picked.channel_id
@@ -97,7 +100,7 @@ public struct OutboxStore: Sendable {
     public func release(channelIDs: [Int64], owner: String) async throws -> Int {
         guard !channelIDs.isEmpty else { return 0 }
         return try await pool.execute("""
-            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now()
             WHERE channel_id = ANY(\(channelIDs)) AND lease_owner = \(owner)
             """)
     }
@@ -107,7 +110,7 @@ public struct OutboxStore: Sendable {
     @discardableResult
     public func releaseAll(ownerPrefix: String) async throws -> Int {
         try await pool.execute("""
-            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now()
             WHERE lease_owner IS NOT NULL AND starts_with(lease_owner, \(ownerPrefix))
             """)
     }
@@ -283,6 +286,7 @@ public struct OutboxStore: Sendable {
             UPDATE outbox o SET
                 lease_owner = NULL,
                 lease_expires_at = NULL,
+                claimed_version = NULL,
                 updated_at = now(),
                 attempts = CASE u.kind WHEN 'retry' THEN o.attempts + 1 WHEN 'finished' THEN 0 ELSE o.attempts END,
                 not_before = CASE u.kind

@@ -69,6 +69,7 @@ import TestSupport
 
             let row = try #require(try await database.outbox(channel))
             #expect(row.leaseOwner == "w-1")
+            #expect(row.claimedVersion == 1)
             let expires = try #require(row.leaseExpiresAt)
             #expect(abs(expires.timeIntervalSinceNow - 30) < 5)
         }
@@ -218,6 +219,7 @@ import TestSupport
             #expect(row.version == 4)
             #expect(row.payload == [4])
             #expect(row.leaseOwner == nil)
+            #expect(row.claimedVersion == nil)
             #expect(row.leaseExpiresAt == nil)
             #expect(row.attempts == 0)
             // Only what the send did not carry is left: two events, one of them coalesced.
@@ -335,6 +337,7 @@ import TestSupport
             let row = try #require(try await database.outbox(channel))
             #expect(row.attempts == 1)
             #expect(row.leaseOwner == nil)
+            #expect(row.claimedVersion == nil)
             #expect(row.lastError == "503 ServiceUnavailable")
             let notBefore = try #require(row.notBefore)
             #expect(abs(notBefore.timeIntervalSinceNow - 60) < 5)
@@ -427,6 +430,9 @@ import TestSupport
             var owners: [String?] = []
             for channel in channels { owners.append(try await database.outbox(channel)?.leaseOwner) }
             #expect(owners.compactMap { $0 } == ["proc-2/w0"])
+            var claimedVersions: [Int64?] = []
+            for channel in channels { claimedVersions.append(try await database.outbox(channel)?.claimedVersion) }
+            #expect(claimedVersions.compactMap { $0 } == [1])
             #expect(try await database.deliveries(channels[0]).isEmpty)
         }
     }
