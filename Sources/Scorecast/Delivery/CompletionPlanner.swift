@@ -51,6 +51,14 @@ public enum CompletionPlanner {
                     record.reason = "invalid credentials: \(error.message)"
                     record.outcome = .paused
                     completion.action = .pauseApp(reason: record.reason ?? "invalid credentials")
+                case .configuration?:
+                    // This process's APNs settings are unusable: the row is not at fault, keep
+                    // it (backing off) until an operator fixes the settings.
+                    record.reason = "APNs client misconfigured: \(error.message)"
+                    record.outcome = .retry
+                    let wait = policy.delay(afterAttempt: claim.attempt, retryAfter: nil, using: &random)
+                    completion.action = .retry(delay: wait, error: record.reason ?? "APNs client misconfigured")
+                    completion.alert = record.reason
                 default:
                     // Refused by the client before sending (our bug, e.g. a body over 5,120 bytes):
                     // sending it again cannot help.

@@ -24,7 +24,9 @@ public struct OutboxStore: Sendable {
 
     // MARK: - Claim
 
-    /// Claims up to `limit` due rows for `owner` until now + `lease`: rows whose `due_at` and
+    /// Claims up to `limit` due rows for `owner` until now + `lease` (recording the version
+    /// claimed in `claimed_version`, so ingest can tell the content in flight from a newer one
+    /// that replaced it): rows whose `due_at` and
     /// backoff have passed, not leased (or whose lease expired: the rescue of a dead worker's
     /// work), of sendable channels of unpaused apps, oldest due first, skipping rows another
     /// transaction holds and the channels in `excluding` (this process's own sends in flight).
@@ -48,6 +50,7 @@ public struct OutboxStore: Sendable {
                 UPDATE outbox o
                 SET lease_owner = \(owner),
                     lease_expires_at = now() + make_interval(secs => \(lease.seconds)),
+                    claimed_version = o.version,
                     updated_at = now()
                 FROM picked
                 WHERE o.channel_id = picked.channel_id
@@ -97,7 +100,7 @@ public struct OutboxStore: Sendable {
     public func release(channelIDs: [Int64], owner: String) async throws -> Int {
         guard !channelIDs.isEmpty else { return 0 }
         return try await pool.execute("""
-            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now()
             WHERE channel_id = ANY(\(channelIDs)) AND lease_owner = \(owner)
             """)
     }
@@ -107,7 +110,7 @@ public struct OutboxStore: Sendable {
     @discardableResult
     public func releaseAll(ownerPrefix: String) async throws -> Int {
         try await pool.execute("""
-            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now()
             WHERE lease_owner IS NOT NULL AND starts_with(lease_owner, \(ownerPrefix))
             """)
     }
@@ -188,15 +191,9 @@ public struct OutboxStore: Sendable {
         }
         guard !kept.isEmpty else { return result }
 
-        // Which rows go and which are given back (and how).
+        // Which rows go, and how the others are given back.
         var deleteIDs: [Int64] = []
-        var releaseIDs: [Int64] = []
-        var releaseKinds: [String] = []
-        var releaseDelays: [Double] = []
-        var releaseErrors: [String?] = []
-        var releaseClaimedEvents: [String] = []
-        var releaseClaimedCoalesced: [Int] = []
-        var releaseClaimedAt: [Date?] = []
+        var releases: [Release] = []
         for completion in kept {
             let unchanged = currentVersion[completion.channelID] == completion.claimedVersion
             switch completion.action {
@@ -204,25 +201,11 @@ public struct OutboxStore: Sendable {
                 deleteIDs.append(completion.channelID)
             case .finish:
                 result.superseded.append(completion.channelID)
-                releaseIDs.append(completion.channelID)
-                releaseKinds.append("finished")
-                releaseDelays.append(0)
-                releaseErrors.append(nil)
+                releases.append(Release(completion, kind: "finished"))
             case .retry(let delay, let error):
-                releaseIDs.append(completion.channelID)
-                releaseKinds.append("retry")
-                releaseDelays.append(max(0, delay))
-                releaseErrors.append(error)
+                releases.append(Release(completion, kind: "retry", delay: max(0, delay), error: error))
             case .pauseApp, .release:
-                releaseIDs.append(completion.channelID)
-                releaseKinds.append("release")
-                releaseDelays.append(0)
-                releaseErrors.append(nil)
-            }
-            if releaseClaimedEvents.count < releaseIDs.count {
-                releaseClaimedEvents.append(Self.arrayLiteral(completion.claimedEventIDs))
-                releaseClaimedCoalesced.append(completion.claimedCoalesced)
-                releaseClaimedAt.append(completion.claimedAt)
+                releases.append(Release(completion, kind: "release"))
             }
         }
 
@@ -231,42 +214,8 @@ public struct OutboxStore: Sendable {
             try await connection.execute("DELETE FROM outbox WHERE channel_id = ANY(\(deleteIDs)) AND lease_owner = \(owner)")
             result.deleted = deleteIDs
         }
-        if !releaseIDs.isEmpty {
-            // A row superseded during its send keeps only what the send did not carry: the
-            // events that came after the claim, the updates coalesced since, and the ingest time
-            // of its oldest remaining event (from `events`, else the claim time, a lower bound).
-            try await connection.execute("""
-                UPDATE outbox o SET
-                    lease_owner = NULL,
-                    lease_expires_at = NULL,
-                    updated_at = now(),
-                    attempts = CASE u.kind WHEN 'retry' THEN o.attempts + 1 WHEN 'finished' THEN 0 ELSE o.attempts END,
-                    not_before = CASE u.kind
-                        WHEN 'retry' THEN now() + make_interval(secs => u.delay)
-                        WHEN 'finished' THEN NULL
-                        ELSE o.not_before END,
-                    last_error = CASE u.kind WHEN 'retry' THEN u.error WHEN 'finished' THEN NULL ELSE o.last_error END,
-                    due_at = CASE WHEN u.kind = 'finished' AND NOT o.alerting
-                        THEN GREATEST(o.due_at, now() + make_interval(secs => \(routineInterval)))
-                        ELSE o.due_at END,
-                    event_ids = CASE WHEN u.kind = 'finished'
-                        THEN ARRAY(SELECT t.e FROM unnest(o.event_ids) WITH ORDINALITY AS t(e, n)
-                                   WHERE t.e <> ALL(u.claimed_events::bigint[]) ORDER BY t.n)
-                        ELSE o.event_ids END,
-                    coalesced = CASE WHEN u.kind = 'finished'
-                        THEN GREATEST(0, o.coalesced - u.claimed_coalesced - 1)
-                        ELSE o.coalesced END,
-                    first_ingested_at = CASE WHEN u.kind = 'finished'
-                        THEN COALESCE(
-                            (SELECT min(ev.received_at) FROM events ev
-                             WHERE ev.id = ANY(o.event_ids) AND ev.id <> ALL(u.claimed_events::bigint[])),
-                            GREATEST(o.first_ingested_at, u.claimed_at))
-                        ELSE o.first_ingested_at END
-                FROM unnest(\(releaseIDs)::bigint[], \(releaseKinds)::text[], \(releaseDelays)::float8[], \(releaseErrors)::text[],
-                            \(releaseClaimedEvents)::text[], \(releaseClaimedCoalesced)::int8[], \(releaseClaimedAt)::timestamptz[])
-                    AS u(channel_id, kind, delay, error, claimed_events, claimed_coalesced, claimed_at)
-                WHERE o.channel_id = u.channel_id AND o.lease_owner = \(owner)
-                """)
+        if !releases.isEmpty {
+            try await release(releases, owner: owner, routineInterval: routineInterval, on: connection)
         }
 
         let sent = kept.compactMap { completion in completion.sentTimestamp.map { (completion.channelID, $0) } }
@@ -305,6 +254,71 @@ public struct OutboxStore: Sendable {
         return result
     }
 
+    /// A row given back to the outbox: `finished` (superseded during its send), `retry` (with
+    /// backoff) or `release` (unchanged).
+    private struct Release {
+        var channelID: Int64
+        var kind: String
+        var delay: Double
+        var error: String?
+        var claimedEvents: String
+        var claimedCoalesced: Int
+        var claimedAt: Date?
+
+        init(_ completion: DeliveryCompletion, kind: String, delay: Double = 0, error: String? = nil) {
+            channelID = completion.channelID
+            self.kind = kind
+            self.delay = delay
+            self.error = error
+            claimedEvents = OutboxStore.arrayLiteral(completion.claimedEventIDs)
+            claimedCoalesced = completion.claimedCoalesced
+            claimedAt = completion.claimedAt
+        }
+    }
+
+    private static func release(_ releases: [Release], owner: String, routineInterval: Double, on connection: PostgresConnection) async throws {
+        // A row superseded during its send keeps only what the send did not carry: the
+        // events that came after the claim, the updates coalesced since, and the ingest time
+        // of its oldest remaining event (from `events`, else the claim time, a lower bound).
+        // Ingest may have merged into the row in flight (it still lists the sent events: their
+        // count comes off) or started a fresh row (nothing of the sent one is left to remove).
+        try await connection.execute("""
+            UPDATE outbox o SET
+                lease_owner = NULL,
+                lease_expires_at = NULL,
+                claimed_version = NULL,
+                updated_at = now(),
+                attempts = CASE u.kind WHEN 'retry' THEN o.attempts + 1 WHEN 'finished' THEN 0 ELSE o.attempts END,
+                not_before = CASE u.kind
+                    WHEN 'retry' THEN now() + make_interval(secs => u.delay)
+                    WHEN 'finished' THEN NULL
+                    ELSE o.not_before END,
+                last_error = CASE u.kind WHEN 'retry' THEN u.error WHEN 'finished' THEN NULL ELSE o.last_error END,
+                due_at = CASE WHEN u.kind = 'finished' AND NOT o.alerting
+                    THEN GREATEST(o.due_at, now() + make_interval(secs => \(routineInterval)))
+                    ELSE o.due_at END,
+                event_ids = CASE WHEN u.kind = 'finished'
+                    THEN ARRAY(SELECT t.e FROM unnest(o.event_ids) WITH ORDINALITY AS t(e, n)
+                               WHERE t.e <> ALL(u.claimed_events::bigint[]) ORDER BY t.n)
+                    ELSE o.event_ids END,
+                coalesced = CASE WHEN u.kind = 'finished' AND o.event_ids && u.claimed_events::bigint[]
+                    THEN GREATEST(0, o.coalesced - u.claimed_coalesced - 1)
+                    ELSE o.coalesced END,
+                first_ingested_at = CASE WHEN u.kind = 'finished'
+                    THEN COALESCE(
+                        (SELECT min(ev.received_at) FROM events ev
+                         WHERE ev.id = ANY(o.event_ids) AND ev.id <> ALL(u.claimed_events::bigint[])),
+                        GREATEST(o.first_ingested_at, u.claimed_at))
+                    ELSE o.first_ingested_at END
+            FROM unnest(\(releases.map(\.channelID))::bigint[], \(releases.map(\.kind))::text[], \(releases.map(\.delay))::float8[],
+                        \(releases.map(\.error))::text[],
+                        \(releases.map(\.claimedEvents))::text[], \(releases.map(\.claimedCoalesced))::int8[],
+                        \(releases.map(\.claimedAt))::timestamptz[])
+                AS u(channel_id, kind, delay, error, claimed_events, claimed_coalesced, claimed_at)
+            WHERE o.channel_id = u.channel_id AND o.lease_owner = \(owner)
+            """)
+    }
+
     private static func insertDeliveries(_ completions: [DeliveryCompletion], on connection: PostgresConnection) async throws -> Int {
         let rows = completions.compactMap { completion in completion.delivery.map { (completion, $0) } }
         guard !rows.isEmpty else { return 0 }
@@ -331,7 +345,7 @@ public struct OutboxStore: Sendable {
     }
 
     /// `{1,2,3}`: the literal of a bigint array, for arrays of arrays sent through `unnest`.
-    private static func arrayLiteral(_ values: [Int64]) -> String {
+    fileprivate static func arrayLiteral(_ values: [Int64]) -> String {
         "{" + values.map(String.init).joined(separator: ",") + "}"
     }
 

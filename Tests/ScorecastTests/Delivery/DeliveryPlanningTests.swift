@@ -258,6 +258,17 @@ import Testing
         #expect(completion.delivery?.reason?.contains("6000 bytes") == true)
     }
 
+    @Test func aMisconfiguredClientKeepsTheRowAndAlerts() {
+        let completion = Self.complete(.failed(APNsClientError(.invalidConfiguration, "endpoint host \"\" is not a host name")))
+        guard case .retry(let delay, _) = completion.action else {
+            Issue.record("expected a retry, got \(completion.action)")
+            return
+        }
+        #expect(abs(delay - 1) < 0.001)
+        #expect(completion.delivery?.outcome == .retry)
+        #expect(completion.alert?.contains("misconfigured") == true)
+    }
+
     @Test(arguments: [APNsClientError.Code.cancelled, .shutdown])
     func cancellationOnlyReleasesTheRow(code: APNsClientError.Code) {
         let completion = Self.complete(.failed(APNsClientError(code, "stopping")))

@@ -69,6 +69,7 @@ import TestSupport
 
             let row = try #require(try await database.outbox(channel))
             #expect(row.leaseOwner == "w-1")
+            #expect(row.claimedVersion == 1)
             let expires = try #require(row.leaseExpiresAt)
             #expect(abs(expires.timeIntervalSinceNow - 30) < 5)
         }
@@ -218,6 +219,7 @@ import TestSupport
             #expect(row.version == 4)
             #expect(row.payload == [4])
             #expect(row.leaseOwner == nil)
+            #expect(row.claimedVersion == nil)
             #expect(row.leaseExpiresAt == nil)
             #expect(row.attempts == 0)
             // Only what the send did not carry is left: two events, one of them coalesced.
@@ -229,6 +231,32 @@ import TestSupport
             #expect(try await database.deliveries(channel).map(\.outcome) == ["sent"])
             #expect(try await database.deliveries(channel).map(\.coalesced) == [1])
             #expect(try await database.channel(channel).lastTimestamp == 11)
+        }
+    }
+
+    @Test func aFreshRowWrittenOverTheOneInFlightKeepsItsOwnCounts() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            let first = try await database.addEvent(seq: 1)
+            let second = try await database.addEvent(seq: 2)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, eventID: first.id)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, eventID: second.id)
+            let store = Self.store(database)
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            // Ingest writes a row of its own over the one in flight (as EventIngestor does).
+            let third = try await database.addEvent(seq: 3)
+            try await database.pool.execute("""
+                UPDATE outbox SET version = version + 1, payload = '\\x03', event_ids = ARRAY[\(third.id)]::bigint[],
+                    coalesced = 0, first_ingested_at = \(third.receivedAt)
+                WHERE channel_id = \(channel)
+                """)
+            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 0)
+            let row = try #require(try await database.outbox(channel))
+            #expect(row.eventIDs == [third.id])
+            #expect(row.coalesced == 0)
+            #expect(row.firstIngestedAt == third.receivedAt)
+            #expect(row.leaseOwner == nil)
         }
     }
 
@@ -309,6 +337,7 @@ import TestSupport
             let row = try #require(try await database.outbox(channel))
             #expect(row.attempts == 1)
             #expect(row.leaseOwner == nil)
+            #expect(row.claimedVersion == nil)
             #expect(row.lastError == "503 ServiceUnavailable")
             let notBefore = try #require(row.notBefore)
             #expect(abs(notBefore.timeIntervalSinceNow - 60) < 5)
@@ -401,6 +430,9 @@ import TestSupport
             var owners: [String?] = []
             for channel in channels { owners.append(try await database.outbox(channel)?.leaseOwner) }
             #expect(owners.compactMap { $0 } == ["proc-2/w0"])
+            var claimedVersions: [Int64?] = []
+            for channel in channels { claimedVersions.append(try await database.outbox(channel)?.claimedVersion) }
+            #expect(claimedVersions.compactMap { $0 } == [1])
             #expect(try await database.deliveries(channels[0]).isEmpty)
         }
     }

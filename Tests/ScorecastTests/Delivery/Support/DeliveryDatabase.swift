@@ -108,12 +108,13 @@ struct DeliveryDatabase: Sendable {
         var coalesced: Int
         var eventIDs: [Int64]
         var firstIngestedAt: Date
+        var claimedVersion: Int64?
     }
 
     func outbox(_ channelID: Int64) async throws -> OutboxSnapshot? {
         try await pool.query("""
             SELECT version, payload, lease_owner, lease_expires_at, attempts, last_error, due_at, not_before, coalesced,
-                   event_ids, first_ingested_at
+                   event_ids, first_ingested_at, claimed_version
             FROM outbox WHERE channel_id = \(channelID)
             """).first.map { row in
             OutboxSnapshot(
@@ -121,7 +122,8 @@ struct DeliveryDatabase: Sendable {
                 leaseOwner: try row.decode("lease_owner"), leaseExpiresAt: try row.decode("lease_expires_at"),
                 attempts: try row.decode("attempts"), lastError: try row.decode("last_error"),
                 dueAt: try row.decode("due_at"), notBefore: try row.decode("not_before"), coalesced: try row.decode("coalesced"),
-                eventIDs: try row.decode("event_ids"), firstIngestedAt: try row.decode("first_ingested_at"))
+                eventIDs: try row.decode("event_ids"), firstIngestedAt: try row.decode("first_ingested_at"),
+                claimedVersion: try row.decode("claimed_version"))
         }
     }
 
