@@ -40,8 +40,11 @@ public struct Application: Sendable {
             }
             var router = Router()
             HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
+            ChannelsEndpoint(pool: database.pool).register(on: &router)
 
+            let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
             var services: [any Service] = []
+            if let simulator = apns.simulator { services.append(simulator) }
             if configuration.roles.contains(.api) {
                 let http = HTTPServer(
                     configuration: HTTPServerConfiguration(
@@ -54,12 +57,18 @@ public struct Application: Sendable {
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 services.append(http)
             }
-            if stopRequested.isTriggered {
-                logger.info("stop requested during start-up")
-            } else {
-                let group = ServiceGroup(services: services, signals: [], gracePeriod: configuration.shutdownGrace, logger: logger)
-                try await group.run(until: stopRequested)
+            do {
+                if stopRequested.isTriggered {
+                    logger.info("stop requested during start-up")
+                } else {
+                    let group = ServiceGroup(services: services, signals: [], gracePeriod: configuration.shutdownGrace, logger: logger)
+                    try await group.run(until: stopRequested)
+                }
+            } catch {
+                await apns.shutdown()
+                throw error
             }
+            await apns.shutdown()
         } catch {
             await database.shutdown()
             throw error
