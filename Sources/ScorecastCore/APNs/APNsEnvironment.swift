@@ -34,5 +34,6 @@ public enum APNsEnvironment: String, Sendable, Hashable, CaseIterable, CustomStr
         }
     }
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

@@ -33,6 +33,7 @@ public enum APNsOutcomeClass: String, Sendable, Hashable, CaseIterable, CustomSt
         }
     }
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 
     /// Classifies an HTTP answer from APNs.

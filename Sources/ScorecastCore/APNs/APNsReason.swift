@@ -187,5 +187,6 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

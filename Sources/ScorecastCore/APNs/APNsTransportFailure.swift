@@ -15,6 +15,7 @@ public enum APNsTransportFailure: Sendable, Hashable, CustomStringConvertible {
     /// No connection could be opened (DNS, TCP or TLS handshake failed).
     case connectFailed
 
+    /// The text shown in logs and error messages.
     public var description: String {
         switch self {
         case .timeout: "timeout"

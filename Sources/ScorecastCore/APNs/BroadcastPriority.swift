@@ -10,7 +10,9 @@ public enum BroadcastPriority: Int, Sendable, Hashable, CaseIterable, Comparable
     /// The value of the `apns-priority` header.
     public var headerValue: String { String(rawValue) }
 
+    /// The text shown in logs and error messages.
     public var description: String { headerValue }
 
+    /// Orders by header value: 1 < 5 < 10.
     public static func < (lhs: BroadcastPriority, rhs: BroadcastPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -24,6 +24,7 @@ public enum ChannelStoragePolicy: Int, Sendable, Hashable, CaseIterable, CustomS
         }
     }
 
+    /// The text shown in logs and error messages.
     public var description: String {
         switch self {
         case .noMessageStored: "no-message-stored"

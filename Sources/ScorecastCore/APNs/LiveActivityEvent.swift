@@ -7,5 +7,6 @@ public enum LiveActivityEvent: String, Sendable, Hashable, CaseIterable, CustomS
     /// Ends the activity, optionally with a `dismissal-date`.
     case end
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

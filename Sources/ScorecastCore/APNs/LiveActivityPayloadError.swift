@@ -23,6 +23,7 @@ public enum LiveActivityPayloadError: Error, Sendable, Hashable, CustomStringCon
     /// The whole body exceeds the target's limit (5,120 broadcast, 4,096 device).
     case payloadTooLarge(size: Int, limit: Int, target: PushTarget)
 
+    /// The text shown in logs and error messages.
     public var description: String {
         switch self {
         case .startNotAllowedForBroadcast:

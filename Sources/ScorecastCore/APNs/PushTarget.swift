@@ -13,5 +13,6 @@ public enum PushTarget: String, Sendable, Hashable, CaseIterable, CustomStringCo
         }
     }
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

@@ -54,5 +54,6 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// The game was called off or postponed.
     case cancelled
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

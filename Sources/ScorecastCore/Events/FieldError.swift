@@ -12,6 +12,7 @@ public struct FieldError: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The text shown in logs and error messages.
     public var description: String {
         path.isEmpty ? "body: \(message)" : "\(path): \(message)"
     }
@@ -27,6 +28,7 @@ public struct EventValidationError: Error, Sendable, Hashable, CustomStringConve
         self.errors = errors
     }
 
+    /// The text shown in logs and error messages.
     public var description: String {
         errors.map(\.description).joined(separator: "; ")
     }

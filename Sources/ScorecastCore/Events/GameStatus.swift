@@ -16,5 +16,6 @@ public enum GameStatus: String, Sendable, Hashable, CaseIterable, CustomStringCo
         self == .final || self == .cancelled
     }
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

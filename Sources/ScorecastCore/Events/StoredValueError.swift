@@ -12,5 +12,6 @@ public struct StoredValueError: Error, Sendable, Hashable, CustomStringConvertib
         self.problem = problem
     }
 
+    /// The text shown in logs and error messages.
     public var description: String { "stored \(subject) is unreadable: \(problem)" }
 }

@@ -5,5 +5,6 @@ public enum TeamSide: String, Sendable, Hashable, CaseIterable, CustomStringConv
     /// The away team.
     case away
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

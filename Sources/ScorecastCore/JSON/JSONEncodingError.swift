@@ -3,6 +3,7 @@ public enum JSONEncodingError: Error, Sendable, Hashable, CustomStringConvertibl
     /// A NaN or infinite number at the given path (`$.aps.relevance-score`); JSON has no such numbers.
     case nonFiniteNumber(path: String)
 
+    /// The text shown in logs and error messages.
     public var description: String {
         switch self {
         case .nonFiniteNumber(let path):

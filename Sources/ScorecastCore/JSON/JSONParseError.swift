@@ -11,6 +11,7 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         self.message = message
     }
 
+    /// The text shown in logs and error messages.
     public var description: String {
         "invalid JSON at byte \(offset): \(message)"
     }

@@ -3,7 +3,8 @@
 /// Stricter than `JSONSerialization` where it matters for a public API: duplicate object keys,
 /// invalid UTF-8, lone surrogates, control characters in strings, trailing content and nesting
 /// deeper than ``maximumDepth`` are all refused with the byte offset. Integers stay integers
-/// (see ``JSONValue``).
+/// (see ``JSONValue``). Keys are Swift `String`s, so two keys that are canonically equivalent
+/// Unicode (`é` precomposed and decomposed) count as duplicates.
 public struct JSONParser: Sendable {
     /// The deepest nesting of arrays and objects accepted.
     public var maximumDepth: Int

@@ -7,5 +7,6 @@ public enum AlertStyle: String, Sendable, Hashable, CaseIterable, CustomStringCo
     /// no `Localizable.strings` entries.
     case plainText
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

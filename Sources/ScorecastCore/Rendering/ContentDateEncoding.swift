@@ -27,5 +27,6 @@ public enum ContentDateEncoding: String, Sendable, Hashable, CaseIterable, Custo
         }
     }
 
+    /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

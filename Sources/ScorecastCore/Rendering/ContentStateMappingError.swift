@@ -8,6 +8,7 @@ public struct ContentStateMappingError: Error, Sendable, Hashable, CustomStringC
         self.problems = problems
     }
 
+    /// The text shown in logs and error messages.
     public var description: String {
         "content-state mapping: " + problems.joined(separator: "; ")
     }

@@ -1,0 +1,30 @@
+/// How a channel's priority-10 budget behaves: the app's profile, fixed hour windows, and how it
+/// shrinks after `429 TooManyRequests` and recovers.
+public struct BudgetPolicy: Sendable, Hashable {
+    /// The app's profile.
+    public var profile: BudgetProfile
+    /// Length of a budget window in seconds; windows are aligned to multiples of it since 1970
+    /// (3600: clock hours in UTC).
+    public var windowSeconds: Double
+    /// After a 429 the hourly budget becomes this fraction of what it was (rounded down).
+    public var shrinkFactor: Double
+    /// The budget never shrinks below this.
+    public var minimumPerHour: Int
+    /// A shrunk budget grows back by this much per full hour without a 429, up to the profile.
+    public var recoveryPerHour: Int
+
+    /// Creates a policy; defaults: 1-hour windows, halve on 429, floor 1, recover 2 per hour.
+    public init(
+        profile: BudgetProfile = .standard,
+        windowSeconds: Double = 3600,
+        shrinkFactor: Double = 0.5,
+        minimumPerHour: Int = 1,
+        recoveryPerHour: Int = 2
+    ) {
+        self.profile = profile
+        self.windowSeconds = max(1, windowSeconds)
+        self.shrinkFactor = min(1, max(0, shrinkFactor))
+        self.minimumPerHour = max(0, minimumPerHour)
+        self.recoveryPerHour = max(0, recoveryPerHour)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// What the worker does after one send: the outcome handling of apns.md §8 as a pure function.
+public enum DeliveryDecision: Sendable, Hashable {
+    /// Accepted: delete the outbox row, record the delivery.
+    case done
+    /// Send again at `at` (the row stays, with its attempts counted and backoff set); `reason`
+    /// is recorded. After `429 TooManyRequests` the caller also shrinks the channel's budget
+    /// (``ChannelBudget/recordThrottled(now:policy:)``).
+    case retry(at: Date, reason: String)
+    /// Renew the app's provider token and send again at once (once per delivery).
+    case renewTokenAndRetry
+    /// Give up on this delivery with `reason` recorded; `alert` asks for a loud log line
+    /// (configuration problems, exhausted retries) rather than a counter.
+    case fail(reason: String, alert: Bool)
+    /// APNs says the channel does not exist: mark it `gone`, cancel its pending work, alert.
+    case channelGone
+    /// A device token is dead: forget it (push-to-start only).
+    case deviceTokenGone
+    /// The app's credentials are broken: pause all its sends until `until`, log loudly once.
+    /// The row stays, to go out when the app resumes.
+    case pauseApp(reason: String, until: Date)
+
+    /// Decides what follows `result`.
+    ///
+    /// - Parameters:
+    ///   - attempt: the 1-based number of the attempt that produced `result`.
+    ///   - tokenWasRenewed: whether this attempt already used a token renewed for this delivery
+    ///     (a second `ExpiredProviderToken` then means the clock or key is broken).
+    ///   - random: the jitter source.
+    public static func decide(
+        after result: SendResult,
+        attempt: Int,
+        tokenWasRenewed: Bool,
+        now: Date,
+        policy: RetryPolicy,
+        random: inout some RandomNumberGenerator
+    ) -> DeliveryDecision {
+        let label = result.label
+        switch result.outcomeClass {
+        case .success:
+            return .done
+        case .channelGone:
+            return .channelGone
+        case .deviceTokenGone:
+            return .deviceTokenGone
+        case .requestMalformed:
+            return .fail(reason: label, alert: false)
+        case .configuration:
+            return .fail(reason: label, alert: true)
+        case .credentialsBroken:
+            return .pauseApp(reason: label, until: now.addingTimeInterval(policy.credentialPause))
+        case .renewTokenAndRetry:
+            if tokenWasRenewed {
+                return .pauseApp(reason: "\(label) again with a freshly renewed token", until: now.addingTimeInterval(policy.credentialPause))
+            }
+            return .renewTokenAndRetry
+        case .retryWithBackoff, .throttled, .keepTokenAndRetry:
+            guard policy.allowsRetry(afterAttempt: attempt) else {
+                return .fail(reason: "gave up after \(attempt) attempts, last: \(label)", alert: true)
+            }
+            var retryAfter: Double?
+            if case .response(_, _, let seconds) = result { retryAfter = seconds }
+            let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, using: &random)
+            return .retry(at: now.addingTimeInterval(wait), reason: label)
+        }
+    }
+}

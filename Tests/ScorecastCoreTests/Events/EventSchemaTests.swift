@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import ScorecastCore
+
+/// `Schema/event.schema.json` must say exactly what `FeedEventValidator` enforces.
+@Suite struct EventSchemaTests {
+    static func schema() throws -> JSONValue {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Schema/event.schema.json")
+        return try JSONParser().parse(Array(try Data(contentsOf: url)))
+    }
+
+    @Test func isDraft2020_12WithBothShapes() throws {
+        let schema = try Self.schema()
+        #expect(schema["$schema"] == "https://json-schema.org/draft/2020-12/schema")
+        #expect(schema["oneOf"] == [["$ref": "#/$defs/event"], ["$ref": "#/$defs/batch"]])
+        let events = try #require(schema["$defs"]?["batch"]?["properties"]?["events"])
+        #expect(events["minItems"] == 1)
+        #expect(events["maxItems"]?.integerValue == FeedEventLimits.defaultMaximumBatchSize)
+        #expect(schema["$defs"]?["batch"]?["additionalProperties"] == false)
+    }
+
+    @Test func eventPropertiesAndLimitsMatch() throws {
+        let event = try #require(try Self.schema()["$defs"]?["event"])
+        let properties = try #require(event["properties"]?.objectValue)
+        #expect(Set(properties.keys) == FeedEventValidator.topLevelKeys)
+        #expect(event["additionalProperties"] == false)
+        #expect(Set((event["required"]?.arrayValue ?? []).compactMap(\.stringValue)) == ["id", "game", "seq", "occurredAt", "kind"])
+        #expect(properties["id"]?["maxLength"]?.integerValue == FeedEventLimits.idMaximumLength)
+        #expect(properties["game"]?["maxLength"]?.integerValue == FeedEventLimits.gameMaximumLength)
+        #expect(properties["seq"]?["maximum"]?.integerValue == FeedEventLimits.seqMaximum)
+        #expect(properties["seq"]?["minimum"] == 1)
+        #expect(properties["description"]?["maxLength"]?.integerValue == FeedEventLimits.descriptionMaximumLength)
+        #expect(properties["player"]?["maxLength"]?.integerValue == FeedEventLimits.playerMaximumLength)
+        #expect(properties["kind"]?["enum"] == .array(EventKind.allCases.map { .string($0.rawValue) }))
+        #expect(properties["team"]?["enum"] == .array(TeamSide.allCases.map { .string($0.rawValue) }))
+        let alerting = PriorityPolicy.defaultAlertingKinds.map(\.rawValue)
+        let kindText = properties["kind"]?["description"]?.stringValue ?? ""
+        #expect(alerting.allSatisfy { kindText.contains($0) })
+    }
+
+    @Test func scoreboardPropertiesAndLimitsMatch() throws {
+        let defs = try #require(try Self.schema()["$defs"])
+        let scoreboard = try #require(defs["scoreboard"])
+        #expect(Set(scoreboard["properties"]?.objectValue?.keys.map { $0 } ?? []) == FeedEventValidator.scoreboardKeys)
+        #expect(scoreboard["additionalProperties"] == false)
+        #expect(defs["score"]?["maximum"]?.integerValue == FeedEventLimits.scoreMaximum)
+        #expect(defs["score"]?["minimum"] == 0)
+        #expect(defs["label"]?["oneOf"]?.arrayValue?.first?["maxLength"]?.integerValue == FeedEventLimits.labelMaximumLength)
+        let extra = try #require(scoreboard["properties"]?["extra"])
+        #expect(extra["maxProperties"]?.integerValue == FeedEventLimits.extraMaximumEntries)
+        #expect(extra["propertyNames"]?["pattern"] == .string("^[A-Za-z][A-Za-z0-9_]{0,\(FeedEventLimits.extraKeyMaximumLength - 1)}$"))
+        #expect(extra["additionalProperties"]?["oneOf"]?.arrayValue?.first?["maxLength"]?.integerValue == FeedEventLimits.extraStringMaximumLength)
+    }
+}
