@@ -6,9 +6,13 @@ import ScorecastCore
 public struct GameRecord: Sendable, Hashable {
     /// The feed's game id.
     public var id: String
+    /// The league, e.g. "Premier League".
     public var league: String
+    /// The sport (per-sport settings such as staleness key on it).
     public var sport: String
+    /// The home team's name.
     public var homeTeam: String
+    /// The away team's name.
     public var awayTeam: String
     /// The scheduled start, when known.
     public var startsAt: Date?
@@ -20,6 +24,7 @@ public struct GameRecord: Sendable, Hashable {
     public var appliedSeq: Int64
     /// When the last applied event happened.
     public var lastEventAt: Date?
+    /// When the row was created.
     public var createdAt: Date
 
     /// The columns `init(row:)` reads.
@@ -52,10 +57,15 @@ public struct GameRecord: Sendable, Hashable {
 public struct GameDraft: Sendable, Hashable {
     /// The feed's game id: 1–128 of letters, digits and `._:-`.
     public var id: String
+    /// The league, e.g. "Premier League".
     public var league: String
+    /// The sport (per-sport settings such as staleness key on it).
     public var sport: String
+    /// The home team's name.
     public var homeTeam: String
+    /// The away team's name.
     public var awayTeam: String
+    /// The scheduled start, when known.
     public var startsAt: Date?
 
     /// Creates a draft.

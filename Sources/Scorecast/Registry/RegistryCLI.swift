@@ -33,7 +33,7 @@ struct RegistryCLI {
     func withChannelRegistry<T: Sendable>(_ body: (ChannelRegistry, APNsRuntime) async throws -> T) async throws -> T {
         try await context.withAPNs(configuration, logger: logger) { runtime in
             let registry = ChannelRegistry(
-                pool: pool, apns: runtime.client, credentials: CredentialStore(),
+                pool: pool, apns: runtime.clients, credentials: CredentialStore(),
                 channelLimit: configuration.channelLimit, logger: logger)
             return try await body(registry, runtime)
         }

@@ -4,18 +4,20 @@ import Foundation
 import Logging
 import Postgres
 
-/// How a process reaches APNs: a client on the configured hosts, or on the built-in simulator.
+/// How a process reaches APNs: clients on the configured hosts, or on the built-in simulator.
 ///
-/// - `serve` calls ``start(_:pool:logger:)``: with `SCORECAST_APNS_*` hosts it makes a client
-///   on them; without, it starts the simulator in-process (``simulator``, a service to run),
-///   registers every app's key with it and makes a client on its ports.
+/// - `serve` calls ``start(_:pool:logger:)``: with `SCORECAST_APNS_*` hosts its clients go to
+///   them; without, it starts the simulator in-process (``simulator``, a service to run),
+///   registers every app's key with it and its clients go to the simulator's ports.
 /// - CLI commands call ``connect(_:logger:)``: the configured hosts, or the simulator of a
 ///   running `serve` found through `<state>/apns-sim/endpoints.json`.
 ///
-/// Call ``shutdown()`` when done with the client.
+/// APNs takes one team per connection, so there is one client per signing key:
+/// ``clients``' `client(for: credentials)` (it also routes channel management by itself).
+/// Call ``shutdown()`` when done.
 public struct APNsRuntime: Sendable {
-    /// The APNs client.
-    public let client: APNsClient
+    /// The APNs clients, one per team and key.
+    public let clients: APNsClientSet
     /// The in-process simulator `serve` started (run it as a service), if any.
     public let simulator: BuiltInSimulator?
     /// Where the simulator a CLI command uses listens, when it uses the built-in one.
@@ -27,13 +29,13 @@ public struct APNsRuntime: Sendable {
         terminal, or configure SCORECAST_APNS_* for Apple's servers
         """
 
-    /// For `serve`: a client on the configured hosts, or the built-in simulator started
+    /// For `serve`: clients on the configured hosts, or the built-in simulator started
     /// in-process with every app of the database registered.
     public static func start(_ configuration: Configuration, pool: PostgresPool, logger: Logger) async throws -> APNsRuntime {
         switch configuration.apns {
         case .remote(let send, let management):
-            let client = try makeClient(configuration, send: endpoint(send), management: endpoint(management), logger: logger)
-            return APNsRuntime(client: client, simulator: nil, simulatorEndpoints: nil)
+            let clients = try makeClients(configuration, send: endpoint(send), management: endpoint(management), logger: logger)
+            return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: nil)
         case .builtInSimulator:
             let (simulator, endpoints) = try BuiltInSimulator.start(configuration: configuration, logger: logger)
             let apps: [AppRecord]
@@ -44,22 +46,22 @@ public struct APNsRuntime: Sendable {
             }
             let teams = simulator.register(apps: apps)
             logger.info("registered apps with the built-in APNs simulator", ["apps": String(apps.count), "teams": String(teams)])
-            let client = try makeClient(configuration, endpoints: endpoints, logger: logger)
-            return APNsRuntime(client: client, simulator: simulator, simulatorEndpoints: endpoints)
+            let clients = try makeClients(configuration, endpoints: endpoints, logger: logger)
+            return APNsRuntime(clients: clients, simulator: simulator, simulatorEndpoints: endpoints)
         }
     }
 
-    /// For CLI commands: a client on the configured hosts, or on the simulator of a running
+    /// For CLI commands: clients on the configured hosts, or on the simulator of a running
     /// `serve` (exit code 1 with ``simulatorNotRunning`` when there is none).
     public static func connect(_ configuration: Configuration, logger: Logger) async throws -> APNsRuntime {
         switch configuration.apns {
         case .remote(let send, let management):
-            let client = try makeClient(configuration, send: endpoint(send), management: endpoint(management), logger: logger)
-            return APNsRuntime(client: client, simulator: nil, simulatorEndpoints: nil)
+            let clients = try makeClients(configuration, send: endpoint(send), management: endpoint(management), logger: logger)
+            return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: nil)
         case .builtInSimulator:
             let endpoints = try await runningSimulator(configuration)
-            let client = try makeClient(configuration, endpoints: endpoints, logger: logger)
-            return APNsRuntime(client: client, simulator: nil, simulatorEndpoints: endpoints)
+            let clients = try makeClients(configuration, endpoints: endpoints, logger: logger)
+            return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: endpoints)
         }
     }
 
@@ -75,33 +77,39 @@ public struct APNsRuntime: Sendable {
         return file.endpoints
     }
 
-    /// A client for the simulator at `endpoints` (loopback, trusting its CA file).
-    public static func makeClient(_ configuration: Configuration, endpoints: SimulatorEndpoints, logger: Logger) throws -> APNsClient {
-        try makeClient(
+    /// Clients for the simulator at `endpoints` (loopback, trusting its CA file).
+    public static func makeClients(_ configuration: Configuration, endpoints: SimulatorEndpoints, logger: Logger) throws -> APNsClientSet {
+        try makeClients(
             configuration,
             send: APNsEndpoint(host: "127.0.0.1", port: endpoints.sendPort, caFile: endpoints.caCertificatePath),
             management: APNsEndpoint(host: "127.0.0.1", port: endpoints.managementPort, caFile: endpoints.caCertificatePath),
             logger: logger)
     }
 
-    /// A client on `send` and `management` with the configured connection count, deadline and
-    /// token age.
-    public static func makeClient(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint, logger: Logger) throws -> APNsClient {
+    /// The client settings for `send` and `management` with the configured connection count,
+    /// deadline and token age.
+    public static func clientConfiguration(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint) -> APNsClientConfiguration {
         var settings = APNsClientConfiguration(sendEndpoint: send, managementEndpoint: management)
         settings.maxConnectionsPerHost = min(max(configuration.apnsConnectionsPerHost, 1), 16)
         settings.requestTimeout = configuration.apnsRequestTimeout
         settings.connectTimeout = min(settings.connectTimeout, configuration.apnsRequestTimeout)
         settings.tokenRenewalAge = configuration.apnsTokenRefresh
+        return settings
+    }
+
+    /// Clients (one per signing key, made on first use) on `send` and `management`.
+    public static func makeClients(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint, logger: Logger) throws -> APNsClientSet {
         do {
-            return try APNsClient(configuration: settings, logger: logger.named("apns"))
+            return try APNsClientSet(
+                configuration: clientConfiguration(configuration, send: send, management: management), logger: logger.named("apns"))
         } catch {
             throw CommandError(.usage, "the APNs settings are unusable: \(error.message)")
         }
     }
 
-    /// Stops the client (the simulator stops with its service group).
+    /// Stops the clients (the simulator stops with its service group).
     public func shutdown() async {
-        await client.shutdown()
+        await clients.shutdown()
     }
 
     private static func endpoint(_ endpoint: Configuration.Endpoint) -> APNsEndpoint {
@@ -110,7 +118,7 @@ public struct APNsRuntime: Sendable {
 }
 
 extension CommandContext {
-    /// Connects to APNs for one command (see `APNsRuntime.connect`) and shuts the client down
+    /// Connects to APNs for one command (see `APNsRuntime.connect`) and shuts the clients down
     /// afterwards, whatever happens.
     public func withAPNs<T: Sendable>(
         _ configuration: Configuration, logger: Logger, _ body: (APNsRuntime) async throws -> T

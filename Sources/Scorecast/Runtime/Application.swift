@@ -40,6 +40,7 @@ public struct Application: Sendable {
             }
             var router = Router()
             HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
+            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger).register(on: &router)
             ChannelsEndpoint(pool: database.pool).register(on: &router)
 
             let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
@@ -57,16 +58,16 @@ public struct Application: Sendable {
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 services.append(http)
             }
-            do {
-                if stopRequested.isTriggered {
-                    logger.info("stop requested during start-up")
-                } else {
-                    let group = ServiceGroup(services: services, signals: [], gracePeriod: configuration.shutdownGrace, logger: logger)
+            if stopRequested.isTriggered {
+                logger.info("stop requested during start-up")
+            } else {
+                let group = ServiceGroup(services: services, signals: [], gracePeriod: configuration.shutdownGrace, logger: logger)
+                do {
                     try await group.run(until: stopRequested)
+                } catch {
+                    await apns.shutdown()
+                    throw error
                 }
-            } catch {
-                await apns.shutdown()
-                throw error
             }
             await apns.shutdown()
         } catch {
