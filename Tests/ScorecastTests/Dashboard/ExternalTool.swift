@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs an outside program (python3, chromium) for a test, without blocking the cooperative
 /// pool: output goes to temporary files and termination is awaited through a continuation.
 struct ExternalTool {
@@ -47,6 +51,11 @@ struct ExternalTool {
         process.standardOutput = output
         process.standardError = errors
 
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            kill(process)
+        }
+        defer { watchdog.cancel() }
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
@@ -54,17 +63,18 @@ struct ExternalTool {
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: Failure(description: "cannot start \(executable): \(error)"))
-                return
-            }
-            let pid = process.processIdentifier
-            Task {
-                try? await Task.sleep(for: timeout)
-                if process.isRunning, process.processIdentifier == pid { process.terminate() }
             }
         }
         let stdout = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
         return Result(status: status, stdout: stdout, stderr: stderr)
+    }
+
+    /// Kills `process` with SIGKILL if it still runs. (SIGTERM is not enough: children of the
+    /// test process inherit its mask of blocked signals, SIGTERM included.)
+    static func kill(_ process: Process) {
+        guard process.isRunning else { return }
+        _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }
 
     /// The package root, found from this file's path (Tests/ScorecastTests/Dashboard/…).

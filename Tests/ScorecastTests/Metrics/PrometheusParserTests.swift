@@ -37,8 +37,10 @@ private func parse(_ exposition: String) async throws -> (status: Int32, samples
         Issue.record("python3 is required for this test (apt-get install python3): \(error)")
         throw error
     }
-    if result.status == 3 || result.status == 127 {
-        Issue.record("cannot run the independent parser: \(result.stderr) (pip install -r Deploy/requirements-test.txt)")
+    if result.status == 127 {
+        Issue.record("python3 is required for this test (apt-get install python3): \(result.stderr)")
+    } else if result.status == 3 {
+        Issue.record("cannot run the independent parser: \(result.stderr)")
     }
     guard result.status == 0 else { return (result.status, [], result.stderr) }
     let samples = try JSONDecoder().decode([ParsedSample].self, from: Data(result.stdout.utf8))
