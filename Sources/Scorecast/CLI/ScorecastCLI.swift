@@ -7,6 +7,7 @@ public enum ScorecastCLI {
     static let commands: [CommandDefinition] = ServeCommand.all + MigrateCommand.all + ConfigCommand.all
         + KeysCommands.all + EventsCommands.all
         + AppsCommands.all + GamesCommands.all + ChannelsCommands.all
+        + StatsCommands.all
 
     /// Runs `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
