@@ -25,7 +25,7 @@ struct BudgetReader: Sendable {
     }
 
     /// The budgets of `selection` at `now`, closest to exhaustion first, at most `limit`.
-    func budgets(_ selection: Selection, now: Date, limit: Int) async throws -> [ChannelBudget] {
+    func budgets(_ selection: Selection, now: Date, limit: Int) async throws -> [ChannelBudgetStatus] {
         let window = ScorecastCore.ChannelBudget.windowStart(containing: now, policy: policy)
         let condition: SQL
         switch selection {
@@ -60,17 +60,17 @@ struct BudgetReader: Sendable {
                 },
                 now: now, policy: policy)
         }
-        return Array(ChannelBudget.closestToLimit(budgets).prefix(max(0, limit)))
+        return Array(ChannelBudgetStatus.closestToLimit(budgets).prefix(max(0, limit)))
     }
 
     /// A channel's budget at `now` from its latest stored state (nil: none). Pure.
     static func current(
         channel: String, app: String, game: String?, perHour: Int, stored: ScorecastCore.ChannelBudget?, now: Date, policy base: BudgetPolicy
-    ) -> ChannelBudget {
+    ) -> ChannelBudgetStatus {
         var policy = base
         policy.profile = BudgetProfile(name: "app", immediatePerHour: perHour)
         let state = (stored ?? .fresh(now: now, policy: policy)).rolled(to: now, policy: policy)
-        return ChannelBudget(
+        return ChannelBudgetStatus(
             channel: channel, app: app, game: game, hourStart: state.windowStart,
             priority10Used: state.immediateSent, priority10Limit: state.limit(now: now, policy: policy),
             downgrades: state.downgraded, throttled: state.throttleHits)

@@ -37,10 +37,9 @@ extension StatsQuery {
             LIMIT 25
             """)
         let recent = try deliveryRows.map { row in
-            let priority: Int = try row.decode("priority")
             return RecentDelivery(
                 at: try row.decode("sent_at"), app: try row.decode("bundle_id"), channel: try row.decode("apns_channel_id"),
-                game: try row.decode("game", as: String?.self), priority: SendPriority(rawValue: priority) ?? .opportunistic,
+                game: try row.decode("game", as: String?.self), priority: try row.decode("priority"),
                 downgraded: try row.decode("downgraded"), outcome: Self.outcome(try row.decode("outcome")),
                 status: try row.decode("status_code", as: Int?.self), reason: try row.decode("reason", as: String?.self),
                 latencyMs: try row.decode("apns_latency_ms", as: Double?.self), attempt: try row.decode("attempt"),
@@ -63,7 +62,7 @@ extension StatsQuery {
 
     /// The API's outcome of a `deliveries.outcome`: `sent` is accepted, `retry` retried, and
     /// `failed`, `gone`, `paused` failed. Pure.
-    static func outcome(_ stored: String) -> DeliveryOutcome {
+    static func outcome(_ stored: String) -> SendOutcome {
         switch stored {
         case "sent": .accepted
         case "retry": .retried
