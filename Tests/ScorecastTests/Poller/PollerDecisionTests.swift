@@ -48,10 +48,14 @@ import Testing
     @Test func aLoweredLimitRecoversHourByHourAndIsCarriedIntoNewWindows() {
         let hour = t0.flooring(toMultipleOf: 3600)
         let throttledAt = hour.addingTimeInterval(-3 * 3600 + 60)  // 09:01, shrunk to 6
-        // In the 09:00 window, at 12:30: three full hours since the 429, +2 each: 6 + 6 = 12, full.
-        let old = row(1, window: throttledAt.flooring(toMultipleOf: 3600), sent: 6, limit: 6, shrunk: 6, throttledAt: throttledAt)
-        let writes = BudgetWindowPlan.writes(for: [old], now: t0, base: BudgetPolicy())
-        #expect(writes == [.open(channelID: 1, windowStart: hour, limit: 12, shrunkLimit: nil, lastThrottledAt: throttledAt)])
+        // Busy in the 11:00 window at 8; at 12:30 three full hours since the 429, +2 each:
+        // 6 + 6 = 12, the profile's, so the new window opens at 12 with the lowered limit forgotten.
+        let busy = row(1, window: hour.addingTimeInterval(-3600), sent: 8, limit: 8, shrunk: 6, throttledAt: throttledAt)
+        #expect(BudgetWindowPlan.writes(for: [busy], now: t0, base: BudgetPolicy())
+            == [.open(channelID: 1, windowStart: hour, limit: 12, shrunkLimit: nil, lastThrottledAt: throttledAt)])
+        // The same channel idle since its 09:00 window has recovered too: nothing to write.
+        let idle = row(1, window: throttledAt.flooring(toMultipleOf: 3600), sent: 6, limit: 6, shrunk: 6, throttledAt: throttledAt)
+        #expect(BudgetWindowPlan.writes(for: [idle], now: t0, base: BudgetPolicy()).isEmpty)
 
         // Throttled at 11:50 to 3; at 12:30 not a full hour yet: the new window keeps 3.
         let recent = hour.addingTimeInterval(-600)
