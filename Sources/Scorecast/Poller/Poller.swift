@@ -62,7 +62,10 @@ public final class Poller: Service {
                 let ending = await lead(until: shutdown)
                 leading.store(false, ordering: .releasing)
                 if ending == .lost {
+                    // Step back for two check intervals before contending again, so that a
+                    // healthy follower takes over rather than the instance whose connection failed.
                     logger.warning("lost the poller leadership; another instance may lead now")
+                    await sleep(leaderCheckInterval * 2, orUntil: shutdown)
                     continue
                 }
                 break
