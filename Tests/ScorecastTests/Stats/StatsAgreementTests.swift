@@ -175,3 +175,39 @@ import Testing
         }
     }
 }
+
+/// Long spans estimate latency from the minutes; the counts stay exact.
+@Suite struct StatsEstimateTests {
+    @Test func beyondTheExactLimitCountsStayExactAndLatencyIsEstimatedWithinRange() async throws {
+        try await PollerDatabase.with { db in
+            let app = try await db.addApp()
+            let channel = try await db.addChannel(appID: app)
+            let now = pollerTestNow
+            var rows: [DeliverySpec] = []
+            for minute in 0..<5 {
+                for index in 0..<10 {
+                    rows.append(DeliverySpec(
+                        channelID: channel, appID: app, sentAt: now.minuteStart.addingTimeInterval(Double(-minute * 60 + index)),
+                        apnsLatency: Double(minute * 10 + index), ingestLatency: Double(100 + minute * 10 + index)))
+                }
+            }
+            try await db.insert(rows)
+            _ = try await StatsRollupDuty(pool: db.pool, interval: .seconds(10)).run(at: now)
+            let span = StatsSpan(window: .default, now: now)
+            let exact = try await FiguresReader(pool: db.pool).read(.all, span: span)
+            let estimated = try await FiguresReader(pool: db.pool, exactLatencyLimit: 0).read(.all, span: span)
+            var exactCounts = exact.totals, estimatedCounts = estimated.totals
+            exactCounts.latency = .empty
+            estimatedCounts.latency = .empty
+            #expect(exactCounts == estimatedCounts)
+            let latency = estimated.totals.latency.sendToAnswer
+            #expect(latency.samples == 50)
+            let p50 = try #require(latency.p50Ms)
+            #expect(p50 >= 0 && p50 <= 49)
+            // One-minute buckets are whole minutes: their estimate is the minute's exact value.
+            for (left, right) in zip(exact.series, estimated.series) {
+                #expect(left.figures.latency.sendToAnswer.p50Ms == right.figures.latency.sendToAnswer.p50Ms)
+            }
+        }
+    }
+}
