@@ -10,14 +10,18 @@ public struct CommandDefinition: Sendable {
     public let positionals: [String]
     /// More help: what it does, examples.
     public let details: String
+    /// Whether the command parses its own arguments (they arrive as `positionals`).
+    public let rawArguments: Bool
     /// Runs it; throws `CommandError` (or any error, mapped by `ScorecastCLI`).
     public let run: @Sendable (ParsedArguments, CommandContext) async throws -> Void
 
     /// Creates a command.
     public init(
         _ words: [String], summary: String, options: [OptionSpec] = [], positionals: [String] = [],
-        details: String = "", run: @escaping @Sendable (ParsedArguments, CommandContext) async throws -> Void
+        rawArguments: Bool = false, details: String = "",
+        run: @escaping @Sendable (ParsedArguments, CommandContext) async throws -> Void
     ) {
+        self.rawArguments = rawArguments
         self.words = words
         self.summary = summary
         self.options = options
@@ -28,6 +32,7 @@ public struct CommandDefinition: Sendable {
 
     /// The full help text of this command.
     public var help: String {
+        if rawArguments { return details }
         var lines = ["usage: scorecast \(words.joined(separator: " "))"
             + (options.isEmpty ? "" : " [options]")
             + positionals.map { " \($0)" }.joined(), "", summary]

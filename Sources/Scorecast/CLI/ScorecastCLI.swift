@@ -4,9 +4,9 @@ import Foundation
 /// options, runs it, and maps what it throws to an exit code.
 public enum ScorecastCLI {
     /// Every command, in help order.
-    static let commands: [CommandDefinition] = ServeCommand.all + MigrateCommand.all + ConfigCommand.all
+    static let commands: [CommandDefinition] = DemoCommand.all + ServeCommand.all + MigrateCommand.all
         + KeysCommands.all + EventsCommands.all
-        + AppsCommands.all + GamesCommands.all + ChannelsCommands.all
+        + AppsCommands.all + GamesCommands.all + ChannelsCommands.all + SimulatorCommands.all + ConfigCommand.all
         + StatsCommands.all
 
     /// Runs `arguments` (without the program name) and returns the exit code.
@@ -37,7 +37,7 @@ public enum ScorecastCLI {
         }
         do {
             let rest = Array(arguments.dropFirst(command.words.count))
-            let parsed = try ParsedArguments(rest, options: command.options)
+            let parsed = try ParsedArguments(command.rawArguments ? ["--"] + rest : rest, options: command.options)
             try await command.run(parsed, context)
             return ExitCode.success.rawValue
         } catch let error as CommandError {

@@ -1,7 +1,7 @@
 import ScorecastCore
 
 /// What came of one broadcast send attempt.
-public enum SendOutcome: String, Sendable, Codable, CaseIterable {
+public enum SendMetricOutcome: String, Sendable, Codable, CaseIterable {
     /// APNs answered 2xx: accepted (which is not the same as shown on a phone).
     case accepted
     /// The attempt failed in a way worth another try (429, 5xx, timeout, reset…): it was queued again.
@@ -65,13 +65,13 @@ public struct SendLabels: MetricLabels {
     /// The app's bundle id.
     public var app: String
     /// What came of the attempt.
-    public var outcome: SendOutcome
+    public var outcome: SendMetricOutcome
     /// The `apns-priority` it was sent with (label value `10`, `5` or `1`).
     public var priority: BroadcastPriority
     /// `[app, outcome, priority]`.
     public var values: [String] { [app, outcome.rawValue, priority.headerValue] }
     /// Creates the labels.
-    public init(app: String, outcome: SendOutcome, priority: BroadcastPriority) {
+    public init(app: String, outcome: SendMetricOutcome, priority: BroadcastPriority) {
         self.app = app
         self.outcome = outcome
         self.priority = priority

@@ -83,7 +83,7 @@ public struct RecentDelivery: Codable, Sendable, Equatable {
     /// Whether the update wanted priority 10 and went at 5 because the budget was spent.
     public var downgraded: Bool
     /// What came of it.
-    public var outcome: SendOutcome
+    public var outcome: SendMetricOutcome
     /// HTTP status APNs answered; absent when no answer came (timeout, reset).
     public var status: Int?
     /// APNs reason or transport failure; absent on success.
@@ -96,7 +96,7 @@ public struct RecentDelivery: Codable, Sendable, Equatable {
     public var events: Int
 
     /// Creates a delivery row.
-    public init(at: Date, app: String, channel: String, game: String?, priority: Int, downgraded: Bool, outcome: SendOutcome, status: Int?, reason: String?, latencyMs: Double?, attempt: Int, events: Int) {
+    public init(at: Date, app: String, channel: String, game: String?, priority: Int, downgraded: Bool, outcome: SendMetricOutcome, status: Int?, reason: String?, latencyMs: Double?, attempt: Int, events: Int) {
         self.at = at
         self.app = app
         self.channel = channel

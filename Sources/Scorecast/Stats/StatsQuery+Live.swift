@@ -62,7 +62,7 @@ extension StatsQuery {
 
     /// The API's outcome of a `deliveries.outcome`: `sent` is accepted, `retry` retried, and
     /// `failed`, `gone`, `paused` failed. Pure.
-    static func outcome(_ stored: String) -> SendOutcome {
+    static func outcome(_ stored: String) -> SendMetricOutcome {
         switch stored {
         case "sent": .accepted
         case "retry": .retried

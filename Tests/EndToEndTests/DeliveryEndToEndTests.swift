@@ -1,0 +1,142 @@
+import APNsSimulator
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// The worker pool in the built binary: a goal posted to `serve`, sent to the APNs simulator
+/// (in this process, over TLS), with `serve` processes killed and stopped on the way.
+@Suite("End to end: delivery through the binary", .serialized)
+struct DeliveryEndToEndTests {
+    static let goal = #"{"id": "goal-1", "game": "ars-che", "seq": 1, "occurredAt": "2025-11-29T20:00:00Z", "kind": "score", "team": "home", "player": "Saka", "scoreboard": {"home": 1, "away": 0, "period": "1H", "clock": "12'"}}"#
+
+    /// Short leases and polling, so a rescue takes seconds; a long APNs deadline, so that a
+    /// black-holed send is still in flight when the test kills or stops its process, however
+    /// loaded the machine.
+    static let settings = [
+        "SCORECAST_LEASE_SECONDS": "2", "SCORECAST_POLL_INTERVAL_MS": "100", "SCORECAST_SHUTDOWN_GRACE_SECONDS": "2",
+        "SCORECAST_APNS_TIMEOUT_MS": "60000", "SCORECAST_LOG_LEVEL": "info", "SCORECAST_HTTP_PORT": "0",
+    ]
+
+    /// An app, a game, a channel bound to it and a feed key; returns the APNs channel id and the key.
+    static func prepare(_ e2e: RegistryE2E) async throws -> (channelID: String, key: String) {
+        try await e2e.addApp("com.example.live")
+        try await e2e.addGame("ars-che")
+        let created = try #require(try await e2e.json("channels", "create", "--game", "ars-che", "--app", "com.example.live") as? [String: Any])
+        let channelID = try #require(created["channelId"] as? String)
+        let keys = try await e2e.run("keys", "create", "--name", "feed")
+        let key = try #require(
+            keys.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("sck_") }.map(String.init),
+            "\(keys.stderr)")
+        return (channelID, key)
+    }
+
+    /// Starts `serve` with `roles`; returns it and its API URL when it has one.
+    static func serve(_ e2e: RegistryE2E, roles: String) throws -> ScorecastProcess {
+        var environment = e2e.environment
+        environment.merge(settings) { _, new in new }
+        return try ScorecastProcess(["serve", "--roles", roles], environment: environment)
+    }
+
+    static func apiURL(_ process: ScorecastProcess) async throws -> String {
+        let line = try await process.waitForLine(containing: "HTTP API listening")
+        return try #require(line.firstMatch(of: /http:\/\/127\.0\.0\.1:[0-9]+/).map { String($0.output) }, "\(line)")
+    }
+
+    static func broadcasts(_ e2e: RegistryE2E, to channelID: String) -> [SimulatorReceivedRequest] {
+        e2e.simulator.receivedRequests().filter { $0.port == "send" && $0.header("apns-channel-id") == channelID }
+    }
+
+    static func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestSupportError("timed out after \(timeout) waiting until \(what)")
+    }
+
+    static func postGoal(_ url: String, key: String) async throws {
+        let sent = try await ScorecastProcess.run(["events", "send", "--url", url, "--json", goal], environment: ["SCORECAST_API_KEY": key])
+        #expect(sent.code == 0, "\(sent.stderr)")
+        #expect(sent.stdout.contains("accepted 1"), "\(sent.stdout)")
+    }
+
+    @Test("a goal posted to serve reaches the simulator with the headers apns.md requires, priority 10 and an alert")
+    func aGoalIsBroadcast() async throws {
+        try await RegistryE2E.with { e2e in
+            let (channelID, key) = try await Self.prepare(e2e)
+            let server = try Self.serve(e2e, roles: "api,worker")
+            let started = ContinuousClock.now
+            try await Self.postGoal(try await Self.apiURL(server), key: key)
+            try await Self.eventually("the goal is broadcast") { Self.broadcasts(e2e, to: channelID).contains { $0.status == 200 } }
+            #expect(ContinuousClock.now - started < .seconds(10))
+            let request = try #require(Self.broadcasts(e2e, to: channelID).first)
+            #expect(request.path == "/4/broadcasts/apps/com.example.live")
+            #expect(request.header("apns-push-type") == "liveactivity")
+            #expect(request.header("apns-priority") == "10")
+            #expect(request.header("apns-expiration") == "0")
+            #expect(request.header("apns-topic") == nil)
+            #expect(request.body.contains("\"homeScore\":1") && request.body.contains("\"alert\""), "\(request.body)")
+            try await Self.eventually("the delivery is recorded") {
+                try await e2e.pool.query("SELECT 1 FROM deliveries WHERE outcome = 'sent'").count == 1
+            }
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit(timeout: .seconds(20)) == 0, "\(server.errorOutput)")
+        }
+    }
+
+    @Test("a worker killed with SIGKILL mid-send: another process delivers after the lease expires; nothing lost")
+    func aKilledWorkerIsReplaced() async throws {
+        try await RegistryE2E.with { e2e in
+            let (channelID, key) = try await Self.prepare(e2e)
+            try e2e.simulator.setFaults(SimulatorFaults(blackHole: true))
+            let doomed = try Self.serve(e2e, roles: "api,worker")
+            try await Self.postGoal(try await Self.apiURL(doomed), key: key)
+            try await Self.eventually("the send is in flight") { !Self.broadcasts(e2e, to: channelID).isEmpty }
+            doomed.signal(SIGKILL)
+            #expect(await doomed.waitForExit(timeout: .seconds(10)) != nil)
+            let held = try await e2e.pool.query("SELECT lease_owner, lease_expires_at FROM outbox")
+            #expect(held.count == 1)
+            #expect(try held.first?.decode("lease_owner", as: String?.self) != nil, "the killed worker's lease stays behind")
+            let leaseEnds = try #require(try held.first?.decode("lease_expires_at", as: Date?.self))
+
+            try e2e.simulator.setFaults(.none)
+            let rescuer = try Self.serve(e2e, roles: "worker")
+            try await Self.eventually("the rescuer delivers") { Self.broadcasts(e2e, to: channelID).contains { $0.status == 200 } }
+            let received = Self.broadcasts(e2e, to: channelID)
+            #expect(received.map(\.outcome) == ["ignored", "answered"])
+            #expect(received.last?.body == received.first?.body)
+            #expect((received.last?.time ?? 0) >= leaseEnds.timeIntervalSince1970 - 0.2)
+            try await Self.eventually("the outbox is empty and the delivery recorded") {
+                let pending = try await e2e.pool.query("SELECT 1 FROM outbox").count
+                let sent = try await e2e.pool.query("SELECT 1 FROM deliveries WHERE outcome = 'sent'").count
+                return pending == 0 && sent == 1
+            }
+            rescuer.signal(SIGTERM)
+            #expect(await rescuer.waitForExit(timeout: .seconds(20)) == 0, "\(rescuer.errorOutput)")
+        }
+    }
+
+    @Test("SIGTERM during a send that never ends: serve stops within its grace and releases the lease")
+    func sigtermReleasesTheLease() async throws {
+        try await RegistryE2E.with { e2e in
+            let (channelID, key) = try await Self.prepare(e2e)
+            try e2e.simulator.setFaults(SimulatorFaults(blackHole: true))
+            let server = try Self.serve(e2e, roles: "api,worker")
+            try await Self.postGoal(try await Self.apiURL(server), key: key)
+            try await Self.eventually("the send is in flight") { !Self.broadcasts(e2e, to: channelID).isEmpty }
+            let stopping = ContinuousClock.now
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit(timeout: .seconds(20)) == 0, "\(server.errorOutput)")
+            #expect(ContinuousClock.now - stopping < .seconds(6))
+            let row = try #require(try await e2e.pool.query("SELECT lease_owner, attempts FROM outbox").first)
+            #expect(try row.decode("lease_owner", as: String?.self) == nil)
+            #expect(try row.decode("attempts", as: Int.self) == 0)
+            let deliveries = try await e2e.pool.query("SELECT outcome, reason FROM deliveries").map {
+                "\(try $0.decode("outcome", as: String.self)) \(try $0.decode("reason", as: String?.self) ?? "-")"
+            }
+            #expect(deliveries.isEmpty, "\(deliveries)\n\(server.errorOutput)")
+        }
+    }
+}
