@@ -1,4 +1,4 @@
--- scorecast: what the poller and the statistics API need beyond 0001–0003.
+-- scorecast: what the poller and the statistics API need beyond 0001–0004.
 --
 -- Forward-only, like every file here.
 
