@@ -1,1 +1,0 @@
-// The APNs module; see Package.swift for its place in the layers.

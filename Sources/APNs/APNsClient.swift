@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import ScorecastCore
+
+/// The APNs client: channel management, broadcasts and device pushes over HTTP/2 and TLS.
+///
+/// One client keeps a small pool of connections to each of its two hosts, driven by libcurl on
+/// a thread of its own; every method is `async` and safe to call from many tasks at once.
+/// Each request carries the team's shared provider token; when APNs calls it expired
+/// (`403 ExpiredProviderToken`) the token is renewed once and the request sent again.
+///
+/// Call ``shutdown()`` when done: it fails what is still pending and stops the thread.
+public final class APNsClient: Sendable {
+    /// The settings the client was made with.
+    public let configuration: APNsClientConfiguration
+    /// The provider-token cache (shared with other clients when one was passed in).
+    public let tokens: TokenCache
+    private let transport: HTTP2Transport
+    private let builder: APNsRequestBuilder
+    private let logger: Logger
+
+    /// Creates a client and starts its curl thread.
+    /// - Parameters:
+    ///   - tokens: a cache to share with other clients; by default a new one using
+    ///     `configuration.tokenRenewalAge` and the system clock.
+    /// - Throws: `APNsClientError.invalidConfiguration` naming the bad setting.
+    public init(configuration: APNsClientConfiguration, logger: Logger = Logger(label: "apns"),
+                tokens: TokenCache? = nil) throws(APNsClientError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+        if let tokens {
+            self.tokens = tokens
+        } else {
+            self.tokens = try TokenCache(renewalAge: configuration.tokenRenewalAge, logger: logger)
+        }
+        self.builder = APNsRequestBuilder(sendEndpoint: configuration.sendEndpoint,
+                                          managementEndpoint: configuration.managementEndpoint)
+        self.transport = try HTTP2Transport(options: configuration.transportOptions, logger: logger)
+    }
+
+    /// Creates a broadcast channel (`201`, its id in ``APNsResponse/channelID``).
+    /// - Throws: `APNsClientError`; `.invalidResponse` if APNs answers 2xx without `apns-channel-id`.
+    public func createChannel(bundleID: String, policy: ChannelStoragePolicy, credentials: APNsCredentials,
+                              requestID: UUID? = nil) async throws(APNsClientError) -> APNsResponse {
+        let response = try await perform(builder.createChannel(bundleID: bundleID, policy: policy, requestID: requestID),
+                                         credentials: credentials, operation: "create-channel")
+        if response.isSuccess && (response.channelID ?? "").isEmpty {
+            throw APNsClientError(.invalidResponse, "channel creation answered \(response.status) without an apns-channel-id header")
+        }
+        return response
+    }
+
+    /// Reads a channel's configuration (``APNsResponse/channelConfiguration``).
+    public func readChannel(bundleID: String, channelID: String, credentials: APNsCredentials,
+                            requestID: UUID? = nil) async throws(APNsClientError) -> APNsResponse {
+        try await perform(builder.readChannel(bundleID: bundleID, channelID: channelID, requestID: requestID),
+                          credentials: credentials, operation: "read-channel")
+    }
+
+    /// Deletes a channel (`204`); irreversible.
+    public func deleteChannel(bundleID: String, channelID: String, credentials: APNsCredentials,
+                              requestID: UUID? = nil) async throws(APNsClientError) -> APNsResponse {
+        try await perform(builder.deleteChannel(bundleID: bundleID, channelID: channelID, requestID: requestID),
+                          credentials: credentials, operation: "delete-channel")
+    }
+
+    /// Lists the app's channels in this environment (``APNsResponse/channelIDs``).
+    public func listChannels(bundleID: String, credentials: APNsCredentials,
+                             requestID: UUID? = nil) async throws(APNsClientError) -> APNsResponse {
+        try await perform(builder.listChannels(bundleID: bundleID, requestID: requestID),
+                          credentials: credentials, operation: "list-channels")
+    }
+
+    /// Sends a broadcast to a channel (`200` with ``APNsResponse/uniqueID``).
+    public func sendBroadcast(_ broadcast: Broadcast, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+        try await perform(builder.broadcast(broadcast), credentials: credentials, operation: "broadcast")
+    }
+
+    /// Sends a push to one device token (push-to-start and per-device updates).
+    public func sendToDevice(_ push: DevicePush, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+        try await perform(builder.devicePush(push), credentials: credentials, operation: "device")
+    }
+
+    /// Fails every pending request with `.shutdown`, closes the connections and stops the
+    /// curl thread. Later calls fail with `.shutdown`.
+    public func shutdown() async {
+        await transport.shutdown()
+    }
+
+    /// Signs, sends, and on `403 ExpiredProviderToken` renews the token and sends once more.
+    private func perform(_ request: APNsRequestBuilder.Unsigned, credentials: APNsCredentials,
+                         operation: String) async throws(APNsClientError) -> APNsResponse {
+        let deadline = ContinuousClock.now + configuration.requestTimeout
+        let token = try tokens.token(for: credentials)
+        var response = try await send(request, token: token, deadline: deadline)
+        if response.status == 403 && response.reason == .expiredProviderToken {
+            logger.notice("APNs called the provider token expired; renewing it and retrying once", [
+                "team": token.teamID, "key": token.keyID, "operation": operation])
+            tokens.invalidate(token)
+            let renewed = try tokens.token(for: credentials)
+            response = try await send(request, token: renewed, deadline: deadline)
+        }
+        if !response.isSuccess {
+            logger.debug("APNs answered with a failure", [
+                "operation": operation, "status": String(response.status),
+                "reason": response.reason?.rawValue ?? "none", "request_id": response.requestID ?? "none"])
+        } else if logger.isEnabled(.trace) {
+            logger.trace("APNs accepted", [
+                "operation": operation, "status": String(response.status), "request_id": response.requestID ?? "none",
+                "unique_id": response.uniqueID ?? "none", "latency_ms": String(response.latency.components.seconds * 1000
+                    + response.latency.components.attoseconds / 1_000_000_000_000_000)])
+        }
+        return response
+    }
+
+    private func send(_ request: APNsRequestBuilder.Unsigned, token: ProviderToken,
+                      deadline: ContinuousClock.Instant) async throws(APNsClientError) -> APNsResponse {
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else {
+            throw APNsClientError(.timeout, "the deadline passed before the request could be sent again", neverProcessed: true)
+        }
+        let answer = try await transport.perform(request.signed(authorization: token.authorization), timeout: remaining)
+        return APNsResponse.parse(answer)
+    }
+}

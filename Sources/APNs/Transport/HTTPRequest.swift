@@ -1,0 +1,59 @@
+/// The HTTP methods the APNs APIs use.
+enum HTTPMethod: String, Sendable {
+    case get = "GET"
+    case post = "POST"
+    case delete = "DELETE"
+}
+
+/// One request header. Names are sent lower-case, as HTTP/2 requires.
+struct HTTPHeader: Sendable, Hashable {
+    var name: String
+    var value: String
+
+    init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// The `name: value` line libcurl takes in a header list.
+    var line: String { "\(name): \(value)" }
+}
+
+/// One HTTP/2 request as the transport sends it.
+struct HTTPRequest: Sendable {
+    var method: HTTPMethod
+    var endpoint: APNsEndpoint
+    /// The path with its leading slash, already percent-safe (built from validated parts).
+    var path: String
+    var headers: [HTTPHeader]
+    var body: [UInt8]
+    /// Whether sending the request twice is acceptable. Such a request is sent again on a
+    /// fresh connection when its connection breaks even if the server may have processed it;
+    /// any other request only when the server certainly did not.
+    var retrySafe: Bool
+
+    init(method: HTTPMethod, endpoint: APNsEndpoint, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [],
+         retrySafe: Bool = false) {
+        self.method = method
+        self.endpoint = endpoint
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.retrySafe = retrySafe
+    }
+
+    var url: String { endpoint.baseURL + path }
+}
+
+/// One complete HTTP/2 response.
+struct HTTPResponse: Sendable {
+    /// The `:status` code.
+    var status: Int
+    /// Response headers by lower-case name (the last value wins when a name repeats).
+    var headers: [String: String]
+    var body: [UInt8]
+    /// From handing the request to curl until the last byte of the answer.
+    var latency: Duration
+    /// How many new connections curl opened for this request (0 when it reused one).
+    var connectionsOpened: Int = 0
+}

@@ -1,0 +1,111 @@
+internal import CCurl
+import Synchronization
+
+/// A libcurl multi handle pointer that other threads may use for `curl_multi_wakeup` only.
+/// `@unchecked Sendable` is safe because: `curl_multi_wakeup` is documented thread-safe, every
+/// call to it happens under the mailbox lock while the loop has not stopped, and the curl
+/// thread frees the handle only after it has seen `stopping` under that same lock. All other
+/// uses happen on the curl thread.
+struct MultiPointer: @unchecked Sendable {
+    let raw: OpaquePointer
+}
+
+/// The lock-protected hand-over between callers and the curl thread: new transfers,
+/// cancellations and the stop request, plus a wakeup of `curl_multi_poll` for each batch.
+final class LoopMailbox: Sendable {
+    struct Inbox {
+        var submissions: [Transfer] = []
+        var cancellations: [UInt64] = []
+        var stopping = false
+        var stopped = false
+        var wakeupPending = false
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// What the curl thread takes at the top of each turn.
+    struct Batch {
+        var submissions: [Transfer]
+        var cancellations: [UInt64]
+        var stopping: Bool
+    }
+
+    let multi: MultiPointer
+    private let inbox = Mutex(Inbox())
+
+    init(multi: MultiPointer) {
+        self.multi = multi
+    }
+
+    /// Hands a transfer to the curl thread; `false` once the loop is stopping.
+    func submit(_ transfer: Transfer) -> Bool {
+        inbox.withLock { box in
+            guard !box.stopping else { return false }
+            box.submissions.append(transfer)
+            wakeIfNeeded(&box)
+            return true
+        }
+    }
+
+    /// Asks the curl thread to abandon transfer `id` if it still runs or waits.
+    func cancel(_ id: UInt64) {
+        inbox.withLock { box in
+            guard !box.stopping else { return }
+            box.cancellations.append(id)
+            wakeIfNeeded(&box)
+        }
+    }
+
+    /// Asks the curl thread to fail everything with `.shutdown` and exit.
+    func requestStop() {
+        inbox.withLock { box in
+            guard !box.stopping else { return }
+            box.stopping = true
+            curl_multi_wakeup(multi.raw)
+        }
+    }
+
+    /// Returns once the curl thread has exited.
+    func waitUntilStopped() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = inbox.withLock { box in
+                if box.stopped { return true }
+                box.stopWaiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Curl thread: takes everything handed over since the last turn.
+    func take() -> Batch {
+        inbox.withLock { box in
+            box.wakeupPending = false
+            let batch = Batch(submissions: box.submissions, cancellations: box.cancellations, stopping: box.stopping)
+            box.submissions.removeAll(keepingCapacity: true)
+            box.cancellations.removeAll()
+            return batch
+        }
+    }
+
+    /// Curl thread, after it has freed the multi handle: marks the loop stopped, returns the
+    /// submissions that raced with the stop, and wakes every `waitUntilStopped`.
+    func markStopped() -> [Transfer] {
+        let (late, waiters) = inbox.withLock { box in
+            box.stopped = true
+            let late = box.submissions
+            box.submissions.removeAll()
+            let waiters = box.stopWaiters
+            box.stopWaiters.removeAll()
+            return (late, waiters)
+        }
+        for waiter in waiters { waiter.resume() }
+        return late
+    }
+
+    /// One wakeup per batch: later submissions in the same batch find the poll already woken.
+    private func wakeIfNeeded(_ box: inout Inbox) {
+        guard !box.wakeupPending else { return }
+        box.wakeupPending = true
+        curl_multi_wakeup(multi.raw)
+    }
+}

@@ -1,0 +1,50 @@
+import Synchronization
+
+/// One request on its way through the curl thread: what to send, by when, and the
+/// continuation of the task that waits for it. Resumed exactly once, by the curl thread (or by
+/// the submitter when the loop has already stopped).
+final class Transfer: Sendable {
+    let id: UInt64
+    let request: HTTPRequest
+    /// After this instant the request fails with `.timeout`, wherever it is.
+    let deadline: ContinuousClock.Instant
+    let continuation: CheckedContinuation<HTTPResponse, any Error>
+    /// Set by the caller's cancellation handler; read by the curl thread.
+    let cancellation: CancellationFlag
+    /// Attempts made so far (the curl thread retries requests the server never processed).
+    let attempts = Atomic<Int>(0)
+
+    init(id: UInt64, request: HTTPRequest, deadline: ContinuousClock.Instant, cancellation: CancellationFlag,
+         continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        self.id = id
+        self.cancellation = cancellation
+        self.request = request
+        self.deadline = deadline
+        self.continuation = continuation
+    }
+}
+
+/// Raised by a caller's cancellation handler, which may run before the transfer exists; the
+/// curl thread checks it when it takes a submission, so no cancellation is lost in between.
+final class CancellationFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    func raise() { raised.store(true, ordering: .releasing) }
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
+}
+
+/// Transport settings, derived from the client's configuration.
+struct TransportOptions: Sendable {
+    var maxConnectionsPerHost: Int
+    var maxConcurrentStreams: Int
+    var connectTimeout: Duration
+    var maxConnectionRetries: Int
+    var idleConnectionMaxAgeSeconds: Int
+    var keepAliveIdleSeconds: Int
+    var keepAliveIntervalSeconds: Int
+    var maxResponseBytes: Int
+
+    /// How many requests to one endpoint may be in curl's hands at once: every connection of
+    /// the pool full of streams. Beyond it requests wait in the loop's own queue.
+    var inFlightCapPerEndpoint: Int { maxConnectionsPerHost * maxConcurrentStreams }
+}

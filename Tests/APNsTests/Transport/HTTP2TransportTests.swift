@@ -1,0 +1,311 @@
+import Foundation
+import Testing
+@testable import APNs
+
+/// The curl transport against a real HTTP/2 TLS server (hyper-h2): multiplexing, the server's
+/// stream limit, GOAWAY, broken connections, deadlines, cancellation and shutdown.
+@Suite("HTTP/2 transport")
+struct HTTP2TransportTests {
+    private func echo(_ response: HTTPResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+
+    @Test("GET, POST and DELETE arrive with their path, headers and body; response headers are read")
+    func methodsHeadersAndBodies() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let body = Array(#"{"aps":{"event":"update"}}"#.utf8)
+        let post = try await transport.perform(HTTPRequest(
+            method: .post, endpoint: server.endpoint, path: "/4/broadcasts/apps/com.example.app",
+            headers: [HTTPHeader("apns-push-type", "liveactivity"), HTTPHeader("x-test-header-apns-unique-id", "u-1")],
+            body: body), timeout: .seconds(5))
+        #expect(post.status == 200)
+        #expect(post.headers["apns-unique-id"] == "u-1")
+        let echoed = try echo(post)
+        #expect(echoed["method"] as? String == "POST")
+        #expect(echoed["path"] as? String == "/4/broadcasts/apps/com.example.app")
+        #expect(echoed["body"] as? String == String(decoding: body, as: UTF8.self))
+        let headers = try #require(echoed["headers"] as? [String: String])
+        #expect(headers["apns-push-type"] == "liveactivity")
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers["accept"] == nil)
+
+        let get = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/1/x"), timeout: .seconds(5))
+        #expect(try echo(get)["method"] as? String == "GET")
+        #expect(try echo(get)["body_length"] as? Int == 0)
+        let delete = try await transport.perform(HTTPRequest(method: .delete, endpoint: server.endpoint, path: "/1/x"), timeout: .seconds(5))
+        #expect(try echo(delete)["method"] as? String == "DELETE")
+        // The handle that sent the POST is reused for a GET: no stale body may follow it.
+        let again = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/1/y"), timeout: .seconds(5))
+        #expect(try echo(again)["body_length"] as? Int == 0)
+        #expect(try echo(again)["method"] as? String == "GET")
+        await transport.shutdown()
+    }
+
+    @Test("status, reason body and custom headers come back as sent")
+    func statusAndReason() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let response = try await transport.perform(HTTPRequest(
+            method: .post, endpoint: server.endpoint, path: "/x",
+            headers: [HTTPHeader("x-test-status", "429"), HTTPHeader("x-test-reason", "TooManyRequests"),
+                      HTTPHeader("x-test-header-retry-after", "7")]), timeout: .seconds(5))
+        #expect(response.status == 429)
+        #expect(response.headers["retry-after"] == "7")
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"reason": "TooManyRequests"}"#)
+        await transport.shutdown()
+    }
+
+    @Test("300 concurrent requests are multiplexed over one connection")
+    func multiplexesOverOneConnection() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(connections: 1, streams: 100), logger: TestLog.logger)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<300 {
+                group.addTask {
+                    try await transport.perform(HTTPRequest(method: .post, endpoint: server.endpoint, path: "/m/\(index)",
+                                                            body: Array("\(index)".utf8)), timeout: .seconds(10)).status
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 300 && statuses.allSatisfy { $0 == 200 })
+        let stats = try await server.stats()
+        #expect(stats["requests"] as? Int == 300)
+        // One connection for the load (the stats request opens its own).
+        #expect(stats["connections"] as? Int == 2)
+        #expect((stats["max_concurrent"] as? Int ?? 0) > 1)
+        await transport.shutdown()
+    }
+
+    @Test("the server's stream limit is respected")
+    func respectsServerStreamLimit() async throws {
+        let server = try await H2TestServer(.init(maxConcurrentStreams: 4, delayMilliseconds: 40))
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(connections: 1, streams: 100), logger: TestLog.logger)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/l/\(index)"),
+                                                timeout: .seconds(10)).status
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 40 && statuses.allSatisfy { $0 == 200 })
+        let stats = try await server.stats()
+        let maxConcurrent = try #require(stats["max_concurrent"] as? Int)
+        #expect(maxConcurrent <= 4)
+        #expect(maxConcurrent >= 2)
+        // The first request warms the connection up, so no stream goes out before the
+        // client has seen the SETTINGS: nothing refused, nothing processed twice.
+        #expect(stats["refused"] as? Int == 0)
+        #expect(stats["requests"] as? Int == 40)
+        let paths = try #require(stats["paths"] as? [String: Int])
+        #expect(paths.count == 40 && paths.values.allSatisfy { $0 == 1 })
+        await transport.shutdown()
+    }
+
+    @Test("GOAWAY in the middle of a burst: every request answered exactly once, none hang")
+    func goAwayMidBurst() async throws {
+        let server = try await H2TestServer(.init(goAwayAfter: 30, delayMilliseconds: 5))
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(connections: 1, streams: 100), logger: TestLog.logger)
+        let started = ContinuousClock.now
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    try await transport.perform(HTTPRequest(method: .post, endpoint: server.endpoint, path: "/g/\(index)",
+                                                            body: Array("\(index)".utf8)), timeout: .seconds(10)).status
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 200 && statuses.allSatisfy { $0 == 200 })
+        #expect(ContinuousClock.now - started < .seconds(8))
+        let stats = try await server.stats()
+        #expect(stats["goaways"] as? Int == 1)
+        #expect((stats["connections"] as? Int ?? 0) >= 3)
+        // Streams above the GOAWAY's last id were never processed and were sent again; none twice.
+        #expect(stats["requests"] as? Int == 200)
+        let paths = try #require(stats["paths"] as? [String: Int])
+        #expect(paths.count == 200 && paths.values.allSatisfy { $0 == 1 })
+        await transport.shutdown()
+    }
+
+    @Test("a connection cut without GOAWAY: every request ends (answer or connectionLost), none hang")
+    func brokenConnection() async throws {
+        let server = try await H2TestServer(.init(cutAfter: 20, delayMilliseconds: 20))
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(connections: 1, streams: 100), logger: TestLog.logger)
+        let started = ContinuousClock.now
+        let outcomes = await withTaskGroup(of: Result<Int, APNsClientError>.self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    do throws(APNsClientError) {
+                        return .success(try await transport.perform(
+                            HTTPRequest(method: .get, endpoint: server.endpoint, path: "/c/\(index)"), timeout: .seconds(10)).status)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: [Result<Int, APNsClientError>]()) { $0.append($1) }
+        }
+        #expect(outcomes.count == 60)
+        // Well before the 10 s deadline: failures are reported when the connection breaks.
+        #expect(ContinuousClock.now - started < .seconds(8))
+        for case .failure(let error) in outcomes {
+            #expect(error.code == .connectionLost, "\(error)")
+        }
+        // After the cut the client reconnects: a new request succeeds.
+        let after = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/after"), timeout: .seconds(5))
+        #expect(after.status == 200)
+        let stats = try await server.stats()
+        #expect(stats["cuts"] as? Int == 1)
+        await transport.shutdown()
+    }
+
+    @Test("a silent server is cut off by the deadline")
+    func silentServerTimesOut() async throws {
+        let server = try await H2TestServer(.init(silent: true))
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: APNsClientError.self) {
+            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/s"), timeout: .milliseconds(400))
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(error?.code == .timeout)
+        #expect(elapsed >= .milliseconds(380) && elapsed < .seconds(5))
+        await transport.shutdown()
+    }
+
+    @Test("requests waiting for a free stream also honour their deadline")
+    func queuedRequestsTimeOut() async throws {
+        let server = try await H2TestServer(.init(silent: true))
+        defer { server.stop() }
+        // One connection, two streams: the other requests wait in the client's own queue.
+        let transport = try HTTP2Transport(options: TestTransport.options(connections: 1, streams: 2), logger: TestLog.logger)
+        let started = ContinuousClock.now
+        let codes = await withTaskGroup(of: APNsClientError.Code?.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    do throws(APNsClientError) {
+                        _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/q/\(index)"),
+                                                        timeout: .milliseconds(300))
+                        return nil
+                    } catch {
+                        return error.code
+                    }
+                }
+            }
+            return await group.reduce(into: [APNsClientError.Code?]()) { $0.append($1) }
+        }
+        #expect(codes.count == 6 && codes.allSatisfy { $0 == .timeout })
+        // Without the queue's own deadline check these would wait forever on a silent server.
+        #expect(ContinuousClock.now - started < .seconds(5))
+        await transport.shutdown()
+    }
+
+    @Test("cancelling the caller's task ends its request at once")
+    func cancellation() async throws {
+        let server = try await H2TestServer(.init(silent: true))
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let task = Task {
+            try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/c"), timeout: .seconds(30))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        // Far below the 30 s deadline; the margin absorbs a cooperative pool busy with the
+        // other suites' thousands of tasks.
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(throws: APNsClientError(.cancelled, "the request was cancelled")) { try result.get() }
+        await transport.shutdown()
+    }
+
+    @Test("shutdown fails what is still pending and refuses new requests")
+    func shutdownFailsPending() async throws {
+        let server = try await H2TestServer(.init(silent: true))
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let pending = Task {
+            try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/p"), timeout: .seconds(30))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        await transport.shutdown()
+        let error = await #expect(throws: APNsClientError.self) { try await pending.value }
+        #expect(error?.code == .shutdown)
+        let late = await #expect(throws: APNsClientError.self) {
+            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/late"), timeout: .seconds(1))
+        }
+        #expect(late?.code == .shutdown)
+    }
+
+    @Test("nothing listening: connectionFailed, marked never processed")
+    func connectionRefused() async throws {
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        // Port 1 on loopback: nothing listens there.
+        let error = await #expect(throws: APNsClientError.self) {
+            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: APNsEndpoint(host: "127.0.0.1", port: 1), path: "/"),
+                                            timeout: .seconds(3))
+        }
+        #expect(error?.code == .connectionFailed)
+        #expect(error?.neverProcessed == true)
+        await transport.shutdown()
+    }
+
+    @Test("a certificate the CA file does not vouch for: tlsFailure")
+    func untrustedCertificate() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        let other = try await H2TestServer()
+        defer { other.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let error = await #expect(throws: APNsClientError.self) {
+            _ = try await transport.perform(HTTPRequest(
+                method: .get, endpoint: APNsEndpoint(host: "localhost", port: server.port, caFile: other.caFile), path: "/"),
+                timeout: .seconds(3))
+        }
+        #expect(error?.code == .tlsFailure)
+        await transport.shutdown()
+    }
+
+    @Test("an answer larger than the cap is refused as invalidResponse")
+    func oversizedResponse() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(maxResponseBytes: 1000), logger: TestLog.logger)
+        let fits = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/fits",
+                                                           headers: [HTTPHeader("x-test-body-bytes", "1000")]), timeout: .seconds(5))
+        #expect(fits.body.count == 1000)
+        let error = await #expect(throws: APNsClientError.self) {
+            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/big",
+                                                        headers: [HTTPHeader("x-test-body-bytes", "1001")]), timeout: .seconds(5))
+        }
+        #expect(error?.code == .invalidResponse)
+        await transport.shutdown()
+    }
+}
+
+@Suite("HTTP/2 only")
+struct HTTP1FallbackTests {
+    @Test("a TLS server that only speaks HTTP/1.1 is refused as invalidResponse")
+    func refusesHTTP1() async throws {
+        let server = try await HTTP1TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let error = await #expect(throws: APNsClientError.self) {
+            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/"), timeout: .seconds(5))
+        }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("HTTP/2") == true)
+        await transport.shutdown()
+    }
+}
