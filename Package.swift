@@ -51,8 +51,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["APNsSimulator", "Crypto", "TestSupport"]),
-        .testTarget(name: "ScorecastTests", dependencies: ["Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Postgres"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

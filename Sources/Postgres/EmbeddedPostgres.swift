@@ -89,7 +89,15 @@ public final class EmbeddedPostgres: Sendable {
         if let configuration = runningConfiguration() { return configuration }
         let installation = try PostgresInstallation.find(binDirectory: binDirectory)
         try createFolder(stateDirectory, owner: nil)
-        let lock = try acquireLock()
+        let lock: Int32
+        do throws(PostgresError) {
+            lock = try acquireLock()
+        } catch {
+            // Another scorecast process (e.g. `serve`) runs this cluster: share it, without
+            // owning it, so that CLI commands work beside a running service.
+            guard let shared = try sharedServerConfiguration() else { throw error }
+            return shared
+        }
         do throws(PostgresError) {
             let layout = try chooseLayout()
             try createFolder(layout.root, owner: serverUser, mode: 0o700)
@@ -112,6 +120,19 @@ public final class EmbeddedPostgres: Sendable {
             if running.withLock({ $0 == nil }) { close(lock) }
             throw error
         }
+    }
+
+    /// The configuration of a server that another process started on this cluster and still
+    /// runs, if any. This handle does not own it: `stop()` leaves it running.
+    private func sharedServerConfiguration() throws(PostgresError) -> PostgresConfiguration? {
+        let layout = try chooseLayout()
+        guard let (pid, port) = Self.readPidFile(layout.pidFile), port > 0,
+              Self.isPostgres(pid: pid, dataDirectory: layout.data)
+        else { return nil }
+        logger.debug("using the embedded postgres another process runs", ["port": "\(port)", "pid": "\(pid)"])
+        return PostgresConfiguration(
+            host: "127.0.0.1", port: port, user: "postgres", database: Self.databaseName, sslMode: "disable",
+            connectTimeout: .seconds(5))
     }
 
     private func runningConfiguration() -> PostgresConfiguration? {

@@ -27,7 +27,18 @@ public final class ScorecastProcess: Sendable {
     /// Bytes a pipe handler appends to while tests read them.
     private final class Buffer: Sendable {
         let bytes = Mutex<[UInt8]>([])
+        /// Set when the pipe reached end of file: everything the child wrote is in `bytes`.
+        let finished = Mutex(false)
         var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+        var isFinished: Bool { finished.withLock { $0 } }
+
+        func append(_ data: Data) {
+            if data.isEmpty {
+                finished.withLock { $0 = true }
+            } else {
+                bytes.withLock { $0.append(contentsOf: data) }
+            }
+        }
     }
 
     private let stdout = Buffer()
@@ -50,11 +61,13 @@ public final class ScorecastProcess: Sendable {
         child = Child(process: process)
         outPipe.fileHandleForReading.readabilityHandler = { [stdout] handle in
             let data = handle.availableData
-            stdout.bytes.withLock { $0.append(contentsOf: data) }
+            if data.isEmpty { handle.readabilityHandler = nil }
+            stdout.append(data)
         }
         errPipe.fileHandleForReading.readabilityHandler = { [stderr] handle in
             let data = handle.availableData
-            stderr.bytes.withLock { $0.append(contentsOf: data) }
+            if data.isEmpty { handle.readabilityHandler = nil }
+            stderr.append(data)
         }
         try process.run()
     }
@@ -109,7 +122,12 @@ public final class ScorecastProcess: Sendable {
             process.signal(SIGKILL)
             throw TestSupportError("scorecast \(arguments.joined(separator: " ")) did not finish in \(timeout)")
         }
-        try await Task.sleep(for: .milliseconds(30))  // let the pipe handlers drain
+        // The child has exited; wait for both pipes to reach end of file so no output is lost
+        // (a grandchild holding a pipe open would keep it from closing: bounded wait).
+        let drained = ContinuousClock.now + .seconds(5)
+        while !(process.stdout.isFinished && process.stderr.isFinished) && ContinuousClock.now < drained {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         return (code, process.output, process.errorOutput)
     }
 }

@@ -23,8 +23,10 @@ public struct CommandContext: Sendable {
         }
     }
 
-    /// A logger configured from `SCORECAST_LOG_LEVEL` / `SCORECAST_LOG_FORMAT`.
+    /// A logger for a one-shot command: `SCORECAST_LOG_LEVEL` when set, else warnings only, so
+    /// that a command's own output is not buried under start-up lines.
     public func logger(_ label: String, _ configuration: Configuration) -> Logger {
-        Logger(label: label, level: configuration.logLevel, format: configuration.logFormat)
+        let level = environment["SCORECAST_LOG_LEVEL"] == nil ? LogLevel.warning : configuration.logLevel
+        return Logger(label: label, level: level, format: configuration.logFormat)
     }
 }

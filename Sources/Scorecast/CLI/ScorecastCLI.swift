@@ -5,6 +5,8 @@ import Foundation
 public enum ScorecastCLI {
     /// Every command, in help order.
     static let commands: [CommandDefinition] = ServeCommand.all + MigrateCommand.all + ConfigCommand.all
+        + KeysCommands.all + EventsCommands.all
+        + AppsCommands.all + GamesCommands.all + ChannelsCommands.all
 
     /// Runs `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {

@@ -70,6 +70,8 @@ public struct Configuration: Sendable {
     public var ingestMaxBatch: Int
     public var ingestCreateUnknownGames: Bool
     public var signatureTolerance: Duration
+    /// `stale-date` = event time + this many seconds, by sport (lower case); `default` for the rest.
+    public var staleSeconds: [String: Int]
 
     public var retentionDays: Int
     public var retireGrace: Duration
@@ -126,6 +128,19 @@ extension Configuration {
         let roleNames = env.list(
             "SCORECAST_ROLES", default: Role.allCases.map(\.rawValue), allowed: Set(Role.allCases.map(\.rawValue)))
 
+        var staleSeconds = ["default": 900]
+        if let text = env.optionalString("SCORECAST_STALE_SECONDS") {
+            for item in text.split(separator: ",") {
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                let (sport, value) = parts.count == 2 ? (parts[0].lowercased(), parts[1]) : ("default", parts[0])
+                if let seconds = Int(value), (1...86_400).contains(seconds), !sport.isEmpty {
+                    staleSeconds[sport] = seconds
+                } else {
+                    env.problem("SCORECAST_STALE_SECONDS must be seconds (1–86400) or sport=seconds pairs, such as 900,basketball=300; got \"\(item)\"")
+                }
+            }
+        }
+
         let configuration = Configuration(
             database: database,
             stateDirectory: stateDirectory.standardizedFileURL,
@@ -158,6 +173,7 @@ extension Configuration {
             ingestCreateUnknownGames: env.choice(
                 "SCORECAST_UNKNOWN_GAMES", default: true, from: ["create": true, "refuse": false]),
             signatureTolerance: .seconds(env.integer("SCORECAST_SIGNATURE_TOLERANCE_SECONDS", default: 300, in: 1...86_400)),
+            staleSeconds: staleSeconds,
             retentionDays: env.integer("SCORECAST_RETENTION_DAYS", default: 14, in: 1...3_650),
             retireGrace: .seconds(60 * env.integer("SCORECAST_RETIRE_GRACE_MINUTES", default: 240, in: 0...10_080)),
             reconcileFix: env.boolean("SCORECAST_RECONCILE_FIX", default: false))
@@ -202,6 +218,7 @@ extension Configuration {
         .init(name: "SCORECAST_INGEST_MAX_BATCH", defaultValue: "500", help: "Most events in one POST /v1/events."),
         .init(name: "SCORECAST_UNKNOWN_GAMES", defaultValue: "create", help: "create: events for unknown games create them; refuse: 422."),
         .init(name: "SCORECAST_SIGNATURE_TOLERANCE_SECONDS", defaultValue: "300", help: "Accepted clock skew of signed ingest requests."),
+        .init(name: "SCORECAST_STALE_SECONDS", defaultValue: "900", help: "Live Activity stale-date after the event: seconds, and/or sport=seconds pairs (900,basketball=300)."),
         .init(name: "SCORECAST_RETENTION_DAYS", defaultValue: "14", help: "Deliveries and events older than this are pruned."),
         .init(name: "SCORECAST_RETIRE_GRACE_MINUTES", defaultValue: "240", help: "Channels of finished games are deleted this long after the final event."),
         .init(name: "SCORECAST_RECONCILE_FIX", defaultValue: "false", help: "Let the poller fix what reconciliation finds (else it only reports)."),

@@ -40,8 +40,12 @@ public struct Application: Sendable {
             }
             var router = Router()
             HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
+            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger).register(on: &router)
+            ChannelsEndpoint(pool: database.pool).register(on: &router)
 
+            let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
             var services: [any Service] = []
+            if let simulator = apns.simulator { services.append(simulator) }
             if configuration.roles.contains(.api) {
                 let http = HTTPServer(
                     configuration: HTTPServerConfiguration(
@@ -58,8 +62,14 @@ public struct Application: Sendable {
                 logger.info("stop requested during start-up")
             } else {
                 let group = ServiceGroup(services: services, signals: [], gracePeriod: configuration.shutdownGrace, logger: logger)
-                try await group.run(until: stopRequested)
+                do {
+                    try await group.run(until: stopRequested)
+                } catch {
+                    await apns.shutdown()
+                    throw error
+                }
             }
+            await apns.shutdown()
         } catch {
             await database.shutdown()
             throw error

@@ -1,0 +1,137 @@
+import Foundation
+import HTTPServer
+import Logging
+import Postgres
+import ScorecastCore
+
+/// `POST /v1/events`: a feed posts one event, or `{"events": [...]}`.
+///
+/// Checks, in order, each refusing with an `application/problem+json` body and writing nothing:
+/// body size (`413`), credentials and signature (`401`), `Content-Type` (`415`), JSON syntax
+/// (`400`), every field of every event (`422`, each field named by path: `events[2].seq`),
+/// unknown games when they are refused and Live Activities over 4 KB (`422`). Then one
+/// transaction (``EventIngestor``) and `202` with each event's outcome:
+/// ```json
+/// {"results": [{"id": "e1", "outcome": "accepted"}], "accepted": 1, "duplicates": 0, "stale": 0}
+/// ```
+public struct EventsEndpoint: Sendable {
+    /// The route's path.
+    public static let path = "/v1/events"
+
+    let ingestor: EventIngestor
+    let authenticator: IngestAuthenticator
+    let keys: APIKeyStore
+    let settings: IngestSettings
+    let logger: Logger
+    let clock: @Sendable () -> Date
+
+    /// Creates the endpoint on `pool` with the settings of `configuration`.
+    public init(pool: PostgresPool, configuration: Configuration, logger: Logger) {
+        self.init(pool: pool, settings: IngestSettings(configuration: configuration), logger: logger)
+    }
+
+    /// Creates the endpoint with explicit settings and clock (tests).
+    public init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+        let keys = APIKeyStore(pool: pool)
+        self.keys = keys
+        self.ingestor = EventIngestor(pool: pool, settings: settings, logger: logger, clock: clock)
+        self.authenticator = IngestAuthenticator(
+            lookup: { prefix in try await keys.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
+        self.settings = settings
+        self.logger = logger.named("ingest")
+        self.clock = clock
+    }
+
+    /// Adds the route to `router`.
+    public func register(on router: inout Router) {
+        router.post(Self.path, options: RouteOptions(maxBodyBytes: settings.maximumBodyBytes)) { request in
+            try await handle(request)
+        }
+    }
+
+    /// Answers one request.
+    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // The server refuses larger bodies before reading them; this guards direct callers.
+        guard request.body.count <= settings.maximumBodyBytes else {
+            throw Problem.contentTooLarge(limit: settings.maximumBodyBytes)
+        }
+        let feed: AuthenticatedFeed
+        do {
+            feed = try await authenticator.authenticate(request)
+        } catch let failure as IngestAuthenticator.Failure {
+            request.logger.info("ingest request refused", ["reason": "\(failure)"])
+            throw failure.problem
+        } catch let error as PostgresError {
+            throw Self.unavailable(error, request)
+        }
+        try request.requireJSONContentType()
+        let (events, isBatch) = try parse(request.body)
+        let report: IngestReport
+        do {
+            report = try await ingestor.ingest(events, feed: feed.name)
+        } catch let error as IngestError {
+            throw Self.problem(for: error, events: events, isBatch: isBatch)
+        } catch let error as PostgresError {
+            throw Self.unavailable(error, request)
+        }
+        if feed.needsTouch(now: clock()) {
+            do {
+                try await keys.touch(id: feed.keyID)
+            } catch {
+                request.logger.warning("could not record the key's last use", ["feed": feed.name])
+            }
+        }
+        request.logger.debug("events ingested", [
+            "feed": feed.name, "accepted": "\(report.accepted)", "duplicates": "\(report.duplicates)", "stale": "\(report.stale)",
+        ])
+        return try .json(report, status: .accepted)
+    }
+
+    private var validator: FeedEventValidator {
+        FeedEventValidator(limits: FeedEventLimits(maximumBatchSize: settings.maximumBatchSize))
+    }
+
+    /// Parses and validates the body: `400` for what is not JSON, `422` naming every bad field.
+    /// Also says whether it was a batch, for naming fields in later problems.
+    private func parse(_ body: [UInt8]) throws -> (events: [FeedEvent], isBatch: Bool) {
+        guard !body.isEmpty else {
+            throw Problem.badRequest("the request body is empty; expected one event or {\"events\": [...]}")
+        }
+        let json: JSONValue
+        do {
+            json = try JSONParser().parse(body)
+        } catch {
+            throw Problem.badRequest("the request body is not valid JSON: \(error)")
+        }
+        do {
+            return (try validator.events(from: json, now: clock()), json["events"] != nil)
+        } catch {
+            let count = error.errors.count
+            throw Problem.unprocessable(
+                count == 1 ? "1 field is invalid: \(error.errors[0])" : "\(count) fields are invalid; nothing was stored",
+                errors: error.errors.map { Problem.FieldError(field: $0.path, detail: $0.message) })
+        }
+    }
+
+    private static func problem(for error: IngestError, events: [FeedEvent], isBatch: Bool) -> Problem {
+        func path(_ index: Int, _ field: String) -> String {
+            isBatch ? "events[\(index)]" + (field.isEmpty ? "" : ".\(field)") : field
+        }
+        switch error {
+        case .unknownGames(let indices):
+            return Problem.unprocessable(
+                "unknown games are refused (SCORECAST_UNKNOWN_GAMES=refuse): create the game first; nothing was stored",
+                errors: indices.map { Problem.FieldError(field: path($0, "game"), detail: "names game \(events[$0].game), which does not exist") })
+        case .unrenderable(let refusal):
+            return Problem.unprocessable(
+                "event \(events[refusal.index].id) would render a Live Activity that cannot be sent: \(refusal.reason); nothing was stored",
+                errors: [Problem.FieldError(field: path(refusal.index, ""), detail: "renders a Live Activity that cannot be sent: \(refusal.reason)")])
+        }
+    }
+
+    private static func unavailable(_ error: PostgresError, _ request: HTTPRequest) -> Problem {
+        request.logger.error("ingest failed: database error", ["error": error.description])
+        return Problem(status: .serviceUnavailable, detail: "the database is unavailable; nothing was stored, retry later",
+                       headers: ["Retry-After": "1"])
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+
+/// One event of the demo match, in the JSON shape a sports feed posts to `POST /v1/events`:
+///
+/// ```json
+/// {"id": "demo-nbu-cfc-0012", "game": "demo-nbu-cfc", "seq": 12,
+///  "occurredAt": "2025-11-29T20:01:30Z", "kind": "score",
+///  "scoreboard": {"home": 1, "away": 0, "period": "1H", "clock": "12'", "extra": {"assist": "Tomás Ferreira"}},
+///  "description": "GOAL! Northbridge United 1-0 Castleford City. …", "team": "home", "player": "Marcus Bell"}
+/// ```
+/// `team` and `player` are omitted when they do not apply; `extra` holds scalars only.
+public struct DemoEvent: Codable, Sendable, Equatable {
+    /// The feed's event id, unique per feed (the idempotency key).
+    public var id: String
+    /// The game's external id.
+    public var game: String
+    /// Per-game sequence number, strictly increasing from 1.
+    public var seq: Int
+    /// When the event happened (RFC 3339, whole seconds, UTC).
+    public var occurredAt: Date
+    /// What kind of event it is.
+    public var kind: DemoEventKind
+    /// The scoreboard after the event.
+    public var scoreboard: DemoScoreboard
+    /// A human-readable description, as a feed would write it.
+    public var description: String
+    /// The side the event is about, if any.
+    public var team: DemoTeamSide?
+    /// The player the event is about, if any.
+    public var player: String?
+
+    /// Creates an event.
+    public init(id: String, game: String, seq: Int, occurredAt: Date, kind: DemoEventKind, scoreboard: DemoScoreboard, description: String, team: DemoTeamSide?, player: String?) {
+        self.id = id
+        self.game = game
+        self.seq = seq
+        self.occurredAt = occurredAt
+        self.kind = kind
+        self.scoreboard = scoreboard
+        self.description = description
+        self.team = team
+        self.player = player
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, game, seq, occurredAt, kind, scoreboard, description, team, player
+    }
+
+    /// Decodes the feed shape; `occurredAt` must be an RFC 3339 string.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        game = try container.decode(String.self, forKey: .game)
+        seq = try container.decode(Int.self, forKey: .seq)
+        let text = try container.decode(String.self, forKey: .occurredAt)
+        guard let date = try? Date(text, strategy: .iso8601) else {
+            throw DecodingError.dataCorruptedError(forKey: .occurredAt, in: container, debugDescription: "occurredAt \"\(text)\" is not an RFC 3339 time")
+        }
+        occurredAt = date
+        kind = try container.decode(DemoEventKind.self, forKey: .kind)
+        scoreboard = try container.decode(DemoScoreboard.self, forKey: .scoreboard)
+        description = try container.decode(String.self, forKey: .description)
+        team = try container.decodeIfPresent(DemoTeamSide.self, forKey: .team)
+        player = try container.decodeIfPresent(String.self, forKey: .player)
+    }
+
+    /// Encodes the feed shape, `occurredAt` as RFC 3339 whatever the encoder's date strategy.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(game, forKey: .game)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(occurredAt.formatted(.iso8601), forKey: .occurredAt)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(scoreboard, forKey: .scoreboard)
+        try container.encode(description, forKey: .description)
+        try container.encodeIfPresent(team, forKey: .team)
+        try container.encodeIfPresent(player, forKey: .player)
+    }
+
+    /// The event as compact JSON with sorted keys.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}
+
+/// The kinds of feed event.
+public enum DemoEventKind: String, Codable, Sendable, CaseIterable {
+    /// The game is announced with its kick-off time.
+    case scheduled
+    /// Kick-off.
+    case start
+    /// A goal.
+    case score
+    /// A period change: half-time, second half under way.
+    case period
+    /// A clock tick (also added time announcements).
+    case clock
+    /// A yellow or red card.
+    case card
+    /// A substitution.
+    case substitution
+    /// A video assistant referee check or decision.
+    case `var`
+    /// Match statistics (shots, possession, corners…).
+    case stats
+    /// Full time.
+    case final
+}
+
+/// Which side an event is about.
+public enum DemoTeamSide: String, Codable, Sendable, CaseIterable {
+    /// The home team.
+    case home
+    /// The away team.
+    case away
+}
+
+/// The period of a football match.
+public enum DemoPeriod: String, Codable, Sendable, CaseIterable {
+    /// First half.
+    case firstHalf = "1H"
+    /// Half-time.
+    case halfTime = "HT"
+    /// Second half.
+    case secondHalf = "2H"
+    /// Full time.
+    case fullTime = "FT"
+}
+
+/// The scoreboard after an event.
+public struct DemoScoreboard: Codable, Sendable, Equatable {
+    /// Home goals.
+    public var home: Int
+    /// Away goals.
+    public var away: Int
+    /// Period.
+    public var period: DemoPeriod
+    /// Match clock, e.g. `67'` or `45+2'`.
+    public var clock: String
+    /// Event-specific details (assist, card colour, shots…), scalars only.
+    public var extra: [String: DemoScalar]
+
+    /// Creates a scoreboard.
+    public init(home: Int, away: Int, period: DemoPeriod, clock: String, extra: [String: DemoScalar]) {
+        self.home = home
+        self.away = away
+        self.period = period
+        self.clock = clock
+        self.extra = extra
+    }
+}
+
+/// A JSON scalar: string, integer, number or boolean.
+public enum DemoScalar: Codable, Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    /// A string.
+    case string(String)
+    /// An integer.
+    case int(Int)
+    /// A floating-point number.
+    case double(Double)
+    /// A boolean.
+    case bool(Bool)
+
+    /// A string scalar from a literal.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer scalar from a literal.
+    public init(integerLiteral value: Int) { self = .int(value) }
+    /// A boolean scalar from a literal.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+
+    /// Decodes any JSON scalar; arrays, objects and null are refused.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "extra values must be strings, numbers or booleans")
+        }
+    }
+
+    /// Encodes the scalar as itself.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        }
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import Logging
+import Postgres
+import ScorecastCore
+
+/// Stores validated feed events and turns them into outbox rows, in one transaction per request.
+///
+/// In order, inside the transaction:
+/// 1. lock the events' games (`FOR UPDATE`, by id); unknown games are created or refused;
+/// 2. insert the events (`ON CONFLICT (feed, feed_event_id) DO NOTHING`: those not inserted are
+///    duplicates — a concurrent ingest of the same event waits on the game lock or the unique
+///    index and then finds it);
+/// 3. fold the new events into the game states (``GameFold``): not newer than the applied
+///    `seq` → `stale`, stored but changing nothing;
+/// 4. update the games;
+/// 5. lock the outbox rows of the active channels bound to games that changed, read those
+///    channels and their apps, render and merge (``OutboxPlanner``) and upsert each channel's
+///    single row, fenced on the version read, with `NOTIFY scorecast_outbox` in the same
+///    statement (Postgres delivers it when the transaction commits).
+///
+/// Every step is one statement over arrays (`unnest`), whatever the number of events or
+/// channels. Deadlocks and fence conflicts roll back and retry the whole transaction.
+public struct EventIngestor: Sendable {
+    /// The LISTEN/NOTIFY channel that wakes the workers.
+    public static let notificationChannel = "scorecast_outbox"
+    /// Attempts of the transaction before a deadlock or conflict is reported.
+    static let maximumAttempts = 4
+
+    let pool: PostgresPool
+    let settings: IngestSettings
+    let logger: Logger
+    let clock: @Sendable () -> Date
+
+    /// Creates an ingestor; `clock` gives "now" for due times and queue times.
+    public init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.pool = pool
+        self.settings = settings
+        self.logger = logger.named("ingest")
+        self.clock = clock
+    }
+
+    /// Ingests `events` (validated, ids unique within the request) posted by `feed`.
+    ///
+    /// - Throws: ``IngestError`` when the request is refused (nothing written), `PostgresError`
+    ///   when the database fails.
+    public func ingest(_ events: [FeedEvent], feed: String) async throws -> IngestReport {
+        guard !events.isEmpty else { return IngestReport(results: []) }
+        var attempt = 1
+        while true {
+            do {
+                return try await pool.withTransaction { connection in
+                    try await ingest(events, feed: feed, on: connection)
+                }
+            } catch let error as PostgresError where Self.isRetryable(error) && attempt < Self.maximumAttempts {
+                logger.info("ingest transaction retried", ["reason": error.sqlState ?? error.code.rawValue, "attempt": "\(attempt)"])
+            } catch is OutboxConflict where attempt < Self.maximumAttempts {
+                logger.info("ingest transaction retried", ["reason": "outbox row changed concurrently", "attempt": "\(attempt)"])
+            } catch is OutboxConflict {
+                throw PostgresError(.queryFailed, "outbox rows kept changing concurrently; the ingest was rolled back")
+            }
+            attempt += 1
+            try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
+        }
+    }
+
+    private static func isRetryable(_ error: PostgresError) -> Bool {
+        error.sqlState == PostgresError.SQLState.deadlockDetected || error.sqlState == PostgresError.SQLState.serializationFailure
+    }
+
+    // MARK: - The transaction
+
+    private func ingest(_ events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> IngestReport {
+        let now = clock()
+        let games = try await lockGames(for: events, on: connection)
+        let storedIDs = try await insertEvents(events, feed: feed, on: connection)
+        let fold = GameFold(
+            events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state))
+
+        let staleIDs = fold.staleIndices.compactMap { storedIDs[events[$0].id] }
+        if !staleIDs.isEmpty {
+            try await connection.execute("UPDATE events SET outcome = 'stale' WHERE id = ANY(\(staleIDs))")
+        }
+        if !fold.states.isEmpty {
+            try await updateGames(fold.states, on: connection)
+            let changed = fold.states.keys.sorted()
+            let targets = try await channelTargets(of: changed, on: connection)
+            var eventIDs: [Int: Int64] = [:]
+            for (index, event) in events.enumerated() { eventIDs[index] = storedIDs[event.id] }
+            let writes: [OutboxWrite]
+            do {
+                writes = try OutboxPlanner(shaping: settings.shaping).plan(
+                    fold: fold, games: games.mapValues(\.info), targets: targets, eventIDs: eventIDs, now: now)
+            } catch {
+                throw IngestError.unrenderable(error)
+            }
+            if !writes.isEmpty {
+                try await upsertOutbox(writes, on: connection)
+            }
+            logger.debug("ingested", [
+                "feed": feed, "events": "\(events.count)", "games": "\(fold.states.count)", "outbox_rows": "\(writes.count)",
+            ])
+        }
+        return IngestReport(results: events.indices.map { IngestReport.Result(id: events[$0].id, outcome: fold.outcomes[$0]) })
+    }
+
+    /// A locked game: its state and what rendering needs.
+    private struct LockedGame {
+        var state: GameState
+        var info: GameInfo
+    }
+
+    private static let gameColumns = "id, sport, home_team, away_team, status, state, applied_seq"
+
+    private func lockGames(for events: [FeedEvent], on connection: PostgresConnection) async throws -> [String: LockedGame] {
+        let ids = Set(events.map(\.game)).sorted()
+        var rows = try await connection.query(
+            "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE")
+        let found = try Set(rows.map { try $0.decode("id", as: String.self) })
+        let missing = ids.filter { !found.contains($0) }
+        if !missing.isEmpty {
+            guard settings.createUnknownGames else {
+                let unknown = Set(missing)
+                throw IngestError.unknownGames(events.indices.filter { unknown.contains(events[$0].game) })
+            }
+            try await connection.execute("INSERT INTO games (id) SELECT unnest(\(missing)) ON CONFLICT (id) DO NOTHING")
+            rows += try await connection.query(
+                "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(missing)) ORDER BY id FOR UPDATE")
+        }
+        var games: [String: LockedGame] = [:]
+        for row in rows {
+            let id: String = try row.decode("id")
+            games[id] = LockedGame(
+                state: try Self.state(of: row),
+                info: GameInfo(sport: try row.decode("sport"), homeName: try row.decode("home_team"), awayName: try row.decode("away_team")))
+        }
+        return games
+    }
+
+    /// The folded state of a `games` row; a game without events (`state = {}`) starts from
+    /// its `status` column. `applied_seq` is the column's.
+    private static func state(of row: PostgresRow) throws -> GameState {
+        let json = try JSONParser().parse(try row.decode("state", as: PostgresJSON.self).bytes)
+        var state: GameState
+        if json.objectValue?.isEmpty ?? false {
+            state = .initial
+            state.status = GameStatus(rawValue: try row.decode("status", as: String.self)) ?? .scheduled
+        } else {
+            state = try GameState(jsonValue: json)
+        }
+        state.appliedSeq = try row.decode("applied_seq", as: Int.self)
+        return state
+    }
+
+    /// Inserts every event as `accepted` (stale ones are corrected after folding); returns the
+    /// new `events.id` by feed event id. Duplicates are absent from the result.
+    private func insertEvents(_ events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> [String: Int64] {
+        let bodies = try events.map { try $0.jsonValue.encodedString() }
+        let rows = try await connection.query("""
+            INSERT INTO events (feed, feed_event_id, game_id, seq, kind, occurred_at, outcome, body)
+            SELECT \(feed), u.id, u.game, u.seq, u.kind, u.at, 'accepted', u.body::jsonb
+            FROM unnest(\(events.map(\.id)), \(events.map(\.game)), \(events.map { Int64($0.seq) }),
+                        \(events.map(\.kind.rawValue)), \(events.map(\.occurredAt)), \(bodies))
+                 WITH ORDINALITY AS u(id, game, seq, kind, at, body, n)
+            ORDER BY u.n
+            ON CONFLICT (feed, feed_event_id) DO NOTHING
+            RETURNING id, feed_event_id
+            """)
+        var ids: [String: Int64] = [:]
+        for row in rows { ids[try row.decode("feed_event_id")] = try row.decode("id", as: Int64.self) }
+        return ids
+    }
+
+    private func updateGames(_ states: [String: GameState], on connection: PostgresConnection) async throws {
+        let ids = states.keys.sorted()
+        let values = ids.compactMap { states[$0] }
+        let documents = try values.map { try $0.jsonValue.encodedString() }
+        try await connection.execute("""
+            UPDATE games g SET
+                state = u.state::jsonb, applied_seq = u.seq, status = u.status, last_event_at = u.at,
+                finished_at = CASE WHEN u.status IN ('final', 'cancelled') THEN COALESCE(g.finished_at, now()) END,
+                updated_at = now()
+            FROM unnest(\(ids), \(documents), \(values.map { Int64($0.appliedSeq) }),
+                        \(values.map(\.status.rawValue)), \(values.map(\.updatedAt)))
+                 AS u(id, state, seq, status, at)
+            WHERE g.id = u.id
+            """)
+    }
+
+    /// The active channels bound to `games`, their locked outbox rows and their apps' renderers.
+    /// Channels of an app whose stored content-state mapping is invalid are skipped (logged):
+    /// one misconfigured app must not stop the feed for every other.
+    private func channelTargets(of games: [String], on connection: PostgresConnection) async throws -> [ChannelTarget] {
+        // Lock first, then read the channels: a worker that finished a send meanwhile has
+        // committed both its outbox delete and the channel's new last_timestamp.
+        let pendingRows = try await connection.query("""
+            SELECT o.channel_id, o.version, o.payload, o.priority, o.event_ids, o.first_ingested_at, o.coalesced,
+                   o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now()) AS leased
+            FROM outbox o
+            WHERE o.channel_id IN (
+                SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
+                WHERE b.game_id = ANY(\(games)) AND c.status = 'active')
+            ORDER BY o.channel_id
+            FOR UPDATE OF o
+            """)
+        var pending: [Int64: PendingOutboxRow] = [:]
+        for row in pendingRows {
+            pending[try row.decode("channel_id")] = try PendingOutboxRow(row: row)
+        }
+        let rows = try await connection.query("""
+            SELECT t.game_id, t.channel_id, t.last_timestamp, t.last_sent_at, a.*
+            FROM (
+                SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.app_id,
+                       (SELECT max(d.sent_at) FROM deliveries d WHERE d.channel_id = c.id AND d.outcome = 'sent') AS last_sent_at
+                FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
+                WHERE b.game_id = ANY(\(games)) AND c.status = 'active'
+            ) t
+            CROSS JOIN LATERAL (SELECT \(unsafeSQL: AppRecord.columns) FROM apps WHERE apps.id = t.app_id) a
+            """)
+        var renderers: [Int64: LiveActivityRenderer?] = [:]
+        var targets: [ChannelTarget] = []
+        for row in rows {
+            let app = try AppRecord(row: row)
+            if renderers[app.id] == nil {
+                do {
+                    renderers[app.id] = LiveActivityRenderer(settings: try app.renderSettings(staleness: settings.staleness))
+                } catch {
+                    logger.error("app has an invalid content-state mapping: its channels get no updates until it is fixed", [
+                        "app": app.bundleID, "environment": app.environment.rawValue, "problem": error.description,
+                    ])
+                    renderers[app.id] = .some(nil)
+                }
+            }
+            guard let renderer = renderers[app.id] ?? nil else { continue }
+            let channelID: Int64 = try row.decode("channel_id")
+            targets.append(ChannelTarget(
+                channelID: channelID, gameID: try row.decode("game_id"), lastTimestamp: try row.decode("last_timestamp"),
+                lastSentAt: try row.decode("last_sent_at", as: Date?.self), renderer: renderer, pending: pending[channelID]))
+        }
+        return targets
+    }
+
+    private func upsertOutbox(_ writes: [OutboxWrite], on connection: PostgresConnection) async throws {
+        let entries = writes.map(\.entry)
+        let payloads = entries.map { String(decoding: $0.body, as: UTF8.self) }
+        let eventIDs = entries.map { "{" + $0.eventIDs.joined(separator: ",") + "}" }
+        // pg_notify runs once per written row; Postgres folds identical notifications of one
+        // transaction into one, delivered at commit. Saves a round trip.
+        let rows = try await connection.query("""
+            WITH written AS (
+            INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
+                                     first_ingested_at, coalesced, due_at, attempts)
+            SELECT u.channel_id, u.version, convert_to(u.payload, 'UTF8'), u.payload_timestamp, u.priority, u.alerting,
+                   u.event_ids::bigint[], u.first_ingested_at, u.coalesced, u.due_at, u.attempts
+            FROM unnest(\(writes.map(\.channelID)), \(writes.map(\.version)), \(payloads),
+                        \(entries.map { Int64($0.payload.timestamp) }), \(entries.map { Int16($0.priority.rawValue) }),
+                        \(entries.map(\.isAlerting)), \(eventIDs), \(entries.map(\.enqueuedAt)),
+                        \(entries.map { Int32(clamping: $0.coalesced) }), \(entries.map(\.claimableAt)),
+                        \(entries.map { Int32(clamping: $0.attempts) }))
+                 AS u(channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
+                      first_ingested_at, coalesced, due_at, attempts)
+            ON CONFLICT (channel_id) DO UPDATE SET
+                version = EXCLUDED.version, payload = EXCLUDED.payload, payload_timestamp = EXCLUDED.payload_timestamp,
+                priority = EXCLUDED.priority, alerting = EXCLUDED.alerting, event_ids = EXCLUDED.event_ids,
+                first_ingested_at = EXCLUDED.first_ingested_at, coalesced = EXCLUDED.coalesced,
+                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, updated_at = now()
+            WHERE o.version = EXCLUDED.version - 1
+            RETURNING o.channel_id
+            )
+            SELECT channel_id, pg_notify(\(Self.notificationChannel), '') FROM written
+            """)
+        guard rows.count == writes.count else { throw OutboxConflict() }
+    }
+}

@@ -1,0 +1,50 @@
+import ScorecastCore
+
+/// What ingest reads from the configuration.
+public struct IngestSettings: Sendable, Hashable {
+    /// Most events in one request (`SCORECAST_INGEST_MAX_BATCH`).
+    public var maximumBatchSize: Int
+    /// Largest request body in bytes (`SCORECAST_HTTP_MAX_BODY_BYTES`).
+    public var maximumBodyBytes: Int
+    /// Whether events for unknown games create them (`SCORECAST_UNKNOWN_GAMES=create`) or are
+    /// refused.
+    public var createUnknownGames: Bool
+    /// Seconds a signed request's timestamp may be off (`SCORECAST_SIGNATURE_TOLERANCE_SECONDS`).
+    public var signatureTolerance: Int
+    /// Spacing of routine updates per channel (`SCORECAST_ROUTINE_INTERVAL_MS`).
+    public var shaping: ShapingPolicy
+    /// `stale-date` per sport (`SCORECAST_STALE_SECONDS`).
+    public var staleness: StalenessPolicy
+
+    /// Creates settings.
+    public init(
+        maximumBatchSize: Int = FeedEventLimits.defaultMaximumBatchSize, maximumBodyBytes: Int = 1_048_576,
+        createUnknownGames: Bool = true, signatureTolerance: Int = 300, shaping: ShapingPolicy = ShapingPolicy(),
+        staleness: StalenessPolicy = StalenessPolicy()
+    ) {
+        self.maximumBatchSize = maximumBatchSize
+        self.maximumBodyBytes = maximumBodyBytes
+        self.createUnknownGames = createUnknownGames
+        self.signatureTolerance = signatureTolerance
+        self.shaping = shaping
+        self.staleness = staleness
+    }
+
+    /// The settings of `configuration`.
+    public init(configuration: Configuration) {
+        var bySport = configuration.staleSeconds.mapValues(Double.init)
+        let fallback = bySport.removeValue(forKey: "default") ?? 900
+        self.init(
+            maximumBatchSize: configuration.ingestMaxBatch,
+            maximumBodyBytes: configuration.httpMaxBodyBytes,
+            createUnknownGames: configuration.ingestCreateUnknownGames,
+            signatureTolerance: Int(configuration.signatureTolerance.components.seconds),
+            shaping: ShapingPolicy(routineInterval: Self.seconds(configuration.routineInterval)),
+            staleness: StalenessPolicy(defaultSeconds: fallback, bySport: bySport))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import ScorecastCore
+
+/// A channel's outbox row as ingest found it (locked) before writing.
+public struct PendingOutboxRow: Sendable, Hashable {
+    /// `outbox.version`.
+    public var version: Int64
+    /// The row's content. Its ``OutboxEntry/eventIDs`` are `events.id` values as decimal text.
+    public var entry: OutboxEntry
+    /// Whether a worker holds a live lease on it: its payload is being sent right now.
+    public var isLeased: Bool
+
+    /// Creates a row.
+    public init(version: Int64, entry: OutboxEntry, isLeased: Bool) {
+        self.version = version
+        self.entry = entry
+        self.isLeased = isLeased
+    }
+}
+
+/// An active channel bound to a game that accepted events, with what rendering and shaping
+/// need to know about it.
+public struct ChannelTarget: Sendable {
+    /// `channels.id`.
+    public var channelID: Int64
+    /// The game it is bound to.
+    public var gameID: String
+    /// `channels.last_timestamp`: the newest `aps.timestamp` sent.
+    public var lastTimestamp: Int
+    /// When the channel's last successful send was, if ever.
+    public var lastSentAt: Date?
+    /// The renderer with its app's settings.
+    public var renderer: LiveActivityRenderer
+    /// Its outbox row, if it has one.
+    public var pending: PendingOutboxRow?
+
+    /// Creates a target.
+    public init(
+        channelID: Int64, gameID: String, lastTimestamp: Int, lastSentAt: Date?, renderer: LiveActivityRenderer,
+        pending: PendingOutboxRow?
+    ) {
+        self.channelID = channelID
+        self.gameID = gameID
+        self.lastTimestamp = lastTimestamp
+        self.lastSentAt = lastSentAt
+        self.renderer = renderer
+        self.pending = pending
+    }
+}
+
+/// The row to write for one channel: `INSERT` when ``expectedVersion`` is 0, else an update
+/// fenced on the row still having ``expectedVersion``.
+public struct OutboxWrite: Sendable, Hashable {
+    /// `channels.id`.
+    public var channelID: Int64
+    /// The version found (0: no row).
+    public var expectedVersion: Int64
+    /// The content to write.
+    public var entry: OutboxEntry
+    /// Whether the write replaces a row a worker is sending (the row keeps its lease, so the
+    /// worker's fenced completion leaves it pending and it goes next).
+    public var replacesLeased: Bool
+
+    /// The version after the write.
+    public var version: Int64 { expectedVersion + 1 }
+}
+
+/// Why an accepted event cannot be delivered: the request is refused whole.
+public struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The event's position in the request.
+    public var index: Int
+    /// The channel whose rendering failed.
+    public var channelID: Int64
+    /// What the renderer found.
+    public var reason: LiveActivityPayloadError
+
+    public var description: String {
+        "the event cannot be delivered as a Live Activity update (channel \(channelID)): \(reason)"
+    }
+}
+
+/// Renders every accepted event for every bound channel and merges the results into each
+/// channel's single outbox row: the pure end of an ingest, decided before anything is written.
+///
+/// - The payload's `timestamp` never goes below the channel's last sent one nor the pending
+///   row's (the renderer and ``OutboxMerge``).
+/// - An update meeting a pending row that no worker holds replaces it (``OutboxMerge``: newest
+///   payload, strongest priority, the alert kept, event ids appended, first-queued time kept,
+///   `coalesced` + 1).
+/// - An update meeting a row being sent does not merge into it: that payload (with its alert
+///   and priority) is on its way, so the update becomes the next row of its own: its own
+///   priority and alert, its own queue time, `coalesced` and attempts from 0, due per shaping
+///   as if the channel sent just now. Carrying the alert over would show it twice.
+/// - Due time: ``ShapingPolicy`` (alerting now; routine one interval after the last send).
+public struct OutboxPlanner: Sendable {
+    /// Spacing of routine updates.
+    public var shaping: ShapingPolicy
+
+    /// Creates a planner.
+    public init(shaping: ShapingPolicy) {
+        self.shaping = shaping
+    }
+
+    /// The writes for `targets` after `fold`. `games` holds the info of every game with steps;
+    /// `eventIDs[i]` is the `events.id` stored for request event `i`.
+    public func plan(
+        fold: GameFold, games: [String: GameInfo], targets: [ChannelTarget], eventIDs: [Int: Int64], now: Date
+    ) throws(RenderRefusal) -> [OutboxWrite] {
+        struct Working {
+            var expectedVersion: Int64
+            var entry: OutboxEntry?
+            /// Whether the next update merges into `entry` (false while it is a row in flight).
+            var mergeable: Bool
+            var replacesLeased: Bool
+        }
+        var working: [Int64: Working] = [:]
+        let ordered = targets.sorted { ($0.channelID, $0.gameID) < ($1.channelID, $1.gameID) }
+        for target in ordered {
+            guard let steps = fold.steps[target.gameID], !steps.isEmpty, let game = games[target.gameID] else { continue }
+            var channel = working[target.channelID] ?? Working(
+                expectedVersion: target.pending?.version ?? 0, entry: target.pending?.entry,
+                mergeable: !(target.pending?.isLeased ?? false), replacesLeased: target.pending?.isLeased ?? false)
+            for step in steps {
+                let floor = max(target.lastTimestamp, channel.entry?.payload.timestamp ?? 0)
+                var update: RenderedUpdate
+                do {
+                    update = try target.renderer.render(
+                        state: step.state, game: game, event: step.event, channelLastTimestamp: floor)
+                } catch {
+                    throw RenderRefusal(index: step.index, channelID: target.channelID, reason: error)
+                }
+                update.eventID = eventIDs[step.index].map(String.init)
+                if let pending = channel.entry, channel.mergeable {
+                    let dueAt = shaping.dueAt(isAlerting: update.isAlerting, now: now, lastSentAt: target.lastSentAt)
+                    channel.entry = OutboxMerge.merge(pending: pending, update: update, dueAt: dueAt)
+                } else {
+                    // No row, or the row is in flight: then the send happening now counts as the last one.
+                    let lastSentAt = channel.entry == nil ? target.lastSentAt : now
+                    let dueAt = shaping.dueAt(isAlerting: update.isAlerting, now: now, lastSentAt: lastSentAt)
+                    channel.entry = OutboxEntry(update: update, dueAt: dueAt, now: now)
+                    channel.mergeable = true
+                }
+            }
+            working[target.channelID] = channel
+        }
+        return working.compactMap { channelID, channel in
+            channel.entry.map {
+                OutboxWrite(
+                    channelID: channelID, expectedVersion: channel.expectedVersion, entry: $0,
+                    replacesLeased: channel.replacesLeased)
+            }
+        }.sorted { $0.channelID < $1.channelID }
+    }
+}

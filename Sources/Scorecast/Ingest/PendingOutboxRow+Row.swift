@@ -1,0 +1,27 @@
+import Foundation
+import Postgres
+import ScorecastCore
+
+extension PendingOutboxRow {
+    /// Decodes an `outbox` row selected with `channel_id, version, payload, priority, event_ids,
+    /// first_ingested_at, coalesced, due_at, attempts` and a boolean `leased`.
+    ///
+    /// A row with attempts is backing off after a failed send: its `due_at` is the retry time,
+    /// kept as ``OutboxEntry/notBefore`` so that merging a new update does not cut the backoff short.
+    init(row: PostgresRow) throws {
+        let bytes = [UInt8](try row.decode("payload", as: Data.self))
+        let payload = try LiveActivityPayload(jsonValue: try JSONParser().parse(bytes))
+        let priorityValue: Int = try row.decode("priority")
+        guard let priority = BroadcastPriority(rawValue: priorityValue) else {
+            throw PostgresError(.decodingFailed, "outbox.priority holds an unknown value", column: "priority")
+        }
+        let dueAt: Date = try row.decode("due_at")
+        let attempts: Int = try row.decode("attempts")
+        let entry = OutboxEntry(
+            payload: payload, body: bytes, priority: priority,
+            eventIDs: try row.decode("event_ids", as: [Int64].self).map(String.init),
+            coalesced: try row.decode("coalesced"), dueAt: dueAt, notBefore: attempts > 0 ? dueAt : nil,
+            attempts: attempts, enqueuedAt: try row.decode("first_ingested_at"))
+        self.init(version: try row.decode("version"), entry: entry, isLeased: try row.decode("leased"))
+    }
+}

@@ -1,0 +1,246 @@
+import APNs
+import Foundation
+import Logging
+import Postgres
+import ScorecastCore
+
+/// The channel lifecycle against APNs and the registry: create (with its binding), ensure one
+/// channel per game for every app with automatic channels, delete, and reconcile.
+///
+/// Nothing leaks: a channel is recorded in the same transaction that asked APNs for it, and if
+/// that transaction fails after APNs created the channel, the channel is deleted at APNs again
+/// or, failing that, recorded in `channel_orphans` for `reconcile` to delete later.
+///
+/// Creates hold a shared advisory lock on the app's bundle id and `reconcile` an exclusive one,
+/// so reconciliation never sees a channel that APNs has and whose registry write is still in
+/// flight.
+public struct ChannelRegistry: Sendable {
+    /// The database.
+    public let pool: PostgresPool
+    /// APNs channel management.
+    public let apns: any ChannelManaging
+    /// Each app's credentials.
+    public let credentials: CredentialStore
+    /// Channels per app and environment (`SCORECAST_CHANNEL_LIMIT`).
+    public let channelLimit: ChannelLimit
+    let logger: Logger
+
+    /// Creates a registry.
+    public init(pool: PostgresPool, apns: any ChannelManaging, credentials: CredentialStore, channelLimit: Int, logger: Logger) {
+        self.pool = pool
+        self.apns = apns
+        self.credentials = credentials
+        self.channelLimit = ChannelLimit(limit: channelLimit)
+        self.logger = logger.named("registry")
+    }
+
+    var apps: AppStore { AppStore(pool: pool) }
+    var games: GameStore { GameStore(pool: pool) }
+    var channels: ChannelStore { ChannelStore(pool: pool) }
+
+    // MARK: - Create
+
+    /// Creates a channel at APNs for `app` and binds it to game `gameID`.
+    /// - Parameter policy: the storage policy; the app's default when nil.
+    /// - Throws: `RegistryError`: `.notFound` (game), `.channelLimitReached` (before asking
+    ///   APNs), `.apnsRefused`/`.apnsUnavailable`, `.databaseUnavailable`.
+    public func createChannel(gameID: String, app: AppRecord, policy: ChannelStoragePolicy? = nil) async throws -> CreatedChannel {
+        try await requireGame(gameID)
+        let result = try await create(app: app, gameID: gameID, policy: policy ?? app.defaultStoragePolicy, onlyIfMissing: false)
+        guard case .created(let created) = result else {
+            throw RegistryError(.databaseUnavailable, "the channel was not created")
+        }
+        return created
+    }
+
+    /// Makes sure every app with automatic channels (and not paused) has a live channel bound to
+    /// game `gameID`, creating the missing ones with each app's default storage policy. One
+    /// app's failure does not stop the others; it is in the report.
+    /// - Throws: `RegistryError.notFound` for an unknown game; database failures.
+    public func ensureChannels(gameID: String) async throws -> EnsureReport {
+        try await requireGame(gameID)
+        let candidates = try await apps.all().filter(\.autoChannels)
+        var report = EnsureReport(gameID: gameID, results: [], warnings: [])
+        for app in candidates {
+            if let reason = app.pausedReason {
+                report.results.append(.init(app: app, outcome: .skippedPaused(reason: reason)))
+                continue
+            }
+            do {
+                switch try await create(app: app, gameID: gameID, policy: app.defaultStoragePolicy, onlyIfMissing: true) {
+                case .created(let created):
+                    if let warning = created.limitWarning { report.warnings.append(warning) }
+                    report.results.append(.init(app: app, outcome: .created(created.listing)))
+                case .existing(let listing):
+                    report.results.append(.init(app: app, outcome: .existing(listing)))
+                }
+            } catch let error as RegistryError where error.code != .databaseUnavailable {
+                logger.warning("could not ensure a channel", [
+                    "game": gameID, "bundle_id": app.bundleID, "environment": app.environment.rawValue, "error": error.message])
+                report.results.append(.init(app: app, outcome: .failed(error)))
+            }
+        }
+        return report
+    }
+
+    private enum CreateResult {
+        case created(CreatedChannel)
+        case existing(ChannelListing)
+    }
+
+    private func create(app: AppRecord, gameID: String, policy: ChannelStoragePolicy, onlyIfMissing: Bool) async throws -> CreateResult {
+        let credentials = try credentials.credentials(for: app)
+        let operation = "creating a channel for \(app.bundleID) (\(app.environment))"
+        var createdID: String?
+        var warning: String?
+        do {
+            return try await pool.withTransaction { connection -> CreateResult in
+                try await connection.execute("SELECT pg_advisory_xact_lock_shared(\(Self.bundleLockKey(app.bundleID)))")
+                if onlyIfMissing {
+                    try await connection.execute("SELECT pg_advisory_xact_lock(\(Self.gameLockKey(appID: app.id, gameID: gameID)))")
+                    let existing = try await channels.liveChannels(gameID: gameID, appID: app.id, on: connection)
+                    if let first = existing.first, let listing = try await channels.find(id: first.id, on: connection) {
+                        return .existing(listing)
+                    }
+                }
+                let count = try await channels.countAgainstLimit(appID: app.id, on: connection)
+                switch channelLimit.verdict(forCreatingWith: count) {
+                case .refused(let count, let limit):
+                    throw RegistryError(
+                        .channelLimitReached,
+                        "\(app.bundleID) (\(app.environment)) has \(ChannelLimit.usage(count, of: limit)) channels: the limit is reached "
+                            + "(APNs would answer CannotCreateChannelConfig). Delete channels of finished games or run "
+                            + "`scorecast channels reconcile --fix`; the limit is SCORECAST_CHANNEL_LIMIT.")
+                case .warning(let after, let limit):
+                    warning = "\(app.bundleID) (\(app.environment)) now uses \(ChannelLimit.usage(after, of: limit)) of its channel limit"
+                case .allowed:
+                    break
+                }
+                let response: APNsResponse
+                do throws(APNsClientError) {
+                    response = try await apns.create(bundleID: app.bundleID, policy: policy, credentials: credentials)
+                } catch {
+                    throw RegistryError.unavailable(error, while: operation)
+                }
+                guard response.isSuccess, let channelID = response.channelID, !channelID.isEmpty else {
+                    throw RegistryError.refused(response, while: operation)
+                }
+                createdID = channelID
+                let record = try await channels.insert(
+                    appID: app.id, apnsChannelID: channelID, policy: policy, gameID: gameID, on: connection)
+                guard let listing = try await channels.find(id: record.id, on: connection) else {
+                    throw PostgresError(.queryFailed, "the new channel could not be read back")
+                }
+                return .created(CreatedChannel(listing: listing, limitWarning: warning))
+            }
+        } catch {
+            guard let createdID else {
+                if let error = error as? PostgresError { throw RegistryError.database(error, while: operation) }
+                throw error
+            }
+            return try await recover(createdID: createdID, app: app, gameID: gameID, credentials: credentials,
+                                     policy: policy, warning: warning, failure: error)
+        }
+    }
+
+    /// APNs created `createdID` but the registry transaction failed: unless the write committed
+    /// after all, delete the channel at APNs again, or record it as an orphan.
+    private func recover(createdID: String, app: AppRecord, gameID: String, credentials: APNsCredentials,
+                         policy: ChannelStoragePolicy, warning: String?, failure: any Error) async throws -> CreateResult {
+        let reason = (failure as? PostgresError)?.message ?? "\(failure)"
+        // A failed COMMIT may still have committed: then the channel is registered and fine.
+        if let found = try? await channels.find(apnsChannelID: createdID).first(where: { $0.channel.appID == app.id }) {
+            logger.notice("the registry write reported a failure but committed", ["channel": createdID])
+            return .created(CreatedChannel(listing: found, limitWarning: warning))
+        }
+        logger.warning("registry write failed after APNs created a channel; deleting it at APNs again", [
+            "bundle_id": app.bundleID, "channel": createdID, "error": reason])
+        let cleanup: String
+        do {
+            let response = try await apns.delete(bundleID: app.bundleID, channelID: createdID, credentials: credentials)
+            if response.isSuccess || response.reason == .channelNotRegistered {
+                throw RegistryError(
+                    .databaseUnavailable,
+                    "the channel APNs created could not be recorded (\(reason)); it was deleted at APNs again, nothing leaked")
+            }
+            cleanup = "APNs refused to delete it: \(response.status) \(response.reason?.rawValue ?? "")"
+        } catch let error as RegistryError {
+            throw error
+        } catch let error as APNsClientError {
+            cleanup = "APNs did not answer its deletion: \(error.message)"
+        }
+        do {
+            try await channels.recordOrphan(appID: app.id, apnsChannelID: createdID, reason: "registry write failed: \(reason); \(cleanup)")
+            logger.error("recorded an orphan channel for reconciliation", ["bundle_id": app.bundleID, "channel": createdID])
+            throw RegistryError(
+                .databaseUnavailable,
+                "the channel APNs created (\(createdID)) could not be recorded (\(reason)) and \(cleanup); it is recorded in "
+                    + "channel_orphans and `scorecast channels reconcile --fix` deletes it")
+        } catch let error as RegistryError {
+            throw error
+        } catch {
+            logger.error("an orphan channel could not be recorded", ["bundle_id": app.bundleID, "channel": createdID])
+            throw RegistryError(
+                .databaseUnavailable,
+                "the channel APNs created (\(createdID)) could not be recorded (\(reason)), \(cleanup), and recording it as an "
+                    + "orphan failed too: `scorecast channels reconcile --app \(app.bundleID) --fix` finds and deletes it")
+        }
+    }
+
+    // MARK: - Delete
+
+    /// Deletes channel `id` at APNs, then marks it deleted. Safe to repeat: a deleted channel is
+    /// left alone, and one APNs no longer knows is marked deleted too.
+    /// - Throws: `.notFound`, `.apnsRefused` (nothing changed), `.apnsUnavailable`.
+    public func deleteChannel(id: Int64) async throws -> DeleteOutcome {
+        guard let listing = try await channels.find(id: id) else {
+            throw RegistryError(.notFound, "no channel \(id) (see `scorecast channels list`)")
+        }
+        if listing.channel.status == .deleted { return .alreadyDeleted }
+        guard let app = try await apps.find(id: listing.channel.appID) else {
+            throw RegistryError(.notFound, "the app of channel \(id) no longer exists")
+        }
+        let credentials = try credentials.credentials(for: app)
+        let operation = "deleting channel \(id) of \(app.bundleID)"
+        let response: APNsResponse
+        do throws(APNsClientError) {
+            response = try await apns.delete(bundleID: app.bundleID, channelID: listing.channel.apnsChannelID, credentials: credentials)
+        } catch {
+            throw RegistryError.unavailable(error, while: operation)
+        }
+        let outcome: DeleteOutcome
+        if response.isSuccess {
+            outcome = .deleted
+        } else if response.reason == .channelNotRegistered {
+            outcome = .unknownToAPNs
+        } else {
+            throw RegistryError.refused(response, while: operation)
+        }
+        do {
+            try await channels.markDeleted(id: id)
+        } catch let error as PostgresError {
+            throw RegistryError.database(error, while: "marking channel \(id) deleted (APNs has deleted it; run the command again)")
+        }
+        logger.info("channel deleted", ["channel_id": String(id), "bundle_id": app.bundleID, "apns_channel_id": listing.channel.apnsChannelID])
+        return outcome
+    }
+
+    // MARK: - Helpers
+
+    func requireGame(_ gameID: String) async throws {
+        try GameDraft.checkID(gameID, option: "--game")
+        guard try await games.find(id: gameID) != nil else {
+            throw RegistryError(.notFound, "no game \(gameID) (add it with `scorecast games add`)")
+        }
+    }
+
+    /// The advisory lock key of a bundle id's channel set (creates share it, reconcile takes it alone).
+    static func bundleLockKey(_ bundleID: String) -> SQL {
+        "hashtextextended(\("scorecast.channels.bundle:" + bundleID), 0)"
+    }
+
+    /// The advisory lock key of one app's channel for one game (ensure creates at most one).
+    static func gameLockKey(appID: Int64, gameID: String) -> SQL {
+        "hashtextextended(\("scorecast.channels.game:\(appID):" + gameID), 0)"
+    }
+}

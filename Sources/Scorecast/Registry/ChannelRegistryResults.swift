@@ -1,0 +1,91 @@
+/// A channel `ChannelRegistry.createChannel` made.
+public struct CreatedChannel: Sendable, Hashable {
+    /// The new channel, as listed.
+    public var listing: ChannelListing
+    /// Set when the app now uses 90 % or more of its channel limit.
+    public var limitWarning: String?
+}
+
+/// What `ChannelRegistry.ensureChannels(gameID:)` did for each app with automatic channels.
+public struct EnsureReport: Sendable, Equatable {
+    /// One app's result.
+    public enum Outcome: Sendable, Equatable {
+        /// A channel was created.
+        case created(ChannelListing)
+        /// The app already had a live channel for the game.
+        case existing(ChannelListing)
+        /// The app's sends are paused (its credentials were refused): nothing was attempted.
+        case skippedPaused(reason: String)
+        /// Creating failed; nothing was left behind (see the message).
+        case failed(RegistryError)
+    }
+
+    /// One app and what happened for it.
+    public struct AppResult: Sendable, Equatable {
+        /// The app.
+        public var app: AppRecord
+        /// What happened.
+        public var outcome: Outcome
+    }
+
+    /// The game.
+    public var gameID: String
+    /// One result per app with automatic channels, in bundle id order.
+    public var results: [AppResult]
+    /// Limit warnings raised while creating.
+    public var warnings: [String]
+
+    /// The channels created.
+    public var created: [ChannelListing] {
+        results.compactMap { if case .created(let listing) = $0.outcome { listing } else { nil } }
+    }
+
+    /// The apps whose channel could not be created, with why.
+    public var failures: [(app: AppRecord, error: RegistryError)] {
+        results.compactMap { if case .failed(let error) = $0.outcome { ($0.app, error) } else { nil } }
+    }
+}
+
+/// What `ChannelRegistry.deleteChannel(id:)` did.
+public enum DeleteOutcome: Sendable, Hashable {
+    /// APNs deleted it; the registry marked it deleted.
+    case deleted
+    /// APNs did not know it (ChannelNotRegistered); the registry marked it deleted.
+    case unknownToAPNs
+    /// It was already deleted: nothing was sent to APNs.
+    case alreadyDeleted
+}
+
+/// What `ChannelRegistry.reconcile(app:fix:)` found, and with `fix` what it changed.
+public struct ReconcileReport: Sendable, Hashable {
+    /// The app compared.
+    public var app: AppRecord
+    /// How many channels APNs listed for its bundle id.
+    public var apnsChannelCount: Int
+    /// How many of its registry channels are live.
+    public var registryLiveCount: Int
+    /// The comparison.
+    public var diff: ReconcileDiff
+    /// Whether fixes were applied.
+    public var fixed: Bool
+    /// Orphans deleted at APNs (or already gone there).
+    public var deletedOrphans: [String]
+    /// Orphans whose deletion APNs refused or did not answer, with the message; they are
+    /// recorded in `channel_orphans` so they count against the limit and are retried.
+    public var failedOrphans: [FailedOrphan]
+    /// Registry ids marked gone.
+    public var markedGone: [Int64]
+    /// Recorded orphans forgotten (deleted now, or no longer listed by APNs).
+    public var clearedOrphanRecords: [String]
+
+    /// An orphan that could not be deleted.
+    public struct FailedOrphan: Sendable, Hashable {
+        /// Its APNs id.
+        public var apnsChannelID: String
+        /// Why.
+        public var message: String
+    }
+
+    /// Whether registry and APNs agreed (before any fix).
+    public var isClean: Bool { diff.isClean }
+}

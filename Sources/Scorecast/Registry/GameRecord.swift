@@ -1,0 +1,101 @@
+import Foundation
+import Postgres
+import ScorecastCore
+
+/// One row of `games`: a feed's game, its folded state and when it last changed.
+public struct GameRecord: Sendable, Hashable {
+    /// The feed's game id.
+    public var id: String
+    /// The league, e.g. "Premier League".
+    public var league: String
+    /// The sport (per-sport settings such as staleness key on it).
+    public var sport: String
+    /// The home team's name.
+    public var homeTeam: String
+    /// The away team's name.
+    public var awayTeam: String
+    /// The scheduled start, when known.
+    public var startsAt: Date?
+    /// `scheduled`, `live`, `suspended` or `final`.
+    public var status: String
+    /// The folded state; `nil` while no event has been applied (`{}` in the table).
+    public var state: GameState?
+    /// The highest applied event `seq`.
+    public var appliedSeq: Int64
+    /// When the last applied event happened.
+    public var lastEventAt: Date?
+    /// When the row was created.
+    public var createdAt: Date
+
+    /// The columns `init(row:)` reads.
+    public static let columns =
+        "id, league, sport, home_team, away_team, starts_at, status, state, applied_seq, last_event_at, created_at"
+
+    /// Decodes a row selected with `columns`. A state that is not one `GameState` wrote (e.g.
+    /// `{}` for a game without events) reads as nil.
+    public init(row: PostgresRow) throws {
+        id = try row.decode("id")
+        league = try row.decode("league")
+        sport = try row.decode("sport")
+        homeTeam = try row.decode("home_team")
+        awayTeam = try row.decode("away_team")
+        startsAt = try row.decode("starts_at", as: Date?.self)
+        status = try row.decode("status")
+        let stateBytes = try row.decode("state", as: PostgresJSON.self).bytes
+        if let value = try? JSONParser().parse(stateBytes), value.objectValue?.isEmpty == false {
+            state = try? GameState(jsonValue: value)
+        } else {
+            state = nil
+        }
+        appliedSeq = try row.decode("applied_seq")
+        lastEventAt = try row.decode("last_event_at", as: Date?.self)
+        createdAt = try row.decode("created_at")
+    }
+}
+
+/// What `games add` records.
+public struct GameDraft: Sendable, Hashable {
+    /// The feed's game id: 1–128 of letters, digits and `._:-`.
+    public var id: String
+    /// The league, e.g. "Premier League".
+    public var league: String
+    /// The sport (per-sport settings such as staleness key on it).
+    public var sport: String
+    /// The home team's name.
+    public var homeTeam: String
+    /// The away team's name.
+    public var awayTeam: String
+    /// The scheduled start, when known.
+    public var startsAt: Date?
+
+    /// Creates a draft.
+    public init(id: String, league: String, sport: String = "football", homeTeam: String, awayTeam: String, startsAt: Date?) {
+        self.id = id
+        self.league = league
+        self.sport = sport
+        self.homeTeam = homeTeam
+        self.awayTeam = awayTeam
+        self.startsAt = startsAt
+    }
+
+    /// Checks the id (the `games` table's rule) and that names are present and short.
+    public func validate() throws(RegistryError) {
+        try Self.checkID(id)
+        for (option, value) in [("--league", league), ("--home", homeTeam), ("--away", awayTeam), ("--sport", sport)] {
+            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw RegistryError(.invalidInput, "\(option) is empty") }
+            guard value.count <= 200 else { throw RegistryError(.invalidInput, "\(option) is longer than 200 characters") }
+        }
+    }
+
+    /// A game id: 1–128 ASCII letters, digits, `.`, `_`, `:` or `-`.
+    public static func checkID(_ id: String, option: String = "--id") throws(RegistryError) {
+        let allowed = id.utf8.allSatisfy { byte in
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || [UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-")].contains(byte)
+        }
+        guard (1...128).contains(id.utf8.count), allowed else {
+            throw RegistryError(.invalidInput, "\(option) must be 1–128 letters, digits, '.', '_', ':' or '-', got \"\(id.prefix(140))\"")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Postgres
+
+/// Reads and adds games for the registry (the ingest path folds events into them).
+public struct GameStore: Sendable {
+    let pool: PostgresPool
+
+    /// Creates a store on `pool`.
+    public init(pool: PostgresPool) { self.pool = pool }
+
+    /// Adds a game; `alreadyExists` when the id is taken.
+    public func add(_ draft: GameDraft) async throws -> GameRecord {
+        try draft.validate()
+        let rows: [PostgresRow]
+        do {
+            rows = try await pool.query("""
+                INSERT INTO games (id, league, sport, home_team, away_team, starts_at)
+                VALUES (\(draft.id), \(draft.league), \(draft.sport), \(draft.homeTeam), \(draft.awayTeam), \(draft.startsAt as Date?))
+                ON CONFLICT (id) DO NOTHING
+                RETURNING \(unsafeSQL: GameRecord.columns)
+                """)
+        } catch let error as PostgresError {
+            throw RegistryError.database(error, while: "adding game \(draft.id)")
+        }
+        guard let row = rows.first else {
+            throw RegistryError(.alreadyExists, "game \(draft.id) already exists (see `scorecast games show \(draft.id)`)")
+        }
+        return try GameRecord(row: row)
+    }
+
+    /// The game with this id, or nil.
+    public func find(id: String) async throws -> GameRecord? {
+        try await pool.query("SELECT \(unsafeSQL: GameRecord.columns) FROM games WHERE id = \(id)").first.map(GameRecord.init(row:))
+    }
+
+    /// Games, optionally of one status, soonest start first (unscheduled last), at most `limit`.
+    public func list(status: String? = nil, limit: Int = 1000) async throws -> [GameRecord] {
+        try await pool.query("""
+            SELECT \(unsafeSQL: GameRecord.columns) FROM games
+            WHERE (\(status as String?)::text IS NULL OR status = \(status as String?))
+            ORDER BY starts_at NULLS LAST, id
+            LIMIT \(limit)
+            """).map(GameRecord.init(row:))
+    }
+}

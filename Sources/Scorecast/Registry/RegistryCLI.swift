@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import Postgres
+import ScorecastCore
+
+/// What the `apps`, `games` and `channels` commands share: opening the database (and APNs when
+/// needed), mapping registry and database errors to exit codes, and common option parsing.
+struct RegistryCLI {
+    let context: CommandContext
+    let configuration: Configuration
+    let logger: Logger
+    let pool: PostgresPool
+
+    var terminal: Terminal { context.terminal }
+    var apps: AppStore { AppStore(pool: pool) }
+    var games: GameStore { GameStore(pool: pool) }
+    var channels: ChannelStore { ChannelStore(pool: pool) }
+
+    /// Opens the database for `body`; registry and database errors become `CommandError`s.
+    static func run(_ context: CommandContext, _ label: String, _ body: (RegistryCLI) async throws -> Void) async throws {
+        let configuration = try context.configuration()
+        let logger = quietLogger(context, label, configuration)
+        do {
+            try await context.withDatabase(configuration, logger: logger) { database in
+                try await body(RegistryCLI(context: context, configuration: configuration, logger: logger, pool: database.pool))
+            }
+        } catch {
+            throw commandError(error)
+        }
+    }
+
+    /// Connects to APNs and builds the channel registry for `body`.
+    func withChannelRegistry<T: Sendable>(_ body: (ChannelRegistry, APNsRuntime) async throws -> T) async throws -> T {
+        try await context.withAPNs(configuration, logger: logger) { runtime in
+            let registry = ChannelRegistry(
+                pool: pool, apns: runtime.clients, credentials: CredentialStore(),
+                channelLimit: configuration.channelLimit, logger: logger)
+            return try await body(registry, runtime)
+        }
+    }
+
+    /// A logger at the configured level, but no chattier than `warning` unless
+    /// `SCORECAST_LOG_LEVEL` asks for more: a command's output is its result, not its log.
+    static func quietLogger(_ context: CommandContext, _ label: String, _ configuration: Configuration) -> Logger {
+        var logger = context.logger(label, configuration)
+        if context.environment["SCORECAST_LOG_LEVEL"] == nil { logger.level = max(logger.level, .warning) }
+        return logger
+    }
+
+    /// The exit code and message for anything a registry command throws.
+    static func commandError(_ error: any Error) -> CommandError {
+        switch error {
+        case let error as CommandError:
+            return error
+        case let error as RegistryError:
+            return CommandError(exitCode(error.code), error.message)
+        case let error as PostgresError:
+            if error.sqlState == "42P01" {
+                return CommandError(.databaseUnavailable, "the database has no scorecast schema yet: run `scorecast migrate` first")
+            }
+            switch error.code {
+            case .connectionFailed, .connectionClosed, .poolClosed, .timeout:
+                return CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
+            default:
+                return CommandError(.failure, "database error: \(error.message)")
+            }
+        default:
+            return ErrorMapping.commandError(for: error)
+        }
+    }
+
+    /// The exit code of a registry error.
+    static func exitCode(_ code: RegistryError.Code) -> ExitCode {
+        switch code {
+        case .invalidInput: .usage
+        case .notFound: .notFound
+        case .apnsRefused, .channelLimitReached: .apnsRefused
+        case .databaseUnavailable: .databaseUnavailable
+        case .alreadyExists, .apnsUnavailable, .simulatorUnavailable, .credentialsUnusable: .failure
+        }
+    }
+
+    /// Resolves `--app BUNDLE [--environment E]` to one app.
+    func app(_ arguments: ParsedArguments, option: String = "app") async throws -> AppRecord {
+        let bundleID = try arguments.required(option)
+        try AppValidation.checkBundleID(bundleID, option: "--\(option)")
+        return try await apps.resolve(bundleID: bundleID, environment: try Self.environment(arguments))
+    }
+
+    /// `--environment sandbox|production`, if given.
+    static func environment(_ arguments: ParsedArguments) throws(CommandError) -> APNsEnvironment? {
+        try arguments.choice("environment", from: RegistryNames.environments).flatMap(APNsEnvironment.init(rawValue:))
+    }
+
+    /// Human-readable time: `2025-11-29 21:45:00Z`, or `-`.
+    static func time(_ date: Date?) -> String {
+        guard let date else { return "-" }
+        return RFC3339.format(date).replacingOccurrences(of: "T", with: " ")
+    }
+}
+
+/// The `--environment` option shared by commands naming an app.
+extension OptionSpec {
+    static let environment = OptionSpec.value(
+        "environment", "ENV", "sandbox or production (needed when the bundle id has both)")
+    static let json = OptionSpec.flag("json", "print JSON instead of a table")
+}

@@ -1,0 +1,62 @@
+import APNs
+import Logging
+import ScorecastCore
+import Synchronization
+
+/// One APNs client per signing key (team and key id), made on first use.
+///
+/// APNs allows one team per connection, and a connection whose provider token changes sooner
+/// than 20 minutes after the last one is answered `429 TooManyProviderTokenUpdates`
+/// (apns.md §6). Apps of different teams or keys therefore never share a connection: each
+/// signing key gets a client (a connection pool) of its own.
+public final class APNsClientSet: ChannelManaging {
+    /// The settings every client is made with.
+    public let configuration: APNsClientConfiguration
+    private let logger: Logger
+    private let clients = Mutex<[String: APNsClient]>([:])
+
+    /// Checks `configuration`; no client (and no thread) exists until one is asked for.
+    public init(configuration: APNsClientConfiguration, logger: Logger) throws(APNsClientError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The client for `credentials`' team and key.
+    public func client(for credentials: APNsCredentials) throws(APNsClientError) -> APNsClient {
+        let key = credentials.teamID + "/" + credentials.keyID
+        return try clients.withLock { (clients: inout [String: APNsClient]) throws(APNsClientError) -> APNsClient in
+            if let client = clients[key] { return client }
+            let client = try APNsClient(configuration: configuration, logger: logger.with(["team": credentials.teamID]))
+            clients[key] = client
+            return client
+        }
+    }
+
+    /// How many clients exist (one per signing key used so far).
+    public var count: Int { clients.withLock { $0.count } }
+
+    /// Shuts every client down.
+    public func shutdown() async {
+        let all = clients.withLock { clients in
+            defer { clients.removeAll() }
+            return Array(clients.values)
+        }
+        for client in all { await client.shutdown() }
+    }
+
+    /// Creates a channel on the key's client.
+    public func create(bundleID: String, policy: ChannelStoragePolicy, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+        try await client(for: credentials).createChannel(bundleID: bundleID, policy: policy, credentials: credentials)
+    }
+
+    /// Deletes a channel on the key's client.
+    public func delete(bundleID: String, channelID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+        try await client(for: credentials).deleteChannel(bundleID: bundleID, channelID: channelID, credentials: credentials)
+    }
+
+    /// Lists channels on the key's client.
+    public func list(bundleID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+        try await client(for: credentials).listChannels(bundleID: bundleID, credentials: credentials)
+    }
+}

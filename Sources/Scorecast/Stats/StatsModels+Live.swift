@@ -1,0 +1,113 @@
+import Foundation
+
+/// `GET /v1/stats/live`: what the dashboard shows besides the charts — games in play, the
+/// channels closest to their budget and the latest deliveries.
+public struct LiveStatsResponse: Codable, Sendable, Equatable {
+    /// When the snapshot was taken.
+    public var generatedAt: Date
+    /// Games scheduled to start soon, in play, or finished recently, in play first.
+    public var games: [LiveGame]
+    /// Channel budgets in the current hour, closest to exhaustion first (at most 10).
+    public var budgets: [ChannelBudget]
+    /// The latest delivery attempts, newest first (at most 25).
+    public var recentDeliveries: [RecentDelivery]
+
+    /// Creates a snapshot.
+    public init(generatedAt: Date, games: [LiveGame], budgets: [ChannelBudget], recentDeliveries: [RecentDelivery]) {
+        self.generatedAt = generatedAt
+        self.games = games
+        self.budgets = budgets
+        self.recentDeliveries = recentDeliveries
+    }
+}
+
+/// A game and its current scoreboard.
+public struct LiveGame: Codable, Sendable, Equatable {
+    /// The game's external id (the feed's).
+    public var game: String
+    /// League or competition.
+    public var league: String
+    /// Home team name.
+    public var home: String
+    /// Away team name.
+    public var away: String
+    /// Home score.
+    public var homeScore: Int
+    /// Away score.
+    public var awayScore: Int
+    /// Period as the feed names it, e.g. `1H`, `HT`, `2H`, `FT`.
+    public var period: String
+    /// Game clock as the feed shows it, e.g. `67'`.
+    public var clock: String
+    /// `scheduled`, `live` or `final`.
+    public var status: String
+    /// Description of the latest applied event, if any.
+    public var lastEvent: String?
+    /// The game's applied event `seq`.
+    public var seq: Int
+    /// When the latest event was applied.
+    public var updatedAt: Date
+    /// How many channels carry the game.
+    public var channels: Int
+
+    /// Creates a game summary.
+    public init(game: String, league: String, home: String, away: String, homeScore: Int, awayScore: Int, period: String, clock: String, status: String, lastEvent: String?, seq: Int, updatedAt: Date, channels: Int) {
+        self.game = game
+        self.league = league
+        self.home = home
+        self.away = away
+        self.homeScore = homeScore
+        self.awayScore = awayScore
+        self.period = period
+        self.clock = clock
+        self.status = status
+        self.lastEvent = lastEvent
+        self.seq = seq
+        self.updatedAt = updatedAt
+        self.channels = channels
+    }
+}
+
+/// One delivery attempt, as the dashboard lists it.
+public struct RecentDelivery: Codable, Sendable, Equatable {
+    /// When APNs answered (or the attempt failed).
+    public var at: Date
+    /// The bundle id of the channel's app.
+    public var app: String
+    /// The APNs channel id.
+    public var channel: String
+    /// The game the update was about, if any.
+    public var game: String?
+    /// `apns-priority` sent.
+    public var priority: SendPriority
+    /// Whether the update wanted priority 10 and went at 5 because the budget was spent.
+    public var downgraded: Bool
+    /// What came of it.
+    public var outcome: DeliveryOutcome
+    /// HTTP status APNs answered; absent when no answer came (timeout, reset).
+    public var status: Int?
+    /// APNs reason or transport failure; absent on success.
+    public var reason: String?
+    /// From send to answer, in milliseconds; absent when no answer came.
+    public var latencyMs: Double?
+    /// Attempt number, from 1.
+    public var attempt: Int
+    /// How many feed events this one broadcast carried (more than 1 when updates were coalesced).
+    public var events: Int
+
+    /// Creates a delivery row.
+    public init(at: Date, app: String, channel: String, game: String?, priority: SendPriority, downgraded: Bool, outcome: DeliveryOutcome, status: Int?, reason: String?, latencyMs: Double?, attempt: Int, events: Int) {
+        self.at = at
+        self.app = app
+        self.channel = channel
+        self.game = game
+        self.priority = priority
+        self.downgraded = downgraded
+        self.outcome = outcome
+        self.status = status
+        self.reason = reason
+        self.latencyMs = latencyMs
+        self.attempt = attempt
+        self.events = events
+    }
+}

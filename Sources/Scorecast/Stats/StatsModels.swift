@@ -1,0 +1,293 @@
+import Foundation
+
+// Response bodies of the statistics API. Every count covers the request's window (or one
+// bucket of it); every time is RFC 3339 UTC; every latency is in milliseconds.
+
+/// `GET /v1/stats?window=15m`: delivery figures for every app, as totals and a per-minute series.
+public struct StatsResponse: Codable, Sendable, Equatable {
+    /// The window asked for, e.g. `15m`.
+    public var window: StatsWindow
+    /// Start of the window (inclusive), aligned to a bucket boundary.
+    public var from: Date
+    /// End of the window (exclusive).
+    public var to: Date
+    /// Width of each series bucket in seconds (60: one bucket per minute).
+    public var bucketSeconds: Int
+    /// Figures over the whole window.
+    public var totals: DeliveryFigures
+    /// One entry per bucket, oldest first; buckets with no activity are present with zeros.
+    public var series: [StatsBucket]
+
+    /// Creates a response.
+    public init(window: StatsWindow, from: Date, to: Date, bucketSeconds: Int = 60, totals: DeliveryFigures, series: [StatsBucket]) {
+        self.window = window
+        self.from = from
+        self.to = to
+        self.bucketSeconds = bucketSeconds
+        self.totals = totals
+        self.series = series
+    }
+}
+
+/// The figures of one bucket of a series: its start time plus the same fields as
+/// `DeliveryFigures`, flattened into one JSON object (`{"start": …, "sends": …, …}`).
+public struct StatsBucket: Codable, Sendable, Equatable {
+    /// Start of the bucket (inclusive).
+    public var start: Date
+    /// What happened in the bucket.
+    public var figures: DeliveryFigures
+
+    /// Creates a bucket.
+    public init(start: Date, figures: DeliveryFigures) {
+        self.start = start
+        self.figures = figures
+    }
+
+    private enum CodingKeys: String, CodingKey { case start }
+
+    /// Decodes `start` and the flattened figures.
+    public init(from decoder: any Decoder) throws {
+        start = try decoder.container(keyedBy: CodingKeys.self).decode(Date.self, forKey: .start)
+        figures = try DeliveryFigures(from: decoder)
+    }
+
+    /// Encodes `start` and the figures side by side in one object.
+    public func encode(to encoder: any Encoder) throws {
+        try figures.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(start, forKey: .start)
+    }
+}
+
+/// What happened to feed events and broadcasts over a span of time.
+public struct DeliveryFigures: Codable, Sendable, Equatable {
+    /// Feed events received, by ingest outcome.
+    public var events: EventCounts
+    /// Broadcast send attempts, by outcome and by priority.
+    public var sends: SendCounts
+    /// Failed attempts by APNs reason (or transport failure), most frequent first.
+    public var failures: [ReasonCount]
+    /// Pending updates replaced by a newer one before they were sent.
+    public var coalesced: Int
+    /// Alerting updates sent at priority 5 because the channel's priority-10 budget was spent.
+    public var downgraded: Int
+    /// Sends queued for another attempt (retryable failure or expired lease).
+    public var retried: Int
+    /// `429 TooManyRequests` answers.
+    public var throttled: Int
+    /// Latency percentiles.
+    public var latency: LatencyFigures
+
+    /// Creates figures.
+    public init(
+        events: EventCounts, sends: SendCounts, failures: [ReasonCount], coalesced: Int,
+        downgraded: Int, retried: Int, throttled: Int, latency: LatencyFigures
+    ) {
+        self.events = events
+        self.sends = sends
+        self.failures = failures
+        self.coalesced = coalesced
+        self.downgraded = downgraded
+        self.retried = retried
+        self.throttled = throttled
+        self.latency = latency
+    }
+
+    /// Nothing happened.
+    public static let zero = DeliveryFigures(
+        events: .zero, sends: .zero, failures: [], coalesced: 0, downgraded: 0, retried: 0,
+        throttled: 0, latency: .empty)
+
+    /// Adds the counts of `parts` (e.g. the buckets of a series) into one set of figures.
+    /// Percentiles cannot be added, so the caller supplies the latency of the whole span.
+    public static func summing(_ parts: [DeliveryFigures], latency: LatencyFigures) -> DeliveryFigures {
+        var reasons: [String: Int] = [:]
+        for part in parts { for failure in part.failures { reasons[failure.reason, default: 0] += failure.count } }
+        return DeliveryFigures(
+            events: EventCounts(
+                accepted: parts.reduce(0) { $0 + $1.events.accepted },
+                duplicate: parts.reduce(0) { $0 + $1.events.duplicate },
+                stale: parts.reduce(0) { $0 + $1.events.stale },
+                rejected: parts.reduce(0) { $0 + $1.events.rejected }),
+            sends: SendCounts(
+                accepted: parts.reduce(0) { $0 + $1.sends.accepted },
+                retried: parts.reduce(0) { $0 + $1.sends.retried },
+                failed: parts.reduce(0) { $0 + $1.sends.failed },
+                priority10: parts.reduce(0) { $0 + $1.sends.priority10 },
+                priority5: parts.reduce(0) { $0 + $1.sends.priority5 }),
+            failures: ReasonCount.sorted(reasons),
+            coalesced: parts.reduce(0) { $0 + $1.coalesced },
+            downgraded: parts.reduce(0) { $0 + $1.downgraded },
+            retried: parts.reduce(0) { $0 + $1.retried },
+            throttled: parts.reduce(0) { $0 + $1.throttled },
+            latency: latency)
+    }
+}
+
+/// Feed events by ingest outcome.
+public struct EventCounts: Codable, Sendable, Equatable {
+    /// Applied to their game.
+    public var accepted: Int
+    /// Already seen (same feed event id).
+    public var duplicate: Int
+    /// Older than the game's applied `seq`: stored, no effect.
+    public var stale: Int
+    /// Refused as invalid.
+    public var rejected: Int
+
+    /// Creates counts.
+    public init(accepted: Int, duplicate: Int, stale: Int, rejected: Int) {
+        self.accepted = accepted
+        self.duplicate = duplicate
+        self.stale = stale
+        self.rejected = rejected
+    }
+
+    /// All zero.
+    public static let zero = EventCounts(accepted: 0, duplicate: 0, stale: 0, rejected: 0)
+}
+
+/// Broadcast send attempts. `total` = `accepted + retried + failed` = `priority10 + priority5`.
+public struct SendCounts: Codable, Sendable, Equatable {
+    /// Every attempt.
+    public var total: Int
+    /// APNs answered 2xx.
+    public var accepted: Int
+    /// Failed, and queued for another attempt.
+    public var retried: Int
+    /// Failed for good.
+    public var failed: Int
+    /// Sent with `apns-priority: 10`.
+    public var priority10: Int
+    /// Sent with `apns-priority: 5`.
+    public var priority5: Int
+
+    /// Creates counts; `total` is `accepted + retried + failed`.
+    public init(accepted: Int, retried: Int, failed: Int, priority10: Int, priority5: Int) {
+        self.total = accepted + retried + failed
+        self.accepted = accepted
+        self.retried = retried
+        self.failed = failed
+        self.priority10 = priority10
+        self.priority5 = priority5
+    }
+
+    /// All zero.
+    public static let zero = SendCounts(accepted: 0, retried: 0, failed: 0, priority10: 0, priority5: 0)
+}
+
+/// How many failed attempts had one reason.
+public struct ReasonCount: Codable, Sendable, Equatable {
+    /// The APNs reason (e.g. `TooManyRequests`) or transport failure (e.g. `Timeout`).
+    public var reason: String
+    /// How many attempts failed with it.
+    public var count: Int
+
+    /// Creates a count.
+    public init(reason: String, count: Int) {
+        self.reason = reason
+        self.count = count
+    }
+
+    /// Turns a reason → count map into a list, most frequent first, then by reason.
+    public static func sorted(_ counts: [String: Int]) -> [ReasonCount] {
+        counts.map { ReasonCount(reason: $0.key, count: $0.value) }
+            .sorted { ($0.count, $1.reason) > ($1.count, $0.reason) }
+    }
+}
+
+/// Latency percentiles of the two legs of a delivery.
+public struct LatencyFigures: Codable, Sendable, Equatable {
+    /// From event ingest to the send of its broadcast.
+    public var ingestToSend: LatencyPercentiles
+    /// From the send to APNs' answer.
+    public var sendToAnswer: LatencyPercentiles
+
+    /// Creates figures.
+    public init(ingestToSend: LatencyPercentiles, sendToAnswer: LatencyPercentiles) {
+        self.ingestToSend = ingestToSend
+        self.sendToAnswer = sendToAnswer
+    }
+
+    /// No samples on either leg.
+    public static let empty = LatencyFigures(ingestToSend: .empty, sendToAnswer: .empty)
+}
+
+/// p50, p95 and p99 of a set of latency samples, in milliseconds. The percentiles are absent
+/// (omitted from the JSON) when there was no sample.
+public struct LatencyPercentiles: Codable, Sendable, Equatable {
+    /// How many samples the percentiles come from.
+    public var samples: Int
+    /// Median, in milliseconds.
+    public var p50Ms: Double?
+    /// 95th percentile, in milliseconds.
+    public var p95Ms: Double?
+    /// 99th percentile, in milliseconds.
+    public var p99Ms: Double?
+
+    /// Creates percentiles from already computed values.
+    public init(samples: Int, p50Ms: Double?, p95Ms: Double?, p99Ms: Double?) {
+        self.samples = samples
+        self.p50Ms = p50Ms
+        self.p95Ms = p95Ms
+        self.p99Ms = p99Ms
+    }
+
+    /// Computes the percentiles of `samplesMs` (milliseconds) with `Percentile`.
+    public init(samplesMs: [Double]) {
+        let sorted = samplesMs.filter(\.isFinite).sorted()
+        self.init(
+            samples: sorted.count,
+            p50Ms: Percentile.value(ofSorted: sorted, at: 0.50),
+            p95Ms: Percentile.value(ofSorted: sorted, at: 0.95),
+            p99Ms: Percentile.value(ofSorted: sorted, at: 0.99))
+    }
+
+    /// No samples.
+    public static let empty = LatencyPercentiles(samples: 0, p50Ms: nil, p95Ms: nil, p99Ms: nil)
+}
+
+/// A channel's priority-10 budget in the current hour window.
+public struct ChannelBudget: Codable, Sendable, Equatable {
+    /// The APNs channel id (opaque, as APNs issued it).
+    public var channel: String
+    /// The bundle id of the app the channel belongs to.
+    public var app: String
+    /// The game the channel carries, if bound to one.
+    public var game: String?
+    /// Start of the hour window the counts belong to.
+    public var hourStart: Date
+    /// Priority-10 sends spent in this window.
+    public var priority10Used: Int
+    /// Priority-10 sends allowed in this window (from the app's budget profile, lowered after 429s).
+    public var priority10Limit: Int
+    /// Updates sent at priority 5 in this window because the budget was spent.
+    public var downgrades: Int
+    /// `429 TooManyRequests` answers in this window.
+    public var throttled: Int
+
+    /// Creates a budget state.
+    public init(channel: String, app: String, game: String?, hourStart: Date, priority10Used: Int, priority10Limit: Int, downgrades: Int, throttled: Int) {
+        self.channel = channel
+        self.app = app
+        self.game = game
+        self.hourStart = hourStart
+        self.priority10Used = priority10Used
+        self.priority10Limit = priority10Limit
+        self.downgrades = downgrades
+        self.throttled = throttled
+    }
+
+    /// Priority-10 sends left in this window (never negative).
+    public var remaining: Int { max(0, priority10Limit - priority10Used) }
+
+    /// Used over limit, 0…1 and beyond (1 when the limit is 0).
+    public var utilisation: Double {
+        priority10Limit > 0 ? Double(priority10Used) / Double(priority10Limit) : 1
+    }
+
+    /// Sorts budgets closest to exhaustion first (then by most downgrades, then channel id).
+    public static func closestToLimit(_ budgets: [ChannelBudget]) -> [ChannelBudget] {
+        budgets.sorted { ($0.utilisation, $0.downgrades, $1.channel) > ($1.utilisation, $1.downgrades, $0.channel) }
+    }
+}

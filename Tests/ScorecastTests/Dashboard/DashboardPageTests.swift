@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+@testable import Scorecast
+
+/// Loads the dashboard in headless Chromium against the example responses.
+@Suite("Dashboard in headless Chromium", .serialized)
+struct DashboardPageTests {
+    /// Writes one fixture folder: the page and the two JSON responses.
+    private func writeFixture(_ folder: URL, stats: StatsResponse, live: LiveStatsResponse) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(DashboardPage.html.utf8).write(to: folder.appendingPathComponent("dashboard.html"))
+        try StatsJSON.encode(stats).write(to: folder.appendingPathComponent("stats.json"))
+        try StatsJSON.encode(live).write(to: folder.appendingPathComponent("live.json"))
+    }
+
+    /// Runs Chromium headless with virtual time (so the 2 s refresh fires twice in 5 s of page
+    /// time) and returns what it printed.
+    private func chromium(_ arguments: [String], profile: URL) async throws -> ExternalTool.Result {
+        let common = [
+            "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
+            "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio", "--user-data-dir=\(profile.path)",
+            "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--window-size=1440,1700",
+        ]
+        let result: ExternalTool.Result
+        do {
+            result = try await ExternalTool.run("chromium", common + arguments, timeout: .seconds(90))
+        } catch {
+            Issue.record("chromium is required for this test: apt-get install -y chromium (see Deploy/packages-test.txt): \(error)")
+            throw error
+        }
+        if result.status == 127 {
+            Issue.record("chromium is not installed: apt-get install -y chromium (see Deploy/packages-test.txt)")
+        }
+        return result
+    }
+
+    /// Console lines Chromium logged. The page logs nothing itself, so any line is a problem:
+    /// Chromium reports `console.error`, uncaught exceptions and CSP refusals all as
+    /// `INFO:CONSOLE` lines, with no level to tell them apart.
+    private func consoleProblems(_ stderr: String) -> [String] {
+        stderr.split(separator: "\n").map(String.init).filter { $0.contains(":CONSOLE") || $0.contains("Refused to") }
+    }
+
+    /// The `<path>` tags inside the `<svg id="…">` element of a dumped DOM.
+    private func seriesPaths(in dom: String, svgID: String) -> [String] {
+        guard let start = dom.range(of: "<svg id=\"\(svgID)\"") else { return [] }
+        guard let end = dom.range(of: "</svg>", range: start.upperBound..<dom.endIndex) else { return [] }
+        let chart = dom[start.lowerBound..<end.upperBound]
+        return chart.matches(of: /<path [^>]*>/).map { String($0.output) }.filter { $0.contains("class=\"series") }
+    }
+
+    /// The value of attribute `name` on the first `<tag …>` of a dumped DOM.
+    private func attribute(_ name: String, of tag: String, in dom: String) -> String? {
+        guard let start = dom.range(of: "<\(tag)"), let end = dom[start.upperBound...].firstIndex(of: ">") else { return nil }
+        let open = dom[start.upperBound..<end]
+        guard let value = open.range(of: " \(name)=\"") else { return nil }
+        return String(open[value.upperBound...].prefix { $0 != "\"" })
+    }
+
+    @Test func rendersChartsWithoutConsoleErrorsAndKeepsAScreenshot() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try writeFixture(scratch.appendingPathComponent("example"), stats: .example, live: .example)
+        let server = try await FixtureServer(root: scratch)
+        defer { server.stop() }
+
+        let artifacts = ExternalTool.packageRoot.appendingPathComponent(".build/artifacts")
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        let screenshot = artifacts.appendingPathComponent("dashboard.png")
+        try? FileManager.default.removeItem(at: screenshot)
+
+        let shot = try await chromium(["--screenshot=\(screenshot.path)", server.url("example", "dashboard")], profile: scratch.appendingPathComponent("profile-shot"))
+        #expect(shot.status == 0, "chromium --screenshot failed: \(shot.stderr.suffix(2_000))")
+        #expect(consoleProblems(shot.stderr).isEmpty, "console: \(consoleProblems(shot.stderr))")
+        let size = (try? FileManager.default.attributesOfItem(atPath: screenshot.path)[.size] as? Int) ?? 0
+        #expect(size > 50_000, "screenshot missing or blank: \(screenshot.path) (\(size) bytes)")
+
+        let dump = try await chromium(["--dump-dom", server.url("example", "dashboard")], profile: scratch.appendingPathComponent("profile-dom"))
+        #expect(dump.status == 0, "chromium --dump-dom failed: \(dump.stderr.suffix(2_000))")
+        #expect(consoleProblems(dump.stderr).isEmpty, "console: \(consoleProblems(dump.stderr))")
+        let dom = dump.stdout
+        #expect(attribute("data-errors", of: "html", in: dom) == nil, "script errors: \(attribute("data-errors", of: "html", in: dom) ?? "")")
+        #expect(attribute("data-status", of: "body", in: dom) == "ok")
+        // The page refreshed on its 2 s timer (virtual time), not only once.
+        #expect(Int(attribute("data-renders", of: "body", in: dom) ?? "0") ?? 0 >= 2)
+        #expect(server.requests("example").filter { $0 == "/example/v1/stats?window=15m" }.count >= 2)
+        #expect(server.requests("example").contains("/example/v1/stats/live"))
+
+        // Charts: one non-empty path per series.
+        for (chart, series) in [("throughput-chart", 3), ("latency-chart", 3), ("answer-chart", 3)] {
+            let paths = seriesPaths(in: dom, svgID: chart)
+            #expect(paths.count == series, "\(chart): \(paths.count) series paths")
+            let drawn = paths.compactMap { $0.firstMatch(of: /\sd="(M[^"]+)"/)?.output.1 }
+            #expect(drawn.count == series && drawn.allSatisfy { $0.contains("L") || $0.contains("Z") }, "\(chart) has an empty path")
+            // …and painted: the page checks each path's computed fill or stroke and its box.
+            #expect(attribute("data-visible-series", of: "svg id=\"\(chart)\"", in: dom) == String(series), "\(chart): series drawn but not painted")
+        }
+        // Panels filled from the example data.
+        #expect(dom.contains(DemoFeed.homeTeam) && dom.contains(DemoFeed.awayTeam))
+        #expect(dom.contains("TooManyRequests") && dom.contains("ChannelNotRegistered"))
+        #expect(dom.matches(of: /<div class="bar-row">/).count == LiveStatsResponse.example.budgets.count + StatsResponse.example.totals.failures.count)
+        #expect(dom.matches(of: /<div class="game">/).count == LiveStatsResponse.example.games.count)
+        #expect(dom.matches(of: /<tr><td class="mono">/).count == LiveStatsResponse.example.recentDeliveries.count)
+        #expect(dom.contains(">\(StatsResponse.example.totals.coalesced)<") && dom.contains(">\(StatsResponse.example.totals.downgraded)<"))
+    }
+
+    @Test func dataIsInsertedAsTextNeverAsMarkup() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let payload = "<img src=x onerror=\"document.documentElement.setAttribute('data-pwned','1')\">"
+        var live = LiveStatsResponse.example
+        live.games[0].home = payload + "Rovers"
+        live.games[0].lastEvent = "<script>document.documentElement.setAttribute('data-pwned','2')</script>"
+        live.recentDeliveries[0].reason = payload
+        live.budgets[0].channel = "\"><svg onload=\"document.documentElement.setAttribute('data-pwned','3')\">"
+        var stats = StatsResponse.example
+        stats.totals.failures[0].reason = payload
+        try writeFixture(scratch.appendingPathComponent("hostile"), stats: stats, live: live)
+        let server = try await FixtureServer(root: scratch)
+        defer { server.stop() }
+
+        let dump = try await chromium(["--dump-dom", server.url("hostile", "dashboard")], profile: scratch.appendingPathComponent("profile"))
+        #expect(dump.status == 0, "chromium --dump-dom failed: \(dump.stderr.suffix(2_000))")
+        let dom = dump.stdout
+        #expect(attribute("data-status", of: "body", in: dom) == "ok")
+        // The payloads show up as text; none of them ran.
+        #expect(attribute("data-pwned", of: "html", in: dom) == nil)
+        #expect(!dom.contains("<img"))
+        #expect(dom.contains("&lt;img src=x onerror="))
+        #expect(dom.contains("&lt;script&gt;document.documentElement"))
+    }
+
+    @Test func pageIsSelfContained() {
+        let html = DashboardPage.html
+        // Nothing is fetched from elsewhere: no external URLs, no src/href to anything but data:.
+        #expect(html.matches(of: /(?i)(src|href)\s*=\s*"(?!data:)/).isEmpty)
+        #expect(!html.contains("http://") || html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/2000/svg") })
+        #expect(!html.contains("https://"))
+        #expect(!html.contains("innerHTML") && !html.contains("outerHTML") && !html.contains("insertAdjacentHTML") && !html.contains("document.write"))
+        #expect(html.contains(DashboardPage.statsPath) && html.contains(DashboardPage.livePath))
+    }
+}

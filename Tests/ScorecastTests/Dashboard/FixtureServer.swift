@@ -1,0 +1,98 @@
+import Foundation
+
+/// A tiny HTTP server (Python's `http.server`) that serves fixture folders for the dashboard
+/// test: `/<variant>/dashboard`, `/<variant>/v1/stats` and `/<variant>/v1/stats/live` map to
+/// `dashboard.html`, `stats.json` and `live.json` in `<root>/<variant>/`, and every request path
+/// (with its query) is appended to `<root>/<variant>/requests.log`.
+final class FixtureServer {
+    static let script = """
+        import http.server, os, signal, sys, threading
+        # Children of the test process inherit its blocked signal mask: unblock, and also exit
+        # when the test process goes away (standard input reaches end of file).
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        def watch_parent():
+            sys.stdin.buffer.read()
+            os._exit(0)
+        threading.Thread(target=watch_parent, daemon=True).start()
+        root, port_file = sys.argv[1], sys.argv[2]
+        routes = {"dashboard": ("dashboard.html", "text/html; charset=utf-8"),
+                  "v1/stats": ("stats.json", "application/json"),
+                  "v1/stats/live": ("live.json", "application/json")}
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                path = self.path.split("?", 1)[0]
+                variant, _, rest = path.lstrip("/").partition("/")
+                if not variant.isalnum() or rest not in routes:
+                    self.send_error(404)
+                    return
+                name, content_type = routes[rest]
+                with open(os.path.join(root, variant, "requests.log"), "a") as log:
+                    log.write(self.path + "\\n")
+                with open(os.path.join(root, variant, name), "rb") as f:
+                    body = f.read()
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *args):
+                pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        with open(port_file + ".tmp", "w") as f:
+            f.write(str(server.server_address[1]))
+        os.rename(port_file + ".tmp", port_file)
+        server.serve_forever()
+        """
+
+    let root: URL
+    let port: Int
+    private let process: Process
+    private let lifeline = Pipe()
+
+    /// Starts the server over `root` and waits (up to 10 s) until it listens.
+    init(root: URL) async throws {
+        self.root = root
+        let portFile = root.appendingPathComponent("port")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.script, root.path, portFile.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = lifeline
+        try process.run()
+        self.process = process
+        var port: Int?
+        for _ in 0..<200 {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8), let value = Int(text) {
+                port = value
+                break
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        guard let port else {
+            ExternalTool.kill(process)
+            throw ExternalTool.Failure(description: "the python3 fixture server did not start (is python3 installed?)")
+        }
+        self.port = port
+    }
+
+    /// The URL of `path` under `variant`.
+    func url(_ variant: String, _ path: String) -> String {
+        "http://127.0.0.1:\(port)/\(variant)/\(path)"
+    }
+
+    /// The request paths `variant` has served so far.
+    func requests(_ variant: String) -> [String] {
+        let log = root.appendingPathComponent(variant).appendingPathComponent("requests.log")
+        return ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Stops the server: closing its standard input makes it exit; SIGKILL makes sure.
+    func stop() {
+        try? lifeline.fileHandleForWriting.close()
+        ExternalTool.kill(process)
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,102 @@
+import ScorecastCore
+import Testing
+@testable import Scorecast
+
+@Suite("App validation")
+struct AppValidationTests {
+    @Test(arguments: ["com.example.scores", "a.b", "com.Example-App.x2", "A1.b-2.c3"])
+    func acceptsBundleIDs(_ value: String) {
+        #expect(AppValidation.isValidBundleID(value))
+    }
+
+    @Test(arguments: [
+        "", "scores", "com..example", ".com.example", "com.example.", "com.example scores", "com.exämple.app",
+        "com.example/app", "com.example.app.push-type.liveactivity_", String(repeating: "a.", count: 78) + "ab",
+    ])
+    func refusesBundleIDs(_ value: String) {
+        #expect(!AppValidation.isValidBundleID(value))
+        #expect(throws: RegistryError.self) { try AppValidation.checkBundleID(value) }
+    }
+
+    @Test func bundleIDErrorsNameTheOption() throws {
+        let error = try #require(throws: RegistryError.self) { try AppValidation.checkBundleID("scores", option: "--app") }
+        #expect(error.code == .invalidInput)
+        #expect(error.message.contains("--app"))
+    }
+
+    @Test(arguments: ["ABCDE12345", "0000000000", "ZZZZZZZZZZ"])
+    func acceptsAppleIDs(_ value: String) throws {
+        try AppValidation.checkAppleID(value, option: "--team-id")
+    }
+
+    @Test(arguments: ["abcde12345", "ABCDE1234", "ABCDE123456", "ABCDE-1234", "", "ÄBCDE12345"])
+    func refusesAppleIDs(_ value: String) throws {
+        let error = try #require(throws: RegistryError.self) { try AppValidation.checkAppleID(value, option: "--key-id") }
+        #expect(error.message.contains("--key-id"))
+        #expect(error.message.contains("10 upper-case letters or digits"))
+    }
+
+    @Test func settingsRanges() throws {
+        var settings = AppSettings()
+        try settings.validate()
+        settings.budgetPerHour = 10_001
+        #expect(throws: RegistryError.self) { try settings.validate() }
+        settings.budgetPerHour = 0
+        try settings.validate()
+        settings.dismissalDelaySeconds = 14_401
+        let error = try #require(throws: RegistryError.self) { try settings.validate() }
+        #expect(error.message.contains("--dismissal-delay"))
+    }
+
+    @Test func draftNeedsAnAbsoluteKeyPath() throws {
+        let draft = AppDraft(bundleID: "com.example.a", environment: .sandbox, teamID: "ABCDE12345", keyID: "KEY1234567", keyPath: "keys/a.p8")
+        let error = try #require(throws: RegistryError.self) { try draft.validate() }
+        #expect(error.message.contains("absolute"))
+    }
+
+    @Test func changesApplyOnlyWhatIsGiven() {
+        var changes = AppChanges()
+        #expect(changes.isEmpty)
+        changes.budgetPerHour = .some(nil)
+        changes.alertStyle = .plainText
+        var current = AppSettings()
+        current.budgetPerHour = 40
+        current.frequentUpdates = true
+        let applied = changes.applied(to: current)
+        #expect(applied.budgetPerHour == nil)
+        #expect(applied.alertStyle == .plainText)
+        #expect(applied.frequentUpdates)
+        #expect(!changes.isEmpty)
+    }
+
+    @Test func namesRoundTrip() {
+        for policy in ChannelStoragePolicy.allCases {
+            #expect(RegistryNames.storagePolicy(named: RegistryNames.storagePolicy(policy)) == policy)
+        }
+        for style in AlertStyle.allCases {
+            #expect(RegistryNames.alertStyle(named: RegistryNames.alertStyle(style)) == style)
+        }
+        for encoding in ContentDateEncoding.allCases {
+            #expect(RegistryNames.dateEncoding(named: RegistryNames.dateEncoding(encoding)) == encoding)
+        }
+        #expect(Set(RegistryNames.dateEncodings) == Set(AppRecord.dateEncodings.keys))
+    }
+
+    @Test func randomAppleIDsAreValidAndDiffer() throws {
+        let ids = (0..<50).map { _ in AppsCommands.randomAppleID() }
+        for id in ids { try AppValidation.checkAppleID(id, option: "--team-id") }
+        #expect(Set(ids).count == ids.count)
+    }
+
+    @Test func httpAnswerParsing() throws {
+        let plain = Array("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}extra".utf8)
+        let parsed = try #require(HTTPAnswer.parse(plain))
+        #expect(parsed.0 == 201)
+        #expect(parsed.1 == Array("{}".utf8))
+        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n".utf8)
+        let dechunked = try #require(HTTPAnswer.parse(chunked))
+        #expect(String(decoding: dechunked.1, as: UTF8.self) == "{\"a\":1}")
+        #expect(HTTPAnswer.parse(Array("garbage".utf8)) == nil)
+        #expect(HTTPAnswer.parse(Array("SMTP 220 hi\r\n\r\n".utf8)) == nil)
+    }
+}

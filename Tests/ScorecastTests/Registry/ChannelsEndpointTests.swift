@@ -1,0 +1,77 @@
+import Foundation
+import HTTPServer
+import Testing
+@testable import Scorecast
+
+@Suite("GET /v1/games/{id}/channels")
+struct ChannelsEndpointTests {
+    private func get(_ router: Router, _ path: String, _ query: [(String, String)]) async throws -> (Int, [String: Any]) {
+        let request = HTTPRequest(method: .get, path: path, queryItems: query.map { QueryItem(name: $0.0, value: $0.1) })
+        do {
+            let response = try await router.respond(to: request)
+            let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+            return (response.status.code, body)
+        } catch let problem as Problem {
+            let response = problem.response(requestID: nil)
+            let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+            return (response.status.code, body)
+        }
+    }
+
+    @Test func answersTheActiveChannelsOfTheAppForTheGame() async throws {
+        try await RegistryFixture.with { fixture in
+            let sandbox = try await fixture.addApp(environment: .sandbox)
+            let production = try await fixture.addApp(environment: .production)
+            let other = try await fixture.addApp("com.example.other")
+            try await fixture.addGame("g1")
+            try await fixture.addGame("g2")
+            let registry = fixture.registry()
+            let a = try await registry.createChannel(gameID: "g1", app: sandbox)
+            let b = try await registry.createChannel(gameID: "g1", app: production, policy: .mostRecentMessageStored)
+            let deleted = try await registry.createChannel(gameID: "g1", app: production)
+            _ = try await registry.deleteChannel(id: deleted.listing.channel.id)
+            _ = try await registry.createChannel(gameID: "g1", app: other)
+            _ = try await registry.createChannel(gameID: "g2", app: sandbox)
+
+            var router = Router()
+            ChannelsEndpoint(pool: fixture.pool).register(on: &router)
+            let (status, body) = try await get(router, "/v1/games/g1/channels", [("bundle-id", "com.example.scores")])
+            #expect(status == 200)
+            #expect(body["game"] as? String == "g1")
+            let channels = try #require(body["channels"] as? [[String: String]])
+            #expect(channels == [
+                ["channelId": b.listing.channel.apnsChannelID, "bundleId": "com.example.scores", "environment": "production", "storagePolicy": "most-recent"],
+                ["channelId": a.listing.channel.apnsChannelID, "bundleId": "com.example.scores", "environment": "sandbox", "storagePolicy": "no-store"],
+            ])
+
+            let (_, filtered) = try await get(router, "/v1/games/g1/channels", [("bundle-id", "com.example.scores"), ("environment", "sandbox")])
+            #expect((filtered["channels"] as? [[String: String]])?.map { $0["channelId"] } == [a.listing.channel.apnsChannelID])
+
+            let (emptyStatus, empty) = try await get(router, "/v1/games/g2/channels", [("bundle-id", "com.example.unknown")])
+            #expect(emptyStatus == 200)
+            #expect((empty["channels"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func problems() async throws {
+        try await RegistryFixture.with { fixture in
+            try await fixture.addGame("g1")
+            var router = Router()
+            ChannelsEndpoint(pool: fixture.pool).register(on: &router)
+
+            let (unknown, unknownBody) = try await get(router, "/v1/games/nope/channels", [("bundle-id", "com.example.scores")])
+            #expect(unknown == 404)
+            #expect((unknownBody["detail"] as? String)?.contains("nope") == true)
+
+            let (missing, missingBody) = try await get(router, "/v1/games/g1/channels", [])
+            #expect(missing == 400)
+            #expect((missingBody["errors"] as? [[String: Any]])?.first?["field"] as? String == "bundle-id"
+                || (missingBody["errors"] as? [[String: Any]])?.first?["pointer"] != nil)
+
+            let (bad, _) = try await get(router, "/v1/games/g1/channels", [("bundle-id", "not a bundle")])
+            #expect(bad == 400)
+            let (badEnvironment, _) = try await get(router, "/v1/games/g1/channels", [("bundle-id", "com.example.scores"), ("environment", "staging")])
+            #expect(badEnvironment == 400)
+        }
+    }
+}
