@@ -4,9 +4,9 @@ import Foundation
 /// options, runs it, and maps what it throws to an exit code.
 public enum ScorecastCLI {
     /// Every command, in help order.
-    static let commands: [CommandDefinition] = ServeCommand.all + MigrateCommand.all + ConfigCommand.all
+    static let commands: [CommandDefinition] = DemoCommand.all + ServeCommand.all + MigrateCommand.all
         + KeysCommands.all + EventsCommands.all
-        + AppsCommands.all + GamesCommands.all + ChannelsCommands.all
+        + AppsCommands.all + GamesCommands.all + ChannelsCommands.all + ConfigCommand.all
 
     /// Runs `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {

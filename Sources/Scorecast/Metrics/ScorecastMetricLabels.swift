@@ -1,5 +1,6 @@
-/// What ingest decided about one feed event.
-public enum IngestOutcome: String, Sendable, Codable, CaseIterable {
+/// What ingest decided about one feed event, as a metric label (adds `rejected` to the
+/// outcomes of `IngestOutcome`).
+public enum IngestMetricOutcome: String, Sendable, Codable, CaseIterable {
     /// Stored and applied: it changed the game's state and queued sends.
     case accepted
     /// Already seen (same feed and event id): nothing changed.
@@ -58,11 +59,11 @@ public struct IngestLabels: MetricLabels {
     /// The app's bundle id (`unknown` when the event was rejected before its app was known).
     public var app: String
     /// What ingest decided.
-    public var outcome: IngestOutcome
+    public var outcome: IngestMetricOutcome
     /// `[app, outcome]`.
     public var values: [String] { [app, outcome.rawValue] }
     /// Creates the labels.
-    public init(app: String, outcome: IngestOutcome) {
+    public init(app: String, outcome: IngestMetricOutcome) {
         self.app = app
         self.outcome = outcome
     }

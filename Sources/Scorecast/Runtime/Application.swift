@@ -7,15 +7,32 @@ import Postgres
 /// The running service: opens the database (embedded or not), migrates, starts the roles
 /// as services of one group, and tears everything down in reverse order on SIGTERM/SIGINT.
 public struct Application: Sendable {
+    /// What extra services (the demo's feed replay) get to work with once everything is up.
+    public struct Running: Sendable {
+        public let configuration: Configuration
+        public let pool: PostgresPool
+        public let apns: APNsRuntime
+        /// The HTTP API's address, when the `api` role runs.
+        public let httpBaseURL: URL?
+        public let terminal: Terminal
+        public let logger: Logger
+    }
+
     let configuration: Configuration
     let environment: [String: String]
     let terminal: Terminal
+    let addOns: @Sendable (Running) throws -> [any Service]
 
-    /// Creates the application for a validated configuration.
-    public init(configuration: Configuration, environment: [String: String], terminal: Terminal) {
+    /// Creates the application for a validated configuration. `addOns` adds services that
+    /// start last (and stop first), given the running pieces.
+    public init(
+        configuration: Configuration, environment: [String: String], terminal: Terminal,
+        addOns: @escaping @Sendable (Running) throws -> [any Service] = { _ in [] }
+    ) {
         self.configuration = configuration
         self.environment = environment
         self.terminal = terminal
+        self.addOns = addOns
     }
 
     /// Runs until a signal arrives or a service fails.
@@ -45,6 +62,7 @@ public struct Application: Sendable {
 
             let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
             var services: [any Service] = []
+            var httpBaseURL: URL?
             if let simulator = apns.simulator { services.append(simulator) }
             if configuration.roles.contains(.api) {
                 let http = HTTPServer(
@@ -57,7 +75,11 @@ public struct Application: Sendable {
                 try http.start()
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 services.append(http)
+                httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
             }
+            services += try addOns(Running(
+                configuration: configuration, pool: database.pool, apns: apns, httpBaseURL: httpBaseURL,
+                terminal: terminal, logger: logger))
             if stopRequested.isTriggered {
                 logger.info("stop requested during start-up")
             } else {

@@ -1,0 +1,196 @@
+import Foundation
+import Postgres
+import ScorecastCore
+
+/// One outbox row a worker holds under lease, with what sending it needs from `channels`,
+/// `apps` and the channel's newest `channel_budget` row (read in the same statement as the
+/// claim, so a send never needs another round trip).
+public struct ClaimedDelivery: Sendable, Hashable {
+    /// `outbox.channel_id` = `channels.id`.
+    public var channelID: Int64
+    /// `outbox.version` when claimed: the completion is fenced on it.
+    public var version: Int64
+    /// The rendered body, sent byte for byte.
+    public var payload: [UInt8]
+    /// The payload's `aps.timestamp` (UNIX seconds).
+    public var payloadTimestamp: Int64
+    /// The strongest priority any coalesced event asked for.
+    public var requestedPriority: BroadcastPriority
+    /// Whether an event in the row wanted an alert.
+    public var alerting: Bool
+    /// The events this row carries.
+    public var eventIDs: [Int64]
+    /// When the oldest event folded into the row was ingested.
+    public var firstIngestedAt: Date
+    /// How many pending updates a newer one replaced in this row.
+    public var coalesced: Int
+    /// Attempts made so far (the next one is `attempts + 1`).
+    public var attempts: Int
+    /// The lease owner written by the claim.
+    public var leaseOwner: String
+    /// When the claim took the row (the database's clock): every event folded into the row
+    /// after this came in during the send.
+    public var claimedAt: Date
+    /// APNs' channel id, byte for byte.
+    public var apnsChannelID: String
+    /// The channel's storage policy (decides `apns-expiration`).
+    public var storagePolicy: ChannelStoragePolicy
+    /// The newest payload timestamp already sent to the channel.
+    public var lastTimestamp: Int64
+    /// The app the channel belongs to.
+    public var app: DeliveryApp
+    /// The channel's newest budget row, if it has one.
+    public var budget: BudgetRow?
+
+    /// The number of the attempt a send of this row makes (1-based).
+    public var attempt: Int { attempts + 1 }
+
+    /// Creates a claimed delivery (the store decodes them; tests may build their own).
+    public init(
+        channelID: Int64, version: Int64, payload: [UInt8], payloadTimestamp: Int64, requestedPriority: BroadcastPriority,
+        alerting: Bool, eventIDs: [Int64], firstIngestedAt: Date, coalesced: Int, attempts: Int, leaseOwner: String,
+        claimedAt: Date, apnsChannelID: String, storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?
+    ) {
+        self.channelID = channelID
+        self.version = version
+        self.payload = payload
+        self.payloadTimestamp = payloadTimestamp
+        self.requestedPriority = requestedPriority
+        self.alerting = alerting
+        self.eventIDs = eventIDs
+        self.firstIngestedAt = firstIngestedAt
+        self.coalesced = coalesced
+        self.attempts = attempts
+        self.leaseOwner = leaseOwner
+        self.claimedAt = claimedAt
+        self.apnsChannelID = apnsChannelID
+        self.storagePolicy = storagePolicy
+        self.lastTimestamp = lastTimestamp
+        self.app = app
+        self.budget = budget
+    }
+
+    /// Decodes a row of the claim statement.
+    init(row: PostgresRow) throws {
+        channelID = try row.decode("channel_id")
+        version = try row.decode("version")
+        payload = try row.decode("payload")
+        payloadTimestamp = try row.decode("payload_timestamp")
+        let priority: Int = try row.decode("priority")
+        guard let requested = BroadcastPriority(rawValue: priority) else {
+            throw PostgresError(.decodingFailed, "outbox.priority holds \(priority), not 5 or 10", column: "priority")
+        }
+        requestedPriority = requested
+        alerting = try row.decode("alerting")
+        eventIDs = try row.decode("event_ids")
+        firstIngestedAt = try row.decode("first_ingested_at")
+        coalesced = try row.decode("coalesced")
+        attempts = try row.decode("attempts")
+        leaseOwner = try row.decode("lease_owner")
+        claimedAt = try row.decode("claimed_at")
+        apnsChannelID = try row.decode("apns_channel_id")
+        let policy: Int = try row.decode("storage_policy")
+        guard let storagePolicy = ChannelStoragePolicy(rawValue: policy) else {
+            throw PostgresError(.decodingFailed, "channels.storage_policy holds \(policy), not 0 or 1", column: "storage_policy")
+        }
+        self.storagePolicy = storagePolicy
+        lastTimestamp = try row.decode("last_timestamp")
+        app = try DeliveryApp(row: row)
+        budget = try BudgetRow(claimRow: row)
+    }
+}
+
+/// The columns of `apps` a send needs: where its credentials are and its budget profile.
+public struct DeliveryApp: Sendable, Hashable {
+    /// `apps.id`.
+    public var id: Int64
+    /// The plain bundle id (the broadcast path).
+    public var bundleID: String
+    /// Sandbox or production.
+    public var environment: APNsEnvironment
+    /// The Apple Developer team id.
+    public var teamID: String
+    /// The APNs auth key id.
+    public var keyID: String
+    /// Path of the `.p8` key file.
+    public var keyPath: String
+    /// Whether the app declares frequent updates (the larger budget profile).
+    public var frequentUpdates: Bool
+    /// The app's own priority-10 budget per channel per hour; `nil` takes the profile default.
+    public var budgetPerHour: Int?
+
+    /// Creates the app's delivery settings.
+    public init(
+        id: Int64, bundleID: String, environment: APNsEnvironment, teamID: String, keyID: String, keyPath: String,
+        frequentUpdates: Bool, budgetPerHour: Int?
+    ) {
+        self.id = id
+        self.bundleID = bundleID
+        self.environment = environment
+        self.teamID = teamID
+        self.keyID = keyID
+        self.keyPath = keyPath
+        self.frequentUpdates = frequentUpdates
+        self.budgetPerHour = budgetPerHour
+    }
+
+    init(row: PostgresRow) throws {
+        id = try row.decode("app_id")
+        bundleID = try row.decode("bundle_id")
+        let environmentName: String = try row.decode("environment")
+        guard let environment = APNsEnvironment(rawValue: environmentName) else {
+            throw PostgresError(.decodingFailed, "apps.environment holds an unknown value", column: "environment")
+        }
+        self.environment = environment
+        teamID = try row.decode("team_id")
+        keyID = try row.decode("key_id")
+        keyPath = try row.decode("key_path")
+        frequentUpdates = try row.decode("frequent_updates")
+        budgetPerHour = try row.decode("budget_per_hour", as: Int?.self)
+    }
+}
+
+/// One `channel_budget` row: priority-10 use of a channel in one window, and the memory of the
+/// last 429 (`0003_delivery.sql`).
+public struct BudgetRow: Sendable, Hashable {
+    /// Start of the window.
+    public var windowStart: Date
+    /// Priority-10 sends accepted in the window.
+    public var highPrioritySent: Int
+    /// Sends lowered from 10 to 5 in the window.
+    public var downgraded: Int
+    /// 429 answers in the window.
+    public var throttled: Int
+    /// The limit in force for the window.
+    public var budgetLimit: Int
+    /// The limit the last 429 set, before recovery; `nil` at the app's profile.
+    public var shrunkLimit: Int?
+    /// When the last 429 came.
+    public var lastThrottledAt: Date?
+
+    /// Creates a row.
+    public init(
+        windowStart: Date, highPrioritySent: Int, downgraded: Int, throttled: Int, budgetLimit: Int,
+        shrunkLimit: Int?, lastThrottledAt: Date?
+    ) {
+        self.windowStart = windowStart
+        self.highPrioritySent = highPrioritySent
+        self.downgraded = downgraded
+        self.throttled = throttled
+        self.budgetLimit = budgetLimit
+        self.shrunkLimit = shrunkLimit
+        self.lastThrottledAt = lastThrottledAt
+    }
+
+    /// The budget columns of a claim row (prefixed `budget_`), or `nil` when the channel has none.
+    init?(claimRow row: PostgresRow) throws {
+        guard let windowStart = try row.decode("budget_window_start", as: Date?.self) else { return nil }
+        self.windowStart = windowStart
+        highPrioritySent = try row.decode("budget_high_priority_sent")
+        downgraded = try row.decode("budget_downgraded")
+        throttled = try row.decode("budget_throttled")
+        budgetLimit = try row.decode("budget_limit")
+        shrunkLimit = try row.decode("budget_shrunk_limit", as: Int?.self)
+        lastThrottledAt = try row.decode("budget_last_throttled_at", as: Date?.self)
+    }
+}

@@ -1,0 +1,121 @@
+import APNs
+import Foundation
+import ScorecastCore
+
+/// Turns a send's outcome into what the worker writes (``DeliveryCompletion``), by way of the
+/// core's classification (apns.md §8) and ``DeliveryDecision``. Pure: time and randomness are
+/// passed in.
+public enum CompletionPlanner {
+    /// What follows `outcome` for `claim`, sent as `plan` says; `now` is when the answer came.
+    ///
+    /// The APNs client already renews an expired provider token and retries once by itself, so
+    /// an `ExpiredProviderToken` that reaches here came with a fresh token: the key or clock is
+    /// broken, and the app is paused like for any other credential error.
+    public static func completion(
+        for claim: ClaimedDelivery,
+        plan: SendPlan,
+        outcome: SendOutcome,
+        now: Date,
+        policy: RetryPolicy,
+        random: inout some RandomNumberGenerator
+    ) -> DeliveryCompletion {
+        var completion = DeliveryCompletion(claim: claim)
+        var record = DeliveryRecord(
+            eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
+            priority: plan.priority, downgraded: plan.downgraded, coalesced: claim.coalesced, attempt: claim.attempt,
+            outcome: .failed, statusCode: nil, reason: nil, apnsRequestID: nil, apnsUniqueID: nil,
+            apnsLatencyMilliseconds: nil,
+            ingestToSendMilliseconds: max(0, now.timeIntervalSince(claim.firstIngestedAt) * 1000))
+
+        let result: SendResult
+        switch outcome {
+        case .answered(let response):
+            record.statusCode = response.status
+            record.reason = response.reason?.rawValue
+            record.apnsRequestID = response.requestID
+            record.apnsUniqueID = response.uniqueID
+            record.apnsLatencyMilliseconds = response.latency.milliseconds
+            result = .response(
+                status: response.status, reason: response.reason,
+                retryAfter: response.retryAfter.flatMap { RetryAfter.seconds(from: $0, now: now) })
+        case .failed(let error):
+            if let failure = error.transportFailure {
+                record.reason = failure.description
+                result = .transportFailure(failure)
+            } else {
+                switch error.outcome {
+                case nil:
+                    // Cancelled or shut down: our own doing, nothing to record; the row goes back.
+                    return completion
+                case .credentialsBroken?:
+                    record.reason = "invalid credentials: \(error.message)"
+                    record.outcome = .paused
+                    completion.action = .pauseApp(reason: record.reason ?? "invalid credentials")
+                default:
+                    // Refused by the client before sending (our bug, e.g. a body over 5,120 bytes):
+                    // sending it again cannot help.
+                    record.reason = "refused before sending (\(error.code.rawValue)): \(error.message)"
+                    record.outcome = .failed
+                    completion.action = .finish
+                }
+                completion.delivery = record
+                return completion
+            }
+        case .credentialsUnavailable(let message):
+            record.reason = "credentials unavailable: \(message)"
+            record.outcome = .paused
+            completion.action = .pauseApp(reason: record.reason ?? "credentials unavailable")
+            completion.delivery = record
+            return completion
+        }
+
+        let decision = DeliveryDecision.decide(
+            after: result, attempt: claim.attempt, tokenWasRenewed: true, now: now, policy: policy, random: &random)
+        switch decision {
+        case .done:
+            record.outcome = .sent
+            completion.action = .finish
+            completion.sentTimestamp = claim.payloadTimestamp
+            var budget = plan.budget
+            budget.recordSent(priority: plan.priority, downgraded: plan.downgraded, now: now, policy: plan.budgetPolicy)
+            completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
+        case .retry(let at, let reason):
+            record.outcome = .retry
+            completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
+            if result.outcomeClass == .throttled {
+                var budget = plan.budget
+                budget.recordThrottled(now: now, policy: plan.budgetPolicy)
+                completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
+            }
+        case .renewTokenAndRetry:
+            // Not produced with `tokenWasRenewed: true`; kept total: send again at once.
+            record.outcome = .retry
+            completion.action = .retry(delay: policy.minimumDelay, error: result.label)
+        case .fail(let reason, let alert):
+            record.outcome = .failed
+            if record.reason == nil { record.reason = reason }
+            completion.action = .finish
+            completion.alert = alert ? reason : nil
+        case .channelGone:
+            record.outcome = .gone
+            completion.action = .cancelChannel
+            completion.alert = "APNs no longer knows the channel (ChannelNotRegistered); it is marked gone"
+        case .deviceTokenGone:
+            // A device-token answer to a broadcast: nothing to forget, the send failed.
+            record.outcome = .failed
+            completion.action = .finish
+        case .pauseApp(let reason, _):
+            record.outcome = .paused
+            completion.action = .pauseApp(reason: reason)
+        }
+        completion.delivery = record
+        return completion
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds, as a `Double`.
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import ScorecastCore
+
+/// Everything a worker writes after one send, in one fenced transaction (``OutboxStore/complete(_:owner:routineInterval:)``).
+///
+/// Built by ``CompletionPlanner`` from the send's outcome; the store only carries it out.
+public struct DeliveryCompletion: Sendable, Hashable {
+    /// What becomes of the outbox row.
+    public enum RowAction: Sendable, Hashable {
+        /// The send is over (accepted, or failed for good): the row is deleted if its version is
+        /// still the claimed one; if a newer event replaced the payload meanwhile, only the lease
+        /// is released (and a routine row is spaced by the routine interval) so the new payload
+        /// goes next.
+        case finish
+        /// Send again after `delay` seconds: attempts + 1, backoff in `not_before`, lease released.
+        case retry(delay: Double, error: String)
+        /// APNs says the channel does not exist: the channel becomes `gone` and its row is
+        /// deleted whatever its version (pending work is cancelled).
+        case cancelChannel
+        /// The app's credentials were refused: the app is paused with `reason`, the row is kept
+        /// (lease released) for when an admin resumes it.
+        case pauseApp(reason: String)
+        /// Nothing was sent (shutdown, cancellation): release the lease, change nothing else.
+        case release
+    }
+
+    /// The channel (outbox row) completed.
+    public var channelID: Int64
+    /// The version the worker claimed (and sent).
+    public var claimedVersion: Int64
+    /// The channel's app.
+    public var appID: Int64
+    /// What becomes of the row.
+    public var action: RowAction
+    /// The `deliveries` row to append; `nil` when nothing was attempted.
+    public var delivery: DeliveryRecord?
+    /// The budget row to write (the state after this send); `nil` when it did not change.
+    public var budget: BudgetRow?
+    /// The payload timestamp APNs accepted (raises `channels.last_timestamp`); `nil` unless sent.
+    public var sentTimestamp: Int64?
+    /// The events the claimed row carried (dropped from a row superseded during the send).
+    public var claimedEventIDs: [Int64]
+    /// The claimed row's coalesced count (subtracted from a row superseded during the send).
+    public var claimedCoalesced: Int
+    /// When the row was claimed; `nil` when unknown.
+    public var claimedAt: Date?
+    /// Set when an operator must hear about this outcome (a configuration error, retries
+    /// exhausted, a channel gone): what to say. Expected failures are only counted.
+    public var alert: String?
+
+    /// Creates a completion.
+    public init(
+        channelID: Int64, claimedVersion: Int64, appID: Int64, action: RowAction, delivery: DeliveryRecord?,
+        budget: BudgetRow?, sentTimestamp: Int64?, alert: String? = nil, claimedEventIDs: [Int64] = [],
+        claimedCoalesced: Int = 0, claimedAt: Date? = nil
+    ) {
+        self.channelID = channelID
+        self.claimedVersion = claimedVersion
+        self.appID = appID
+        self.action = action
+        self.delivery = delivery
+        self.budget = budget
+        self.sentTimestamp = sentTimestamp
+        self.alert = alert
+        self.claimedEventIDs = claimedEventIDs
+        self.claimedCoalesced = claimedCoalesced
+        self.claimedAt = claimedAt
+    }
+
+    /// A completion of `claim` with nothing decided yet (``RowAction/release``, no delivery).
+    public init(claim: ClaimedDelivery) {
+        self.init(
+            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .release,
+            delivery: nil, budget: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs,
+            claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
+    }
+
+    /// A completion that only gives the row back (nothing was sent).
+    public static func release(_ claim: ClaimedDelivery) -> DeliveryCompletion {
+        DeliveryCompletion(claim: claim)
+    }
+}
+
+/// The `deliveries.outcome` of one attempt.
+public enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
+    /// APNs accepted it (2xx).
+    case sent
+    /// It failed and will be sent again.
+    case retry
+    /// It failed for good (a terminal reason, or retries exhausted).
+    case failed
+    /// The channel does not exist at APNs any more.
+    case gone
+    /// The app's credentials were refused; the app is paused.
+    case paused
+}
+
+/// One row of `deliveries`: an attempt and APNs' answer.
+public struct DeliveryRecord: Sendable, Hashable {
+    /// The events the payload carried.
+    public var eventIDs: [Int64]
+    /// The outbox version sent.
+    public var outboxVersion: Int64
+    /// The priority the row asked for.
+    public var requestedPriority: BroadcastPriority
+    /// The priority sent (`apns-priority`).
+    public var priority: BroadcastPriority
+    /// Whether a wanted 10 went out as 5 because the budget was spent.
+    public var downgraded: Bool
+    /// Updates replaced by newer ones in the row.
+    public var coalesced: Int
+    /// The 1-based attempt number.
+    public var attempt: Int
+    /// What came of it.
+    public var outcome: DeliveryOutcome
+    /// The HTTP status, when APNs answered.
+    public var statusCode: Int?
+    /// The APNs reason, or a description of the transport failure.
+    public var reason: String?
+    /// `apns-request-id`.
+    public var apnsRequestID: String?
+    /// `apns-unique-id`.
+    public var apnsUniqueID: String?
+    /// APNs round trip in milliseconds, when answered.
+    public var apnsLatencyMilliseconds: Double?
+    /// From the first ingest of the row's oldest event until APNs answered, in milliseconds.
+    public var ingestToSendMilliseconds: Double?
+
+    /// Creates a record.
+    public init(
+        eventIDs: [Int64], outboxVersion: Int64, requestedPriority: BroadcastPriority, priority: BroadcastPriority,
+        downgraded: Bool, coalesced: Int, attempt: Int, outcome: DeliveryOutcome, statusCode: Int?, reason: String?,
+        apnsRequestID: String?, apnsUniqueID: String?, apnsLatencyMilliseconds: Double?, ingestToSendMilliseconds: Double?
+    ) {
+        self.eventIDs = eventIDs
+        self.outboxVersion = outboxVersion
+        self.requestedPriority = requestedPriority
+        self.priority = priority
+        self.downgraded = downgraded
+        self.coalesced = coalesced
+        self.attempt = attempt
+        self.outcome = outcome
+        self.statusCode = statusCode
+        self.reason = reason
+        self.apnsRequestID = apnsRequestID
+        self.apnsUniqueID = apnsUniqueID
+        self.apnsLatencyMilliseconds = apnsLatencyMilliseconds
+        self.ingestToSendMilliseconds = ingestToSendMilliseconds
+    }
+}

@@ -1,0 +1,202 @@
+import APNs
+import Foundation
+import Logging
+import ScorecastCore
+
+/// One worker: claims a batch of due rows, sends them all at once (the APNs client multiplexes
+/// them over its HTTP/2 connections), and writes every outcome in one fenced transaction.
+/// Loops until the pool stops; sleeps on the wake signal when there is nothing to do.
+struct DeliveryWorker: Sendable {
+    let index: Int
+    let context: WorkerContext
+
+    /// This worker's lease owner.
+    var owner: String { "\(context.ownerPrefix)/w\(index)" }
+
+    /// Runs until the pool stops claiming; the batch in hand is finished (or released) first.
+    func run() async {
+        var failures = 0
+        while !context.stopping.isSignalled && !Task.isCancelled {
+            let seen = context.wakeup.generation
+            let claimed: [ClaimedDelivery]
+            do {
+                claimed = try await context.store.claim(
+                    owner: owner, limit: context.settings.claimBatchSize, lease: context.settings.leaseDuration,
+                    excluding: context.inFlight.snapshot)
+                failures = 0
+            } catch {
+                failures += 1
+                if failures == 1 || failures % 30 == 0 {
+                    context.logger.warning("claiming outbox rows failed; retrying", [
+                        "worker": String(index), "error": "\(error)", "failures": String(failures)])
+                }
+                await context.wakeup.wait(after: seen, timeout: min(context.settings.pollInterval * failures, .seconds(5)))
+                continue
+            }
+            if !claimed.isEmpty {
+                context.counters.update { $0.claimed += claimed.count }
+                await process(claimed)
+            }
+            if claimed.count < context.settings.claimBatchSize {
+                // Everything due was taken: wait for news, unless some came in meanwhile.
+                await idle(after: seen)
+            }
+        }
+    }
+
+    /// Sleeps until woken, until the next row falls due, or for the poll interval, whichever
+    /// comes first; at least a tenth of the poll interval, so rows that are due but held
+    /// elsewhere do not make it spin. Returns at once if a wake came after `seen`.
+    private func idle(after seen: UInt64) async {
+        guard context.wakeup.generation == seen, !context.stopping.isSignalled else { return }
+        let poll = context.settings.pollInterval
+        let floor = max(poll / 10, .milliseconds(2))
+        var timeout = poll
+        if let seconds = try? await context.store.secondsUntilNextDue(), seconds.isFinite {
+            timeout = min(poll, max(floor, .milliseconds(Int64(max(0, min(seconds, 86_400)) * 1000))))
+        }
+        await context.wakeup.wait(after: seen, timeout: timeout)
+    }
+
+    /// Sends a claimed batch and completes it.
+    func process(_ claimed: [ClaimedDelivery]) async {
+        let ids = claimed.map(\.channelID)
+        context.inFlight.insert(ids)
+        defer { context.inFlight.remove(ids) }
+
+        let completions: [DeliveryCompletion]
+        if context.stopping.isSignalled {
+            completions = claimed.map(DeliveryCompletion.release)
+        } else {
+            completions = await sendAll(claimed)
+        }
+        await complete(completions)
+    }
+
+    /// Sends every row concurrently. Once the pool is stopping, sends still running after the
+    /// grace period are cancelled; their rows are released.
+    private func sendAll(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
+        await withTaskGroup(of: (Int, DeliveryCompletion)?.self) { group in
+            for (position, claim) in claimed.enumerated() {
+                group.addTask { (position, await send(claim)) }
+            }
+            let grace = context.settings.shutdownGrace
+            let stopping = context.stopping
+            group.addTask {
+                await stopping.wait(after: 0, timeout: nil)
+                try? await Task.sleep(for: grace)
+                return nil
+            }
+            var results = [DeliveryCompletion?](repeating: nil, count: claimed.count)
+            var received = 0
+            while received < claimed.count, let next = await group.next() {
+                guard let (position, completion) = next else {
+                    if !Task.isCancelled {
+                        context.logger.notice("cancelling sends still in flight after the shutdown grace period", [
+                            "worker": String(index), "in_flight": String(claimed.count - received)])
+                    }
+                    group.cancelAll()
+                    continue
+                }
+                results[position] = completion
+                received += 1
+            }
+            group.cancelAll()
+            return zip(claimed, results).map { claim, result in result ?? DeliveryCompletion.release(claim) }
+        }
+    }
+
+    /// Sends one row and decides what follows.
+    private func send(_ claim: ClaimedDelivery) async -> DeliveryCompletion {
+        let plan = SendPlan(claim: claim, now: Date(), settings: context.settings)
+        let outcome: SendOutcome
+        do {
+            let credentials = try await context.credentials.credentials(for: claim.app)
+            let broadcast = Broadcast(
+                bundleID: claim.app.bundleID, channelID: claim.apnsChannelID, priority: plan.priority,
+                expiration: plan.expiration, payload: claim.payload, requestID: UUID())
+            do {
+                let client = try context.apns.client(for: credentials)
+                outcome = .answered(try await client.sendBroadcast(broadcast, credentials: credentials))
+            } catch {
+                outcome = .failed(error)
+            }
+        } catch {
+            outcome = .credentialsUnavailable(error.message)
+        }
+        var random = SystemRandomNumberGenerator()
+        let completion = CompletionPlanner.completion(
+            for: claim, plan: plan, outcome: outcome, now: Date(), policy: context.settings.retryPolicy, random: &random)
+        if case .pauseApp = completion.action { context.credentials.invalidate(appID: claim.app.id) }
+        return completion
+    }
+
+    /// Writes a batch's outcomes, retrying while the database is unreachable; if it stays
+    /// unreachable the leases run out and the rows are sent again (delivery is at least once).
+    private func complete(_ completions: [DeliveryCompletion]) async {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let result = try await context.store.complete(
+                    completions, owner: owner, routineInterval: context.settings.routineInterval.seconds)
+                record(completions, result)
+                return
+            } catch {
+                let deadline = attempt >= 5 || Task.isCancelled
+                context.logger.log(deadline ? .error : .warning, "writing send outcomes failed", [
+                    "worker": String(index), "rows": String(completions.count), "attempt": String(attempt),
+                    "error": "\(error)", "then": deadline ? "leases will expire and the rows be sent again" : "retrying"])
+                if deadline { return }
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+            }
+        }
+    }
+
+    private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult) {
+        let fenced = Set(result.fencedOut)
+        let superseded = Set(result.superseded)
+        context.counters.update { totals in
+            totals.batches += 1
+            totals.fencedOut += fenced.count
+            totals.superseded += superseded.count
+            for completion in completions where !fenced.contains(completion.channelID) {
+                switch completion.delivery?.outcome {
+                case .sent?:
+                    totals.sent += 1
+                    if completion.delivery?.downgraded == true { totals.downgraded += 1 }
+                case .retry?: totals.retried += 1
+                case .failed?: totals.failed += 1
+                case .gone?: totals.gone += 1
+                case .paused?: totals.paused += 1
+                case nil: totals.released += 1
+                }
+            }
+        }
+        for completion in completions where !fenced.contains(completion.channelID) {
+            if let alert = completion.alert {
+                context.logger.error("delivery failed: \(alert)", [
+                    "channel": String(completion.channelID), "app": String(completion.appID),
+                    "status": completion.delivery?.statusCode.map(String.init) ?? "none",
+                    "reason": completion.delivery?.reason ?? "none"])
+            } else if completion.delivery?.outcome == .failed {
+                context.logger.warning("delivery failed", [
+                    "channel": String(completion.channelID), "status": completion.delivery?.statusCode.map(String.init) ?? "none",
+                    "reason": completion.delivery?.reason ?? "none"])
+            }
+        }
+        if !fenced.isEmpty {
+            context.logger.notice("lost the lease on rows during their send; another worker owns them now", [
+                "worker": String(index), "channels": fenced.sorted().map(String.init).joined(separator: ",")])
+        }
+        for app in result.newlyPausedApps {
+            let reason = completions.lazy.compactMap { completion -> String? in
+                guard completion.appID == app.id, case .pauseApp(let reason) = completion.action else { return nil }
+                return reason
+            }.first ?? "credentials refused"
+            context.logger.critical(
+                "APNs refused the credentials of app \(app.bundleID): its sends are PAUSED until an admin fixes the key and resumes the app",
+                ["app": String(app.id), "bundle_id": app.bundleID, "reason": reason])
+        }
+    }
+}

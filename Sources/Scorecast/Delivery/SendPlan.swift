@@ -1,0 +1,53 @@
+import Foundation
+import ScorecastCore
+
+/// How one claimed row is sent: the priority after the channel's budget had its say, and the
+/// `apns-expiration` its storage policy allows. Pure: time is passed in.
+public struct SendPlan: Sendable, Hashable {
+    /// `apns-priority` to send.
+    public var priority: BroadcastPriority
+    /// Whether a wanted 10 was lowered to 5 because the budget is spent.
+    public var downgraded: Bool
+    /// `apns-expiration`: 0 on No-Message-Stored channels, now + lifetime (≤ 8 h) on Most-Recent.
+    public var expiration: Int
+    /// The budget policy of the channel's app.
+    public var budgetPolicy: BudgetPolicy
+    /// The channel's budget state before this send.
+    public var budget: ChannelBudget
+
+    /// Plans the send of `claim` at `now` under `settings`.
+    public init(claim: ClaimedDelivery, now: Date, settings: WorkerSettings) {
+        let policy = settings.budgetPolicy(for: claim.app)
+        let budget = ChannelBudget(row: claim.budget, now: now, policy: policy)
+        let decision = budget.decide(wanting: claim.requestedPriority, now: now, policy: policy)
+        priority = decision.priority
+        downgraded = decision.downgraded
+        expiration = claim.storagePolicy.expirationHeader(
+            now: Int(now.timeIntervalSince1970), desiredOffset: Int(settings.storedMessageLifetime.components.seconds))
+        budgetPolicy = policy
+        self.budget = budget
+    }
+}
+
+extension ChannelBudget {
+    /// The state stored in a `channel_budget` row, or a fresh one for a channel without any.
+    public init(row: BudgetRow?, now: Date, policy: BudgetPolicy) {
+        guard let row else {
+            self = .fresh(now: now, policy: policy)
+            return
+        }
+        self.init(
+            windowStart: row.windowStart, immediateSent: row.highPrioritySent, downgraded: row.downgraded,
+            throttleHits: row.throttled, shrunkLimit: row.shrunkLimit, lastThrottledAt: row.lastThrottledAt)
+    }
+}
+
+extension BudgetRow {
+    /// The row that stores `budget` as it stands at `now` (`budget_limit` = the limit in force).
+    public init(budget: ChannelBudget, now: Date, policy: BudgetPolicy) {
+        self.init(
+            windowStart: budget.windowStart, highPrioritySent: budget.immediateSent, downgraded: budget.downgraded,
+            throttled: budget.throttleHits, budgetLimit: budget.limit(now: now, policy: policy),
+            shrunkLimit: budget.shrunkLimit, lastThrottledAt: budget.lastThrottledAt)
+    }
+}

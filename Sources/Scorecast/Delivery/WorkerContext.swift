@@ -1,0 +1,48 @@
+import APNs
+import Foundation
+import Logging
+import Synchronization
+
+/// What every worker of one pool shares: the store, the APNs client, credentials, settings,
+/// the wake and stop signals, the channels in flight and the counters.
+struct WorkerContext: Sendable {
+    let store: OutboxStore
+    let apns: any BroadcastClients
+    let credentials: APNsCredentialCache
+    let settings: WorkerSettings
+    let logger: Logger
+    /// Signalled on NOTIFY (and on stop): idle workers look for work.
+    let wakeup: WakeSignal
+    /// Signalled once, when the pool stops claiming.
+    let stopping: WakeSignal
+    /// Channels with a send in flight in this process: never claimed twice, even when a lease
+    /// ran out during a slow send.
+    let inFlight: InFlightChannels
+    let counters: WorkerCounters
+    /// The prefix of every lease owner of this pool (`host:pid:random`).
+    let ownerPrefix: String
+}
+
+/// The set of channels this process is sending to right now.
+final class InFlightChannels: Sendable {
+    private let channels = Mutex<Set<Int64>>([])
+
+    var snapshot: [Int64] { channels.withLock { Array($0) } }
+
+    func insert(_ ids: [Int64]) { channels.withLock { $0.formUnion(ids) } }
+
+    func remove(_ ids: [Int64]) { channels.withLock { $0.subtract(ids) } }
+}
+
+/// A lease owner unique to this process: host name, pid and a random part (pids are reused,
+/// and several processes on several hosts share one database).
+enum WorkerIdentity {
+    static func makeOwnerPrefix() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&buffer, buffer.count) == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            : "host"
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return "\(host.isEmpty ? "host" : host):\(getpid()):\(random)"
+    }
+}

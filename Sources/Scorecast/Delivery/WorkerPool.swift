@@ -1,0 +1,123 @@
+import APNs
+import Foundation
+import Lifecycle
+import Logging
+import Postgres
+
+/// The fan-out worker pool of one `serve` process: ``WorkerSettings/workers`` workers in one
+/// task group, each claiming due outbox rows under a lease, sending them to APNs and writing
+/// the outcome (see `design.md`, delivery rules, and apns.md §3, §5, §8).
+///
+/// Woken by `LISTEN scorecast_outbox` (ingest notifies after it commits) with a polling
+/// fallback. On shutdown it stops claiming, lets the sends in flight finish within the grace
+/// period, and releases the leases of everything it still holds.
+///
+/// ```swift
+/// let workers = WorkerPool(pool: database.pool, apns: clients, settings: WorkerSettings(configuration: configuration), logger: logger)
+/// services.append(workers)   // a Service, run by the ServiceGroup
+/// ```
+public final class WorkerPool: Service {
+    /// `workers`, for logs.
+    public let name = "workers"
+    /// The settings the pool runs with.
+    public let settings: WorkerSettings
+
+    private let pool: PostgresPool
+    private let context: WorkerContext
+
+    /// Creates a pool; nothing runs until ``run(until:)``.
+    /// - Parameters:
+    ///   - pool: the database.
+    ///   - apns: the APNs clients broadcasts go through (an `APNsClient`, or one client per
+    ///     signing key), shared with the rest of the process.
+    ///   - credentials: where apps' keys are loaded and cached; share one per process.
+    ///   - ownerPrefix: this process's lease owner prefix; by default `host:pid:random`.
+    public init(
+        pool: PostgresPool,
+        apns: some BroadcastClients,
+        credentials: APNsCredentialCache = APNsCredentialCache(),
+        settings: WorkerSettings,
+        logger: Logger,
+        ownerPrefix: String? = nil
+    ) {
+        let logger = logger.named("workers")
+        self.pool = pool
+        self.settings = settings
+        self.context = WorkerContext(
+            store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
+            logger: logger, wakeup: WakeSignal(), stopping: WakeSignal(), inFlight: InFlightChannels(),
+            counters: WorkerCounters(), ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
+    }
+
+    /// The prefix of this pool's lease owners (`<prefix>/w<n>`).
+    public var ownerPrefix: String { context.ownerPrefix }
+
+    /// Totals since the pool started.
+    public var statistics: WorkerStatistics { context.counters.snapshot }
+
+    /// Runs the workers until `shutdown` is triggered, then stops claiming, finishes or
+    /// releases what is in flight, and returns. Cancelling the task stops at once: sends in
+    /// flight are abandoned and their leases left to expire (as if the process had died).
+    public func run(until shutdown: ShutdownSignal) async throws {
+        let context = self.context
+        context.logger.info("worker pool starting", [
+            "workers": String(settings.workers), "batch": String(settings.claimBatchSize),
+            "lease": "\(settings.leaseDuration)", "owner": context.ownerPrefix])
+        if settings.leaseDuration <= settings.apnsRequestTimeout {
+            context.logger.warning("the lease is not longer than the APNs request timeout: a slow send may lose its lease and be sent twice", [
+                "lease": "\(settings.leaseDuration)", "apns_timeout": "\(settings.apnsRequestTimeout)"])
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.listen(context: context, pool: self.pool) }
+            group.addTask {
+                await withTaskGroup(of: Void.self) { workers in
+                    for index in 0..<context.settings.workers {
+                        workers.addTask { await DeliveryWorker(index: index, context: context).run() }
+                    }
+                }
+            }
+            // Cancellation means "stop now": it ends the wait like a shutdown, and the workers,
+            // cancelled too, give up their sends at once.
+            await withTaskCancellationHandler {
+                await shutdown.wait()
+            } onCancel: {
+                shutdown.trigger()
+            }
+            context.logger.info("worker pool stopping: no more claims; finishing sends in flight")
+            context.stopping.signal()
+            context.wakeup.signal()
+            // The workers' group ends first (the listener only ends when cancelled).
+            await group.next()
+            group.cancelAll()
+        }
+        // A safety net for rows whose completion could not be written.
+        do {
+            let released = try await context.store.releaseAll(ownerPrefix: context.ownerPrefix + "/")
+            if released > 0 { context.logger.notice("released leases still held at shutdown", ["rows": String(released)]) }
+        } catch {
+            context.logger.warning("could not release leases at shutdown; they expire by themselves", ["error": "\(error)"])
+        }
+        let totals = statistics
+        context.logger.info("worker pool stopped", [
+            "sent": String(totals.sent), "retried": String(totals.retried), "failed": String(totals.failed),
+            "gone": String(totals.gone), "paused": String(totals.paused), "downgraded": String(totals.downgraded),
+            "released": String(totals.released)])
+    }
+
+    /// Wakes the workers on every NOTIFY; re-subscribes after a failure until cancelled.
+    private static func listen(context: WorkerContext, pool: PostgresPool) async {
+        while !Task.isCancelled {
+            do {
+                for try await _ in pool.listen(context.settings.notifyChannel) {
+                    context.wakeup.signal()
+                }
+            } catch {
+                if Task.isCancelled { return }
+                context.logger.warning("listening for outbox notifications failed; polling meanwhile", ["error": "\(error)"])
+            }
+            // The stream ended (pool closing, or an error): wake everyone once, then try again.
+            context.wakeup.signal()
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+}

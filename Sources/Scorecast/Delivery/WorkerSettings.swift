@@ -1,0 +1,97 @@
+import Foundation
+import ScorecastCore
+
+/// How the worker pool behaves: its size, claiming, leases, waking, shutdown, and the delivery
+/// policies (budget profiles, retry schedule, expiration) it hands to the core's decisions.
+public struct WorkerSettings: Sendable {
+    /// Concurrent workers (claim-send-complete loops) in this process.
+    public var workers: Int
+    /// Outbox rows one worker claims (and sends concurrently) at once.
+    public var claimBatchSize: Int
+    /// Lease on claimed rows; a row whose lease expired is claimable again (rescue).
+    public var leaseDuration: Duration
+    /// Idle workers look for due rows at least this often (the fallback to LISTEN/NOTIFY).
+    public var pollInterval: Duration
+    /// On shutdown, sends in flight get this long to finish; the rest are cancelled and released.
+    public var shutdownGrace: Duration
+    /// Least spacing of routine updates to one channel, applied to a routine payload that
+    /// arrived while the previous one was being sent.
+    public var routineInterval: Duration
+    /// Priority-10 sends per channel per hour for apps without frequent updates.
+    public var budgetStandardPerHour: Int
+    /// The same for apps with frequent updates.
+    public var budgetFrequentPerHour: Int
+    /// Budget windows, shrinking after 429 and recovery (the profile comes from each app).
+    public var budgetPolicy: BudgetPolicy
+    /// Backoff, jitter, `Retry-After` and the attempt limit.
+    public var retryPolicy: RetryPolicy
+    /// `apns-expiration` offset on Most-Recent-Message-Stored channels (at most 8 hours there;
+    /// always 0 on No-Message-Stored channels, apns.md §3).
+    public var storedMessageLifetime: Duration
+    /// The NOTIFY channel ingest signals after committing new outbox rows.
+    public var notifyChannel: String
+    /// The APNs request deadline; the lease should outlast it, or a slow send may lose its
+    /// lease and go out twice (only a warning: delivery is at least once).
+    public var apnsRequestTimeout: Duration
+
+    /// The channel ingest NOTIFYs after it commits outbox rows.
+    public static let defaultNotifyChannel = "scorecast_outbox"
+
+    /// Creates settings; the defaults match `Configuration`'s.
+    public init(
+        workers: Int = 4,
+        claimBatchSize: Int = 64,
+        leaseDuration: Duration = .seconds(30),
+        pollInterval: Duration = .seconds(1),
+        shutdownGrace: Duration = .seconds(10),
+        routineInterval: Duration = .seconds(2),
+        budgetStandardPerHour: Int = 12,
+        budgetFrequentPerHour: Int = 60,
+        budgetPolicy: BudgetPolicy = BudgetPolicy(),
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        storedMessageLifetime: Duration = .seconds(8 * 3600),
+        notifyChannel: String = WorkerSettings.defaultNotifyChannel,
+        apnsRequestTimeout: Duration = .seconds(10)
+    ) {
+        self.workers = max(1, workers)
+        self.claimBatchSize = max(1, claimBatchSize)
+        self.leaseDuration = max(.milliseconds(100), leaseDuration)
+        self.pollInterval = max(.milliseconds(1), pollInterval)
+        self.shutdownGrace = max(.zero, shutdownGrace)
+        self.routineInterval = max(.zero, routineInterval)
+        self.budgetStandardPerHour = max(0, budgetStandardPerHour)
+        self.budgetFrequentPerHour = max(0, budgetFrequentPerHour)
+        self.budgetPolicy = budgetPolicy
+        self.retryPolicy = retryPolicy
+        self.storedMessageLifetime = max(.zero, storedMessageLifetime)
+        self.notifyChannel = notifyChannel
+        self.apnsRequestTimeout = apnsRequestTimeout
+    }
+
+    /// The settings `serve` uses: `SCORECAST_WORKERS`, `SCORECAST_CLAIM_BATCH`,
+    /// `SCORECAST_LEASE_SECONDS`, `SCORECAST_POLL_INTERVAL_MS`, `SCORECAST_SHUTDOWN_GRACE_SECONDS`,
+    /// `SCORECAST_ROUTINE_INTERVAL_MS`, the two budget profiles and `SCORECAST_APNS_TIMEOUT_MS`.
+    ///
+    /// The in-flight grace is three quarters of the configured one, so that cancelled sends can
+    /// still be released before the service group's own deadline (the full grace) cancels the pool.
+    public init(configuration: Configuration) {
+        self.init(
+            workers: configuration.workers,
+            claimBatchSize: configuration.claimBatchSize,
+            leaseDuration: configuration.leaseDuration,
+            pollInterval: configuration.pollInterval,
+            shutdownGrace: configuration.shutdownGrace * 0.75,
+            routineInterval: configuration.routineInterval,
+            budgetStandardPerHour: configuration.budgetStandardPerHour,
+            budgetFrequentPerHour: configuration.budgetFrequentPerHour,
+            apnsRequestTimeout: configuration.apnsRequestTimeout)
+    }
+
+    /// The budget policy of `app`: its own hourly budget, else its profile's default.
+    public func budgetPolicy(for app: DeliveryApp) -> BudgetPolicy {
+        var policy = budgetPolicy
+        let perHour = app.budgetPerHour ?? (app.frequentUpdates ? budgetFrequentPerHour : budgetStandardPerHour)
+        policy.profile = BudgetProfile(name: app.frequentUpdates ? "frequent-updates" : "standard", immediatePerHour: perHour)
+        return policy
+    }
+}

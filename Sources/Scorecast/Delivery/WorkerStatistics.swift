@@ -1,0 +1,41 @@
+import Synchronization
+
+/// Running totals of one worker pool since it started (what its logs and tests read).
+public struct WorkerStatistics: Sendable, Hashable {
+    /// Rows claimed.
+    public var claimed = 0
+    /// Sends APNs accepted.
+    public var sent = 0
+    /// Sends that will be retried.
+    public var retried = 0
+    /// Sends failed for good.
+    public var failed = 0
+    /// Channels found gone.
+    public var gone = 0
+    /// Sends refused for the app's credentials.
+    public var paused = 0
+    /// Accepted sends lowered from priority 10 to 5 by the budget.
+    public var downgraded = 0
+    /// Sends whose row a newer event replaced meanwhile (the row stays pending).
+    public var superseded = 0
+    /// Completions dropped because the lease had been lost.
+    public var fencedOut = 0
+    /// Rows given back unsent (shutdown, cancellation).
+    public var released = 0
+    /// Batches completed.
+    public var batches = 0
+
+    /// Creates zeroed totals.
+    public init() {}
+}
+
+/// The pool's counters, updated by every worker.
+final class WorkerCounters: Sendable {
+    private let totals = Mutex(WorkerStatistics())
+
+    var snapshot: WorkerStatistics { totals.withLock { $0 } }
+
+    func update(_ body: (inout WorkerStatistics) -> Void) {
+        totals.withLock { body(&$0) }
+    }
+}

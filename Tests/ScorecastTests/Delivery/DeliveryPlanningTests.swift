@@ -1,0 +1,268 @@
+import APNs
+import Foundation
+import Scorecast
+import ScorecastCore
+import Testing
+
+/// The pure decisions of a send: its plan (priority, budget, expiration) and what follows its
+/// outcome, table-driven with a fixed clock and random source.
+@Suite struct DeliveryPlanningTests {
+    static let now = Date(timeIntervalSince1970: 1_750_000_000)
+
+    static func claim(
+        priority: BroadcastPriority = .immediate, policy: ChannelStoragePolicy = .noMessageStored, attempts: Int = 0,
+        frequent: Bool = false, appBudget: Int? = nil, budget: BudgetRow? = nil
+    ) -> ClaimedDelivery {
+        ClaimedDelivery(
+            channelID: 7, version: 3, payload: Array("{}".utf8), payloadTimestamp: 1_749_999_990, requestedPriority: priority,
+            alerting: priority == .immediate, eventIDs: [11, 12], firstIngestedAt: now.addingTimeInterval(-0.25), coalesced: 1,
+            attempts: attempts, leaseOwner: "w", claimedAt: now.addingTimeInterval(-0.01), apnsChannelID: "abc=", storagePolicy: policy, lastTimestamp: 0,
+            app: DeliveryApp(
+                id: 2, bundleID: "com.example.app", environment: .sandbox, teamID: "TEAM000001", keyID: "KEY0000001",
+                keyPath: "/k.p8", frequentUpdates: frequent, budgetPerHour: appBudget),
+            budget: budget)
+    }
+
+    static func response(_ status: Int, _ reason: APNsReason? = nil, retryAfter: String? = nil) -> SendOutcome {
+        .answered(APNsResponse(
+            status: status, reason: reason, requestID: "r-1", uniqueID: status == 200 ? "u-1" : nil, channelID: nil,
+            retryAfter: retryAfter, timestamp: nil, latency: .milliseconds(4), body: []))
+    }
+
+    static let settings = WorkerSettings(budgetStandardPerHour: 3, budgetFrequentPerHour: 9, retryPolicy: RetryPolicy(baseDelay: 1, maximumDelay: 8, maximumAttempts: 4))
+
+    /// Full jitter pinned to its top.
+    struct Highest: RandomNumberGenerator {
+        mutating func next() -> UInt64 { .max }
+    }
+
+    // MARK: - Plans
+
+    @Test(arguments: [
+        // (requested, app budget, frequent, already sent this window) → (priority, downgraded)
+        (BroadcastPriority.immediate, Int?.none, false, 0, BroadcastPriority.immediate, false),
+        (.immediate, nil, false, 2, .immediate, false),
+        (.immediate, nil, false, 3, .opportunistic, true),
+        (.immediate, nil, true, 3, .immediate, false),
+        (.immediate, nil, true, 9, .opportunistic, true),
+        (.immediate, 1, true, 1, .opportunistic, true),
+        (.immediate, 0, false, 0, .opportunistic, true),
+        (.opportunistic, nil, false, 3, .opportunistic, false),
+        (.opportunistic, nil, false, 0, .opportunistic, false),
+    ])
+    func priorityFollowsTheBudget(
+        requested: BroadcastPriority, appBudget: Int?, frequent: Bool, sent: Int, expected: BroadcastPriority, downgraded: Bool
+    ) {
+        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
+        let row = BudgetRow(windowStart: window, highPrioritySent: sent, downgraded: 0, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
+        let plan = SendPlan(claim: Self.claim(priority: requested, frequent: frequent, appBudget: appBudget, budget: row), now: Self.now, settings: Self.settings)
+        #expect(plan.priority == expected)
+        #expect(plan.downgraded == downgraded)
+    }
+
+    @Test func aBudgetFromAnEarlierWindowIsFresh() {
+        let old = BudgetRow(windowStart: Self.now.addingTimeInterval(-7200), highPrioritySent: 99, downgraded: 5, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
+        let plan = SendPlan(claim: Self.claim(budget: old), now: Self.now, settings: Self.settings)
+        #expect(plan.priority == .immediate)
+        #expect(!plan.downgraded)
+    }
+
+    @Test func aShrunkBudgetAfterA429StaysShrunkInTheNextWindow() {
+        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
+        let previous = BudgetRow(
+            windowStart: window.addingTimeInterval(-3600), highPrioritySent: 3, downgraded: 0, throttled: 1, budgetLimit: 1,
+            shrunkLimit: 1, lastThrottledAt: window.addingTimeInterval(-60))
+        var claim = Self.claim(budget: previous)
+        claim.budget = previous
+        let first = SendPlan(claim: claim, now: Self.now, settings: Self.settings)
+        #expect(first.priority == .immediate)
+        #expect(first.budget.limit(now: Self.now, policy: first.budgetPolicy) == 1)
+        claim.budget = BudgetRow(windowStart: window, highPrioritySent: 1, downgraded: 0, throttled: 0, budgetLimit: 1, shrunkLimit: 1, lastThrottledAt: previous.lastThrottledAt)
+        #expect(SendPlan(claim: claim, now: Self.now, settings: Self.settings).downgraded)
+    }
+
+    @Test func expirationIsZeroWithoutStorageAndEightHoursAtMostWithIt() {
+        #expect(SendPlan(claim: Self.claim(policy: .noMessageStored), now: Self.now, settings: Self.settings).expiration == 0)
+        #expect(SendPlan(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: Self.settings).expiration
+            == Int(Self.now.timeIntervalSince1970) + 8 * 3600)
+        var shorter = Self.settings
+        shorter.storedMessageLifetime = .seconds(600)
+        #expect(SendPlan(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: shorter).expiration
+            == Int(Self.now.timeIntervalSince1970) + 600)
+        var longer = Self.settings
+        longer.storedMessageLifetime = .seconds(24 * 3600)
+        #expect(SendPlan(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: longer).expiration
+            == Int(Self.now.timeIntervalSince1970) + 8 * 3600)
+    }
+
+    // MARK: - Outcomes
+
+    private static func complete(_ outcome: SendOutcome, claim: ClaimedDelivery = claim()) -> DeliveryCompletion {
+        var random = Highest()
+        let plan = SendPlan(claim: claim, now: now, settings: settings)
+        return CompletionPlanner.completion(for: claim, plan: plan, outcome: outcome, now: now, policy: settings.retryPolicy, random: &random)
+    }
+
+    @Test func acceptedFinishesCountsTheBudgetAndRecordsEverything() throws {
+        let completion = Self.complete(Self.response(200))
+        #expect(completion.action == .finish)
+        #expect(completion.sentTimestamp == 1_749_999_990)
+        #expect(completion.alert == nil)
+        let record = try #require(completion.delivery)
+        #expect(record.outcome == .sent)
+        #expect(record.statusCode == 200)
+        #expect(record.reason == nil)
+        #expect(record.apnsRequestID == "r-1")
+        #expect(record.apnsUniqueID == "u-1")
+        #expect(record.apnsLatencyMilliseconds == 4)
+        #expect(record.ingestToSendMilliseconds == 250)
+        #expect(record.eventIDs == [11, 12])
+        #expect(record.outboxVersion == 3)
+        #expect(record.coalesced == 1)
+        #expect(record.attempt == 1)
+        #expect(record.priority == .immediate)
+        let budget = try #require(completion.budget)
+        #expect(budget.highPrioritySent == 1)
+        #expect(budget.budgetLimit == 3)
+    }
+
+    @Test func anAcceptedDowngradeIsCounted() throws {
+        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
+        let spent = BudgetRow(windowStart: window, highPrioritySent: 3, downgraded: 2, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
+        let completion = Self.complete(Self.response(200), claim: Self.claim(budget: spent))
+        #expect(completion.delivery?.priority == .opportunistic)
+        #expect(completion.delivery?.requestedPriority == .immediate)
+        #expect(completion.delivery?.downgraded == true)
+        #expect(completion.budget?.downgraded == 3)
+        #expect(completion.budget?.highPrioritySent == 3)
+    }
+
+    @Test(arguments: [
+        (503, APNsReason.serviceUnavailable, "503 ServiceUnavailable"),
+        (500, .internalServerError, "500 InternalServerError"),
+        (503, .shutdown, "503 Shutdown"),
+        (502, nil, "HTTP 502"),
+    ])
+    func serverErrorsAreRetriedWithBackoff(status: Int, reason: APNsReason?, label: String) throws {
+        let completion = Self.complete(Self.response(status, reason), claim: Self.claim(attempts: 1))
+        guard case .retry(let delay, let error) = completion.action else {
+            Issue.record("expected a retry, got \(completion.action)")
+            return
+        }
+        // Attempt 2 failed: the bound is base × 2 = 2 s, and the jitter is pinned to its top.
+        #expect(abs(delay - 2) < 0.001)
+        #expect(error == label)
+        #expect(completion.delivery?.outcome == .retry)
+        #expect(completion.delivery?.attempt == 2)
+        #expect(completion.budget == nil)
+        #expect(completion.sentTimestamp == nil)
+    }
+
+    @Test func throttlingHonoursRetryAfterAndShrinksTheBudget() throws {
+        let completion = Self.complete(Self.response(429, .tooManyRequests, retryAfter: "30"))
+        guard case .retry(let delay, _) = completion.action else {
+            Issue.record("expected a retry, got \(completion.action)")
+            return
+        }
+        #expect(delay == 30)
+        #expect(completion.delivery?.outcome == .retry)
+        #expect(completion.delivery?.reason == "TooManyRequests")
+        let budget = try #require(completion.budget)
+        #expect(budget.throttled == 1)
+        #expect(budget.shrunkLimit == 1)
+        #expect(budget.budgetLimit == 1)
+        #expect(budget.lastThrottledAt == Self.now)
+        // The rest of the window is spent: the retry goes at 5.
+        var next = Self.claim()
+        next.budget = budget
+        #expect(SendPlan(claim: next, now: Self.now, settings: Self.settings).downgraded)
+    }
+
+    @Test func transportFailuresAreRetried() throws {
+        for (error, reason) in [
+            (APNsClientError(.timeout, "deadline"), "timeout"),
+            (APNsClientError(.connectionLost, "reset", neverProcessed: true), "GOAWAY before the request was processed"),
+            (APNsClientError(.connectionLost, "reset"), "connection reset"),
+            (APNsClientError(.connectionFailed, "refused"), "connection failed"),
+        ] {
+            let completion = Self.complete(.failed(error))
+            guard case .retry = completion.action else {
+                Issue.record("expected a retry for \(error), got \(completion.action)")
+                continue
+            }
+            #expect(completion.delivery?.reason == reason)
+            #expect(completion.delivery?.statusCode == nil)
+        }
+    }
+
+    @Test func retriesRunOutIntoALoudFailure() throws {
+        let completion = Self.complete(Self.response(503, .serviceUnavailable), claim: Self.claim(attempts: 3))
+        #expect(completion.action == .finish)
+        #expect(completion.delivery?.outcome == .failed)
+        #expect(completion.delivery?.reason == "ServiceUnavailable")
+        #expect(completion.alert?.contains("gave up after 4 attempts") == true)
+    }
+
+    @Test(arguments: [APNsReason.badPriority, .badExpirationDate, .topicDisallowed, .payloadTooLarge, .badChannelId])
+    func ourBugsFailWithoutRetryOrAlert(reason: APNsReason) {
+        let completion = Self.complete(Self.response(reason.documentedStatus ?? 400, reason))
+        #expect(completion.action == .finish)
+        #expect(completion.delivery?.outcome == .failed)
+        #expect(completion.delivery?.reason == reason.rawValue)
+        #expect(completion.alert == nil)
+        #expect(completion.budget == nil)
+    }
+
+    @Test func configurationErrorsFailLoudly() {
+        let completion = Self.complete(Self.response(400, .featureNotEnabled))
+        #expect(completion.action == .finish)
+        #expect(completion.delivery?.outcome == .failed)
+        #expect(completion.alert != nil)
+    }
+
+    @Test func channelNotRegisteredCancelsTheChannel() {
+        let completion = Self.complete(Self.response(400, .channelNotRegistered))
+        #expect(completion.action == .cancelChannel)
+        #expect(completion.delivery?.outcome == .gone)
+        #expect(completion.delivery?.reason == "ChannelNotRegistered")
+        #expect(completion.alert != nil)
+    }
+
+    @Test(arguments: [APNsReason.invalidProviderToken, .expiredProviderToken, .missingProviderToken, .topicMismatch, .badCertificate])
+    func credentialErrorsPauseTheApp(reason: APNsReason) {
+        let completion = Self.complete(Self.response(403, reason))
+        guard case .pauseApp(let text) = completion.action else {
+            Issue.record("expected a pause, got \(completion.action)")
+            return
+        }
+        #expect(text.contains(reason.rawValue))
+        #expect(completion.delivery?.outcome == .paused)
+        #expect(completion.delivery?.statusCode == 403)
+    }
+
+    @Test func unloadableCredentialsPauseTheAppWithoutSending() {
+        let completion = Self.complete(.credentialsUnavailable("cannot load the APNs auth key: no such file"))
+        guard case .pauseApp(let text) = completion.action else {
+            Issue.record("expected a pause, got \(completion.action)")
+            return
+        }
+        #expect(text.contains("no such file"))
+        #expect(completion.delivery?.outcome == .paused)
+        #expect(completion.delivery?.statusCode == nil)
+    }
+
+    @Test func aRefusalBeforeSendingFailsForGood() {
+        let completion = Self.complete(.failed(APNsClientError(.invalidRequest, "the payload is 6000 bytes, over 5120")))
+        #expect(completion.action == .finish)
+        #expect(completion.delivery?.outcome == .failed)
+        #expect(completion.delivery?.reason?.contains("6000 bytes") == true)
+    }
+
+    @Test(arguments: [APNsClientError.Code.cancelled, .shutdown])
+    func cancellationOnlyReleasesTheRow(code: APNsClientError.Code) {
+        let completion = Self.complete(.failed(APNsClientError(code, "stopping")))
+        #expect(completion.action == .release)
+        #expect(completion.delivery == nil)
+        #expect(completion.budget == nil)
+    }
+}

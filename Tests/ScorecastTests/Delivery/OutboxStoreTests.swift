@@ -1,0 +1,425 @@
+import Foundation
+import Postgres
+import Scorecast
+import ScorecastCore
+import Testing
+import TestSupport
+
+/// The claim and completion SQL against a real Postgres, one schema per test.
+@Suite struct OutboxStoreTests {
+    private static func store(_ database: DeliveryDatabase) -> OutboxStore {
+        OutboxStore(pool: database.pool, logger: TestDatabase.logger)
+    }
+
+    private static func sent(_ claim: ClaimedDelivery, budget: BudgetRow? = nil) -> DeliveryCompletion {
+        DeliveryCompletion(
+            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .finish,
+            delivery: DeliveryRecord(
+                eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
+                priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
+                outcome: .sent, statusCode: 200, reason: nil, apnsRequestID: "req", apnsUniqueID: "uniq",
+                apnsLatencyMilliseconds: 1.5, ingestToSendMilliseconds: 3.25),
+            budget: budget, sentTimestamp: claim.payloadTimestamp, claimedEventIDs: claim.eventIDs,
+            claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
+    }
+
+    private static func failed(_ claim: ClaimedDelivery, _ action: DeliveryCompletion.RowAction, outcome: DeliveryOutcome, status: Int, reason: String) -> DeliveryCompletion {
+        DeliveryCompletion(
+            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: action,
+            delivery: DeliveryRecord(
+                eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
+                priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
+                outcome: outcome, statusCode: status, reason: reason, apnsRequestID: nil, apnsUniqueID: nil,
+                apnsLatencyMilliseconds: 2, ingestToSendMilliseconds: 4),
+            budget: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs, claimedCoalesced: claim.coalesced,
+            claimedAt: claim.claimedAt)
+    }
+
+    @Test func claimReturnsDueRowsWithChannelAppAndBudgetAndLeasesThem() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp(frequentUpdates: true, budgetPerHour: 7)
+            let channel = try await database.addChannel(appID: app, apnsChannelID: "dGVzdA==", storagePolicy: 1)
+            let payload = DeliveryDatabase.payload(score: 2, timestamp: 1_700_000_000)
+            try await database.enqueue(channelID: channel, payload: payload, timestamp: 1_700_000_000, priority: 10, eventID: 41)
+            let window = Date(timeIntervalSince1970: 1_700_000_000)
+            try await database.pool.execute("""
+                INSERT INTO channel_budget (channel_id, window_start, high_priority_sent, downgraded, throttled, budget_limit, shrunk_limit, last_throttled_at)
+                VALUES (\(channel), \(window.addingTimeInterval(-3600)), 1, 0, 0, 7, NULL, NULL),
+                       (\(channel), \(window), 3, 1, 1, 3, 3, \(window))
+                """)
+
+            let claims = try await Self.store(database).claim(owner: "w-1", limit: 10, lease: .seconds(30))
+            #expect(claims.count == 1)
+            let claim = try #require(claims.first)
+            #expect(claim.channelID == channel)
+            #expect(claim.version == 1)
+            #expect(claim.payload == payload)
+            #expect(claim.payloadTimestamp == 1_700_000_000)
+            #expect(claim.requestedPriority == .immediate)
+            #expect(claim.eventIDs == [41])
+            #expect(claim.attempt == 1)
+            #expect(claim.leaseOwner == "w-1")
+            #expect(claim.apnsChannelID == "dGVzdA==")
+            #expect(claim.storagePolicy == .mostRecentMessageStored)
+            #expect(claim.app == DeliveryApp(
+                id: app, bundleID: "com.example.scores", environment: .sandbox, teamID: "TEAM000001", keyID: "KEY0000001",
+                keyPath: "/nonexistent/key.p8", frequentUpdates: true, budgetPerHour: 7))
+            #expect(claim.budget == BudgetRow(
+                windowStart: window, highPrioritySent: 3, downgraded: 1, throttled: 1, budgetLimit: 3, shrunkLimit: 3, lastThrottledAt: window))
+
+            let row = try #require(try await database.outbox(channel))
+            #expect(row.leaseOwner == "w-1")
+            let expires = try #require(row.leaseExpiresAt)
+            #expect(abs(expires.timeIntervalSinceNow - 30) < 5)
+        }
+    }
+
+    @Test func claimSkipsWhatIsNotSendableNow() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let pausedApp = try await database.addApp(bundleID: "com.example.paused")
+            try await database.pool.execute("UPDATE apps SET paused_at = now(), paused_reason = 'test' WHERE id = \(pausedApp)")
+            let due = try await database.addChannel(appID: app)
+            let later = try await database.addChannel(appID: app)
+            let backingOff = try await database.addChannel(appID: app)
+            let leased = try await database.addChannel(appID: app)
+            let expired = try await database.addChannel(appID: app)
+            let gone = try await database.addChannel(appID: app, status: "gone")
+            let deleted = try await database.addChannel(appID: app, status: "deleted")
+            let retiring = try await database.addChannel(appID: app, status: "retiring")
+            let ofPausedApp = try await database.addChannel(appID: pausedApp)
+            let excluded = try await database.addChannel(appID: app)
+            let body = DeliveryDatabase.payload(score: 1, timestamp: 1)
+            for channel in [due, later, backingOff, leased, expired, gone, deleted, retiring, ofPausedApp, excluded] {
+                try await database.enqueue(channelID: channel, payload: body, timestamp: 1, dueIn: channel == later ? 60 : -1)
+            }
+            try await database.pool.execute("UPDATE outbox SET not_before = now() + interval '1 minute' WHERE channel_id = \(backingOff)")
+            try await database.pool.execute("""
+                UPDATE outbox SET lease_owner = 'other', lease_expires_at = now() + interval '1 minute' WHERE channel_id = \(leased)
+                """)
+            try await database.pool.execute("""
+                UPDATE outbox SET lease_owner = 'dead', lease_expires_at = now() - interval '1 second' WHERE channel_id = \(expired)
+                """)
+
+            let claims = try await Self.store(database).claim(owner: "w", limit: 100, lease: .seconds(5), excluding: [excluded])
+            #expect(Set(claims.map(\.channelID)) == [due, expired, retiring])
+            #expect(try await database.outbox(leased)?.leaseOwner == "other")
+            #expect(try await database.outbox(expired)?.leaseOwner == "w")
+            // Everything claimable is now leased: a second claim finds nothing.
+            #expect(try await Self.store(database).claim(owner: "w2", limit: 100, lease: .seconds(5), excluding: [excluded]).isEmpty)
+        }
+    }
+
+    @Test func claimHonoursTheLimitOldestDueFirst() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            var channels: [Int64] = []
+            for index in 0..<5 {
+                let channel = try await database.addChannel(appID: app)
+                try await database.enqueue(channelID: channel, payload: [1], timestamp: 1, dueIn: -Double(10 - index))
+                channels.append(channel)
+            }
+            let claims = try await Self.store(database).claim(owner: "w", limit: 3, lease: .seconds(5))
+            #expect(claims.map(\.channelID) == Array(channels.prefix(3)))
+        }
+    }
+
+    @Test func concurrentClaimsNeverShareARow() async throws {
+        try await DeliveryDatabase.with(maxConnections: 10) { database in
+            let app = try await database.addApp()
+            let inserted = try await database.pool.query("""
+                WITH made AS (
+                    INSERT INTO channels (apns_channel_id, app_id, storage_policy)
+                    SELECT 'c' || n, \(app), 0 FROM generate_series(1, 200) AS n
+                    RETURNING id
+                )
+                INSERT INTO outbox (channel_id, payload, payload_timestamp, priority, event_ids, first_ingested_at, due_at)
+                SELECT id, '\\x01'::bytea, 1, 10, '{}', now(), now() - interval '1 second' FROM made
+                RETURNING channel_id
+                """)
+            let all = Set(try inserted.map { try $0.decode("channel_id", as: Int64.self) })
+            #expect(all.count == 200)
+            let store = Self.store(database)
+            let perOwner = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for owner in 0..<8 {
+                    group.addTask {
+                        var mine: [Int64] = []
+                        while true {
+                            let claims = try await store.claim(owner: "w\(owner)", limit: 7, lease: .seconds(30))
+                            if claims.isEmpty { return mine }
+                            mine += claims.map(\.channelID)
+                        }
+                    }
+                }
+                var lists: [[Int64]] = []
+                for try await list in group { lists.append(list) }
+                return lists
+            }
+            let flat = perOwner.flatMap { $0 }
+            #expect(flat.count == 200)
+            #expect(Set(flat) == all)
+        }
+    }
+
+    @Test func successDeletesTheRowAndRecordsTheDelivery() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: channel, payload: [1, 2], timestamp: 1_700_000_123, eventID: 9)
+            let store = Self.store(database)
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            let budget = BudgetRow(windowStart: Date(timeIntervalSince1970: 1_699_999_200), highPrioritySent: 1, downgraded: 0, throttled: 0, budgetLimit: 12, shrunkLimit: nil, lastThrottledAt: nil)
+            let result = try await store.complete([Self.sent(claim, budget: budget)], owner: "w", routineInterval: 2)
+            #expect(result.deleted == [channel])
+            #expect(result.deliveriesWritten == 1)
+            #expect(try await database.outbox(channel) == nil)
+            let deliveries = try await database.deliveries(channel)
+            #expect(deliveries.count == 1)
+            let delivery = try #require(deliveries.first)
+            #expect(delivery.outcome == "sent")
+            #expect(delivery.statusCode == 200)
+            #expect(delivery.requestID == "req")
+            #expect(delivery.uniqueID == "uniq")
+            #expect(delivery.eventIDs == [9])
+            #expect(delivery.attempt == 1)
+            #expect(delivery.priority == 10)
+            #expect(delivery.latency == 1.5)
+            #expect(delivery.ingestToSend == 3.25)
+            let state = try await database.channel(channel)
+            #expect(state.lastTimestamp == 1_700_000_123)
+            #expect(state.lastSentAt != nil)
+            #expect(try await database.budgets(channel) == [budget])
+        }
+    }
+
+    @Test func aNewerEventDuringTheSendStaysPendingAndIsSpaced() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            let first = try await database.addEvent(seq: 1)
+            let second = try await database.addEvent(seq: 2)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, priority: 5, alerting: false, eventID: first.id)
+            try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, priority: 5, alerting: false, eventID: second.id)
+            let store = Self.store(database)
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            #expect(claim.coalesced == 1)
+            #expect(claim.eventIDs == [first.id, second.id])
+            // Ingest replaces the payload twice while the send is in flight.
+            try await Task.sleep(for: .milliseconds(20))
+            let third = try await database.addEvent(seq: 3)
+            let fourth = try await database.addEvent(seq: 4)
+            try await database.enqueue(channelID: channel, payload: [3], timestamp: 12, priority: 5, alerting: false, eventID: third.id)
+            let newer = try await database.enqueue(channelID: channel, payload: [4], timestamp: 13, priority: 5, alerting: false, eventID: fourth.id)
+            #expect(newer == 4)
+            let result = try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30)
+            #expect(result.superseded == [channel])
+            #expect(result.deleted.isEmpty)
+            let row = try #require(try await database.outbox(channel))
+            #expect(row.version == 4)
+            #expect(row.payload == [4])
+            #expect(row.leaseOwner == nil)
+            #expect(row.leaseExpiresAt == nil)
+            #expect(row.attempts == 0)
+            // Only what the send did not carry is left: two events, one of them coalesced.
+            #expect(row.eventIDs == [third.id, fourth.id])
+            #expect(row.coalesced == 1)
+            #expect(row.firstIngestedAt == third.receivedAt)
+            // A routine update waits the routine interval after the send that just went out.
+            #expect(row.dueAt.timeIntervalSinceNow > 25)
+            #expect(try await database.deliveries(channel).map(\.outcome) == ["sent"])
+            #expect(try await database.deliveries(channel).map(\.coalesced) == [1])
+            #expect(try await database.channel(channel).lastTimestamp == 11)
+        }
+    }
+
+    @Test func anAlertingRowThatArrivedDuringTheSendIsNotHeldBack() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, priority: 5, alerting: false)
+            let store = Self.store(database)
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, priority: 10, alerting: true, eventID: 2)
+            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30)
+            let row = try #require(try await database.outbox(channel))
+            #expect(row.dueAt.timeIntervalSinceNow <= 1)
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).map(\.version) == [2])
+        }
+    }
+
+    @Test func aCompletionFromAWorkerThatLostItsLeaseChangesNothing() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
+            let store = Self.store(database)
+            let stale = try #require(try await store.claim(owner: "slow", limit: 1, lease: .seconds(30)).first)
+            try await database.expireLease(channel)
+            let rescuer = try #require(try await store.claim(owner: "rescuer", limit: 1, lease: .seconds(30)).first)
+            #expect(rescuer.version == stale.version)
+
+            let budget = BudgetRow(windowStart: Date(timeIntervalSince1970: 0), highPrioritySent: 1, downgraded: 0, throttled: 0, budgetLimit: 12, shrunkLimit: nil, lastThrottledAt: nil)
+            for action in [DeliveryCompletion.RowAction.finish, .cancelChannel, .pauseApp(reason: "x"), .retry(delay: 5, error: "e"), .release] {
+                var completion = Self.sent(stale, budget: budget)
+                completion.action = action
+                let result = try await store.complete([completion], owner: "slow", routineInterval: 0)
+                #expect(result.fencedOut == [channel])
+                #expect(result.deliveriesWritten == 0)
+            }
+            let row = try #require(try await database.outbox(channel))
+            #expect(row.leaseOwner == "rescuer")
+            #expect(row.attempts == 0)
+            #expect(row.notBefore == nil)
+            #expect(try await database.deliveries(channel).isEmpty)
+            #expect(try await database.budgets(channel).isEmpty)
+            #expect(try await database.channel(channel).status == "active")
+            #expect(try await database.channel(channel).lastTimestamp == 0)
+            #expect(try await database.pause(app).at == nil)
+        }
+    }
+
+    @Test func aCompletionForAStaleVersionDoesNotDeleteTheNewerPayload() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
+            let store = Self.store(database)
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2)
+            var failedForGood = Self.failed(claim, .finish, outcome: .failed, status: 400, reason: "BadPriority")
+            failedForGood.claimedVersion = claim.version
+            try await store.complete([failedForGood], owner: "w", routineInterval: 0)
+            let row = try #require(try await database.outbox(channel))
+            #expect(row.version == 2)
+            #expect(row.payload == [2])
+            #expect(row.leaseOwner == nil)
+        }
+    }
+
+    @Test func retryCountsTheAttemptBacksOffAndReleases() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
+            let store = Self.store(database)
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            try await store.complete(
+                [Self.failed(claim, .retry(delay: 60, error: "503 ServiceUnavailable"), outcome: .retry, status: 503, reason: "ServiceUnavailable")],
+                owner: "w", routineInterval: 0)
+            let row = try #require(try await database.outbox(channel))
+            #expect(row.attempts == 1)
+            #expect(row.leaseOwner == nil)
+            #expect(row.lastError == "503 ServiceUnavailable")
+            let notBefore = try #require(row.notBefore)
+            #expect(abs(notBefore.timeIntervalSinceNow - 60) < 5)
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).isEmpty)
+            // Coalescing does not undo the backoff.
+            try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2)
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).isEmpty)
+            try await database.pool.execute("UPDATE outbox SET not_before = now() - interval '1 second' WHERE channel_id = \(channel)")
+            let again = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            #expect(again.attempt == 2)
+            #expect(try await database.deliveries(channel).map(\.outcome) == ["retry"])
+        }
+    }
+
+    @Test func channelGoneMarksTheChannelAndCancelsItsWork() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
+            let store = Self.store(database)
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2)
+            let result = try await store.complete(
+                [Self.failed(claim, .cancelChannel, outcome: .gone, status: 400, reason: "ChannelNotRegistered")], owner: "w", routineInterval: 0)
+            #expect(result.deleted == [channel])
+            #expect(try await database.outbox(channel) == nil)
+            #expect(try await database.channel(channel).status == "gone")
+            #expect(try await database.deliveries(channel).map(\.reason) == ["ChannelNotRegistered"])
+            // A later event for the gone channel is never claimed.
+            try await database.enqueue(channelID: channel, payload: [3], timestamp: 12, eventID: 3)
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).isEmpty)
+        }
+    }
+
+    @Test func credentialErrorsPauseTheAppOnceAndKeepTheRow() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let first = try await database.addChannel(appID: app)
+            let second = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: first, payload: [1], timestamp: 10)
+            try await database.enqueue(channelID: second, payload: [1], timestamp: 10)
+            let store = Self.store(database)
+            let claims = try await store.claim(owner: "w", limit: 2, lease: .seconds(30))
+            #expect(claims.count == 2)
+            let result = try await store.complete(
+                claims.map { Self.failed($0, .pauseApp(reason: "403 InvalidProviderToken"), outcome: .paused, status: 403, reason: "InvalidProviderToken") },
+                owner: "w", routineInterval: 0)
+            #expect(result.newlyPausedApps.map(\.id) == [app])
+            #expect(result.newlyPausedApps.map(\.bundleID) == ["com.example.scores"])
+            let pause = try await database.pause(app)
+            #expect(pause.reason == "403 InvalidProviderToken")
+            #expect(pause.at != nil)
+            for channel in [first, second] {
+                let row = try #require(try await database.outbox(channel))
+                #expect(row.leaseOwner == nil)
+            }
+            #expect(try await store.claim(owner: "w", limit: 2, lease: .seconds(30)).isEmpty)
+
+            // Once resumed, the rows go again; a second refusal pauses again, reported again.
+            try await database.pool.execute("UPDATE apps SET paused_at = NULL, paused_reason = NULL WHERE id = \(app)")
+            let retried = try await store.claim(owner: "w", limit: 2, lease: .seconds(30))
+            #expect(retried.count == 2)
+            let firstAgain = try await store.complete(
+                [Self.failed(retried[0], .pauseApp(reason: "again"), outcome: .paused, status: 403, reason: "InvalidProviderToken")],
+                owner: "w", routineInterval: 0)
+            #expect(firstAgain.newlyPausedApps.map(\.id) == [app])
+            // Another worker's completion finding the app already paused does not report it again.
+            let secondAgain = try await store.complete(
+                [Self.failed(retried[1], .pauseApp(reason: "again"), outcome: .paused, status: 403, reason: "InvalidProviderToken")],
+                owner: "w", routineInterval: 0)
+            #expect(secondAgain.newlyPausedApps.isEmpty)
+        }
+    }
+
+    @Test func releaseGivesLeasesBackAndNothingElse() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            var channels: [Int64] = []
+            for _ in 0..<3 {
+                let channel = try await database.addChannel(appID: app)
+                try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
+                channels.append(channel)
+            }
+            let store = Self.store(database)
+            let claims = try await store.claim(owner: "proc-1/w0", limit: 2, lease: .seconds(30))
+            _ = try await store.claim(owner: "proc-2/w0", limit: 1, lease: .seconds(30))
+            #expect(try await store.release(channelIDs: [claims[0].channelID], owner: "proc-1/w0") == 1)
+            #expect(try await store.release(channelIDs: [claims[1].channelID], owner: "someone-else") == 0)
+            #expect(try await store.releaseAll(ownerPrefix: "proc-1/") == 1)
+            var owners: [String?] = []
+            for channel in channels { owners.append(try await database.outbox(channel)?.leaseOwner) }
+            #expect(owners.compactMap { $0 } == ["proc-2/w0"])
+            #expect(try await database.deliveries(channels[0]).isEmpty)
+        }
+    }
+
+    @Test func secondsUntilNextDueSeesBackoffAndIgnoresUnsendableRows() async throws {
+        try await DeliveryDatabase.with { database in
+            let store = Self.store(database)
+            #expect(try await store.secondsUntilNextDue() == nil)
+            let app = try await database.addApp()
+            let gone = try await database.addChannel(appID: app, status: "gone")
+            try await database.enqueue(channelID: gone, payload: [1], timestamp: 1, dueIn: -10)
+            #expect(try await store.secondsUntilNextDue() == nil)
+            let channel = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 1, dueIn: 20)
+            let wait = try #require(try await store.secondsUntilNextDue())
+            #expect(wait > 15 && wait <= 20)
+            try await database.pool.execute("UPDATE outbox SET due_at = now() - interval '1 second', not_before = now() + interval '40 seconds' WHERE channel_id = \(channel)")
+            let backoff = try #require(try await store.secondsUntilNextDue())
+            #expect(backoff > 35 && backoff <= 40)
+        }
+    }
+}
