@@ -13,8 +13,9 @@ enum BenchCommand {
       --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5)
       --memory-seconds N      length of the memory run (default 600; 60 with --quick)
       --rates LIST            end-to-end event rates (default 500,1000,2000)
-      --games N               live games (default 200)
-      --channels N            channels per game (default 5)
+      --games N               live games (default 1000)
+      --channels N            channels per game, one per app (default 4)
+      --alerting-percent P    share of alerting events (default 30)
       --out DIR               where results go (default .build/bench)
       --scorecast PATH        the scorecast binary (default: next to this one)
       --scripts DIR           the folder of aioapns_peer.py (default Deploy/bench)
@@ -56,8 +57,9 @@ struct BenchOptions: Sendable {
     var parts: Set<Int> = [1, 2, 3, 4, 5]
     var memorySeconds: Int?
     var rates = [500, 1000, 2000]
-    var games = 200
-    var channelsPerGame = 5
+    var games = 1000
+    var channelsPerGame = 4
+    var alertingShare = 0.3
     var outputFolder = ".build/bench"
     var scorecastBinary: String?
     var scriptsFolder = "Deploy/bench"
@@ -91,6 +93,10 @@ struct BenchOptions: Sendable {
             case "--rates": rates = try integers(flag, try value(flag))
             case "--games": games = try integers(flag, try value(flag))[0]
             case "--channels": channelsPerGame = try integers(flag, try value(flag))[0]
+            case "--alerting-percent":
+                let percent = try integers(flag, try value(flag))[0]
+                guard percent <= 100 else { throw BenchError("--alerting-percent takes 0–100, got \(percent)") }
+                alertingShare = Double(percent) / 100
             case "--out": outputFolder = try value(flag)
             case "--scorecast": scorecastBinary = try value(flag)
             case "--scripts": scriptsFolder = try value(flag)

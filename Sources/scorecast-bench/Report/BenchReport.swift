@@ -106,7 +106,8 @@ struct EndToEndRun: Sendable, Codable {
     var failedDeliveries: Int
     /// Ingest HTTP latency, ms.
     var ingestLatencyMs: Percentiles?
-    /// Ingest-to-send latency, ms (deliveries.ingest_to_send_ms).
+    /// Ingest-to-send latency of every send, ms (deliveries.ingest_to_send_ms); routine
+    /// updates include their deliberate shaping delay (SCORECAST_ROUTINE_INTERVAL_MS).
     var ingestToSendMs: Percentiles?
     /// Share of outbox updates that replaced a still-pending one.
     var coalescedShare: Double?
@@ -116,8 +117,16 @@ struct EndToEndRun: Sendable, Codable {
     var sustained: Bool
     /// CPU per process.
     var cpu: [ProcessCPU]
-    /// Worker processes (besides the api process).
+    /// Processes running the worker role.
     var workerProcesses: Int
+    /// Ingest-to-send latency of alerting sends (requested priority 10, sent at once), ms.
+    var ingestToSendAlertingMs: Percentiles?
+    /// Seconds the outbox took to drain after posting stopped.
+    var drainSeconds: Double
+    /// The largest delay of a scheduled event behind its time, ms (the feed could not keep up).
+    var maxPostLagMs: Double
+    /// The first ingest failure, if any.
+    var firstIngestFailure: String?
 }
 
 /// Part 4: memory of `scorecast serve`.

@@ -11,6 +11,15 @@ struct Percentiles: Sendable, Codable {
     /// Largest value.
     let max: Double
 
+    /// Percentiles computed elsewhere (e.g. by Postgres' percentile_disc).
+    init(count: Int, p50: Double, p90: Double, p99: Double, max: Double) {
+        self.count = count
+        self.p50 = p50
+        self.p90 = p90
+        self.p99 = p99
+        self.max = max
+    }
+
     /// Computes the percentiles of `values`; `nil` when there are none.
     init?(_ values: [Double]) {
         guard !values.isEmpty else { return nil }
