@@ -1,35 +1,13 @@
-/// What ingest decided about one feed event, as a metric label (adds `rejected` to the
-/// outcomes of `IngestOutcome`).
-public enum IngestMetricOutcome: String, Sendable, Codable, CaseIterable {
-    /// Stored and applied: it changed the game's state and queued sends.
-    case accepted
-    /// Already seen (same feed and event id): nothing changed.
-    case duplicate
-    /// Older than the game's applied `seq`: stored, but changed nothing and sent nothing.
-    case stale
-    /// Refused as invalid (bad field, unknown game…).
-    case rejected
-}
+import ScorecastCore
 
 /// What came of one broadcast send attempt.
-public enum DeliveryOutcome: String, Sendable, Codable, CaseIterable {
+public enum SendMetricOutcome: String, Sendable, Codable, CaseIterable {
     /// APNs answered 2xx: accepted (which is not the same as shown on a phone).
     case accepted
     /// The attempt failed in a way worth another try (429, 5xx, timeout, reset…): it was queued again.
     case retried
     /// The attempt failed for good (terminal APNs reason, or retries exhausted).
     case failed
-}
-
-/// The `apns-priority` of a broadcast.
-public enum SendPriority: Int, Sendable, Codable, CaseIterable {
-    /// Priority 10: delivered now, draws on the channel's hourly budget.
-    case immediate = 10
-    /// Priority 5: opportunistic, free, may be delayed or grouped.
-    case opportunistic = 5
-
-    /// The label value: `"10"` or `"5"`.
-    public var label: String { String(rawValue) }
 }
 
 /// Which APNs host a connection talks to.
@@ -52,20 +30,31 @@ public struct AppLabels: MetricLabels {
     public init(app: String) { self.app = app }
 }
 
-/// Labels `{app, outcome}` of an ingested event.
+/// Labels `{app, outcome}` of a received feed event: one of ingest's `IngestOutcome`s
+/// (`accepted`, `duplicate`, `stale`), or `rejected` for the events of a refused request.
 public struct IngestLabels: MetricLabels {
     /// `["app", "outcome"]`.
     public static let names = ["app", "outcome"]
-    /// The app's bundle id (`unknown` when the event was rejected before its app was known).
+    /// The label value of events in a refused request.
+    public static let rejectedOutcome = "rejected"
+    /// The app's bundle id (`unknown` when the request was refused before its app was known).
     public var app: String
-    /// What ingest decided.
-    public var outcome: IngestMetricOutcome
+    /// `accepted`, `duplicate`, `stale` or `rejected`.
+    public private(set) var outcome: String
     /// `[app, outcome]`.
-    public var values: [String] { [app, outcome.rawValue] }
-    /// Creates the labels.
-    public init(app: String, outcome: IngestMetricOutcome) {
+    public var values: [String] { [app, outcome] }
+
+    /// Labels for an event ingest decided about.
+    public init(app: String, outcome: IngestOutcome) {
         self.app = app
-        self.outcome = outcome
+        self.outcome = outcome.rawValue
+    }
+
+    /// Labels for an event of a request ingest refused (`400`, `413`, `415`, `422`).
+    public static func rejected(app: String) -> IngestLabels {
+        var labels = IngestLabels(app: app, outcome: .accepted)
+        labels.outcome = rejectedOutcome
+        return labels
     }
 }
 
@@ -76,13 +65,13 @@ public struct SendLabels: MetricLabels {
     /// The app's bundle id.
     public var app: String
     /// What came of the attempt.
-    public var outcome: DeliveryOutcome
-    /// The priority it was sent with.
-    public var priority: SendPriority
+    public var outcome: SendMetricOutcome
+    /// The `apns-priority` it was sent with (label value `10`, `5` or `1`).
+    public var priority: BroadcastPriority
     /// `[app, outcome, priority]`.
-    public var values: [String] { [app, outcome.rawValue, priority.label] }
+    public var values: [String] { [app, outcome.rawValue, priority.headerValue] }
     /// Creates the labels.
-    public init(app: String, outcome: DeliveryOutcome, priority: SendPriority) {
+    public init(app: String, outcome: SendMetricOutcome, priority: BroadcastPriority) {
         self.app = app
         self.outcome = outcome
         self.priority = priority

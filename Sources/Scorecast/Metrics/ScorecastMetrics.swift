@@ -2,7 +2,8 @@
 /// workers, the APNs client and the poller. Every label comes from a small set (app bundle id,
 /// outcome, reason, priority, pool): never a channel id or a device token.
 public struct ScorecastMetrics: Sendable {
-    /// `scorecast_events_ingested_total{app,outcome}`: feed events by ingest outcome.
+    /// `scorecast_events_ingested_total{app,outcome}`: feed events by ingest outcome (accepted,
+    /// duplicate, stale, rejected).
     public let eventsIngested: Counter<IngestLabels>
     /// `scorecast_broadcasts_sent_total{app,outcome,priority}`: broadcast send attempts.
     public let broadcastsSent: Counter<SendLabels>

@@ -86,10 +86,10 @@ enum StatsExample {
         eventsAccepted: [4, 4, 3, 5, 4, 4, 7, 6, 4, 4, 3, 4, 7, 5, 4],
         duplicates: [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0])
 
-    static let budgets: [ChannelBudget] = [
-        ChannelBudget(channel: channels[0], app: appID, game: DemoFeed.gameID, hourStart: hourStart, priority10Used: 15, priority10Limit: 15, downgrades: 13, throttled: 2),
-        ChannelBudget(channel: channels[1], app: appID, game: DemoFeed.gameID, hourStart: hourStart, priority10Used: 11, priority10Limit: 15, downgrades: 0, throttled: 0),
-        ChannelBudget(channel: channels[2], app: appID, game: "demo-hfd-wlv", hourStart: hourStart, priority10Used: 4, priority10Limit: 15, downgrades: 0, throttled: 0),
+    static let budgets: [ChannelBudgetStatus] = [
+        ChannelBudgetStatus(channel: channels[0], app: appID, game: DemoFeed.gameID, hourStart: hourStart, priority10Used: 15, priority10Limit: 15, downgrades: 13, throttled: 2),
+        ChannelBudgetStatus(channel: channels[1], app: appID, game: DemoFeed.gameID, hourStart: hourStart, priority10Used: 11, priority10Limit: 15, downgrades: 0, throttled: 0),
+        ChannelBudgetStatus(channel: channels[2], app: appID, game: "demo-hfd-wlv", hourStart: hourStart, priority10Used: 4, priority10Limit: 15, downgrades: 0, throttled: 0),
     ]
 }
 
@@ -121,15 +121,15 @@ extension LiveStatsResponse {
                 lastEvent: "Ashbourne Mill v Stanford Dale is scheduled at Millfield.", seq: 1,
                 updatedAt: StatsExample.end.addingTimeInterval(-600), channels: 1),
         ],
-        budgets: ChannelBudget.closestToLimit(StatsExample.budgets),
+        budgets: ChannelBudgetStatus.closestToLimit(StatsExample.budgets),
         recentDeliveries: [
-            RecentDelivery(at: StatsExample.end.addingTimeInterval(-8), app: StatsExample.appID, channel: StatsExample.channels[0], game: DemoFeed.gameID, priority: .opportunistic, downgraded: true, outcome: .accepted, status: 200, reason: nil, latencyMs: 3.2, attempt: 1, events: 2),
-            RecentDelivery(at: StatsExample.end.addingTimeInterval(-8), app: StatsExample.appID, channel: StatsExample.channels[1], game: DemoFeed.gameID, priority: .immediate, downgraded: false, outcome: .accepted, status: 200, reason: nil, latencyMs: 2.9, attempt: 1, events: 2),
-            RecentDelivery(at: StatsExample.end.addingTimeInterval(-23), app: StatsExample.appID, channel: StatsExample.channels[0], game: DemoFeed.gameID, priority: .immediate, downgraded: false, outcome: .retried, status: 429, reason: "TooManyRequests", latencyMs: 4.7, attempt: 1, events: 1),
-            RecentDelivery(at: StatsExample.end.addingTimeInterval(-40), app: StatsExample.appID, channel: StatsExample.channels[2], game: "demo-hfd-wlv", priority: .immediate, downgraded: false, outcome: .accepted, status: 200, reason: nil, latencyMs: 3.5, attempt: 1, events: 1),
-            RecentDelivery(at: StatsExample.end.addingTimeInterval(-55), app: StatsExample.appID, channel: StatsExample.channels[1], game: DemoFeed.gameID, priority: .opportunistic, downgraded: false, outcome: .accepted, status: 200, reason: nil, latencyMs: 2.6, attempt: 1, events: 1),
-            RecentDelivery(at: StatsExample.end.addingTimeInterval(-71), app: StatsExample.appID, channel: "b2xkLWNoYW5uZWwtOTk=", game: nil, priority: .opportunistic, downgraded: false, outcome: .failed, status: 400, reason: "ChannelNotRegistered", latencyMs: 3.9, attempt: 1, events: 1),
-            RecentDelivery(at: StatsExample.end.addingTimeInterval(-94), app: StatsExample.appID, channel: StatsExample.channels[0], game: DemoFeed.gameID, priority: .immediate, downgraded: false, outcome: .retried, status: nil, reason: "Timeout", latencyMs: nil, attempt: 2, events: 3),
+            RecentDelivery(at: StatsExample.end.addingTimeInterval(-8), app: StatsExample.appID, channel: StatsExample.channels[0], game: DemoFeed.gameID, priority: 5, downgraded: true, outcome: .accepted, status: 200, reason: nil, latencyMs: 3.2, attempt: 1, events: 2),
+            RecentDelivery(at: StatsExample.end.addingTimeInterval(-8), app: StatsExample.appID, channel: StatsExample.channels[1], game: DemoFeed.gameID, priority: 10, downgraded: false, outcome: .accepted, status: 200, reason: nil, latencyMs: 2.9, attempt: 1, events: 2),
+            RecentDelivery(at: StatsExample.end.addingTimeInterval(-23), app: StatsExample.appID, channel: StatsExample.channels[0], game: DemoFeed.gameID, priority: 10, downgraded: false, outcome: .retried, status: 429, reason: "TooManyRequests", latencyMs: 4.7, attempt: 1, events: 1),
+            RecentDelivery(at: StatsExample.end.addingTimeInterval(-40), app: StatsExample.appID, channel: StatsExample.channels[2], game: "demo-hfd-wlv", priority: 10, downgraded: false, outcome: .accepted, status: 200, reason: nil, latencyMs: 3.5, attempt: 1, events: 1),
+            RecentDelivery(at: StatsExample.end.addingTimeInterval(-55), app: StatsExample.appID, channel: StatsExample.channels[1], game: DemoFeed.gameID, priority: 5, downgraded: false, outcome: .accepted, status: 200, reason: nil, latencyMs: 2.6, attempt: 1, events: 1),
+            RecentDelivery(at: StatsExample.end.addingTimeInterval(-71), app: StatsExample.appID, channel: "b2xkLWNoYW5uZWwtOTk=", game: nil, priority: 5, downgraded: false, outcome: .failed, status: 400, reason: "ChannelNotRegistered", latencyMs: 3.9, attempt: 1, events: 1),
+            RecentDelivery(at: StatsExample.end.addingTimeInterval(-94), app: StatsExample.appID, channel: StatsExample.channels[0], game: DemoFeed.gameID, priority: 10, downgraded: false, outcome: .retried, status: nil, reason: "Timeout", latencyMs: nil, attempt: 2, events: 3),
         ])
 }
 
@@ -155,5 +155,5 @@ extension AppStatsResponse {
         app: StatsExample.appID, environment: "sandbox",
         window: .default, from: StatsExample.start, to: StatsExample.end,
         channels: ChannelUsage(active: 9_214, retiring: 87),
-        totals: StatsExample.overall.totals, budgets: ChannelBudget.closestToLimit(StatsExample.budgets))
+        totals: StatsExample.overall.totals, budgets: ChannelBudgetStatus.closestToLimit(StatsExample.budgets))
 }

@@ -8,12 +8,12 @@ public struct LiveStatsResponse: Codable, Sendable, Equatable {
     /// Games scheduled to start soon, in play, or finished recently, in play first.
     public var games: [LiveGame]
     /// Channel budgets in the current hour, closest to exhaustion first (at most 10).
-    public var budgets: [ChannelBudget]
+    public var budgets: [ChannelBudgetStatus]
     /// The latest delivery attempts, newest first (at most 25).
     public var recentDeliveries: [RecentDelivery]
 
     /// Creates a snapshot.
-    public init(generatedAt: Date, games: [LiveGame], budgets: [ChannelBudget], recentDeliveries: [RecentDelivery]) {
+    public init(generatedAt: Date, games: [LiveGame], budgets: [ChannelBudgetStatus], recentDeliveries: [RecentDelivery]) {
         self.generatedAt = generatedAt
         self.games = games
         self.budgets = budgets
@@ -78,12 +78,12 @@ public struct RecentDelivery: Codable, Sendable, Equatable {
     public var channel: String
     /// The game the update was about, if any.
     public var game: String?
-    /// `apns-priority` sent.
-    public var priority: SendPriority
+    /// `apns-priority` sent: 10 or 5 (1 is possible but unconfirmed for Live Activities).
+    public var priority: Int
     /// Whether the update wanted priority 10 and went at 5 because the budget was spent.
     public var downgraded: Bool
     /// What came of it.
-    public var outcome: DeliveryOutcome
+    public var outcome: SendMetricOutcome
     /// HTTP status APNs answered; absent when no answer came (timeout, reset).
     public var status: Int?
     /// APNs reason or transport failure; absent on success.
@@ -96,7 +96,7 @@ public struct RecentDelivery: Codable, Sendable, Equatable {
     public var events: Int
 
     /// Creates a delivery row.
-    public init(at: Date, app: String, channel: String, game: String?, priority: SendPriority, downgraded: Bool, outcome: DeliveryOutcome, status: Int?, reason: String?, latencyMs: Double?, attempt: Int, events: Int) {
+    public init(at: Date, app: String, channel: String, game: String?, priority: Int, downgraded: Bool, outcome: SendMetricOutcome, status: Int?, reason: String?, latencyMs: Double?, attempt: Int, events: Int) {
         self.at = at
         self.app = app
         self.channel = channel

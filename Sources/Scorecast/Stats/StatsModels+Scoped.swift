@@ -19,12 +19,12 @@ public struct ChannelStatsResponse: Codable, Sendable, Equatable {
     /// Figures over the window.
     public var totals: DeliveryFigures
     /// The current hour's priority-10 budget.
-    public var budget: ChannelBudget
+    public var budget: ChannelBudgetStatus
     /// Per-minute figures, oldest first.
     public var series: [StatsBucket]
 
     /// Creates a response.
-    public init(channel: String, app: String, game: String?, status: String, window: StatsWindow, from: Date, to: Date, totals: DeliveryFigures, budget: ChannelBudget, series: [StatsBucket]) {
+    public init(channel: String, app: String, game: String?, status: String, window: StatsWindow, from: Date, to: Date, totals: DeliveryFigures, budget: ChannelBudgetStatus, series: [StatsBucket]) {
         self.channel = channel
         self.app = app
         self.game = game
@@ -55,12 +55,12 @@ public struct GameStatsResponse: Codable, Sendable, Equatable {
     /// Figures over the window, all channels together.
     public var totals: DeliveryFigures
     /// The budget of each channel bound to the game, closest to exhaustion first.
-    public var channels: [ChannelBudget]
+    public var channels: [ChannelBudgetStatus]
     /// Per-minute figures, oldest first.
     public var series: [StatsBucket]
 
     /// Creates a response.
-    public init(game: String, league: String?, status: String, window: StatsWindow, from: Date, to: Date, totals: DeliveryFigures, channels: [ChannelBudget], series: [StatsBucket]) {
+    public init(game: String, league: String?, status: String, window: StatsWindow, from: Date, to: Date, totals: DeliveryFigures, channels: [ChannelBudgetStatus], series: [StatsBucket]) {
         self.game = game
         self.league = league
         self.status = status
@@ -91,10 +91,10 @@ public struct AppStatsResponse: Codable, Sendable, Equatable {
     /// Figures over the window.
     public var totals: DeliveryFigures
     /// Channel budgets in the current hour, closest to exhaustion first (at most 50).
-    public var budgets: [ChannelBudget]
+    public var budgets: [ChannelBudgetStatus]
 
     /// Creates a response.
-    public init(app: String, environment: String, window: StatsWindow, from: Date, to: Date, channels: ChannelUsage, totals: DeliveryFigures, budgets: [ChannelBudget]) {
+    public init(app: String, environment: String, window: StatsWindow, from: Date, to: Date, channels: ChannelUsage, totals: DeliveryFigures, budgets: [ChannelBudgetStatus]) {
         self.app = app
         self.environment = environment
         self.window = window

@@ -248,7 +248,7 @@ public struct LatencyPercentiles: Codable, Sendable, Equatable {
 }
 
 /// A channel's priority-10 budget in the current hour window.
-public struct ChannelBudget: Codable, Sendable, Equatable {
+public struct ChannelBudgetStatus: Codable, Sendable, Equatable {
     /// The APNs channel id (opaque, as APNs issued it).
     public var channel: String
     /// The bundle id of the app the channel belongs to.
@@ -287,7 +287,7 @@ public struct ChannelBudget: Codable, Sendable, Equatable {
     }
 
     /// Sorts budgets closest to exhaustion first (then by most downgrades, then channel id).
-    public static func closestToLimit(_ budgets: [ChannelBudget]) -> [ChannelBudget] {
+    public static func closestToLimit(_ budgets: [ChannelBudgetStatus]) -> [ChannelBudgetStatus] {
         budgets.sorted { ($0.utilisation, $0.downgrades, $1.channel) > ($1.utilisation, $1.downgrades, $0.channel) }
     }
 }

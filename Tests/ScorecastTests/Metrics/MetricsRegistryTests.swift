@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import Testing
 
 @testable import Scorecast
@@ -123,7 +124,7 @@ struct MetricsRegistryTests {
             for worker in 0..<8 {
                 group.addTask {
                     for index in 0..<2_000 {
-                        let priority: SendPriority = index.isMultiple(of: 2) ? .immediate : .opportunistic
+                        let priority: BroadcastPriority = index.isMultiple(of: 2) ? .immediate : .opportunistic
                         metrics.broadcastsSent.increment(SendLabels(app: "app\(worker % 2)", outcome: .accepted, priority: priority))
                         metrics.inFlightSends.increment()
                         metrics.ingestToSend.observe(0.002, AppLabels(app: "app\(worker % 2)"))
@@ -133,7 +134,7 @@ struct MetricsRegistryTests {
             }
         }
         let total = ["app0", "app1"].flatMap { app in
-            SendPriority.allCases.map { metrics.broadcastsSent.value(SendLabels(app: app, outcome: .accepted, priority: $0)) }
+            [BroadcastPriority.immediate, .opportunistic].map { metrics.broadcastsSent.value(SendLabels(app: app, outcome: .accepted, priority: $0)) }
         }.reduce(0, +)
         #expect(total == 16_000)
         #expect(metrics.inFlightSends.value == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import Testing
 
 @testable import Scorecast
@@ -55,7 +56,7 @@ struct PrometheusParserTests {
         let app = AppLabels(app: "com.example.scores")
         metrics.eventsIngested.increment(IngestLabels(app: app.app, outcome: .accepted), by: 41)
         metrics.eventsIngested.increment(IngestLabels(app: app.app, outcome: .duplicate), by: 2)
-        metrics.eventsIngested.increment(IngestLabels(app: "odd \"app\"\\\nname", outcome: .rejected))
+        metrics.eventsIngested.increment(.rejected(app: "odd \"app\"\\\nname"))
         metrics.broadcastsSent.increment(SendLabels(app: app.app, outcome: .accepted, priority: .immediate), by: 12)
         metrics.broadcastsSent.increment(SendLabels(app: app.app, outcome: .retried, priority: .opportunistic), by: 3)
         metrics.broadcastFailures.increment(FailureLabels(app: app.app, reason: "TooManyRequests"), by: 3)

@@ -88,12 +88,12 @@ struct StatsModelsTests {
     @Test func budgetsSortClosestToTheLimitFirst() {
         let hour = Date(timeIntervalSince1970: 0)
         let budgets = [
-            ChannelBudget(channel: "a", app: "x", game: nil, hourStart: hour, priority10Used: 3, priority10Limit: 15, downgrades: 0, throttled: 0),
-            ChannelBudget(channel: "b", app: "x", game: nil, hourStart: hour, priority10Used: 15, priority10Limit: 15, downgrades: 2, throttled: 0),
-            ChannelBudget(channel: "c", app: "x", game: nil, hourStart: hour, priority10Used: 15, priority10Limit: 15, downgrades: 5, throttled: 1),
-            ChannelBudget(channel: "d", app: "x", game: nil, hourStart: hour, priority10Used: 0, priority10Limit: 0, downgrades: 0, throttled: 0),
+            ChannelBudgetStatus(channel: "a", app: "x", game: nil, hourStart: hour, priority10Used: 3, priority10Limit: 15, downgrades: 0, throttled: 0),
+            ChannelBudgetStatus(channel: "b", app: "x", game: nil, hourStart: hour, priority10Used: 15, priority10Limit: 15, downgrades: 2, throttled: 0),
+            ChannelBudgetStatus(channel: "c", app: "x", game: nil, hourStart: hour, priority10Used: 15, priority10Limit: 15, downgrades: 5, throttled: 1),
+            ChannelBudgetStatus(channel: "d", app: "x", game: nil, hourStart: hour, priority10Used: 0, priority10Limit: 0, downgrades: 0, throttled: 0),
         ]
-        #expect(ChannelBudget.closestToLimit(budgets).map(\.channel) == ["c", "b", "d", "a"])
+        #expect(ChannelBudgetStatus.closestToLimit(budgets).map(\.channel) == ["c", "b", "d", "a"])
         #expect(budgets[0].remaining == 12)
         let usage = ChannelUsage(active: 8_950, retiring: 60)
         #expect(usage.used == 9_010 && usage.remaining == 990 && usage.nearLimit)
