@@ -14,3 +14,6 @@ extension APNsClient: BroadcastClients {
     /// This client, for every credential (a process with a single team).
     public func client(for credentials: APNsCredentials) throws(APNsClientError) -> APNsClient { self }
 }
+
+/// One client per signing key: `serve`'s clients, shared by the registry and the workers.
+extension APNsClientSet: BroadcastClients {}

@@ -77,6 +77,10 @@ public struct Application: Sendable {
                 services.append(http)
                 httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
             }
+            if configuration.roles.contains(.worker) {
+                services.append(WorkerPool(pool: database.pool, apns: apns.clients,
+                                           settings: WorkerSettings(configuration: configuration), logger: logger))
+            }
             services += try addOns(Running(
                 configuration: configuration, pool: database.pool, apns: apns, httpBaseURL: httpBaseURL,
                 terminal: terminal, logger: logger))
