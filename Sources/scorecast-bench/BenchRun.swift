@@ -35,17 +35,23 @@ struct BenchRun {
         if options.parts.contains(1) {
             let part = CeilingBenchmark(requests: options.quick ? 40_000 : 150_000, rounds: 3, connectionCounts: [1, 4],
                                         streams: 100, folder: folder, logger: logger)
+            let load = ProcFS.loadAverage
             do { report.ceiling = try await part.run(key: key) } catch { report.skipped["1 client vs h2load"] = "\(error)" }
+            report.loadAverage["1"] = "\(load) → \(ProcFS.loadAverage)"
             write(report)
         }
         if options.parts.contains(2) {
             let part = PeerBenchmark(pushes: options.quick ? 10_000 : 40_000, warmUp: 500, concurrency: 100, rounds: 3,
                                      folder: folder, scriptsFolder: options.scriptsFolder, logger: logger)
+            let load = ProcFS.loadAverage
             do { report.peer = try await part.run(key: key) } catch { report.skipped["2 peer (aioapns)"] = "\(error)" }
+            report.loadAverage["2"] = "\(load) → \(ProcFS.loadAverage)"
             write(report)
         }
         if !options.parts.isDisjoint(with: [3, 4, 5]) {
+            let load = ProcFS.loadAverage
             await EndToEndSuite(options: options, folder: folder, key: key, logger: logger).run(into: &report) { write($0) }
+            report.loadAverage["3–5"] = "\(load) → \(ProcFS.loadAverage)"
             write(report)
         }
         for (part, reason) in report.skipped.sorted(by: { $0.key < $1.key }) {

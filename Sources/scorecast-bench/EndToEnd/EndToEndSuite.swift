@@ -121,10 +121,10 @@ struct EndToEndSuite {
                          runTag: String, seqBase: Int, into report: inout BenchReport) async {
         await Profiler.resetDatabaseStatistics(environment.pool)
         let seconds = 10
-        var recordings: [(String, ChildProcess)] = []
+        var recordings: [(label: String, file: String, process: ChildProcess)] = []
         if Profiler.perfAvailable {
             if let recording = try? Profiler.record(pid: serve.process.pid, seconds: seconds, name: "serve", folder: folder) {
-                recordings.append(("scorecast serve", recording))
+                recordings.append(("scorecast serve", "serve", recording))
             }
             if let postmaster = await environment.postmasterPID() {
                 // The backends are children of the postmaster: perf follows the whole tree only
@@ -134,7 +134,7 @@ struct EndToEndSuite {
                     .sorted { $0.1 > $1.1 }.prefix(1)
                 for (pid, _) in busiest {
                     if let recording = try? Profiler.record(pid: pid, seconds: seconds, name: "postgres-backend", folder: folder) {
-                        recordings.append(("busiest postgres backend", recording))
+                        recordings.append(("busiest postgres backend", "postgres-backend", recording))
                     }
                 }
             }
@@ -146,8 +146,8 @@ struct EndToEndSuite {
         } catch {
             report.profiles["run profiled"] = "failed: \(error)"
         }
-        for (name, recording) in recordings {
-            report.profiles["perf: \(name)"] = await Profiler.summary(of: recording, name: name.replacingOccurrences(of: " ", with: "-"), folder: folder)
+        for recording in recordings {
+            report.profiles["perf: \(recording.label)"] = await Profiler.summary(of: recording.process, name: recording.file, folder: folder)
         }
         report.profiles["postgres"] = await Profiler.databaseSummary(environment.pool, seconds: Double(seconds))
     }

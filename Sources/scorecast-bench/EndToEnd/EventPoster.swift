@@ -57,7 +57,8 @@ struct PostResult: Sendable {
 enum EventPoster {
     /// Posts the plan and returns what happened.
     static func run(_ plan: PostPlan) async -> PostResult {
-        let threads = max(8, min(64, plan.rate / 100))
+        // Enough concurrent feeds to keep the schedule at ~100 ms per request; bounded.
+        let threads = max(16, min(128, plan.rate / 8))
         let results = Mutex(PostResult())
         let start = DispatchTime.now().uptimeNanoseconds + 50_000_000
         return await withCheckedContinuation { continuation in

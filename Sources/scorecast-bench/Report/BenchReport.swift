@@ -191,4 +191,7 @@ struct BenchReport: Sendable, Codable {
     var profiles: [String: String]
     /// Steps that could not run, with the reason.
     var skipped: [String: String]
+    /// The 1-minute load average (/proc/loadavg) when each part started and ended: other work on
+    /// the machine competes for its cores and depresses every absolute figure.
+    var loadAverage: [String: String] = [:]
 }

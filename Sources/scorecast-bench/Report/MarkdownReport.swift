@@ -9,6 +9,11 @@ enum MarkdownReport {
         lines.append("")
         lines.append("- started: \(report.started), mode: **\(report.mode)**, cores: **\(report.cores)**")
         lines.append("- command: `Deploy/bench.sh \(report.mode == "quick" ? "--quick" : "")` → `\(report.command)`")
+        if !report.loadAverage.isEmpty {
+            lines.append("- load average (1 min) at start → end of each part, on \(report.cores) cores: "
+                + report.loadAverage.sorted(by: { $0.key < $1.key }).map { "part \($0.key): \($0.value)" }.joined(separator: "; ")
+                + " — above \(report.cores), other processes took CPU from the benchmark")
+        }
         for (tool, version) in report.tools.sorted(by: { $0.key < $1.key }) {
             lines.append("- \(tool): \(version)")
         }

@@ -46,6 +46,11 @@ enum ProcFS {
         return result
     }
 
+    /// The 1-minute load average.
+    static var loadAverage: String {
+        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").first.map(String.init) ?? "?"
+    }
+
     /// The machine's online core count.
     static var coreCount: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }
