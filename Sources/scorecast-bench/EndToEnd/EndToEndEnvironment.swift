@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Postgres
 import Scorecast
+import Synchronization
 
 /// Everything parts 3–5 share: a durable embedded Postgres (default fsync and synchronous
 /// commit) with pg_stat_statements, the schema, the simulator as a process of its own, C apps,
@@ -27,9 +28,12 @@ final class EndToEndEnvironment: Sendable {
     let scorecast: String
     /// The run folder.
     let folder: String
+    /// Channel creations that got no answer during setup and were tried again.
+    let setupRetries: [String]
 
     private init(postgres: EmbeddedPostgres, pool: PostgresPool, databaseURL: String, simulator: SimulatorProcess,
-                 games: [String], channels: Int, apiKey: String, scorecast: String, folder: String) {
+                 games: [String], channels: Int, apiKey: String, scorecast: String, folder: String, setupRetries: [String]) {
+        self.setupRetries = setupRetries
         self.postgres = postgres
         self.pool = pool
         self.databaseURL = databaseURL
@@ -86,17 +90,24 @@ final class EndToEndEnvironment: Sendable {
         let registry = ChannelRegistry(pool: pool, apns: clients, credentials: CredentialStore(), channelLimit: 10_000, logger: quiet)
         let gameStore = GameStore(pool: pool)
         var created = 0
+        let retries = RetryLog()
         try await withThrowingTaskGroup(of: Int.self) { group in
             for (index, game) in games.enumerated() {
                 if index >= 8 { created += try await group.next() ?? 0 }
                 group.addTask {
                     _ = try await gameStore.add(GameDraft(id: game, league: "bench", homeTeam: "Home \(index)",
                                                           awayTeam: "Away \(index)", startsAt: Date()))
-                    let report = try await registry.ensureChannels(gameID: game)
-                    if let failure = report.failures.first {
-                        throw BenchError("channel creation for \(game) failed: \(failure.error.message)")
+                    // `ensure` is safe to repeat: a creation that got no answer is tried again
+                    // (counted, and its message kept for the report).
+                    var made = 0
+                    for attempt in 1...3 {
+                        let report = try await registry.ensureChannels(gameID: game)
+                        made += report.created.count
+                        guard let failure = report.failures.first else { return made }
+                        retries.record(failure.error.message)
+                        if attempt == 3 { throw BenchError("channel creation for \(game) failed 3 times: \(failure.error.message)") }
                     }
-                    return report.created.count
+                    return made
                 }
             }
             for try await count in group { created += count }
@@ -107,7 +118,8 @@ final class EndToEndEnvironment: Sendable {
         _ = try await pool.execute("ANALYZE")
         logger.info("end-to-end setup ready", ["games": String(games.count), "channels": String(created)])
         return EndToEndEnvironment(postgres: postgres, pool: pool, databaseURL: url, simulator: simulator, games: games,
-                                   channels: created, apiKey: apiKey, scorecast: scorecast, folder: folder)
+                                   channels: created, apiKey: apiKey, scorecast: scorecast, folder: folder,
+                                   setupRetries: retries.messages)
     }
 
     /// The SCORECAST_APNS_* settings that point `scorecast` at the simulator.
@@ -166,4 +178,15 @@ final class EndToEndEnvironment: Sendable {
         await simulator.stop()
         postgres.stop()
     }
+}
+
+/// Failures seen (and retried) during setup, shared by the setup tasks.
+final class RetryLog: Sendable {
+    private let entries = Mutex<[String]>([])
+
+    /// Records one failure's message.
+    func record(_ message: String) { entries.withLock { $0.append(message) } }
+
+    /// Every message recorded.
+    var messages: [String] { entries.withLock { $0 } }
 }

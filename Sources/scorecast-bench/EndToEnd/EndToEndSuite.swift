@@ -33,6 +33,8 @@ struct EndToEndSuite {
             "postgres": ((try? await EndToEndEnvironment.settingsLine(environment.pool)) ?? "?") + " (embedded, durable)",
             "scorecast serve": "release build, default settings (SCORECAST_WORKERS=4, SCORECAST_CLAIM_BATCH=64, SCORECAST_APNS_CONNECTIONS=2, SCORECAST_HTTP_THREADS=4)",
             "window per run": "\(Int(runSeconds)) s",
+            "channel creations retried during setup": environment.setupRetries.isEmpty ? "none"
+                : "\(environment.setupRetries.count): \(environment.setupRetries.first ?? "")",
             "sustained means": "≥ 95 % of the target rate posted, no ingest failure, the feed never > 1 s behind schedule, ≤ 1 % of channels overdue at the end, the outbox drained within 30 s",
         ]
         checkpoint(report)
