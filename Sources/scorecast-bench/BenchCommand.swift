@@ -19,7 +19,8 @@ enum BenchCommand {
       --out DIR               where results go (default .build/bench)
       --scorecast PATH        the scorecast binary (default: next to this one)
       --scripts DIR           the folder of aioapns_peer.py (default Deploy/bench)
-      --profile               record perf profiles of the processes at the top rate
+      --serve-env KEY=VALUE   an extra SCORECAST_* setting for every scorecast serve (repeatable);
+                              the default is scorecast's own defaults
     """
 
     /// Runs the command line and returns the exit code.
@@ -30,8 +31,9 @@ enum BenchCommand {
         }
         switch verb {
         case "sim":
-            return await SimulatorCommand.run(arguments: Array(arguments.dropFirst()),
-                                              logger: Logger(label: "apns-sim", level: .warning))
+            // SCORECAST_BENCH_SIM_LOG_LEVEL (e.g. debug) shows the simulator's connection errors.
+            let level = ProcessInfo.processInfo.environment["SCORECAST_BENCH_SIM_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? .warning
+            return await SimulatorCommand.run(arguments: Array(arguments.dropFirst()), logger: Logger(label: "apns-sim", level: level))
         case "run":
             let options: BenchOptions
             do {
@@ -63,7 +65,7 @@ struct BenchOptions: Sendable {
     var outputFolder = ".build/bench"
     var scorecastBinary: String?
     var scriptsFolder = "Deploy/bench"
-    var profile = false
+    var serveEnvironment: [String: String] = [:]
     /// The arguments as given, for the report.
     var arguments: [String]
 
@@ -87,7 +89,6 @@ struct BenchOptions: Sendable {
             let flag = arguments[index]
             switch flag {
             case "--quick": quick = true
-            case "--profile": profile = true
             case "--parts": parts = Set(try integers(flag, try value(flag)))
             case "--memory-seconds": memorySeconds = try integers(flag, try value(flag))[0]
             case "--rates": rates = try integers(flag, try value(flag))
@@ -97,6 +98,13 @@ struct BenchOptions: Sendable {
                 let percent = try integers(flag, try value(flag))[0]
                 guard percent <= 100 else { throw BenchError("--alerting-percent takes 0–100, got \(percent)") }
                 alertingShare = Double(percent) / 100
+            case "--serve-env":
+                let setting = try value(flag)
+                let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, parts[0].hasPrefix("SCORECAST_") else {
+                    throw BenchError("--serve-env takes SCORECAST_NAME=VALUE, got '\(setting)'")
+                }
+                serveEnvironment[parts[0]] = parts[1]
             case "--out": outputFolder = try value(flag)
             case "--scorecast": scorecastBinary = try value(flag)
             case "--scripts": scriptsFolder = try value(flag)

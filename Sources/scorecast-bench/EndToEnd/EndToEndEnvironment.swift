@@ -130,8 +130,8 @@ final class EndToEndEnvironment: Sendable {
     }
 
     /// The settings every `scorecast serve` of the run gets (defaults otherwise).
-    func serveEnvironment(httpPort: Int, roles: String) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
+    func serveEnvironment(httpPort: Int, roles: String, extra: [String: String]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment.merge(Self.apnsEnvironment(simulator)) { $1 }
         environment["SCORECAST_DATABASE_URL"] = databaseURL
         environment["SCORECAST_HTTP_PORT"] = String(httpPort)

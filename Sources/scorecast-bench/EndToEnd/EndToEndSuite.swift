@@ -31,7 +31,9 @@ struct EndToEndSuite {
             "channels": String(environment.channels),
             "events": String(format: "one per POST /v1/events; %.0f %% alerting (score: priority 10, sent at once), the rest routine (clock: priority 5, shaped to one send per channel per SCORECAST_ROUTINE_INTERVAL_MS, default 2 s)", options.alertingShare * 100),
             "postgres": ((try? await EndToEndEnvironment.settingsLine(environment.pool)) ?? "?") + " (embedded, durable)",
-            "scorecast serve": "release build, default settings (SCORECAST_WORKERS=4, SCORECAST_CLAIM_BATCH=64, SCORECAST_APNS_CONNECTIONS=2, SCORECAST_HTTP_THREADS=4)",
+            "scorecast serve": options.serveEnvironment.isEmpty
+                ? "release build, default settings (SCORECAST_WORKERS=4, SCORECAST_CLAIM_BATCH=64, SCORECAST_DATABASE_POOL_SIZE=10, SCORECAST_APNS_CONNECTIONS=2, SCORECAST_HTTP_THREADS=4)"
+                : "release build, defaults except " + options.serveEnvironment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
             "window per run": "\(Int(runSeconds)) s",
             "channel creations retried during setup": environment.setupRetries.isEmpty ? "none"
                 : "\(environment.setupRetries.count): \(environment.setupRetries.first ?? "")",
@@ -48,7 +50,8 @@ struct EndToEndSuite {
 
         if options.parts.contains(3) {
             do {
-                let serve = try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part3")
+                let serve = try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part3",
+                                                         extraEnvironment: options.serveEnvironment)
                 var sustainedRates: [Int] = []
                 for rate in options.rates {
                     let (runTag, seqBase) = nextTag()
@@ -82,7 +85,8 @@ struct EndToEndSuite {
 
         if options.parts.contains(4) {
             do {
-                let serve = try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part4")
+                let serve = try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part4",
+                                                         extraEnvironment: options.serveEnvironment)
                 let (runTag, seqBase) = nextTag()
                 let (run, samples) = try await runner.run(rate: 1000, seconds: Double(memorySeconds), serves: [serve], runTag: runTag,
                                                           seqBase: seqBase, sampleRSSOf: serve.process.pid)
@@ -98,10 +102,12 @@ struct EndToEndSuite {
             for workers in [1, 2, 4] {
                 var serves: [ServeProcess] = []
                 do {
-                    serves.append(try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part5-\(workers)"))
+                    serves.append(try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part5-\(workers)",
+                                                               extraEnvironment: options.serveEnvironment))
                     for extra in 1..<workers {
                         serves.append(try await ServeProcess.start(environment: environment, roles: "worker",
-                                                                   label: "worker-part5-\(workers)-\(extra)"))
+                                                                   label: "worker-part5-\(workers)-\(extra)",
+                                                                   extraEnvironment: options.serveEnvironment))
                     }
                     let (runTag, seqBase) = nextTag()
                     let (run, _) = try await runner.run(rate: saturatingRate, seconds: runSeconds, serves: serves, runTag: runTag, seqBase: seqBase)

@@ -53,7 +53,8 @@ struct PostResult: Sendable {
 
 /// A sports feed at a fixed rate: one event per `POST /v1/events` over keep-alive connections,
 /// each on a thread of its own (blocking sockets, off the cooperative pool). Open loop: event i
-/// is due at start + i/rate; a thread that falls behind sends at once and the lag is recorded.
+/// is due at start + i/rate; a thread that falls behind sends at once and the lag is recorded;
+/// nothing is sent after the window closes.
 enum EventPoster {
     /// Posts the plan and returns what happened.
     static func run(_ plan: PostPlan) async -> PostResult {
@@ -85,8 +86,11 @@ enum EventPoster {
         var connection: HTTPConnection?
         let headers = [("Authorization", "Bearer \(plan.apiKey)"), ("Content-Type", "application/json")]
         let interval = 1e9 / Double(plan.rate)
+        // The window is bounded in time: events still unsent when it closes are never sent
+        // (a server that cannot keep up shows as a posted rate below the target).
+        let closes = start + UInt64(plan.seconds * 1e9)
         var index = lane
-        while index < plan.total {
+        while index < plan.total && DispatchTime.now().uptimeNanoseconds < closes {
             let due = start + UInt64(Double(index) * interval)
             let now = DispatchTime.now().uptimeNanoseconds
             if now < due {

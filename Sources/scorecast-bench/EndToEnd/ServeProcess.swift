@@ -10,11 +10,12 @@ struct ServeProcess: Sendable {
     let roles: String
 
     /// Starts `serve` and, when it runs the API, waits until `/readyz` answers 200.
-    static func start(environment: EndToEndEnvironment, roles: String, label: String) async throws -> ServeProcess {
+    static func start(environment: EndToEndEnvironment, roles: String, label: String,
+                      extraEnvironment: [String: String]) async throws -> ServeProcess {
         let port = roles.contains("api") ? try FreePort.pick() : 0
         let process = try ChildProcess(
             name: label, executable: environment.scorecast, arguments: ["serve", "--roles", roles],
-            environment: environment.serveEnvironment(httpPort: port, roles: roles),
+            environment: environment.serveEnvironment(httpPort: port, roles: roles, extra: extraEnvironment),
             stdoutPath: environment.folder + "/\(label).out", stderrPath: environment.folder + "/\(label).log")
         let serve = ServeProcess(process: process, httpPort: port, roles: roles)
         let deadline = ContinuousClock.now + .seconds(60)
