@@ -107,6 +107,7 @@ struct BenchRun {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 ChildRegistry.shared.signalAll(SIGTERM)
+                ChildRegistry.shared.runCleanups()
                 usleep(500_000)
                 ChildRegistry.shared.signalAll(SIGKILL)
                 exit(130)

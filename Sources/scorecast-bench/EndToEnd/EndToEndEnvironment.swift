@@ -53,6 +53,19 @@ final class EndToEndEnvironment: Sendable {
                      logger: Logger) async throws -> EndToEndEnvironment {
         let quiet = Logger(label: "bench-setup", level: .warning)
         let postgres = EmbeddedPostgres(stateDirectory: URL(fileURLWithPath: folder + "/postgres"), durable: true, logger: quiet)
+        // The cluster is not a child process: stop it on an interrupt and on every failure here.
+        ChildRegistry.shared.onInterrupt { postgres.stop() }
+        do {
+            return try await prepare(postgres: postgres, folder: folder, key: key, gameCount: gameCount, appCount: appCount,
+                                     scorecast: scorecast, quiet: quiet, logger: logger)
+        } catch {
+            postgres.stop()
+            throw error
+        }
+    }
+
+    private static func prepare(postgres: EmbeddedPostgres, folder: String, key: BenchKey, gameCount: Int, appCount: Int,
+                                scorecast: String, quiet: Logger, logger: Logger) async throws -> EndToEndEnvironment {
         var configuration = try await postgres.start()
         // pg_stat_statements must be preloaded: set it, then restart once.
         let setupPool = PostgresPool(configuration: configuration, maxConnections: 1, logger: quiet)
@@ -71,6 +84,20 @@ final class EndToEndEnvironment: Sendable {
 
         let bundles = (1...appCount).map(bundleID)
         let simulator = try await SimulatorProcess.start(folder: folder, key: key, bundleIDs: bundles, label: "sim-e2e")
+        do {
+            return try await populate(postgres: postgres, pool: pool, url: url, environment: environment, simulator: simulator,
+                                      folder: folder, key: key, gameCount: gameCount, bundles: bundles, scorecast: scorecast,
+                                      quiet: quiet, logger: logger)
+        } catch {
+            await pool.close()
+            await simulator.stop()
+            throw error
+        }
+    }
+
+    private static func populate(postgres: EmbeddedPostgres, pool: PostgresPool, url: String, environment: [String: String],
+                                 simulator: SimulatorProcess, folder: String, key: BenchKey, gameCount: Int, bundles: [String],
+                                 scorecast: String, quiet: Logger, logger: Logger) async throws -> EndToEndEnvironment {
         for bundle in bundles {
             try await runCLI(scorecast, ["apps", "add", "--bundle-id", bundle, "--environment", "production",
                                          "--team-id", BenchKey.teamID, "--key-id", BenchKey.keyID, "--key-file", key.privateKeyPath],

@@ -153,8 +153,22 @@ final class ChildRegistry: Sendable {
     /// Forgets a reaped child.
     func remove(_ pid: pid_t) { pids.withLock { _ = $0.remove(pid) } }
 
+    private let cleanups = Mutex<[@Sendable () -> Void]>([])
+
     /// Sends `signal` to every listed child.
     func signalAll(_ signal: Int32) {
         for pid in pids.withLock({ $0 }) { Foundation.kill(pid, signal) }
+    }
+
+    /// Adds work to do when the benchmark is interrupted (e.g. stop a server that is not a child).
+    func onInterrupt(_ cleanup: @escaping @Sendable () -> Void) { cleanups.withLock { $0.append(cleanup) } }
+
+    /// Runs the interrupt work, once.
+    func runCleanups() {
+        let work = cleanups.withLock { current in
+            defer { current.removeAll() }
+            return current
+        }
+        for cleanup in work { cleanup() }
     }
 }
