@@ -33,7 +33,7 @@ struct BenchRun {
             return 1
         }
         if options.parts.contains(1) {
-            let part = CeilingBenchmark(requests: options.quick ? 40_000 : 150_000, rounds: 3, connectionCounts: [1, 4],
+            let part = CeilingBenchmark(requests: options.quick ? 40_000 : 150_000, rounds: options.quick ? 3 : 5, connectionCounts: [1, 4],
                                         streams: 100, folder: folder, logger: logger)
             let load = ProcFS.loadAverage
             do { report.ceiling = try await part.run(key: key) } catch { report.skipped["1 client vs h2load"] = "\(error)" }
@@ -41,7 +41,7 @@ struct BenchRun {
             write(report)
         }
         if options.parts.contains(2) {
-            let part = PeerBenchmark(pushes: options.quick ? 10_000 : 40_000, warmUp: 500, concurrency: 100, rounds: 3,
+            let part = PeerBenchmark(pushes: options.quick ? 20_000 : 40_000, warmUp: 500, concurrency: 100, rounds: options.quick ? 3 : 5,
                                      folder: folder, scriptsFolder: options.scriptsFolder, logger: logger)
             let load = ProcFS.loadAverage
             do { report.peer = try await part.run(key: key) } catch { report.skipped["2 peer (aioapns)"] = "\(error)" }

@@ -89,6 +89,7 @@ struct CeilingBenchmark {
                                             serverCPUSeconds: after - before)
                     }
                 }
+                try simulator.checkAlive(during: "part 1, \(connections) connection(s), round \(round + 1)")
                 guard let mine = pair.0, let reference = pair.1 else { continue }
                 ours.append(mine)
                 theirs.append(reference)

@@ -38,6 +38,7 @@ struct EndToEndRunner {
             }
         }
         let posted = await EventPoster.run(plan)
+        try environment.simulator.checkAlive(during: "the \(rate) events/s run")
         rssTask?.cancel()
         let rss = await rssTask?.value ?? []
         let windowEnd = try await databaseClock()
@@ -75,6 +76,7 @@ struct EndToEndRunner {
             broadcasts: sent, failedDeliveries: unsent, ingestLatencyMs: Percentiles(posted.latencies),
             ingestToSendMs: latencyAll, coalescedShare: sent + coalesced > 0 ? Double(coalesced) / Double(sent + coalesced) : nil,
             backlogAtEnd: backlog, sustained: sustained, cpu: cpu, workerProcesses: serves.filter { $0.roles.contains("worker") }.count,
+            broadcastsPerServerCPUSecond: Self.perCPUSecond(sent, cpu),
             ingestToSendAlertingMs: latencyAlerting, drainSeconds: drainSeconds, maxPostLagMs: posted.maxLagMilliseconds,
             firstIngestFailure: posted.firstFailure)
         logger.info("end-to-end run", [
@@ -84,6 +86,13 @@ struct EndToEndRunner {
             "i2s_alerting_p99_ms": String(format: "%.1f", latencyAlerting?.p99 ?? 0),
             "backlog": String(backlog), "sustained": String(sustained), "failures": String(posted.failures)])
         return (result, rss)
+    }
+
+    /// Broadcasts per CPU-second of the server side (every serve process and Postgres): an
+    /// efficiency figure that does not depend on how much of the machine the run was given.
+    static func perCPUSecond(_ broadcasts: Int, _ cpu: [ProcessCPU]) -> Double? {
+        let seconds = cpu.filter { $0.name.hasPrefix("serve") || $0.name == "postgres" }.map(\.cpuSeconds).reduce(0, +)
+        return seconds > 0 ? Double(broadcasts) / seconds : nil
     }
 
     /// CPU seconds so far of each serve process, Postgres (postmaster and backends), the

@@ -68,6 +68,7 @@ struct PeerBenchmark {
                     version = seen
                 }
             }
+            try simulator.checkAlive(during: "part 2, round \(round + 1)")
             logger.info("peer", ["round": String(round + 1), "ours_per_s": String(Int(ours.last?.rate ?? 0)),
                                  "aioapns_per_s": String(Int(theirs.last?.rate ?? 0))])
         }

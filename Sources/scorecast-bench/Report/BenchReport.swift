@@ -119,6 +119,8 @@ struct EndToEndRun: Sendable, Codable {
     var cpu: [ProcessCPU]
     /// Processes running the worker role.
     var workerProcesses: Int
+    /// Broadcasts per CPU-second of scorecast and Postgres together.
+    var broadcastsPerServerCPUSecond: Double?
     /// Ingest-to-send latency of alerting sends (requested priority 10, sent at once), ms.
     var ingestToSendAlertingMs: Percentiles?
     /// Seconds the outbox took to drain after posting stopped.

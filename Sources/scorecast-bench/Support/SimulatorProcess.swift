@@ -21,7 +21,7 @@ struct SimulatorProcess: Sendable {
     static func start(folder: String, key: BenchKey, bundleIDs: [String], extraArguments: [String] = [],
                       label: String = "apns-sim") async throws -> SimulatorProcess {
         let arguments = ["sim", "--team", key.simulatorTeamArgument(bundleIDs: bundleIDs), "--budget", "unlimited",
-                         "--state-dir", folder + "/apns-sim"] + extraArguments
+                         "--state-dir", folder + "/sim-state"] + extraArguments
         let process = try ChildProcess(name: label, executable: BenchPaths.selfExecutable, arguments: arguments,
                                        stdoutPath: folder + "/\(label).out", stderrPath: folder + "/\(label).log")
         let deadline = ContinuousClock.now + .seconds(20)
@@ -51,6 +51,13 @@ struct SimulatorProcess: Sendable {
         configuration.maxConcurrentStreams = streams
         configuration.requestTimeout = .seconds(30)
         return configuration
+    }
+
+    /// Throws if the simulator process has ended (something outside killed it, or it crashed):
+    /// figures measured against a dead server would be failures, not measurements.
+    func checkAlive(during step: String) throws {
+        guard let exit = process.poll() else { return }
+        throw BenchError("the simulator process ended during \(step) (status \(exit.status)\(exit.status > 128 ? ", signal \(exit.status - 128)" : "")): \(process.standardErrorTail(5))")
     }
 
     /// Stops the simulator.
