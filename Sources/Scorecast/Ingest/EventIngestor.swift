@@ -194,7 +194,7 @@ public struct EventIngestor: Sendable {
         // committed both its outbox delete and the channel's new last_timestamp.
         let pendingRows = try await connection.query("""
             SELECT o.channel_id, o.version, o.payload, o.priority, o.event_ids, o.first_ingested_at, o.coalesced,
-                   o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now()) AS leased
+                   o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now() AND COALESCE(o.claimed_version = o.version, true)) AS leased
             FROM outbox o
             WHERE o.channel_id IN (
                 SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id

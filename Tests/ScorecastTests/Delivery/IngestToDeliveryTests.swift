@@ -55,15 +55,10 @@ import TestSupport
                 coveredAtTen.formUnion(try row.decode("event_ids", as: [Int64].self))
             }
             let missing = goalIDs.filter { !coveredAtTen.contains($0) }
-            // Known cross-module issue: while a row is in flight, EventIngestor writes a fresh
-            // row over it and then keeps treating that fresh row as "in flight" (it looks at the
-            // lease only), so a routine update replaces a goal that arrived during the send and
-            // the goal's alert and priority 10 are lost. The fix is one line in EventIngestor's
-            // `leased` expression: `… AND COALESCE(o.claimed_version = o.version, true)`
-            // (0004_delivery_claimed_version.sql); with it this passes. Remove the wrapper then.
-            withKnownIssue("ingest merges into a row that replaced the one in flight only once it knows the claimed version", isIntermittent: true) {
-                #expect(missing.isEmpty, "goals never sent at priority 10: \(missing)")
-            }
+            // A goal that arrives while an older row is in flight starts a fresh row; later
+            // routine updates merge into that row (ingest compares `claimed_version` with
+            // `version`), so the goal's alert and priority 10 are never lost.
+            #expect(missing.isEmpty, "goals never sent at priority 10: \(missing)")
         }
     }
 }
