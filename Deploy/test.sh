@@ -14,8 +14,8 @@ Deploy/setup.sh --tests || exit 1
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(ScorecastCoreTests LifecycleTests CryptoTests PostgresTests HTTPServerTests
-           APNsSimulatorTests APNsTests ScorecastTests EndToEndTests)
+  # Every test target: each folder of Tests/ named *Tests (TestSupport is a helper library).
+  for folder in Tests/*Tests; do targets+=("$(basename "$folder")"); done
 fi
 
 failed=()
