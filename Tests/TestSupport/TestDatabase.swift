@@ -4,7 +4,7 @@ import Postgres
 import Synchronization
 
 /// A Postgres for tests: `SCORECAST_TEST_DATABASE_URL` when set, else one `EmbeddedPostgres`
-/// per test process (kept in the system temp folder, reused across runs, stopped at exit).
+/// per test process (in the system temp folder, stopped and removed at exit).
 /// Each test takes a schema of its own with `makeSchema()`, so tests are independent and run
 /// in parallel.
 ///
@@ -90,22 +90,14 @@ public final class TestDatabase: Sendable {
             configuration.applicationName = "scorecast-tests"
             return TestDatabase(configuration: configuration)
         }
-        let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
-        var server = EmbeddedPostgres(
-            stateDirectory: temporary.appendingPathComponent("scorecast-test-pg-\(getuid())"), durable: false, logger: logger)
-        var configuration: PostgresConfiguration
-        var privateState: URL?
-        configuration = try await server.start()
-        if !server.isRunning {
-            // Another test process runs the shared cluster (this handle only shares it, and
-            // that process stops it when it exits): use a private one, removed at exit.
-            let state = temporary.appendingPathComponent("scorecast-test-pg-\(getuid())-\(getpid())")
-            server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
-            configuration = try await server.start()
-            privateState = state
-        }
+        // A cluster of this process's own, removed at exit: test processes running side by side
+        // (several checkouts on one machine) can never stop or clean each other's database.
+        let state = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("scorecast-test-pg-\(getuid())-\(getpid())")
+        let server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
+        var configuration = try await server.start()
         embedded.withLock { $0 = server }
-        privateStateDirectory.withLock { $0 = privateState }
+        privateStateDirectory.withLock { $0 = state }
         atexit {
             TestDatabase.embedded.withLock { $0?.stop() }
             if let state = TestDatabase.privateStateDirectory.withLock({ $0 }) {
@@ -113,10 +105,7 @@ public final class TestDatabase: Sendable {
             }
         }
         configuration.applicationName = "scorecast-tests"
-        let database = TestDatabase(configuration: configuration)
-        // This process owns the cluster: schemas left by earlier runs can go.
-        try await database.dropLeftoverSchemas()
-        return database
+        return TestDatabase(configuration: configuration)
     }
 
     private static let privateStateDirectory = Mutex<URL?>(nil)
@@ -145,19 +134,5 @@ public final class TestDatabase: Sendable {
         PostgresPool(
             configuration: try await makeSchema(), maxConnections: maxConnections, leaseTimeout: leaseTimeout,
             logger: logger)
-    }
-
-    private func dropLeftoverSchemas() async throws {
-        let connection = try await PostgresConnection.connect(configuration: configuration, logger: Self.logger)
-        do {
-            let rows = try await connection.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'")
-            for row in rows {
-                try await connection.execute("DROP SCHEMA \(identifier: try row.decode(0, as: String.self)) CASCADE")
-            }
-        } catch {
-            await connection.close()
-            throw error
-        }
-        await connection.close()
     }
 }
