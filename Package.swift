@@ -52,6 +52,7 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["APNsSimulator", "Crypto", "TestSupport"]),
         .testTarget(name: "ScorecastTests", dependencies: ["Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "TestSupport"]),
+        .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -89,6 +89,11 @@ import TestSupport
         #expect(table.code == 0)
         #expect(table.stdout.contains("TooManyRequests  2") && table.stdout.contains("accepted 5, retried 2, failed 1"), "\(table.stdout)")
 
+        let watch = try ScorecastProcess(["stats", "--watch", "--window", "1h"], environment: environment)
+        _ = try await watch.waitForLine(containing: "scorecast stats: last 1h", timeout: .seconds(20))
+        watch.signal(SIGINT)
+        #expect(await watch.waitForExit(timeout: .seconds(10)) == 0, "stderr: \(watch.errorOutput)")
+
         let bad = try await ScorecastProcess.run(["stats", "--window", "forever"], environment: environment)
         #expect(bad.code == 2 && bad.stderr.contains("window \"forever\""))
         await pool.close()

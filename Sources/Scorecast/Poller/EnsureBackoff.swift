@@ -42,6 +42,7 @@ public struct EnsureBackoff: Sendable, Equatable {
         failures = failures.filter { gameIDs.contains($0.key) }
     }
 
+    /// Equal when the settings and every waiting game's failure count and retry time are.
     public static func == (lhs: EnsureBackoff, rhs: EnsureBackoff) -> Bool {
         lhs.base == rhs.base && lhs.maximum == rhs.maximum
             && lhs.failures.mapValues(\.count) == rhs.failures.mapValues(\.count)

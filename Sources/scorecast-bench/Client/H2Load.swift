@@ -37,6 +37,15 @@ enum H2Load {
         guard exit.status == 0 else {
             throw BenchError("h2load exited with \(exit.status): \(process.standardErrorTail())\n\(output.suffix(800))")
         }
+        let parsed = try parse(output)
+        // The command line carries a live provider token: the report shows it redacted.
+        let shown = (["h2load"] + arguments).map { $0.hasPrefix("authorization: ") ? "authorization: bearer <JWT>" : $0 }
+        return H2LoadOutcome(command: shown, succeeded: parsed.succeeded, failed: parsed.failed, seconds: parsed.seconds,
+                             reportedRate: parsed.rate, clientCPUSeconds: exit.cpuSeconds)
+    }
+
+    /// Reads h2load's summary: 2xx answers, failed + errored requests, the wall time and its rate.
+    static func parse(_ output: String) throws -> (succeeded: Int, failed: Int, seconds: Double, rate: Double) {
         guard let finished = output.firstMatch(of: /finished in ([0-9.]+)(ms|s|us), ([0-9.]+) req\/s/),
               let number = Double(finished.1), let rate = Double(finished.3),
               let counts = output.firstMatch(of: /requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, (\d+) errored/),
@@ -45,9 +54,6 @@ enum H2Load {
             throw BenchError("cannot read h2load's output:\n\(output.prefix(1200))")
         }
         let scale: Double = finished.2 == "ms" ? 0.001 : finished.2 == "us" ? 0.000001 : 1
-        // The command line carries a live provider token: the report shows it redacted.
-        let shown = (["h2load"] + arguments).map { $0.hasPrefix("authorization: ") ? "authorization: bearer <JWT>" : $0 }
-        return H2LoadOutcome(command: shown, succeeded: twoXX, failed: failed + errored, seconds: number * scale,
-                             reportedRate: rate, clientCPUSeconds: exit.cpuSeconds)
+        return (twoXX, failed + errored, number * scale, rate)
     }
 }

@@ -30,7 +30,7 @@ import Testing
         try await db.addGame("g2")
         var script = Script(
             db: db, appA: appA, appB: appB,
-            channelA1: try await db.addChannel(appID: appA, game: "g1"), channelA2: try await db.addChannel(appID: appA, game: "g1"),
+            channelA1: try await db.addChannel(appID: appA, game: "g1", apnsID: "QTEv+Y2hh/bm5l=="), channelA2: try await db.addChannel(appID: appA, game: "g1"),
             channelB1: try await db.addChannel(appID: appB, game: "g2"), rescuedAt: now.addingTimeInterval(-300))
         var random = ScriptedRandom(seed: 42)
         let channels = [(script.channelA1, appA), (script.channelA2, appA), (script.channelB1, appB)]
@@ -144,7 +144,10 @@ import Testing
                 channel.totals, deliveries: deliveries.filter { $0.channelID == script.channelA1 },
                 events: (script.events["g1"] ?? []).filter { inWindow($0.at) }, label: "channel A1")
             #expect(channel.game == "g1" && channel.status == "active" && channel.app == "com.example.scores")
-            let byAPNsID = try await getJSON(router, "/v1/channels/\(channel.channel)/stats", as: ChannelStatsResponse.self)
+            // APNs ids are base64 (with `/` and `+`): a client percent-encodes them into the path.
+            let encoded = try #require(channel.channel.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            #expect(channel.channel == "QTEv+Y2hh/bm5l==")
+            let byAPNsID = try await getJSON(router, "/v1/channels/\(encoded)/stats", as: ChannelStatsResponse.self)
             #expect(byAPNsID.totals == channel.totals)
         }
     }

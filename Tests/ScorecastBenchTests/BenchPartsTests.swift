@@ -1,0 +1,115 @@
+import Foundation
+import ScorecastCore
+import Testing
+@testable import scorecast_bench
+
+@Suite("benchmark building blocks")
+struct BenchPartsTests {
+    /// h2load 1.52's summary, as printed by `h2load -n 40000 -c 1 -m 100 -t 1 …`.
+    static let h2loadOutput = """
+        starting benchmark...
+        spawning thread #0: 1 total client(s). 40000 total requests
+        TLS Protocol: TLSv1.3
+        Application protocol: h2
+        finished in 470.12ms, 85084.23 req/s, 3.24MB/s
+        requests: 40000 total, 40000 started, 40000 done, 39990 succeeded, 10 failed, 4 errored, 0 timeout
+        status codes: 39990 2xx, 0 3xx, 10 4xx, 0 5xx
+        traffic: 1.52MB (1594176) total, 1.06MB (1110000) headers (space savings 93.31%), 0B (0) data
+        """
+
+    @Test("h2load's summary gives 2xx answers, failures and its own time")
+    func parsesH2load() throws {
+        let parsed = try H2Load.parse(Self.h2loadOutput)
+        #expect(parsed.succeeded == 39_990)
+        #expect(parsed.failed == 14)
+        #expect(abs(parsed.seconds - 0.47012) < 1e-9)
+        #expect(parsed.rate == 85_084.23)
+    }
+
+    @Test("output that is not h2load's summary is an error, not zeros")
+    func refusesOtherOutput() {
+        #expect(throws: BenchError.self) { try H2Load.parse("connect: Connection refused\n") }
+    }
+
+    @Test("nearest-rank percentiles")
+    func percentiles() throws {
+        let values = (1...100).map(Double.init)
+        let result = try #require(Percentiles(values.shuffled()))
+        #expect(result.p50 == 50)
+        #expect(result.p90 == 90)
+        #expect(result.p99 == 99)
+        #expect(result.max == 100)
+        #expect(Percentiles([]) == nil)
+        #expect([3.0, 1, 2].median == 2)
+        #expect([4.0, 1, 2, 3].median == 2.5)
+    }
+
+    @Test("every event the feed posts is valid for the ingest validator")
+    func feedEventsAreValid() throws {
+        let plan = PostPlan(rate: 100, seconds: 1, games: ["bench-g00000", "bench-g00001"], runTag: "r1", seqBase: 1_000_000,
+                            alertingShare: 0.3, apiKey: "unused", port: 1)
+        var kinds: [String: Int] = [:]
+        for index in 0..<100 {
+            let body = EventPoster.eventBody(plan, index: index)
+            let events = try FeedEventValidator().events(fromBody: body, now: Date())
+            #expect(events.count == 1)
+            let text = String(decoding: body, as: UTF8.self)
+            kinds[text.contains("\"kind\":\"score\"") ? "score" : "clock", default: 0] += 1
+        }
+        #expect(kinds["score"] == 30)
+        #expect(kinds["clock"] == 70)
+    }
+
+    @Test("options: defaults, values, and errors that name the option")
+    func options() throws {
+        let defaults = try BenchOptions([])
+        #expect(defaults.parts == [1, 2, 3, 4, 5])
+        #expect(defaults.quick == false)
+        let chosen = try BenchOptions(["--quick", "--parts", "1,2", "--rates", "100,200", "--serve-env", "SCORECAST_WORKERS=8"])
+        #expect(chosen.quick)
+        #expect(chosen.parts == [1, 2])
+        #expect(chosen.rates == [100, 200])
+        #expect(chosen.serveEnvironment == ["SCORECAST_WORKERS": "8"])
+        for bad in [["--parts", "6"], ["--rates", "1,x"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
+            #expect(throws: BenchError.self) { try BenchOptions(bad) }
+        }
+    }
+
+    @Test("a child's exit code and CPU time come back; a timeout kills it")
+    func childProcess() async throws {
+        let folder = NSTemporaryDirectory()
+        let quick = try ChildProcess(name: "sh", executable: "/bin/sh", arguments: ["-c", "echo out; exit 3"],
+                                     stdoutPath: folder + "/bench-child-\(getpid()).out", stderrPath: "/dev/null")
+        let (exit, killed) = await quick.waitForExit(timeout: .seconds(10))
+        #expect(exit.status == 3)
+        #expect(!killed)
+        #expect(quick.standardOutput == "out\n")
+        let slow = try ChildProcess(name: "sleep", executable: "sleep", arguments: ["30"], stdoutPath: "/dev/null", stderrPath: "/dev/null")
+        let (ended, timedOut) = await slow.waitForExit(timeout: .milliseconds(200))
+        #expect(timedOut)
+        #expect(ended.status == 128 + SIGKILL)
+    }
+
+    @Test("/proc gives this process's CPU time and resident memory")
+    func procFS() throws {
+        let sample = try #require(ProcFS.sampleSelf())
+        #expect(sample.rssBytes > 1_000_000)
+        #expect(sample.cpuSeconds >= 0)
+        #expect(ProcFS.coreCount >= 1)
+    }
+
+    @Test("the Markdown report marks a missed target and shows what did not run")
+    func markdown() {
+        let figure = RateFigure(rate: 10_000, succeeded: 40_000, failed: 0, seconds: 4, clientCPUSeconds: 2, serverCPUSeconds: 1)
+        let reference = RateFigure(rate: 80_000, succeeded: 40_000, failed: 0, seconds: 0.5, clientCPUSeconds: 0.15, serverCPUSeconds: 0.3)
+        let row = CeilingRow(connections: 1, streams: 100, requests: 40_000, ours: [figure], h2load: [reference], ratio: 0.125,
+                             roundRatios: [0.125], h2loadCommand: "h2load …")
+        var report = BenchReport(started: "now", cores: 2, mode: "quick", command: "scorecast-bench run --quick", tools: [:],
+                                 ceiling: CeilingReport(bodyBytes: 361, topology: "separate processes", rows: [row], target: 0.5, met: false),
+                                 peer: nil, endToEnd: [], endToEndSetup: [:], memory: nil, scaling: [], profiles: [:], skipped: [:])
+        report.skipped["3–5 end to end"] = "setup failed: example"
+        let text = MarkdownReport.render(report)
+        #expect(text.contains("| client / h2load, 1 connection | 0.12 (10,000 vs 80,000) | ≥ 0.5 | **no** |"))
+        #expect(text.contains("**3–5 end to end**: setup failed: example"))
+    }
+}
