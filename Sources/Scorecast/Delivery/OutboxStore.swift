@@ -140,233 +140,226 @@ public struct OutboxStore: Sendable {
         public var deliveriesWritten = 0
     }
 
-    /// Writes the completions of one batch of `owner`'s sends in one transaction: each is
-    /// applied only if `owner` still holds the row (checked under a row lock, in channel order
-    /// so that concurrent writers cannot deadlock on it). `routineInterval` (seconds) spaces a
-    /// routine payload that arrived during a send after the one just sent.
+    /// Writes the completions of one batch of `owner`'s sends in one statement (so in one
+    /// transaction, in one round trip): each is applied only if `owner` still holds the row,
+    /// checked under a row lock taken in channel order (so that concurrent writers cannot
+    /// deadlock on it). `routineInterval` (seconds) spaces a routine payload that arrived during
+    /// a send after the one just sent.
+    ///
+    /// For each completion still held: the `deliveries` row is appended; the outbox row is
+    /// deleted (sent or failed for good with its version unchanged; channel gone) or given back
+    /// (superseded, retry with backoff, paused, released); the channel's `last_timestamp` and
+    /// `last_sent_at` follow a send, its status becomes `gone` when APNs says so; the budget
+    /// row is written; the app is paused (reported once, by whichever completion paused it).
     ///
     /// A deadlock or serialization failure is retried (twice); other errors are thrown and
     /// nothing is written.
     @discardableResult
     public func complete(_ completions: [DeliveryCompletion], owner: String, routineInterval: Double) async throws -> CompletionResult {
         guard !completions.isEmpty else { return CompletionResult() }
+        let statement = Self.completionStatement(completions, owner: owner, routineInterval: routineInterval)
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try await pool.withTransaction { connection in
-                    try await Self.complete(completions, owner: owner, routineInterval: routineInterval, on: connection)
-                }
+                return try Self.completionResult(try await pool.query(statement))
             } catch let error as PostgresError
                 where attempt < 3
                 && (error.sqlState == PostgresError.SQLState.deadlockDetected || error.sqlState == PostgresError.SQLState.serializationFailure)
             {
-                logger.notice("completion transaction hit a \(error.sqlState ?? "") conflict; retrying", ["attempt": String(attempt)])
+                logger.notice("completion hit a \(error.sqlState ?? "") conflict; retrying", ["attempt": String(attempt)])
             }
         }
     }
 
-    private static func complete(
-        _ completions: [DeliveryCompletion], owner: String, routineInterval: Double, on connection: PostgresConnection
-    ) async throws -> CompletionResult {
-        var result = CompletionResult()
-        // The fence: rows still held by `owner`, locked, with their current version.
-        let ids = completions.map(\.channelID)
-        let held = try await connection.query("""
-            SELECT channel_id, version FROM outbox
-            WHERE channel_id = ANY(\(ids)) AND lease_owner = \(owner)
-            ORDER BY channel_id
-            FOR UPDATE
-            """)
-        var currentVersion: [Int64: Int64] = [:]
-        for row in held { currentVersion[try row.decode("channel_id")] = try row.decode("version") }
+    /// The action names of the statement.
+    private static func actionName(_ action: DeliveryCompletion.RowAction) -> String {
+        switch action {
+        case .finish: "finish"
+        case .retry: "retry"
+        case .cancelChannel: "cancel"
+        case .pauseApp: "pause"
+        case .release: "release"
+        }
+    }
 
-        var kept: [DeliveryCompletion] = []
-        for completion in completions {
-            if currentVersion[completion.channelID] == nil {
-                result.fencedOut.append(completion.channelID)
-            } else {
-                kept.append(completion)
-            }
+    private static func completionStatement(_ completions: [DeliveryCompletion], owner: String, routineInterval: Double) -> SQL {
+        let actions = completions.map { actionName($0.action) }
+        let delays = completions.map { completion -> Double? in
+            if case .retry(let delay, _) = completion.action { return max(0, delay) }
+            return nil
         }
-        guard !kept.isEmpty else { return result }
-
-        // Which rows go, and how the others are given back.
-        var deleteIDs: [Int64] = []
-        var releases: [Release] = []
-        for completion in kept {
-            let unchanged = currentVersion[completion.channelID] == completion.claimedVersion
-            switch completion.action {
-            case .finish where unchanged, .cancelChannel:
-                deleteIDs.append(completion.channelID)
-            case .finish:
-                result.superseded.append(completion.channelID)
-                releases.append(Release(completion, kind: "finished"))
-            case .retry(let delay, let error):
-                releases.append(Release(completion, kind: "retry", delay: max(0, delay), error: error))
-            case .pauseApp, .release:
-                releases.append(Release(completion, kind: "release"))
-            }
+        let errors = completions.map { completion -> String? in
+            if case .retry(_, let error) = completion.action { return error }
+            return nil
         }
-
-        result.deliveriesWritten = try await insertDeliveries(kept, on: connection)
-        if !deleteIDs.isEmpty {
-            try await connection.execute("DELETE FROM outbox WHERE channel_id = ANY(\(deleteIDs)) AND lease_owner = \(owner)")
-            result.deleted = deleteIDs
+        let pauseReasons = completions.map { completion -> String? in
+            if case .pauseApp(let reason) = completion.action { return reason }
+            return nil
         }
-        if !releases.isEmpty {
-            try await release(releases, owner: owner, routineInterval: routineInterval, on: connection)
-        }
-
-        let sent = kept.compactMap { completion in completion.sentTimestamp.map { (completion.channelID, $0) } }
-        if !sent.isEmpty {
-            try await connection.execute("""
-                UPDATE channels c SET last_timestamp = GREATEST(c.last_timestamp, u.ts), last_sent_at = now(), updated_at = now()
-                FROM unnest(\(sent.map(\.0))::bigint[], \(sent.map(\.1))::bigint[]) AS u(id, ts)
-                WHERE c.id = u.id
-                """)
-        }
-        let goneIDs = kept.filter { $0.action == .cancelChannel }.map(\.channelID)
-        if !goneIDs.isEmpty {
-            try await connection.execute("""
-                UPDATE channels SET status = 'gone', updated_at = now()
-                WHERE id = ANY(\(goneIDs)) AND status IN ('active', 'retiring')
-                """)
-        }
-        try await writeBudgets(kept, on: connection)
-
-        var pauses: [Int64: String] = [:]
-        for completion in kept {
-            if case .pauseApp(let reason) = completion.action, pauses[completion.appID] == nil {
-                pauses[completion.appID] = reason
-            }
-        }
-        if !pauses.isEmpty {
-            let appIDs = pauses.keys.sorted()
-            let paused = try await connection.query("""
-                UPDATE apps a SET paused_reason = u.reason, paused_at = now(), updated_at = now()
-                FROM unnest(\(appIDs)::bigint[], \(appIDs.map { pauses[$0] ?? "" })::text[]) AS u(id, reason)
-                WHERE a.id = u.id AND a.paused_at IS NULL
+        let deliveries = completions.map(\.delivery)
+        let budgets = completions.map(\.budget)
+        // Each row's event ids travel as the literal of a bigint array and are cast back.
+        return """
+            WITH u AS MATERIALIZED (
+                SELECT * FROM unnest(
+                    \(completions.map(\.channelID))::bigint[], \(completions.map(\.claimedVersion))::bigint[],
+                    \(completions.map(\.appID))::bigint[], \(actions)::text[], \(delays)::float8[], \(errors)::text[],
+                    \(pauseReasons)::text[], \(completions.map { arrayLiteral($0.claimedEventIDs) })::text[],
+                    \(completions.map(\.claimedCoalesced))::int8[], \(completions.map(\.claimedAt))::timestamptz[],
+                    \(completions.map(\.sentTimestamp))::int8[],
+                    \(deliveries.map { $0.map { arrayLiteral($0.eventIDs) } })::text[],
+                    \(deliveries.map { $0.map { Int($0.requestedPriority.rawValue) } })::int8[],
+                    \(deliveries.map { $0.map { Int($0.priority.rawValue) } })::int8[],
+                    \(deliveries.map { $0?.downgraded })::bool[], \(deliveries.map { $0?.coalesced })::int8[],
+                    \(deliveries.map { $0?.attempt })::int8[], \(deliveries.map { $0?.outcome.rawValue })::text[],
+                    \(deliveries.map { $0?.statusCode })::int8[], \(deliveries.map { $0?.reason })::text[],
+                    \(deliveries.map { $0?.apnsRequestID })::text[], \(deliveries.map { $0?.apnsUniqueID })::text[],
+                    \(deliveries.map { $0?.apnsLatencyMilliseconds })::float8[],
+                    \(deliveries.map { $0?.ingestToSendMilliseconds })::float8[],
+                    \(budgets.map { $0?.windowStart })::timestamptz[], \(budgets.map { $0?.highPrioritySent })::int8[],
+                    \(budgets.map { $0?.downgraded })::int8[], \(budgets.map { $0?.throttled })::int8[],
+                    \(budgets.map { $0?.budgetLimit })::int8[], \(budgets.map { $0?.shrunkLimit })::int8[],
+                    \(budgets.map { $0?.lastThrottledAt })::timestamptz[])
+                AS u(channel_id, claimed_version, app_id, action, delay, error, pause_reason, claimed_events,
+                     claimed_coalesced, claimed_at, sent_ts,
+                     d_event_ids, d_requested, d_priority, d_downgraded, d_coalesced, d_attempt, d_outcome, d_status,
+                     d_reason, d_request_id, d_unique_id, d_latency, d_ingest,
+                     b_window, b_sent, b_downgraded, b_throttled, b_limit, b_shrunk, b_throttled_at)
+            ),
+            -- The fence: the rows `owner` still holds, locked in channel order, at their newest version.
+            held AS MATERIALIZED (
+                SELECT o.channel_id, o.version FROM outbox o
+                WHERE o.channel_id IN (SELECT channel_id FROM u) AND o.lease_owner = \(owner)
+                ORDER BY o.channel_id
+                FOR UPDATE
+            ),
+            plan AS MATERIALIZED (
+                SELECT u.*, CASE
+                    WHEN u.action = 'cancel' OR (u.action = 'finish' AND h.version = u.claimed_version) THEN 'delete'
+                    WHEN u.action = 'finish' THEN 'finished'
+                    WHEN u.action = 'retry' THEN 'retry'
+                    ELSE 'release' END AS op
+                FROM u JOIN held h ON h.channel_id = u.channel_id
+            ),
+            deleted AS (
+                DELETE FROM outbox o USING plan p
+                WHERE o.channel_id = p.channel_id AND p.op = 'delete' AND o.lease_owner = \(owner)
+                RETURNING o.channel_id
+            ),
+            -- A row superseded during its send keeps only what the send did not carry: the events
+            -- that came after the claim, the updates coalesced since, the ingest time of its oldest
+            -- remaining event (from `events`, else the claim time, a lower bound). Ingest may have
+            -- merged into the row in flight (it still lists the sent events: their count comes
+            -- off) or written a fresh row (nothing of the sent one is left to remove).
+            given_back AS (
+                UPDATE outbox o SET
+                    lease_owner = NULL,
+                    lease_expires_at = NULL,
+                    claimed_version = NULL,
+                    updated_at = now(),
+                    attempts = CASE p.op WHEN 'retry' THEN o.attempts + 1 WHEN 'finished' THEN 0 ELSE o.attempts END,
+                    not_before = CASE p.op
+                        WHEN 'retry' THEN now() + make_interval(secs => p.delay)
+                        WHEN 'finished' THEN NULL
+                        ELSE o.not_before END,
+                    last_error = CASE p.op WHEN 'retry' THEN p.error WHEN 'finished' THEN NULL ELSE o.last_error END,
+                    due_at = CASE WHEN p.op = 'finished' AND NOT o.alerting
+                        THEN GREATEST(o.due_at, now() + make_interval(secs => \(routineInterval)))
+                        ELSE o.due_at END,
+                    event_ids = CASE WHEN p.op = 'finished'
+                        THEN ARRAY(SELECT t.e FROM unnest(o.event_ids) WITH ORDINALITY AS t(e, n)
+                                   WHERE t.e <> ALL(p.claimed_events::bigint[]) ORDER BY t.n)
+                        ELSE o.event_ids END,
+                    coalesced = CASE WHEN p.op = 'finished' AND o.event_ids && p.claimed_events::bigint[]
+                        THEN GREATEST(0, o.coalesced - p.claimed_coalesced - 1)
+                        ELSE o.coalesced END,
+                    first_ingested_at = CASE WHEN p.op = 'finished'
+                        THEN COALESCE(
+                            (SELECT min(ev.received_at) FROM events ev
+                             WHERE ev.id = ANY(o.event_ids) AND ev.id <> ALL(p.claimed_events::bigint[])),
+                            GREATEST(o.first_ingested_at, p.claimed_at))
+                        ELSE o.first_ingested_at END
+                FROM plan p
+                WHERE o.channel_id = p.channel_id AND p.op <> 'delete' AND o.lease_owner = \(owner)
+                RETURNING o.channel_id
+            ),
+            delivered AS (
+                INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
+                                        downgraded, coalesced, attempt, outcome, status_code, reason, apns_request_id,
+                                        apns_unique_id, apns_latency_ms, ingest_to_send_ms)
+                SELECT p.channel_id, p.app_id, p.d_event_ids::bigint[], p.claimed_version, p.d_requested, p.d_priority,
+                       p.d_downgraded, p.d_coalesced, p.d_attempt, p.d_outcome, p.d_status, p.d_reason, p.d_request_id,
+                       p.d_unique_id, p.d_latency, p.d_ingest
+                FROM plan p WHERE p.d_outcome IS NOT NULL
+                RETURNING 1
+            ),
+            touched AS (
+                UPDATE channels c SET
+                    last_timestamp = CASE WHEN p.sent_ts IS NULL THEN c.last_timestamp ELSE GREATEST(c.last_timestamp, p.sent_ts) END,
+                    last_sent_at = CASE WHEN p.sent_ts IS NULL THEN c.last_sent_at ELSE now() END,
+                    status = CASE WHEN p.action = 'cancel' AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
+                    updated_at = now()
+                FROM plan p
+                WHERE c.id = p.channel_id AND (p.sent_ts IS NOT NULL OR p.action = 'cancel')
+                RETURNING c.id
+            ),
+            budgeted AS (
+                INSERT INTO channel_budget (channel_id, window_start, high_priority_sent, downgraded, throttled, budget_limit,
+                                            shrunk_limit, last_throttled_at)
+                SELECT p.channel_id, p.b_window, p.b_sent, p.b_downgraded, p.b_throttled, p.b_limit, p.b_shrunk, p.b_throttled_at
+                FROM plan p WHERE p.b_window IS NOT NULL
+                ON CONFLICT (channel_id, window_start) DO UPDATE SET
+                    high_priority_sent = EXCLUDED.high_priority_sent,
+                    downgraded = EXCLUDED.downgraded,
+                    throttled = EXCLUDED.throttled,
+                    budget_limit = EXCLUDED.budget_limit,
+                    shrunk_limit = EXCLUDED.shrunk_limit,
+                    last_throttled_at = EXCLUDED.last_throttled_at
+                RETURNING 1
+            ),
+            paused AS (
+                UPDATE apps a SET paused_reason = p.pause_reason, paused_at = now(), updated_at = now()
+                FROM (SELECT DISTINCT ON (app_id) app_id, pause_reason FROM plan WHERE action = 'pause' ORDER BY app_id) p
+                WHERE a.id = p.app_id AND a.paused_at IS NULL
                 RETURNING a.id, a.bundle_id
-                """)
-            result.newlyPausedApps = try paused.map { PausedApp(id: try $0.decode("id"), bundleID: try $0.decode("bundle_id")) }
+            )
+            SELECT 'fenced' AS kind, u.channel_id AS id, NULL::text AS bundle_id
+                FROM u WHERE u.channel_id NOT IN (SELECT channel_id FROM held)
+            UNION ALL SELECT 'superseded', channel_id, NULL FROM plan WHERE op = 'finished'
+            UNION ALL SELECT 'deleted', channel_id, NULL FROM deleted
+            UNION ALL SELECT 'given_back', channel_id, NULL FROM given_back
+            UNION ALL SELECT 'paused', id, bundle_id FROM paused
+            UNION ALL SELECT 'deliveries', count(*), NULL FROM delivered
+            UNION ALL SELECT 'channels', count(*), NULL FROM touched
+            UNION ALL SELECT 'budgets', count(*), NULL FROM budgeted
+            """
+    }
+
+    private static func completionResult(_ rows: [PostgresRow]) throws -> CompletionResult {
+        var result = CompletionResult()
+        for row in rows {
+            let kind: String = try row.decode("kind")
+            let id: Int64 = try row.decode("id")
+            switch kind {
+            case "fenced": result.fencedOut.append(id)
+            case "superseded": result.superseded.append(id)
+            case "deleted": result.deleted.append(id)
+            case "paused": result.newlyPausedApps.append(PausedApp(id: id, bundleID: try row.decode("bundle_id")))
+            case "deliveries": result.deliveriesWritten = Int(id)
+            default: break
+            }
         }
+        result.fencedOut.sort()
+        result.superseded.sort()
+        result.deleted.sort()
+        result.newlyPausedApps.sort { $0.id < $1.id }
         return result
     }
 
-    /// A row given back to the outbox: `finished` (superseded during its send), `retry` (with
-    /// backoff) or `release` (unchanged).
-    private struct Release {
-        var channelID: Int64
-        var kind: String
-        var delay: Double
-        var error: String?
-        var claimedEvents: String
-        var claimedCoalesced: Int
-        var claimedAt: Date?
-
-        init(_ completion: DeliveryCompletion, kind: String, delay: Double = 0, error: String? = nil) {
-            channelID = completion.channelID
-            self.kind = kind
-            self.delay = delay
-            self.error = error
-            claimedEvents = OutboxStore.arrayLiteral(completion.claimedEventIDs)
-            claimedCoalesced = completion.claimedCoalesced
-            claimedAt = completion.claimedAt
-        }
-    }
-
-    private static func release(_ releases: [Release], owner: String, routineInterval: Double, on connection: PostgresConnection) async throws {
-        // A row superseded during its send keeps only what the send did not carry: the
-        // events that came after the claim, the updates coalesced since, and the ingest time
-        // of its oldest remaining event (from `events`, else the claim time, a lower bound).
-        // Ingest may have merged into the row in flight (it still lists the sent events: their
-        // count comes off) or started a fresh row (nothing of the sent one is left to remove).
-        try await connection.execute("""
-            UPDATE outbox o SET
-                lease_owner = NULL,
-                lease_expires_at = NULL,
-                claimed_version = NULL,
-                updated_at = now(),
-                attempts = CASE u.kind WHEN 'retry' THEN o.attempts + 1 WHEN 'finished' THEN 0 ELSE o.attempts END,
-                not_before = CASE u.kind
-                    WHEN 'retry' THEN now() + make_interval(secs => u.delay)
-                    WHEN 'finished' THEN NULL
-                    ELSE o.not_before END,
-                last_error = CASE u.kind WHEN 'retry' THEN u.error WHEN 'finished' THEN NULL ELSE o.last_error END,
-                due_at = CASE WHEN u.kind = 'finished' AND NOT o.alerting
-                    THEN GREATEST(o.due_at, now() + make_interval(secs => \(routineInterval)))
-                    ELSE o.due_at END,
-                event_ids = CASE WHEN u.kind = 'finished'
-                    THEN ARRAY(SELECT t.e FROM unnest(o.event_ids) WITH ORDINALITY AS t(e, n)
-                               WHERE t.e <> ALL(u.claimed_events::bigint[]) ORDER BY t.n)
-                    ELSE o.event_ids END,
-                coalesced = CASE WHEN u.kind = 'finished' AND o.event_ids && u.claimed_events::bigint[]
-                    THEN GREATEST(0, o.coalesced - u.claimed_coalesced - 1)
-                    ELSE o.coalesced END,
-                first_ingested_at = CASE WHEN u.kind = 'finished'
-                    THEN COALESCE(
-                        (SELECT min(ev.received_at) FROM events ev
-                         WHERE ev.id = ANY(o.event_ids) AND ev.id <> ALL(u.claimed_events::bigint[])),
-                        GREATEST(o.first_ingested_at, u.claimed_at))
-                    ELSE o.first_ingested_at END
-            FROM unnest(\(releases.map(\.channelID))::bigint[], \(releases.map(\.kind))::text[], \(releases.map(\.delay))::float8[],
-                        \(releases.map(\.error))::text[],
-                        \(releases.map(\.claimedEvents))::text[], \(releases.map(\.claimedCoalesced))::int8[],
-                        \(releases.map(\.claimedAt))::timestamptz[])
-                AS u(channel_id, kind, delay, error, claimed_events, claimed_coalesced, claimed_at)
-            WHERE o.channel_id = u.channel_id AND o.lease_owner = \(owner)
-            """)
-    }
-
-    private static func insertDeliveries(_ completions: [DeliveryCompletion], on connection: PostgresConnection) async throws -> Int {
-        let rows = completions.compactMap { completion in completion.delivery.map { (completion, $0) } }
-        guard !rows.isEmpty else { return 0 }
-        // event_ids is an array per row: each travels as its array literal and is cast back.
-        let eventIDs = rows.map { arrayLiteral($0.1.eventIDs) }
-        return try await connection.execute("""
-            INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
-                                    downgraded, coalesced, attempt, outcome, status_code, reason, apns_request_id,
-                                    apns_unique_id, apns_latency_ms, ingest_to_send_ms)
-            SELECT u.channel_id, u.app_id, u.event_ids::bigint[], u.outbox_version, u.requested_priority, u.priority,
-                   u.downgraded, u.coalesced, u.attempt, u.outcome, u.status_code, u.reason, u.request_id,
-                   u.unique_id, u.latency, u.ingest
-            FROM unnest(\(rows.map(\.0.channelID))::bigint[], \(rows.map(\.0.appID))::bigint[], \(eventIDs)::text[],
-                        \(rows.map(\.1.outboxVersion))::bigint[], \(rows.map { $0.1.requestedPriority.rawValue })::int2[],
-                        \(rows.map { $0.1.priority.rawValue })::int2[], \(rows.map(\.1.downgraded))::bool[],
-                        \(rows.map(\.1.coalesced))::int4[], \(rows.map(\.1.attempt))::int4[],
-                        \(rows.map(\.1.outcome.rawValue))::text[], \(rows.map(\.1.statusCode))::int4[],
-                        \(rows.map(\.1.reason))::text[], \(rows.map(\.1.apnsRequestID))::text[],
-                        \(rows.map(\.1.apnsUniqueID))::text[], \(rows.map(\.1.apnsLatencyMilliseconds))::float8[],
-                        \(rows.map(\.1.ingestToSendMilliseconds))::float8[])
-                AS u(channel_id, app_id, event_ids, outbox_version, requested_priority, priority, downgraded, coalesced,
-                     attempt, outcome, status_code, reason, request_id, unique_id, latency, ingest)
-            """)
-    }
-
     /// `{1,2,3}`: the literal of a bigint array, for arrays of arrays sent through `unnest`.
-    fileprivate static func arrayLiteral(_ values: [Int64]) -> String {
+    private static func arrayLiteral(_ values: [Int64]) -> String {
         "{" + values.map(String.init).joined(separator: ",") + "}"
-    }
-
-    private static func writeBudgets(_ completions: [DeliveryCompletion], on connection: PostgresConnection) async throws {
-        let rows = completions.compactMap { completion in completion.budget.map { (completion.channelID, $0) } }
-        guard !rows.isEmpty else { return }
-        try await connection.execute("""
-            INSERT INTO channel_budget (channel_id, window_start, high_priority_sent, downgraded, throttled, budget_limit,
-                                        shrunk_limit, last_throttled_at)
-            SELECT * FROM unnest(\(rows.map(\.0))::bigint[], \(rows.map(\.1.windowStart))::timestamptz[],
-                                 \(rows.map(\.1.highPrioritySent))::int4[], \(rows.map(\.1.downgraded))::int4[],
-                                 \(rows.map(\.1.throttled))::int4[], \(rows.map(\.1.budgetLimit))::int4[],
-                                 \(rows.map(\.1.shrunkLimit))::int4[], \(rows.map(\.1.lastThrottledAt))::timestamptz[])
-            ON CONFLICT (channel_id, window_start) DO UPDATE SET
-                high_priority_sent = EXCLUDED.high_priority_sent,
-                downgraded = EXCLUDED.downgraded,
-                throttled = EXCLUDED.throttled,
-                budget_limit = EXCLUDED.budget_limit,
-                shrunk_limit = EXCLUDED.shrunk_limit,
-                last_throttled_at = EXCLUDED.last_throttled_at
-            """)
     }
 }
 
