@@ -39,6 +39,8 @@ let package = Package(
             dependencies: ["ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
+        // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
+        .executableTarget(name: "scorecast-bench", dependencies: ["Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),

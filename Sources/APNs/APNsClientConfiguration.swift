@@ -18,9 +18,12 @@ public struct APNsClientConfiguration: Sendable, Hashable {
     public var connectTimeout: Duration = .seconds(5)
     /// Age at which the provider token is renewed: 20–59 minutes, default 40.
     public var tokenRenewalAge: Duration = TokenCache.defaultRenewalAge
-    /// How often a request the server certainly never processed (refused, connection never
-    /// made) is sent again before its failure is returned. 0–5; default 2.
-    public var maxUnprocessedRetries: Int = 2
+    /// How often a request whose connection broke (GOAWAY, reset, closed) is sent again on a
+    /// fresh connection, within its deadline, before the failure is returned. A request the
+    /// server certainly never processed is always eligible; because delivery is at least once,
+    /// broadcasts, device pushes, reads and lists are eligible even when the server may have
+    /// processed them. Channel creation and deletion are never sent twice. 0–5; default 2.
+    public var maxConnectionRetries: Int = 2
     /// How long an idle connection is kept for reuse; APNs wants connections kept for hours.
     /// Default 6 hours.
     public var idleConnectionMaxAge: Duration = .seconds(6 * 3600)
@@ -58,7 +61,7 @@ public struct APNsClientConfiguration: Sendable, Hashable {
                     "connectTimeout must be 10 ms–600 s, got \(connectTimeout)")
         try require(tokenRenewalAge >= TokenCache.minimumRenewalAge && tokenRenewalAge <= TokenCache.maximumRenewalAge,
                     "tokenRenewalAge must be 20–59 minutes, got \(tokenRenewalAge)")
-        try require((0...5).contains(maxUnprocessedRetries), "maxUnprocessedRetries must be 0–5, got \(maxUnprocessedRetries)")
+        try require((0...5).contains(maxConnectionRetries), "maxConnectionRetries must be 0–5, got \(maxConnectionRetries)")
         try require(idleConnectionMaxAge >= .seconds(1) && idleConnectionMaxAge <= .seconds(86_400),
                     "idleConnectionMaxAge must be 1 s–24 h, got \(idleConnectionMaxAge)")
         try require(keepAliveInterval >= .seconds(1) && keepAliveInterval <= .seconds(7200),
@@ -69,7 +72,7 @@ public struct APNsClientConfiguration: Sendable, Hashable {
     var transportOptions: TransportOptions {
         TransportOptions(
             maxConnectionsPerHost: maxConnectionsPerHost, maxConcurrentStreams: maxConcurrentStreams,
-            connectTimeout: connectTimeout, maxUnprocessedRetries: maxUnprocessedRetries,
+            connectTimeout: connectTimeout, maxConnectionRetries: maxConnectionRetries,
             idleConnectionMaxAgeSeconds: Int(idleConnectionMaxAge.components.seconds),
             keepAliveIdleSeconds: Int(keepAliveInterval.components.seconds),
             keepAliveIntervalSeconds: Int(keepAliveInterval.components.seconds),

@@ -78,5 +78,6 @@ public struct APNsClientError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+    /// `APNs client error (<code>): <message>`.
     public var description: String { "APNs client error (\(code.rawValue)): \(message)" }
 }

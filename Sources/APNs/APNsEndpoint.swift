@@ -30,7 +30,7 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// `https://host:port`, with an IPv6 literal in brackets.
     public var baseURL: String {
-        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let shownHost = host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
         return "https://\(shownHost):\(port)"
     }
 

@@ -22,6 +22,8 @@ public struct APNsResponse: Sendable, Hashable {
     public let latency: Duration
     /// The body bytes (empty on most successes).
     public let body: [UInt8]
+    /// How many new connections the request needed (0 when it reused one); for tests.
+    var connectionsOpened = 0
 
     /// Creates a response (the client builds these from the wire; tests may build their own).
     public init(status: Int, reason: APNsReason?, requestID: String?, uniqueID: String?, channelID: String?,
@@ -72,7 +74,7 @@ public struct APNsResponse: Sendable, Hashable {
     static func parse(_ response: HTTPResponse) -> APNsResponse {
         let success = (200..<300).contains(response.status)
         let object = success ? nil : jsonObject(response.body)
-        return APNsResponse(
+        var parsed = APNsResponse(
             status: response.status,
             reason: object?["reason"]?.stringValue.map(APNsReason.init(rawValue:)),
             requestID: response.headers["apns-request-id"] ?? response.headers["apns-id"],
@@ -82,6 +84,8 @@ public struct APNsResponse: Sendable, Hashable {
             timestamp: object?["timestamp"]?.integerValue,
             latency: response.latency,
             body: response.body)
+        parsed.connectionsOpened = response.connectionsOpened
+        return parsed
     }
 
     private static func jsonObject(_ body: [UInt8]) -> [String: JSONValue]? {

@@ -74,6 +74,9 @@ public final class APNsSimulator: Service {
             }
         }
         let endpoints = try result.get()
+        if state.verifier.teams.isEmpty {
+            logger.warning("no teams registered: every provider token will be refused until one is added (--team, POST /teams)")
+        }
         logger.info("APNs simulator listening", [
             "send_port": String(endpoints.sendPort), "management_port": String(endpoints.managementPort),
             "admin_port": String(endpoints.adminPort), "ca_certificate": endpoints.caCertificatePath,
@@ -112,9 +115,9 @@ public final class APNsSimulator: Service {
             management.stopDetached()
             throw error
         }
-        state.observeStreamLimit { [send, management] limit in
-            send.advertise(maxConcurrentStreams: limit)
-            management.advertise(maxConcurrentStreams: limit)
+        state.observeStreamLimit { [send, management] _ in
+            send.refreshStreamLimits()
+            management.refreshStreamLimits()
         }
         let endpoints = SimulatorEndpoints(
             sendPort: sendPort, managementPort: managementPort, adminPort: admin.port,

@@ -13,6 +13,7 @@ public struct SystemSimulatorClock: SimulatorClock {
     /// Creates the clock.
     public init() {}
 
+    /// `CLOCK_REALTIME` in seconds.
     public func now() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
@@ -29,6 +30,7 @@ public final class ManualSimulatorClock: SimulatorClock {
         current = Mutex(start)
     }
 
+    /// The time the clock was set or advanced to.
     public func now() -> Double { current.withLock { $0 } }
 
     /// Moves the clock forward (or back, with a negative value) by `seconds`.

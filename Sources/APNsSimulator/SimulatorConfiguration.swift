@@ -33,6 +33,11 @@ public struct SimulatorConfiguration: Sendable {
     public var allowsPriorityOneBroadcasts: Bool
     /// The SETTINGS_MAX_CONCURRENT_STREAMS advertised (APNs has been seen at 500–1,500).
     public var maxConcurrentStreams: Int
+    /// Start every connection with a limit of one stream, raised to `maxConcurrentStreams` once a
+    /// request carries a valid provider token, as Apple documents for token authentication.
+    /// Off by default: clients that open many streams before the server's SETTINGS arrive see
+    /// the extra ones refused (REFUSED_STREAM), which load tools like h2load count as errors.
+    public var oneStreamUntilAuthenticated: Bool
     /// A provider token older than this many seconds gets `403 ExpiredProviderToken` (Apple: one hour).
     public var tokenLifetime: Double
     /// A connection that switches to a token issued less than this many seconds after its
@@ -66,6 +71,7 @@ public struct SimulatorConfiguration: Sendable {
         retryAfter: RetryAfterPolicy = .none,
         allowsPriorityOneBroadcasts: Bool = false,
         maxConcurrentStreams: Int = 1000,
+        oneStreamUntilAuthenticated: Bool = false,
         tokenLifetime: Double = 3600,
         tokenRefreshMinimum: Double = 1200,
         requestLogCapacity: Int = 1000,
@@ -86,6 +92,7 @@ public struct SimulatorConfiguration: Sendable {
         self.retryAfter = retryAfter
         self.allowsPriorityOneBroadcasts = allowsPriorityOneBroadcasts
         self.maxConcurrentStreams = maxConcurrentStreams
+        self.oneStreamUntilAuthenticated = oneStreamUntilAuthenticated
         self.tokenLifetime = tokenLifetime
         self.tokenRefreshMinimum = tokenRefreshMinimum
         self.requestLogCapacity = requestLogCapacity

@@ -34,6 +34,7 @@ public enum SimulatorError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A one-line explanation naming the input at fault.
     public var description: String {
         switch self {
         case let .system(call, number):

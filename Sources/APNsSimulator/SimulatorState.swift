@@ -39,8 +39,10 @@ final class SimulatorState: Sendable {
     let faultsActive = Atomic<Bool>(false)
     /// GOAWAY after this many streams per connection; 0 is off.
     let goAwayAfterStreams = Atomic<Int>(0)
-    /// The stream limit advertised to new connections.
+    /// The stream limit advertised to authenticated connections.
     let maxConcurrentStreams: Atomic<UInt32>
+    /// Whether a connection starts with a limit of one stream until a request authenticates.
+    let oneStreamUntilAuthenticated: Bool
     private let configuredMaxConcurrentStreams: UInt32
     private let streamLimitObservers = Mutex<[@Sendable (UInt32) -> Void]>([])
 
@@ -50,6 +52,7 @@ final class SimulatorState: Sendable {
         clock = configuration.clock
         authPolicy = .init(lifetime: configuration.tokenLifetime, refreshMinimum: configuration.tokenRefreshMinimum)
         configuredMaxConcurrentStreams = UInt32(configuration.maxConcurrentStreams)
+        oneStreamUntilAuthenticated = configuration.oneStreamUntilAuthenticated
         maxConcurrentStreams = Atomic(UInt32(configuration.faults.maxConcurrentStreams ?? configuration.maxConcurrentStreams))
         let settings = Settings(
             channelLimit: configuration.channelLimit,
@@ -70,8 +73,16 @@ final class SimulatorState: Sendable {
     /// Replaces the faults; a new stream limit is advertised on open connections too.
     func setFaults(_ faults: SimulatorFaults) throws(SimulatorError) {
         try faults.validate()
-        core.withLock { $0.faults.replace(with: faults) }
-        publishFaultFlags(faults)
+        apply(faults)
+    }
+
+    private func apply(_ faults: SimulatorFaults) {
+        // The flags change under the same lock as the faults, so a request drawing a fault
+        // concurrently cannot publish a stale "inactive" over the new faults.
+        core.withLock { core in
+            core.faults.replace(with: faults)
+            publishFaultFlags(faults)
+        }
         let limit = UInt32(faults.maxConcurrentStreams ?? Int(configuredMaxConcurrentStreams))
         if maxConcurrentStreams.exchange(limit, ordering: .acquiringAndReleasing) != limit {
             for observer in streamLimitObservers.withLock({ $0 }) { observer(limit) }
@@ -80,12 +91,11 @@ final class SimulatorState: Sendable {
 
     /// Draws the fault decision for one request (only called while `faultsActive`).
     func drawFault() -> (FaultPlan.Decision, latencyMilliseconds: Int) {
-        let (decision, latency, stillActive) = core.withLock { core in
+        core.withLock { core in
             let decision = core.faults.decide { Double.random(in: 0..<100) }
-            return (decision, core.faults.faults.latencyMilliseconds, core.faults.isActive)
+            if !core.faults.isActive { faultsActive.store(false, ordering: .releasing) }
+            return (decision, core.faults.faults.latencyMilliseconds)
         }
-        if !stillActive { faultsActive.store(false, ordering: .releasing) }
-        return (decision, latency)
     }
 
     /// Calls `observer` whenever the advertised stream limit changes.
@@ -149,9 +159,8 @@ final class SimulatorState: Sendable {
             core.channels.removeAll()
             core.budgets.removeAll()
             core.unregisteredTokens.removeAll()
-            core.faults.replace(with: .none)
         }
-        try? setFaults(.none)
+        apply(.none)
         log.withLock { $0.removeAll() }
     }
 }

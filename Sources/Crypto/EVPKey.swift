@@ -21,7 +21,7 @@ final class EVPKey: @unchecked Sendable {
     func requireP256(source: String) throws {
         guard EVP_PKEY_get_base_id(pointer) == EVP_PKEY_EC else {
             let name = EVP_PKEY_get0_type_name(pointer).map { String(cString: $0) } ?? "unknown"
-            throw CryptoError(code: .unsupportedKey, context: "\(source) holds an \(name) key; expected an EC P-256 (prime256v1) key")
+            throw CryptoError(code: .unsupportedKey, context: "\(source) holds a key of type \(name); expected an EC P-256 (prime256v1) key")
         }
         var name = [CChar](repeating: 0, count: 64)
         var length = 0

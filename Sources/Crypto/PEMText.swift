@@ -8,7 +8,9 @@ struct PEMText: Sendable {
 
     /// Checks that `bytes` are text with at least one PEM block; `source` names the input in
     /// errors (a file path or "PEM text").
-    init(bytes: [UInt8], source: String) throws {
+    init(bytes input: [UInt8], source: String) throws {
+        // Editors on some systems prefix a UTF-8 byte order mark, which OpenSSL does not skip.
+        let bytes = input.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(input.dropFirst(3)) : input
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             throw CryptoError(code: .notPEM, context: "\(source) is empty")
         }
@@ -24,29 +26,22 @@ struct PEMText: Sendable {
         self.labels = labels
     }
 
-    /// The labels of all well-formed BEGIN lines.
+    /// The labels of all well-formed BEGIN lines (LF or CRLF line ends; spaces and tabs around
+    /// a line are ignored).
     private static func beginLabels(in bytes: [UInt8]) -> [String] {
-        let text = String(decoding: bytes, as: UTF8.self)
+        let prefix = Array("-----BEGIN ".utf8)
+        let suffix = Array("-----".utf8)
         var labels: [String] = []
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-            let trimmed = line.trimmingSpaces()
-            let prefix = "-----BEGIN "
-            let suffix = "-----"
-            guard trimmed.hasPrefix(prefix), trimmed.hasSuffix(suffix),
-                  trimmed.count > prefix.count + suffix.count else { continue }
-            let label = trimmed.dropFirst(prefix.count).dropLast(suffix.count)
-            labels.append(String(label))
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        for rawLine in bytes.split(separator: 0x0A) {
+            guard let first = rawLine.firstIndex(where: { !isBlank($0) }),
+                  let last = rawLine.lastIndex(where: { !isBlank($0) }) else { continue }
+            let line = rawLine[first...last]
+            guard line.count > prefix.count + suffix.count, line.starts(with: prefix),
+                  line.reversed().starts(with: suffix.reversed()) else { continue }
+            let label = line.dropFirst(prefix.count).dropLast(suffix.count)
+            labels.append(String(decoding: label, as: UTF8.self))
         }
         return labels
-    }
-}
-
-extension Substring {
-    /// Drops leading and trailing spaces and tabs.
-    fileprivate func trimmingSpaces() -> Substring {
-        var slice = self
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return slice
     }
 }

@@ -11,4 +11,8 @@ pthread_sigmask(SIG_SETMASK, &unblocked, nil)
 let code = await ScorecastCLI.run(
     Array(CommandLine.arguments.dropFirst()),
     context: CommandContext(environment: ProcessInfo.processInfo.environment))
-exit(code)
+// Everything the command started has been stopped explicitly by now. `_exit` skips the C
+// libraries' exit-time destructors (OpenSSL, libcurl), which can block on threads those
+// libraries keep; a stop that hung there once left a test waiting past its 10 s limit.
+fflush(nil)
+_exit(code)

@@ -25,7 +25,7 @@ struct ConfigurationTests {
             ("requestTimeout", { $0.requestTimeout = .zero }),
             ("tokenRenewalAge", { $0.tokenRenewalAge = .seconds(10 * 60) }),
             ("tokenRenewalAge", { $0.tokenRenewalAge = .seconds(60 * 60) }),
-            ("maxUnprocessedRetries", { $0.maxUnprocessedRetries = -1 }),
+            ("maxConnectionRetries", { $0.maxConnectionRetries = -1 }),
             ("port", { $0.managementEndpoint.port = 70000 }),
             ("host", { $0.sendEndpoint.host = "bad host/" }),
         ]

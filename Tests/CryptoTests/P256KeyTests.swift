@@ -37,6 +37,24 @@ enum OpenSSLKeys {
         #expect(fromFile.publicKey.pem == (try OpenSSLKeys.publicPEM(of: pem)))
     }
 
+    /// Apple's `.p8` downloads end without a newline; keys also travel with CRLF line ends or a
+    /// byte order mark after passing through other editors.
+    @Test func loadsKeysWithoutFinalNewlineWithCRLFOrWithByteOrderMark() throws {
+        let pem = try OpenSSLKeys.pkcs8P256()
+        let expected = try P256PrivateKey(pem: pem).publicKey
+        let variants = [
+            String(pem.dropLast()),
+            pem.replacingOccurrences(of: "\n", with: "\r\n"),
+            "\u{FEFF}" + pem,
+        ]
+        let folder = try TemporaryFolder()
+        for (index, variant) in variants.enumerated() {
+            #expect(try P256PrivateKey(pem: variant).publicKey == expected, "variant \(index)")
+            let path = try folder.write("key\(index).p8", variant)
+            #expect(try P256PrivateKey(contentsOfFile: path).publicKey == expected, "variant \(index) from a file")
+        }
+    }
+
     @Test func loadsSEC1KeysWithAndWithoutParameters() throws {
         let withParameters = try ExternalTool.require("openssl", ["ecparam", "-genkey", "-name", "prime256v1"])
         #expect(withParameters.contains("-----BEGIN EC PARAMETERS-----"))

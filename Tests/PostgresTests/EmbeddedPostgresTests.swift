@@ -34,9 +34,13 @@ import Testing
         // Starting again while running answers the same server.
         #expect(try await server.start().port == first.port)
 
-        // A second owner of the same folder is refused while the first runs.
-        let rival = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
-        await #expect(throws: PostgresError.self) { try await rival.start() }
+        // A second handle on the same folder (another process's CLI command) shares the
+        // running server without owning it: its stop() leaves the server up.
+        let sharer = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
+        #expect(try await sharer.start().port == first.port)
+        #expect(!sharer.isRunning)
+        sharer.stop()
+        #expect(try await count(first) == 2)
 
         server.stop()
         server.stop()
@@ -55,6 +59,7 @@ import Testing
         let stalePID = try await deadPID()
         try "\(stalePID)\n\(dataDirectory.path)\n0\n\(second.port ?? 0)\n".write(
             to: dataDirectory.appendingPathComponent("postmaster.pid"), atomically: true, encoding: .utf8)
+        let rival = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
         let third = try await rival.start()
         #expect(try await count(third) == 2)
         #expect(rival.isRunning)

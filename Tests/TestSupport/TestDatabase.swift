@@ -95,10 +95,10 @@ public final class TestDatabase: Sendable {
             stateDirectory: temporary.appendingPathComponent("scorecast-test-pg-\(getuid())"), durable: false, logger: logger)
         var configuration: PostgresConfiguration
         var privateState: URL?
-        do {
-            configuration = try await server.start()
-        } catch let error as PostgresError where error.message.contains("another process") {
-            // Another test process runs the shared cluster: use a private one, removed at exit.
+        configuration = try await server.start()
+        if !server.isRunning {
+            // Another test process runs the shared cluster (this handle only shares it, and
+            // that process stops it when it exits): use a private one, removed at exit.
             let state = temporary.appendingPathComponent("scorecast-test-pg-\(getuid())-\(getpid())")
             server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
             configuration = try await server.start()

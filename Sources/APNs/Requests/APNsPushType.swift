@@ -16,5 +16,6 @@ public struct APNsPushType: RawRepresentable, Sendable, Hashable, CustomStringCo
     /// `background`: a silent content update.
     public static let background = APNsPushType(rawValue: "background")
 
+    /// The header value.
     public var description: String { rawValue }
 }

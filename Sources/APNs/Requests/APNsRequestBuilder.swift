@@ -15,11 +15,13 @@ struct APNsRequestBuilder: Sendable {
         let path: String
         let headers: [HTTPHeader]
         let body: [UInt8]
+        /// Whether a second copy is harmless (see `HTTPRequest.retrySafe`).
+        var retrySafe = false
 
         /// The request with `authorization: <value>` as its first header.
         func signed(authorization: String) -> HTTPRequest {
             HTTPRequest(method: method, endpoint: endpoint, path: path,
-                        headers: [HTTPHeader("authorization", authorization)] + headers, body: body)
+                        headers: [HTTPHeader("authorization", authorization)] + headers, body: body, retrySafe: retrySafe)
         }
     }
 
@@ -33,7 +35,9 @@ struct APNsRequestBuilder: Sendable {
 
     /// `GET /1/apps/<bundleId>/channels` with the id in `apns-channel-id`.
     func readChannel(bundleID: String, channelID: String, requestID: UUID?) throws(APNsClientError) -> Unsigned {
-        try channelRequest(.get, bundleID: bundleID, channelID: channelID, requestID: requestID)
+        var request = try channelRequest(.get, bundleID: bundleID, channelID: channelID, requestID: requestID)
+        request.retrySafe = true
+        return request
     }
 
     /// `DELETE /1/apps/<bundleId>/channels` with the id in `apns-channel-id`.
@@ -45,7 +49,7 @@ struct APNsRequestBuilder: Sendable {
     func listChannels(bundleID: String, requestID: UUID?) throws(APNsClientError) -> Unsigned {
         try APNsValidation.checkBundleID(bundleID)
         return Unsigned(method: .get, endpoint: managementEndpoint, path: "/1/apps/\(bundleID)/all-channels",
-                        headers: Self.requestIDHeader(requestID), body: [])
+                        headers: Self.requestIDHeader(requestID), body: [], retrySafe: true)
     }
 
     /// `POST /4/broadcasts/apps/<bundleId>` with channel, push type, priority and expiration
@@ -61,8 +65,9 @@ struct APNsRequestBuilder: Sendable {
             HTTPHeader("apns-priority", broadcast.priority.headerValue),
             HTTPHeader("apns-expiration", String(broadcast.expiration)),
         ] + Self.requestIDHeader(broadcast.requestID)
+        // At least once: a repeated update carries the same timestamp and the device keeps one.
         return Unsigned(method: .post, endpoint: sendEndpoint, path: "/4/broadcasts/apps/\(broadcast.bundleID)",
-                        headers: headers, body: broadcast.payload)
+                        headers: headers, body: broadcast.payload, retrySafe: true)
     }
 
     /// `POST /3/device/<token>` with push type, topic, priority and optional expiration and id.
@@ -80,7 +85,8 @@ struct APNsRequestBuilder: Sendable {
         if let expiration = push.expiration { headers.append(HTTPHeader("apns-expiration", String(expiration))) }
         // The device API names its request id `apns-id`.
         if let requestID = push.requestID { headers.append(HTTPHeader("apns-id", requestID.uuidString.lowercased())) }
-        return Unsigned(method: .post, endpoint: sendEndpoint, path: "/3/device/\(push.token)", headers: headers, body: push.payload)
+        return Unsigned(method: .post, endpoint: sendEndpoint, path: "/3/device/\(push.token)", headers: headers,
+                        body: push.payload, retrySafe: true)
     }
 
     private func channelRequest(_ method: HTTPMethod, bundleID: String, channelID: String, requestID: UUID?) throws(APNsClientError) -> Unsigned {

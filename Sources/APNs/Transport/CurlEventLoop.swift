@@ -7,6 +7,13 @@ import Logging
 /// transfers over through the `LoopMailbox`, which wakes the poll.
 ///
 /// Confined to its own thread (not `Sendable`): created and run by `CurlEventLoop.start`.
+///
+/// Known libcurl 7.88 behaviour (Debian 12): on a reused HTTP/2 connection it answers every
+/// response that ends without a body (APNs' 200s) with RST_STREAM(STREAM_CLOSED). Servers with
+/// a rapid-reset guard (nghttp2 since CVE-2023-44487: 1,000 resets, then 33 a second) reply
+/// with GOAWAY about every thousand requests in a burst. Streams above the GOAWAY are refused
+/// and resent by curl; requests caught in the connection's close are resent here when they are
+/// retry-safe (see `HTTPRequest.retrySafe`), so a burst loses nothing.
 final class CurlEventLoop {
     private let mailbox: LoopMailbox
     private let multi: OpaquePointer
@@ -187,6 +194,12 @@ final class CurlEventLoop {
         active[transfer.id] = nil
         inFlight[endpoint, default: 1] -= 1
         let now = ContinuousClock.now
+        if result == CURLE_OK && !handle.spokeHTTP2 {
+            recycle(handle)
+            transfer.continuation.resume(throwing: APNsClientError(
+                .invalidResponse, "\(endpoint) answered without HTTP/2 (ALPN did not select h2); APNs speaks only HTTP/2"))
+            return
+        }
         if result == CURLE_OK {
             warmedUp.insert(endpoint)
             let response = handle.takeResponse(latency: now - handle.startedAt)
@@ -198,11 +211,13 @@ final class CurlEventLoop {
                                            reachedTransfer: handle.reachedTransfer, responseTooLarge: handle.responseTooLarge)
         recycle(handle)
         if [.connectionLost, .connectionFailed, .tlsFailure].contains(error.code) { warmedUp.remove(endpoint) }
-        let retryable = error.neverProcessed && [.connectionLost, .connectionFailed, .transport].contains(error.code)
-        if retryable, transfer.attempts.load(ordering: .relaxed) <= options.maxUnprocessedRetries,
+        let connectionBroke = [.connectionLost, .connectionFailed, .transport].contains(error.code)
+        if connectionBroke, error.neverProcessed || transfer.request.retrySafe,
+           transfer.attempts.load(ordering: .relaxed) <= options.maxConnectionRetries,
            now < transfer.deadline, !transfer.cancellation.isRaised {
-            logger.debug("retrying a request the server never processed", [
-                "endpoint": endpoint.description, "error": error.code.rawValue])
+            logger.debug("sending a request again after its connection broke", [
+                "endpoint": endpoint.description, "error": error.code.rawValue,
+                "never_processed": String(error.neverProcessed)])
             queues[endpoint, default: TransferQueue()].prepend(transfer)
             return
         }

@@ -147,24 +147,40 @@ final class EasyHandle {
         return bytes.count
     }
 
-    /// Records one header line (`name: value\r\n`); a status line starts a fresh set.
+    /// Records one header line (`name: value\r\n`); a status line starts a fresh set. Parsed
+    /// on bytes: this runs for every header of every response.
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let line = String(decoding: bytes, as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        let count = bytes.count
+        if count >= 5 && bytes[0] == UInt8(ascii: "H") && bytes[1] == UInt8(ascii: "T") && bytes[4] == UInt8(ascii: "/") {
             responseHeaders.removeAll(keepingCapacity: true)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-            responseHeaders[name] = value
+            return count
         }
-        return bytes.count
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return count }
+        var start = colon + 1
+        var end = count
+        while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+        while end > start && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self).lowercased()
+        responseHeaders[name] = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return count
     }
 
     /// The finished response of the current transfer.
     func takeResponse(latency: Duration) -> HTTPResponse {
         var status = 0
         _ = ccurl_easy_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status)
-        return HTTPResponse(status: status, headers: responseHeaders, body: responseBody, latency: latency)
+        var connects = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_NUM_CONNECTS, &connects)
+        return HTTPResponse(status: status, headers: responseHeaders, body: responseBody, latency: latency,
+                            connectionsOpened: connects)
+    }
+
+    /// Whether the finished transfer spoke HTTP/2 (ALPN may fall back to HTTP/1.1 when a
+    /// server does not offer h2; APNs always does, so anything else is a wrong endpoint).
+    var spokeHTTP2: Bool {
+        var version = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_HTTP_VERSION, &version)
+        return version == CURL_HTTP_VERSION_2_0
     }
 
     /// libcurl's own explanation of the last failure (no headers, so no token, are in it).

@@ -27,13 +27,19 @@ struct HTTPRequest: Sendable {
     var path: String
     var headers: [HTTPHeader]
     var body: [UInt8]
+    /// Whether sending the request twice is acceptable. Such a request is sent again on a
+    /// fresh connection when its connection breaks even if the server may have processed it;
+    /// any other request only when the server certainly did not.
+    var retrySafe: Bool
 
-    init(method: HTTPMethod, endpoint: APNsEndpoint, path: String, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+    init(method: HTTPMethod, endpoint: APNsEndpoint, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [],
+         retrySafe: Bool = false) {
         self.method = method
         self.endpoint = endpoint
         self.path = path
         self.headers = headers
         self.body = body
+        self.retrySafe = retrySafe
     }
 
     var url: String { endpoint.baseURL + path }
@@ -48,4 +54,6 @@ struct HTTPResponse: Sendable {
     var body: [UInt8]
     /// From handing the request to curl until the last byte of the answer.
     var latency: Duration
+    /// How many new connections curl opened for this request (0 when it reused one).
+    var connectionsOpened: Int = 0
 }

@@ -38,7 +38,7 @@ struct TransportOptions: Sendable {
     var maxConnectionsPerHost: Int
     var maxConcurrentStreams: Int
     var connectTimeout: Duration
-    var maxUnprocessedRetries: Int
+    var maxConnectionRetries: Int
     var idleConnectionMaxAgeSeconds: Int
     var keepAliveIdleSeconds: Int
     var keepAliveIntervalSeconds: Int

@@ -4,6 +4,8 @@ final class APNsConnection {
     let authentication = ProviderAuthentication()
     /// Generates request and unique ids without a system call per request.
     var random = FastRandom()
+    /// Whether a request with a valid provider token has been seen (APNs allows one stream until then).
+    var authenticated = false
 
     init(id: UInt64) { self.id = id }
 }
@@ -20,7 +22,11 @@ final class APNsRequestHandler: H2Handler {
         self.state = state
     }
 
-    var maxConcurrentStreams: UInt32 { state.maxConcurrentStreams.load(ordering: .relaxed) }
+    func streamLimit(for connection: AnyObject) -> UInt32 {
+        let connection = unsafeDowncast(connection, to: APNsConnection.self)
+        if state.oneStreamUntilAuthenticated && !connection.authenticated { return 1 }
+        return state.maxConcurrentStreams.load(ordering: .relaxed)
+    }
 
     func makeConnectionState(connectionID: UInt64) -> AnyObject { APNsConnection(id: connectionID) }
 
@@ -30,7 +36,7 @@ final class APNsRequestHandler: H2Handler {
     }
 
     func handle(_ request: consuming H2Request, streamID: Int32, connection: AnyObject) -> H2Action {
-        var request = request
+        let request = request
         let connection = unsafeDowncast(connection, to: APNsConnection.self)
         let now = state.clock.now()
         let answer: APNsAnswer
@@ -40,10 +46,10 @@ final class APNsRequestHandler: H2Handler {
             latency = latencyMilliseconds
             switch decision {
             case .blackHole:
-                record(&request, connection: connection, streamID: streamID, now: now, outcome: .ignored, responseHeaders: [], delay: 0)
+                record(request, connection: connection, streamID: streamID, now: now, outcome: .ignored, responseHeaders: [], delay: 0)
                 return .ignore
             case .reset:
-                record(&request, connection: connection, streamID: streamID, now: now, outcome: .reset, responseHeaders: [], delay: 0)
+                record(request, connection: connection, streamID: streamID, now: now, outcome: .reset, responseHeaders: [], delay: 0)
                 return .reset(errorCode: 2) // INTERNAL_ERROR
             case .fail(let status):
                 let reason: APNsReason = status == 500 ? .internalServerError : .serviceUnavailable
@@ -55,7 +61,7 @@ final class APNsRequestHandler: H2Handler {
         } else {
             answer = judge(request, connection: connection, now: now)
         }
-        record(&request, connection: connection, streamID: streamID, now: now,
+        record(request, connection: connection, streamID: streamID, now: now,
                outcome: .answered(status: answer.status, reason: answer.reason?.rawValue),
                responseHeaders: answer.headers, delay: latency)
         if latency > 0 { return .respondLater(answer.response, after: .milliseconds(latency)) }
@@ -72,8 +78,10 @@ final class APNsRequestHandler: H2Handler {
 
         let identity: ProviderTokenVerifier.Identity
         switch connection.authentication.authenticate(
-            header: request.header("authorization"), verifier: state.verifier, policy: state.authPolicy, now: now) {
-        case .success(let verified): identity = verified
+            header: request.authorization, verifier: state.verifier, policy: state.authPolicy, now: now) {
+        case .success(let verified):
+            identity = verified
+            connection.authenticated = true
         case .failure(let reason): return .failure(reason, id: id)
         }
 
@@ -195,14 +203,11 @@ final class APNsRequestHandler: H2Handler {
         return .success(status: 200, headers: [id, ("apns-unique-id", Identifiers.uuid(using: &connection.random))])
     }
 
-    /// Logs the request; redacts the provider token in place (the request is not used after).
+    /// Logs the request (its header list already has the provider token redacted).
     private func record(
-        _ request: inout H2Request, connection: APNsConnection, streamID: Int32, now: Double,
+        _ request: H2Request, connection: APNsConnection, streamID: Int32, now: Double,
         outcome: RequestRecord.Outcome, responseHeaders: [(name: String, value: String)], delay: Int
     ) {
-        for index in request.headers.indices where request.headers[index].name == "authorization" {
-            request.headers[index].value = RequestRecord.redacted
-        }
         let headers = request.headers
         let body = request.body
         state.log.withLock { log in

@@ -2,29 +2,36 @@
 /// device tokens. Pure apart from randomness.
 enum Identifiers {
     /// A random (version 4) UUID in lowercase canonical form, as APNs sends `apns-unique-id`.
-    static func uuid<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
+    static func uuid(using generator: inout FastRandom) -> String {
         let high = (generator.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        return String(unsafeUninitializedCapacity: 36) { buffer in
+        var text = (0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8,
+                    0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8,
+                    0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8,
+                    0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8,
+                    0 as UInt8, 0 as UInt8, 0 as UInt8, 0 as UInt8)
+        return withUnsafeMutableBytes(of: &text) { buffer in
+            let digits = ("0123456789abcdef" as StaticString).utf8Start
             var position = 0
-            for nibble in 0..<32 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    buffer[position] = UInt8(ascii: "-")
+            func put(_ word: UInt64, dashesAt first: Int, _ second: Int) {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    if position == first || position == second {
+                        buffer[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    buffer[position] = digits[Int((word >> UInt64(shift)) & 0xF)]
                     position += 1
                 }
-                let word = nibble < 16 ? high : low
-                let shift = UInt64(60 - 4 * (nibble % 16))
-                let digit = UInt8(truncatingIfNeeded: (word >> shift) & 0xF)
-                buffer[position] = digit < 10 ? 0x30 + digit : 0x57 + digit
-                position += 1
             }
-            return 36
+            put(high, dashesAt: 8, 13)
+            put(low, dashesAt: 18, 23)
+            return String(decoding: buffer, as: UTF8.self)
         }
     }
 
-    /// A random UUID from the system generator (off the hot path).
+    /// A random UUID from a freshly seeded generator (off the hot path).
     static func uuid() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = FastRandom()
         return uuid(using: &generator)
     }
 

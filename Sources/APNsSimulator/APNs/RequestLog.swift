@@ -24,9 +24,6 @@ struct RequestRecord: Sendable {
     let outcome: Outcome
     let responseHeaders: [(name: String, value: String)]
     let delayMilliseconds: Int
-
-    /// The value shown instead of a provider token.
-    static let redacted = "bearer <redacted>"
 }
 
 /// A bounded ring buffer of the latest requests, plus running totals per answer.

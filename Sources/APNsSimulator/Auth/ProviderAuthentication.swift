@@ -13,6 +13,9 @@ final class ProviderAuthentication {
         let futureTolerance: Double = 300
     }
 
+    /// The whole `authorization` value last accepted (compared first: it is usually the very
+    /// same String, so the check costs nothing).
+    private var acceptedHeader: String?
     private var acceptedToken: String?
     private var acceptedIdentity: ProviderTokenVerifier.Identity?
     private var acceptedIssuedAt: Double = 0
@@ -23,12 +26,20 @@ final class ProviderAuthentication {
     func authenticate(
         header: String?, verifier: ProviderTokenVerifier, policy: Policy, now: Double
     ) -> Result<ProviderTokenVerifier.Identity, APNsReason> {
-        guard let header, let token = Self.bearerToken(header) else { return .failure(.missingProviderToken) }
+        guard let header else { return .failure(.missingProviderToken) }
+        let currentGeneration = verifier.generation
+        if header == acceptedHeader, let acceptedIdentity, acceptedGeneration == currentGeneration {
+            // The connection's current token again: only its age can have changed.
+            if acceptedIssuedAt > now + policy.futureTolerance { return .failure(.invalidProviderToken) }
+            if now - acceptedIssuedAt > policy.lifetime { return .failure(.expiredProviderToken) }
+            return .success(acceptedIdentity)
+        }
+        guard let token = Self.bearerToken(header) else { return .failure(.missingProviderToken) }
 
         let identity: ProviderTokenVerifier.Identity
         let issuedAt: Double
         let generation: Int
-        if token == acceptedToken, let acceptedIdentity, acceptedGeneration == verifier.generation {
+        if token == acceptedToken, let acceptedIdentity, acceptedGeneration == currentGeneration {
             // Fast path: the connection's current token, already verified.
             identity = acceptedIdentity
             issuedAt = acceptedIssuedAt
@@ -48,6 +59,7 @@ final class ProviderAuthentication {
            issuedAt - acceptedIssuedAt < policy.refreshMinimum {
             return .failure(.tooManyProviderTokenUpdates)
         }
+        acceptedHeader = header
         acceptedToken = token
         acceptedIdentity = identity
         acceptedIssuedAt = issuedAt

@@ -20,6 +20,8 @@ public enum SimulatorCommand {
       --state-dir PATH          where the generated certificate is kept (default .scorecast/apns-sim)
       --cert PATH --key PATH    serve this PEM certificate and key instead of a generated one
       --max-streams N           SETTINGS_MAX_CONCURRENT_STREAMS to advertise (default 1000)
+      --one-stream-until-auth   start each connection at one stream until a valid token is seen
+                                (as APNs does; off by default)
 
     Credentials:
       --team TEAMID:KEYID:PUBLIC_KEY.pem:BUNDLE[,BUNDLE…]
@@ -28,7 +30,8 @@ public enum SimulatorCommand {
                                 {"host", "sendPort", "managementPort", "adminPort", "stateDirectory",
                                  "certificatePath", "privateKeyPath", "channelLimit", "budgetPerHour",
                                  "noMessageStoredBudgetPerHour", "retryAfter", "allowsPriorityOneBroadcasts",
-                                 "maxConcurrentStreams", "requestLogCapacity", "faults": {…},
+                                 "maxConcurrentStreams", "oneStreamUntilAuthenticated", "requestLogCapacity",
+                                 "faults": {…},
                                  "teams": [{"teamID", "keyID", "publicKeyPath" or "publicKeyPEM", "bundleIDs"}]}
 
     Limits:
@@ -86,6 +89,7 @@ public enum SimulatorCommand {
                 }
                 configuration.retryAfter = policy
             case "--allow-priority-1": configuration.allowsPriorityOneBroadcasts = true
+            case "--one-stream-until-auth": configuration.oneStreamUntilAuthenticated = true
             case "--request-log": configuration.requestLogCapacity = try integer(flag, value)
             case "--fail-next": faults.failNext = try integer(flag, value)
             case "--fail-percent": faults.failPercent = try number(flag, value)
@@ -161,7 +165,7 @@ public enum SimulatorCommand {
 
 /// The command line as (flag, value) pairs; switches get an empty value.
 private struct FlagList {
-    static let switches: Set<String> = ["--allow-priority-1", "--black-hole"]
+    static let switches: Set<String> = ["--allow-priority-1", "--black-hole", "--one-stream-until-auth"]
 
     let pairs: [(String, String)]
 

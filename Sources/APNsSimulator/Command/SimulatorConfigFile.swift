@@ -6,7 +6,7 @@ enum SimulatorConfigFile {
     static let keys: Set<String> = [
         "host", "sendPort", "managementPort", "adminPort", "stateDirectory", "certificatePath", "privateKeyPath",
         "channelLimit", "budgetPerHour", "noMessageStoredBudgetPerHour", "retryAfter", "allowsPriorityOneBroadcasts",
-        "maxConcurrentStreams", "requestLogCapacity", "faults", "teams",
+        "maxConcurrentStreams", "oneStreamUntilAuthenticated", "requestLogCapacity", "faults", "teams",
     ]
     static let teamKeys: Set<String> = ["teamID", "keyID", "publicKeyPath", "publicKeyPEM", "bundleIDs"]
 
@@ -42,6 +42,7 @@ enum SimulatorConfigFile {
         }
         if let value = try reader.bool("allowsPriorityOneBroadcasts") { configuration.allowsPriorityOneBroadcasts = value }
         if let value = try reader.integer("maxConcurrentStreams") { configuration.maxConcurrentStreams = value }
+        if let value = try reader.bool("oneStreamUntilAuthenticated") { configuration.oneStreamUntilAuthenticated = value }
         if let value = try reader.integer("requestLogCapacity") { configuration.requestLogCapacity = value }
         if let value = members["faults"] {
             guard case .object(let faultMembers) = value else { throw .file(path: path, reason: "faults must be an object") }

@@ -21,14 +21,16 @@ final class H2Connection: EventLoopHandler {
     private var streamsOpened = 0
     /// The stream whose header block is being decoded.
     private var headerStream: (id: Int32, stream: H2Stream)?
-    /// The headers of the latest requests, by position, for `internedHeader`.
-    private var headerTemplate: [(name: String, value: String)] = []
+    /// Builds request header lists, reusing what repeats from request to request.
+    private var headerCache = H2HeaderCache()
     /// The last stream processed, once GOAWAY is submitted.
     private var goAwayLastStreamID: Int32?
     private var handlerState: AnyObject?
+    private var advertisedStreamLimit: UInt32 = 0
     private var output: [UInt8] = []
     private var outputOffset = 0
-    private var watchingWrites = false
+    private var interest = Interest.input
+    private var readScheduled = false
     private let readBuffer: UnsafeMutablePointer<UInt8>
     // Scratch space reused by every response of this connection.
     private var headerBytes: [UInt8] = []
@@ -70,11 +72,15 @@ final class H2Connection: EventLoopHandler {
             continueHandshake()
             return
         }
-        if events & (Epoll.input | Epoll.hangUp | Epoll.error) != 0 {
-            readAvailable()
-        }
-        if !closed && events & Epoll.output != 0 {
+        if events & Epoll.output != 0 {
             flush()
+        }
+        // While answers are stuck behind a slow reader, new requests are not read either
+        // (back-pressure): the socket is then watched for writability only.
+        // A hang-up or error is read even then, so the failure is seen and the socket closed.
+        let failed = events & (Epoll.hangUp | Epoll.error) != 0
+        if !closed && ((!writeBlocked && events & Epoll.input != 0) || failed) {
+            readAvailable()
         }
     }
 
@@ -92,9 +98,9 @@ final class H2Connection: EventLoopHandler {
         }
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ:
-            watchWrites(false)
+            watch(.input)
         case SSL_ERROR_WANT_WRITE:
-            watchWrites(true)
+            watch(.output)
         default:
             server.logger.debug("TLS handshake failed", ["connection": "\(id)", "error": TLSContext.lastError()])
             close()
@@ -108,9 +114,11 @@ final class H2Connection: EventLoopHandler {
             return false
         }
         self.session = session
-        handlerState = server.handler.makeConnectionState(connectionID: id)
+        let handlerState = server.handler.makeConnectionState(connectionID: id)
+        self.handlerState = handlerState
+        advertisedStreamLimit = server.handler.streamLimit(for: handlerState)
         var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: server.handler.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: advertisedStreamLimit),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
@@ -126,7 +134,8 @@ final class H2Connection: EventLoopHandler {
 
     private func readAvailable() {
         guard let session else { return }
-        // Bounded so one busy client cannot starve the loop; level-triggered epoll calls again.
+        // Bounded so one busy client cannot starve the loop (see `resumeReadingIfBuffered`).
+        var drained = false
         for _ in 0..<32 {
             ERR_clear_error()
             let count = SSL_read(ssl, readBuffer, Int32(Self.readBufferSize))
@@ -140,16 +149,34 @@ final class H2Connection: EventLoopHandler {
                 continue
             }
             let error = SSL_get_error(ssl, count)
-            if error == SSL_ERROR_WANT_READ { break }
-            if error == SSL_ERROR_WANT_WRITE {
-                watchWrites(true)
+            if error == SSL_ERROR_WANT_READ {
+                drained = true
                 break
+            }
+            if error == SSL_ERROR_WANT_WRITE {
+                watch(.output)
+                return
             }
             // Clean close (ZERO_RETURN), reset, or a TLS failure: the peer is gone.
             close()
             return
         }
         flush()
+        // After WANT_READ any buffered bytes are an incomplete record: epoll reports the rest.
+        if !drained { resumeReadingIfBuffered() }
+    }
+
+    /// Bytes OpenSSL has already read ahead are invisible to epoll: when reading stopped with
+    /// some left (the round cap, or answers that had to wait for the peer), go on shortly.
+    private func resumeReadingIfBuffered() {
+        guard !closed, !writeBlocked, !readScheduled, SSL_has_pending(ssl) == 1 else { return }
+        readScheduled = true
+        server.loop.schedule(after: .zero) { [weak self] in
+            guard let self else { return }
+            self.readScheduled = false
+            guard !self.closed, !self.writeBlocked else { return }
+            self.readAvailable()
+        }
     }
 
     // MARK: - Streams (called from nghttp2 callbacks)
@@ -161,7 +188,6 @@ final class H2Connection: EventLoopHandler {
         // nghttp2 closes them when the GOAWAY is sent.
         if let goAwayLastStreamID, streamID > goAwayLastStreamID { return }
         let stream = H2Stream()
-        stream.request.headers.reserveCapacity(16)
         streams[streamID] = stream
         headerStream = (streamID, stream)
         streamsOpened += 1
@@ -181,46 +207,7 @@ final class H2Connection: EventLoopHandler {
             guard let found = streams[streamID] else { return }
             stream = found
         }
-        let (nameText, valueText) = internedHeader(at: stream.headerIndex, name: name, value: value)
-        stream.headerIndex += 1
-        if name.first == UInt8(ascii: ":") {
-            switch name.count {
-            case 5 where name.elementsEqual(":path".utf8): stream.request.path = valueText
-            case 7 where name.elementsEqual(":method".utf8): stream.request.method = valueText
-            case 10 where name.elementsEqual(":authority".utf8): stream.request.authority = valueText
-            default: break
-            }
-            return
-        }
-        stream.request.headers.append((nameText, valueText))
-    }
-
-    /// The header at `index` of a request as Strings, reusing those of the previous request on
-    /// this connection when the bytes are the same. Clients repeat most headers (token, push
-    /// type, path…), so this saves decoding and allocating them on every request.
-    private func internedHeader(at index: Int, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> (String, String) {
-        if index < headerTemplate.count {
-            var entry = headerTemplate[index]
-            if Self.sameBytes(&entry.name, name) {
-                if Self.sameBytes(&entry.value, value) { return (entry.name, entry.value) }
-                let fresh = String(decoding: value, as: UTF8.self)
-                headerTemplate[index].value = fresh
-                return (entry.name, fresh)
-            }
-        }
-        let pair = (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-        if index < headerTemplate.count {
-            headerTemplate[index] = pair
-        } else if index == headerTemplate.count && index < 32 {
-            headerTemplate.append(pair)
-        }
-        return pair
-    }
-
-    private static func sameBytes(_ text: inout String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        text.withUTF8 { stored in
-            stored.count == bytes.count && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-        }
+        headerCache.add(name: name, value: value, to: stream)
     }
 
     func data(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
@@ -232,6 +219,7 @@ final class H2Connection: EventLoopHandler {
 
     func requestComplete(streamID: Int32) {
         guard let stream = streams[streamID], let handlerState else { return }
+        headerCache.finish(stream)
         let request = stream.request
         stream.request = H2Request()
         switch server.handler.handle(request, streamID: streamID, connection: handlerState) {
@@ -250,6 +238,7 @@ final class H2Connection: EventLoopHandler {
         case .ignore:
             break
         }
+        refreshStreamLimit()
     }
 
     func streamClosed(_ streamID: Int32) {
@@ -327,12 +316,15 @@ final class H2Connection: EventLoopHandler {
         }
     }
 
-    /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS on this connection.
-    func advertise(maxConcurrentStreams: UInt32) {
-        guard let session, !closed else { return }
-        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: maxConcurrentStreams)]
+    /// Sends SETTINGS when the handler's stream limit for this connection changed (a new limit
+    /// set at run time, or the first authenticated request lifting a one-stream start).
+    func refreshStreamLimit() {
+        guard let session, let handlerState, !closed else { return }
+        let limit = server.handler.streamLimit(for: handlerState)
+        guard limit != advertisedStreamLimit else { return }
+        advertisedStreamLimit = limit
+        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit)]
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        flush()
     }
 
     /// Sends everything nghttp2 has queued, gathering frames into one buffer per `SSL_write`.
@@ -352,8 +344,14 @@ final class H2Connection: EventLoopHandler {
                     outputOffset = 0
                 } else {
                     let error = SSL_get_error(ssl, written)
-                    if error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ {
-                        watchWrites(true)
+                    if error == SSL_ERROR_WANT_WRITE {
+                        watch(.output)
+                        return
+                    }
+                    if error == SSL_ERROR_WANT_READ {
+                        // TLS needs the peer's bytes first (a key update): wait for input,
+                        // which ends with another flush.
+                        watch(.input)
                         return
                     }
                     close()
@@ -372,16 +370,29 @@ final class H2Connection: EventLoopHandler {
             }
             if output.isEmpty { break }
         }
-        watchWrites(false)
+        let wasBlocked = writeBlocked
+        watch(.input)
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
             close()
+            return
         }
+        if wasBlocked { resumeReadingIfBuffered() }
     }
 
-    private func watchWrites(_ on: Bool) {
-        guard on != watchingWrites, !closed else { return }
-        watchingWrites = on
-        server.loop.modify(fd: fd, events: Epoll.input | (on ? Epoll.output : 0))
+    /// What the loop watches the socket for.
+    private enum Interest {
+        /// Readable: requests (or TLS records) to read.
+        case input
+        /// Writable only: answers are waiting for the peer to read.
+        case output
+    }
+
+    private var writeBlocked: Bool { interest == .output }
+
+    private func watch(_ wanted: Interest) {
+        guard wanted != interest, !closed else { return }
+        interest = wanted
+        server.loop.modify(fd: fd, events: wanted == .input ? Epoll.input : Epoll.output)
     }
 
     // MARK: - Closing
@@ -408,8 +419,11 @@ final class H2Connection: EventLoopHandler {
 /// A request being received and the response body being sent on one stream.
 final class H2Stream {
     var request = H2Request()
-    /// How many header fields (pseudo-headers included) arrived so far.
-    var headerIndex = 0
+    /// Regular and pseudo header fields received so far (see `H2HeaderCache`).
+    var regularCount = 0
+    var pseudoCount = 0
+    /// Whether the regular fields stopped repeating the previous request's.
+    var diverged = false
     var responseBody: [UInt8] = []
     var responseOffset = 0
 }

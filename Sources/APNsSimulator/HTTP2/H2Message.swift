@@ -4,7 +4,10 @@ struct H2Request {
     var method = ""
     var path = ""
     var authority = ""
+    /// Header fields in order, credentials redacted (`authorization: bearer <redacted>`).
     var headers: [(name: String, value: String)] = []
+    /// The `authorization` value, kept apart from `headers` so it is never logged.
+    var authorization: String?
     var body: [UInt8] = []
     /// Body bytes received, counted even past the stored cap, so size limits can be judged.
     var bodyLength = 0
@@ -60,6 +63,7 @@ protocol H2Handler: AnyObject, Sendable {
     /// Decides the answer to a complete request.
     func handle(_ request: consuming H2Request, streamID: Int32, connection: AnyObject) -> H2Action
 
-    /// The SETTINGS_MAX_CONCURRENT_STREAMS to advertise on new connections.
-    var maxConcurrentStreams: UInt32 { get }
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS to advertise on a connection. Asked when the
+    /// connection starts, after each request, and when the server is told the limit changed.
+    func streamLimit(for connection: AnyObject) -> UInt32
 }

@@ -47,6 +47,7 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
             Foundation.close(fd)
             throw .system("epoll_ctl", errno)
         }
+        let threadName = "apns-sim-\(name)"
         let thread = Thread { [self] in
             loop.run { [self] in
                 for connection in Array(connections.values) { connection.close() }
@@ -55,7 +56,7 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
             }
             finished.trigger()
         }
-        thread.name = "apns-sim-\(name)"
+        thread.name = threadName
         _ = threadStarted.claim()
         thread.start()
         logger.debug("listening", ["server": name, "port": "\(port)"])
@@ -75,10 +76,14 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
         loop.stop()
     }
 
-    /// Advertises a new stream limit on every open connection (new ones read it from the handler).
-    func advertise(maxConcurrentStreams: UInt32) {
+    /// Has every open connection ask the handler for its stream limit again and advertise it
+    /// if it changed (new connections ask when they start).
+    func refreshStreamLimits() {
         loop.post { [self] in
-            for connection in connections.values { connection.advertise(maxConcurrentStreams: maxConcurrentStreams) }
+            for connection in connections.values {
+                connection.refreshStreamLimit()
+                connection.flush()
+            }
         }
     }
 

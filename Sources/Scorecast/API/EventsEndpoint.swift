@@ -21,6 +21,7 @@ public struct EventsEndpoint: Sendable {
     let ingestor: EventIngestor
     let authenticator: IngestAuthenticator
     let keys: APIKeyStore
+    let tallies: IngestTally
     let settings: IngestSettings
     let logger: Logger
     let clock: @Sendable () -> Date
@@ -34,6 +35,7 @@ public struct EventsEndpoint: Sendable {
     public init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
         let keys = APIKeyStore(pool: pool)
         self.keys = keys
+        self.tallies = IngestTally(pool: pool)
         self.ingestor = EventIngestor(pool: pool, settings: settings, logger: logger, clock: clock)
         self.authenticator = IngestAuthenticator(
             lookup: { prefix in try await keys.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
@@ -70,10 +72,12 @@ public struct EventsEndpoint: Sendable {
         do {
             report = try await ingestor.ingest(events, feed: feed.name)
         } catch let error as IngestError {
+            await tally(duplicates: 0, rejected: events.count, request)
             throw Self.problem(for: error, events: events, isBatch: isBatch)
         } catch let error as PostgresError {
             throw Self.unavailable(error, request)
         }
+        if report.duplicates > 0 { await tally(duplicates: report.duplicates, rejected: 0, request) }
         if feed.needsTouch(now: clock()) {
             do {
                 try await keys.touch(id: feed.keyID)
@@ -85,6 +89,16 @@ public struct EventsEndpoint: Sendable {
             "feed": feed.name, "accepted": "\(report.accepted)", "duplicates": "\(report.duplicates)", "stale": "\(report.stale)",
         ])
         return try .json(report, status: .accepted)
+    }
+
+    /// Counts duplicates and refused events for `/v1/stats` (nothing else records them); a
+    /// failure to count never fails the request.
+    private func tally(duplicates: Int, rejected: Int, _ request: HTTPRequest) async {
+        do {
+            try await tallies.record(duplicates: duplicates, rejected: rejected, at: clock())
+        } catch {
+            request.logger.warning("could not count ingest outcomes for statistics", ["error": "\(error)"])
+        }
     }
 
     private var validator: FeedEventValidator {

@@ -6,7 +6,8 @@ public enum ScorecastCLI {
     /// Every command, in help order.
     static let commands: [CommandDefinition] = DemoCommand.all + ServeCommand.all + MigrateCommand.all
         + KeysCommands.all + EventsCommands.all
-        + AppsCommands.all + GamesCommands.all + ChannelsCommands.all + SimulatorCommands.all + ConfigCommand.all
+        + AppsCommands.all + GamesCommands.all + ChannelsCommands.all + StatsCommands.all
+        + SimulatorCommands.all + ConfigCommand.all
 
     /// Runs `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {

@@ -76,6 +76,9 @@ public struct Configuration: Sendable {
     public var retentionDays: Int
     public var retireGrace: Duration
     public var reconcileFix: Bool
+
+    /// The poller's intervals (`SCORECAST_POLLER_*`).
+    public var poller: PollerSettings
 }
 
 extension Configuration {
@@ -176,7 +179,8 @@ extension Configuration {
             staleSeconds: staleSeconds,
             retentionDays: env.integer("SCORECAST_RETENTION_DAYS", default: 14, in: 1...3_650),
             retireGrace: .seconds(60 * env.integer("SCORECAST_RETIRE_GRACE_MINUTES", default: 240, in: 0...10_080)),
-            reconcileFix: env.boolean("SCORECAST_RECONCILE_FIX", default: false))
+            reconcileFix: env.boolean("SCORECAST_RECONCILE_FIX", default: false),
+            poller: PollerSettings.load(&env))
 
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration
@@ -222,5 +226,5 @@ extension Configuration {
         .init(name: "SCORECAST_RETENTION_DAYS", defaultValue: "14", help: "Deliveries and events older than this are pruned."),
         .init(name: "SCORECAST_RETIRE_GRACE_MINUTES", defaultValue: "240", help: "Channels of finished games are deleted this long after the final event."),
         .init(name: "SCORECAST_RECONCILE_FIX", defaultValue: "false", help: "Let the poller fix what reconciliation finds (else it only reports)."),
-    ]
+    ] + PollerSettings.settings
 }

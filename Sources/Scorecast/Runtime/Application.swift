@@ -59,6 +59,12 @@ public struct Application: Sendable {
             HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
             EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger).register(on: &router)
             ChannelsEndpoint(pool: database.pool).register(on: &router)
+            let metricsRegistry = MetricsRegistry()
+            let metrics = try ScorecastMetrics(registry: metricsRegistry)
+            StatsEndpoints(
+                query: StatsQuery(pool: database.pool, configuration: configuration), registry: metricsRegistry,
+                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry)
+            ).register(on: &router)
 
             let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
             var services: [any Service] = []
@@ -80,6 +86,11 @@ public struct Application: Sendable {
             if configuration.roles.contains(.worker) {
                 services.append(WorkerPool(
                     pool: database.pool, apns: apns.clients, settings: WorkerSettings(configuration: configuration), logger: logger))
+            }
+            if configuration.roles.contains(.poller) {
+                let registry = ChannelRegistry(
+                    pool: database.pool, apns: apns.clients, credentials: CredentialStore(), channelLimit: configuration.channelLimit, logger: logger)
+                services.append(Poller.standard(configuration: configuration, pool: database.pool, registry: registry, metrics: metrics, logger: logger))
             }
             services += try addOns(Running(
                 configuration: configuration, pool: database.pool, apns: apns, httpBaseURL: httpBaseURL,

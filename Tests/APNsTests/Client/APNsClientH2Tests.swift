@@ -1,4 +1,5 @@
 import Crypto
+import Logging
 import Foundation
 import ScorecastCore
 import Testing
@@ -146,5 +147,51 @@ struct APNsClientH2Tests {
         #expect(failed.allSatisfy { $0.reason == .serviceUnavailable && $0.outcome == .retryWithBackoff && $0.wantsFreshConnection })
         #expect(responses.filter { $0.status == 200 }.count == 50)
         await client.shutdown()
+    }
+}
+
+@Suite("secrets")
+struct SecretsTests {
+    @Test("no log line and no error ever contains the provider token")
+    func tokenNeverLogged() async throws {
+        let server = try await H2TestServer(.init(expireFirstToken: true, failFirst: 3))
+        defer { server.stop() }
+        let sink = MemorySink()
+        let logger = Logger(label: "apns", level: .trace, sink: sink)
+        var configuration = APNsClientConfiguration(sendEndpoint: server.endpoint, managementEndpoint: server.endpoint)
+        configuration.requestTimeout = .seconds(5)
+        let client = try APNsClient(configuration: configuration, logger: logger)
+        let credentials = try ProviderTokenTests.credentials()
+        var texts: [String] = []
+        for _ in 0..<6 {
+            let response = try await client.sendBroadcast(Broadcast(bundleID: "com.example.scores", channelID: "YWJj", priority: .immediate,
+                                                                    expiration: 0, payload: Array("{}".utf8), requestID: nil),
+                                                          credentials: credentials)
+            texts.append(String(describing: response))
+        }
+        // A transport failure's description, too.
+        let silent = try await H2TestServer(.init(silent: true))
+        defer { silent.stop() }
+        var silentConfiguration = APNsClientConfiguration(sendEndpoint: silent.endpoint, managementEndpoint: silent.endpoint)
+        silentConfiguration.requestTimeout = .milliseconds(300)
+        let silentClient = try APNsClient(configuration: silentConfiguration, logger: logger, tokens: client.tokens)
+        do {
+            _ = try await silentClient.listChannels(bundleID: "com.example.scores", credentials: credentials)
+        } catch {
+            texts.append(String(describing: error))
+        }
+        let authorizations = try #require(try await server.stats()["authorizations"] as? [String])
+        #expect(authorizations.count == 2)
+        #expect(!sink.lines.isEmpty)
+        texts += sink.lines
+        for authorization in authorizations {
+            let signature = String(authorization.split(separator: ".").last ?? "")
+            #expect(signature.count > 40)
+            for text in texts {
+                #expect(!text.contains(signature))
+            }
+        }
+        await client.shutdown()
+        await silentClient.shutdown()
     }
 }

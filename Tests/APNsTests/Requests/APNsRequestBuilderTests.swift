@@ -124,3 +124,20 @@ struct APNsRequestBuilderTests {
         }
     }
 }
+
+@Suite("retry safety")
+struct RetrySafetyTests {
+    let builder = APNsRequestBuilder(sendEndpoint: .sandboxSend, managementEndpoint: .sandboxManagement)
+
+    @Test("broadcasts, device pushes, reads and lists may be resent; creation and deletion never")
+    func retrySafety() throws {
+        #expect(try builder.broadcast(Broadcast(bundleID: "a.b", channelID: "c", priority: .immediate, expiration: 0, payload: [0x7B, 0x7D])).retrySafe)
+        #expect(try builder.devicePush(DevicePush(token: "ab", topic: "a.b", pushType: .alert, priority: .immediate, payload: [0x7B, 0x7D])).retrySafe)
+        #expect(try builder.readChannel(bundleID: "a.b", channelID: "c", requestID: nil).retrySafe)
+        #expect(try builder.listChannels(bundleID: "a.b", requestID: nil).retrySafe)
+        #expect(try !builder.createChannel(bundleID: "a.b", policy: .noMessageStored, requestID: nil).retrySafe)
+        #expect(try !builder.deleteChannel(bundleID: "a.b", channelID: "c", requestID: nil).retrySafe)
+        #expect(try builder.broadcast(Broadcast(bundleID: "a.b", channelID: "c", priority: .immediate, expiration: 0, payload: [0x7B, 0x7D]))
+            .signed(authorization: "bearer T").retrySafe)
+    }
+}

@@ -68,7 +68,7 @@ final class H2TestServer: @unchecked Sendable {
         guard let data = line.data(using: .utf8),
               let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               let port = object["port"] as? Int else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
             throw TestServerError("the h2 test server did not start (is python3 with the h2 package installed?): \(line) \(log)")
         }
@@ -92,13 +92,16 @@ final class H2TestServer: @unchecked Sendable {
 
     func stop() {
         try? stdinPipe.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
+        // Children of the test process inherit its blocked SIGTERM (terminate() would do
+        // nothing), and waiting on one that never exits would hold a cooperative thread for
+        // good: SIGKILL cannot be blocked.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: folder)
     }
 
     /// Reads one line off the cooperative pool (a blocking read).
-    private static func readLine(_ handle: FileHandle) async -> String {
+    static func readLine(_ handle: FileHandle) async -> String {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var bytes: [UInt8] = []

@@ -47,7 +47,7 @@ parser.add_argument("--fail-status", type=int, default=503)
 parser.add_argument("--fail-reason", default="ServiceUnavailable")
 args = parser.parse_args()
 
-stats = {"connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "cuts": 0, "refused": 0,
+stats = {"resets_received": 0, "pings": 0, "connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "cuts": 0, "refused": 0,
          "paths": {}, "authorizations": []}
 cut_done = False
 goaway_done = False
@@ -65,6 +65,25 @@ class Connection:
         self.goaway_sent = False
         self.last_allowed = None
         self.closed = False
+        # Raw view of the client's frames: h2 drops RST_STREAM on streams it already closed
+        # without an event, so those are counted here.
+        self.raw = bytearray()
+        self.preface_skipped = False
+
+    def count_frames(self, data):
+        self.raw += data
+        if not self.preface_skipped:
+            if len(self.raw) < 24:
+                return
+            del self.raw[:24]
+            self.preface_skipped = True
+        while len(self.raw) >= 9:
+            length = int.from_bytes(self.raw[0:3], "big")
+            if len(self.raw) < 9 + length:
+                return
+            if self.raw[3] == 0x3:
+                stats["resets_received"] += 1
+            del self.raw[:9 + length]
 
     def flush(self):
         data = self.conn.data_to_send()
@@ -81,6 +100,7 @@ class Connection:
                 data = await self.reader.read(65536)
                 if not data:
                     break
+                self.count_frames(data)
                 try:
                     events = self.conn.receive_data(data)
                 except Exception:
@@ -157,6 +177,8 @@ class Connection:
                     and (args.goaway_every_connection or not goaway_done)):
                 goaway_done = True
                 self.send_goaway(event.stream_id)
+        elif isinstance(event, h2.events.PingReceived):
+            stats["pings"] += 1
         elif isinstance(event, h2.events.StreamReset):
             self.open_streams.discard(event.stream_id)
         elif isinstance(event, h2.events.ConnectionTerminated):
@@ -212,7 +234,9 @@ class Connection:
         if self.closed:
             return
         try:
-            response = [(":status", str(status)), ("content-length", str(len(body)))]
+            response = [(":status", str(status))]
+            if body or "x-test-no-content-length" not in self.streams.get(stream_id, {}).get("headers", {}):
+                response.append(("content-length", str(len(body))))
             response += list(extra.items())
             self.conn.send_headers(stream_id, response, end_stream=not body)
             if body:

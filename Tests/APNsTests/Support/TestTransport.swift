@@ -10,7 +10,7 @@ enum TestTransport {
     static func options(connections: Int = 2, streams: Int = 100, retries: Int = 2, maxResponseBytes: Int = 65_536) -> TransportOptions {
         TransportOptions(
             maxConnectionsPerHost: connections, maxConcurrentStreams: streams, connectTimeout: .seconds(5),
-            maxUnprocessedRetries: retries, idleConnectionMaxAgeSeconds: 3600, keepAliveIdleSeconds: 60,
+            maxConnectionRetries: retries, idleConnectionMaxAgeSeconds: 3600, keepAliveIdleSeconds: 60,
             keepAliveIntervalSeconds: 30, maxResponseBytes: maxResponseBytes)
     }
 }

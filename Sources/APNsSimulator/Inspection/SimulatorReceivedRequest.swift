@@ -1,17 +1,3 @@
-/// One header as the simulator received or sent it.
-public struct SimulatorHeader: Sendable, Equatable, Codable {
-    /// The lower-case header name.
-    public let name: String
-    /// The value (`bearer <redacted>` for `authorization`).
-    public let value: String
-
-    /// Creates a header.
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// A request the simulator received and what it did with it.
 public struct SimulatorReceivedRequest: Sendable, Equatable, Codable {
     /// 1 for the first request since start or reset.
@@ -53,50 +39,6 @@ public struct SimulatorReceivedRequest: Sendable, Equatable, Codable {
 
     /// The first value of response header `name` (lower-case).
     public func responseHeader(_ name: String) -> String? { responseHeaders.first { $0.name == name }?.value }
-}
-
-/// A channel the simulator holds.
-public struct SimulatorChannel: Sendable, Equatable, Codable {
-    /// The channel id (base64).
-    public let id: String
-    /// The app it belongs to.
-    public let bundleID: String
-    /// 0 (No Message Stored) or 1 (Most Recent Message Stored).
-    public let messageStoragePolicy: Int
-    /// When it was created (UNIX seconds).
-    public let createdAt: Double
-}
-
-/// The budget position of one channel.
-public struct SimulatorBudgetUsage: Sendable, Equatable, Codable {
-    /// The channel id.
-    public let channelID: String
-    /// The app it belongs to.
-    public let bundleID: String
-    /// 0 or 1.
-    public let messageStoragePolicy: Int
-    /// The hourly priority-10 budget that applies; `nil` when unlimited.
-    public let budgetPerHour: Int?
-    /// Priority-10 sends accepted in the last hour.
-    public let usedInWindow: Int
-    /// What is left this hour; `nil` when unlimited.
-    public let remaining: Int?
-    /// When the oldest counted send leaves the window (UNIX seconds), if any is counted.
-    public let freesAt: Double?
-    /// Priority-10 sends accepted since the channel was created.
-    public let priorityTenSends: Int
-    /// Priority-5 (and 1) sends accepted since the channel was created.
-    public let otherSends: Int
-    /// Sends refused with `429 TooManyRequests`.
-    public let throttled: Int
-}
-
-/// Running totals since start or reset.
-public struct SimulatorStatistics: Sendable, Equatable, Codable {
-    /// Requests received (answered, reset or ignored).
-    public let received: Int
-    /// Counts by answer: `"200"`, `"400 BadExpirationDate"`, `"reset"`, `"ignored"`…
-    public let answers: [String: Int]
 }
 
 extension SimulatorReceivedRequest {

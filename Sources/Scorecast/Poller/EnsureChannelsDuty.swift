@@ -1,0 +1,68 @@
+import Foundation
+import Postgres
+import Synchronization
+
+/// `channels ensure` for games that lack a channel: every game not over yet that some app with
+/// automatic channels (and not paused) has no live channel for gets one through
+/// `ChannelRegistry.ensureChannels(gameID:)`. This is how games created by the feed get their
+/// channels. Games whose ensure failed wait (`EnsureBackoff`) before being tried again.
+public final class EnsureChannelsDuty: PollerDuty {
+    /// `ensure`.
+    public let name = "ensure"
+    /// How often it runs.
+    public let interval: Duration
+    /// Games looked at per round at most (oldest first).
+    public let batchSize: Int
+    private let registry: ChannelRegistry
+    private let backoff = Mutex(EnsureBackoff())
+
+    /// Creates the duty.
+    public init(registry: ChannelRegistry, interval: Duration, batchSize: Int = 50) {
+        self.registry = registry
+        self.interval = interval
+        self.batchSize = max(1, batchSize)
+    }
+
+    /// Ensures channels for the games that need one at `now`.
+    public func run(at now: Date) async throws -> DutyReport {
+        let rows = try await registry.pool.query("""
+            SELECT g.id FROM games g
+            WHERE g.status NOT IN ('final', 'cancelled')
+              AND EXISTS (
+                SELECT 1 FROM apps a
+                WHERE a.auto_channels AND a.paused_at IS NULL
+                  AND NOT EXISTS (
+                    SELECT 1 FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
+                    WHERE b.game_id = g.id AND c.app_id = a.id AND c.status IN ('active', 'retiring')))
+            ORDER BY g.created_at, g.id
+            """)
+        let waiting = try rows.map { try $0.decode("id", as: String.self) }
+        let due = backoff.withLock { backoff in
+            backoff.keepOnly(Set(waiting))
+            return waiting.filter { backoff.mayTry($0, at: now) }
+        }
+        var report = DutyReport(counts: ["games": 0, "created": 0, "failed": 0, "backing_off": waiting.count - due.count])
+        for gameID in due.prefix(batchSize) {
+            report.counts["games", default: 0] += 1
+            do {
+                let result = try await registry.ensureChannels(gameID: gameID)
+                report.counts["created", default: 0] += result.created.count
+                report.warnings += result.warnings
+                if result.failures.isEmpty {
+                    backoff.withLock { $0.succeeded(gameID) }
+                } else {
+                    report.counts["failed", default: 0] += result.failures.count
+                    backoff.withLock { $0.failed(gameID, at: now) }
+                    for failure in result.failures {
+                        report.warnings.append("no channel for game \(gameID) in \(failure.app.bundleID) (\(failure.app.environment.rawValue)): \(failure.error.message)")
+                    }
+                }
+            } catch {
+                report.counts["failed", default: 0] += 1
+                backoff.withLock { $0.failed(gameID, at: now) }
+                report.warnings.append("ensuring channels for game \(gameID) failed: \(error)")
+            }
+        }
+        return report
+    }
+}

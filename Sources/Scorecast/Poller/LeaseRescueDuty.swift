@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import Postgres
+
+/// Makes outbox rows whose lease expired claimable again: a worker that died (or lost its
+/// database connection) mid-send leaves its rows leased; clearing the lease puts them back in
+/// line at once, visible to every worker, and counts them (`stats_minute_rescues`, and the
+/// `scorecast_broadcasts_retried_total` counter).
+///
+/// The old holder cannot complete a rescued row afterwards: completions are fenced on the lease
+/// owner. Rows locked by a transaction right now (a completion in progress) are skipped and
+/// looked at next round.
+public struct LeaseRescueDuty: PollerDuty {
+    /// `rescue`.
+    public let name = "rescue"
+    /// How often it runs.
+    public let interval: Duration
+    /// At most this many rows per round.
+    public let batchSize: Int
+    private let pool: PostgresPool
+    private let metrics: ScorecastMetrics?
+
+    /// The channel workers listen on for new work (the workers' `WorkerSettings.defaultNotifyChannel`).
+    static let outboxNotifyChannel = "scorecast_outbox"
+
+    /// Creates the duty.
+    public init(pool: PostgresPool, interval: Duration, batchSize: Int = 1_000, metrics: ScorecastMetrics? = nil) {
+        self.pool = pool
+        self.interval = interval
+        self.batchSize = max(1, batchSize)
+        self.metrics = metrics
+    }
+
+    /// Clears the expired leases (expired at `now`) and counts them per app and minute.
+    public func run(at now: Date) async throws -> DutyReport {
+        let rescued = try await pool.withTransaction { connection -> [(bundleID: String, appID: Int64, count: Int)] in
+            let rows = try await connection.query("""
+                WITH expired AS (
+                    SELECT channel_id FROM outbox
+                    WHERE lease_owner IS NOT NULL AND lease_expires_at < \(now)
+                    ORDER BY lease_expires_at
+                    LIMIT \(batchSize)
+                    FOR UPDATE SKIP LOCKED
+                ), cleared AS (
+                    UPDATE outbox o SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                    FROM expired WHERE o.channel_id = expired.channel_id
+                    RETURNING o.channel_id
+                )
+                SELECT c.app_id, a.bundle_id, count(*)::int AS n
+                FROM cleared JOIN channels c ON c.id = cleared.channel_id JOIN apps a ON a.id = c.app_id
+                GROUP BY c.app_id, a.bundle_id
+                """)
+            let counts = try rows.map { (bundleID: try $0.decode("bundle_id", as: String.self), appID: try $0.decode("app_id", as: Int64.self),
+                                        count: try $0.decode("n", as: Int.self)) }
+            guard !counts.isEmpty else { return counts }
+            try await connection.execute("""
+                INSERT INTO stats_minute_rescues (minute, app_id, count)
+                SELECT \(now.minuteStart), u.app_id, u.n
+                FROM unnest(\(counts.map(\.appID))::bigint[], \(counts.map(\.count))::int[]) AS u(app_id, n)
+                ON CONFLICT (minute, app_id) DO UPDATE SET count = stats_minute_rescues.count + EXCLUDED.count
+                """)
+            try await connection.execute("SELECT pg_notify(\(Self.outboxNotifyChannel), '')")
+            return counts
+        }
+        for app in rescued { metrics?.retried.increment(AppLabels(app: app.bundleID), by: Double(app.count)) }
+        let total = rescued.reduce(0) { $0 + $1.count }
+        return DutyReport(
+            counts: ["rescued": total],
+            warnings: total >= batchSize ? ["\(total) expired leases rescued in one round (the batch limit): workers may be dying"] : [])
+    }
+}

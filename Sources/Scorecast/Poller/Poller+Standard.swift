@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+import Postgres
+
+extension Poller {
+    /// Every duty of the `poller` role, on the intervals of `configuration`:
+    /// statistics roll-ups, lease rescue, budget windows, channels for new games, retiring
+    /// channels of finished games (and the channel-limit watch), reconciliation with APNs, and
+    /// pruning past the retention.
+    public static func standardDuties(
+        configuration: Configuration, pool: PostgresPool, registry: ChannelRegistry, metrics: ScorecastMetrics?
+    ) -> [any PollerDuty] {
+        let settings = configuration.poller
+        return [
+            StatsRollupDuty(pool: pool, interval: settings.statsInterval),
+            LeaseRescueDuty(pool: pool, interval: settings.rescueInterval, metrics: metrics),
+            BudgetWindowDuty(
+                pool: pool, interval: settings.budgetInterval,
+                standardPerHour: configuration.budgetStandardPerHour, frequentPerHour: configuration.budgetFrequentPerHour),
+            EnsureChannelsDuty(registry: registry, interval: settings.ensureInterval),
+            RetireDuty(registry: registry, interval: settings.retireInterval, grace: configuration.retireGrace, channelLimit: configuration.channelLimit),
+            ReconcileDuty(registry: registry, interval: settings.reconcileInterval, fix: configuration.reconcileFix),
+            PruneDuty(pool: pool, interval: settings.pruneInterval, plan: PrunePlan(retentionDays: configuration.retentionDays)),
+        ]
+    }
+
+    /// The `poller` role as `serve` runs it: the standard duties, leadership on `pool`'s
+    /// database and schema, the system clock.
+    public static func standard(
+        configuration: Configuration, pool: PostgresPool, registry: ChannelRegistry, metrics: ScorecastMetrics?, logger: Logger
+    ) -> Poller {
+        Poller(
+            duties: standardDuties(configuration: configuration, pool: pool, registry: registry, metrics: metrics),
+            lock: LeaderLock(configuration: pool.configuration, logger: logger.named("poller")),
+            leaderCheckInterval: configuration.poller.leaderCheckInterval, logger: logger)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Where the poller gets the time and how it waits: the system clock in `serve`, a manual one
+/// in tests, so that every duty's decision can be driven through hours in milliseconds.
+public protocol PollerClock: Sendable {
+    /// The current wall-clock time.
+    func now() -> Date
+    /// Waits `duration` of this clock's time; returns early (without error) when the task is
+    /// cancelled.
+    func sleep(for duration: Duration) async
+}
+
+/// The system's wall clock, sleeping with `Task.sleep`.
+public struct SystemPollerClock: PollerClock {
+    /// Creates the clock.
+    public init() {}
+
+    /// `Date()`.
+    public func now() -> Date { Date() }
+
+    /// `Task.sleep(for:)`, ending early on cancellation.
+    public func sleep(for duration: Duration) async {
+        try? await Task.sleep(for: duration)
+    }
+}
+
+extension Date {
+    /// This time moved by `duration`.
+    func adding(_ duration: Duration) -> Date {
+        addingTimeInterval(duration.timeInterval)
+    }
+
+    /// The start of the minute containing this time (UTC, whole minutes since 1970).
+    var minuteStart: Date { flooring(toMultipleOf: 60) }
+
+    /// The start of the `seconds`-long span containing this time, spans aligned to 1970-01-01.
+    func flooring(toMultipleOf seconds: Double) -> Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 / seconds).rounded(.down) * seconds)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval`.
+    var timeInterval: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Postgres
+
+/// Deletes what is older than `SCORECAST_RETENTION_DAYS`: deliveries and events, and the
+/// per-minute roll-ups and budget windows of that age, in bounded batches (`PrunePlan`).
+///
+/// Games keep their folded state; nothing references an event or delivery row by key, so
+/// pruning never breaks a reference.
+public struct PruneDuty: PollerDuty {
+    /// `prune`.
+    public let name = "prune"
+    /// How often it runs.
+    public let interval: Duration
+    /// The retention and batch sizes.
+    public let plan: PrunePlan
+    private let pool: PostgresPool
+
+    /// What is pruned: table, the time column the retention applies to, and how rows are picked.
+    struct Target: Sendable {
+        let table: String
+        let timeColumn: String
+        /// The key columns of a batch (`ctid` where the table has no single key).
+        let key: String
+        /// Rows younger than this stay whatever the retention (budget windows: a lowered limit
+        /// needs its last 429 to recover from).
+        var keepAtLeast: TimeInterval = 0
+    }
+
+    static let targets = [
+        Target(table: "deliveries", timeColumn: "sent_at", key: "id"),
+        Target(table: "events", timeColumn: "received_at", key: "id"),
+        Target(table: "stats_minute", timeColumn: "minute", key: "ctid"),
+        Target(table: "stats_minute_reasons", timeColumn: "minute", key: "ctid"),
+        Target(table: "stats_minute_events", timeColumn: "minute", key: "ctid"),
+        Target(table: "stats_minute_rescues", timeColumn: "minute", key: "ctid"),
+        Target(table: "channel_budget", timeColumn: "window_start", key: "ctid", keepAtLeast: BudgetWindowDuty.lookback),
+    ]
+
+    /// Creates the duty.
+    public init(pool: PostgresPool, interval: Duration, plan: PrunePlan) {
+        self.pool = pool
+        self.interval = interval
+        self.plan = plan
+    }
+
+    /// Prunes rows older than the retention at `now`.
+    public func run(at now: Date) async throws -> DutyReport {
+        var counts: [String: Int] = [:]
+        for target in Self.targets {
+            let cutoff = min(plan.cutoff(at: now), now.addingTimeInterval(-target.keepAtLeast))
+            var batches = 0
+            var deleted = 0
+            var last = 0
+            repeat {
+                // The table and column names are constants of this type, never input.
+                last = try await pool.execute("""
+                    DELETE FROM \(unsafeSQL: target.table) WHERE \(unsafeSQL: target.key) IN (
+                        SELECT \(unsafeSQL: target.key) FROM \(unsafeSQL: target.table)
+                        WHERE \(unsafeSQL: target.timeColumn) < \(cutoff)
+                        LIMIT \(plan.batchSize)
+                    )
+                    """)
+                batches += 1
+                deleted += last
+            } while plan.continues(afterBatches: batches, lastDeleted: last)
+            counts[target.table] = deleted
+        }
+        return DutyReport(counts: counts)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Postgres
+import ScorecastCore
+
+extension StatsQuery {
+    /// Games the live snapshot lists: in play, starting within this long, or ended this long ago.
+    static let liveGameHorizon: TimeInterval = 3 * 3600
+
+    /// `GET /v1/stats/live`: games in play (and about to start or just finished), the 10
+    /// channel budgets closest to exhaustion this hour, and the 25 latest delivery attempts.
+    public func live(now: Date) async throws -> LiveStatsResponse {
+        let gameRows = try await pool.query("""
+            SELECT \(unsafeSQL: GameRecord.columns), finished_at, updated_at,
+                   (SELECT count(*) FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
+                    WHERE b.game_id = games.id AND c.status IN ('active', 'retiring'))::int AS live_channels
+            FROM games
+            WHERE status IN ('live', 'suspended')
+               OR (status = 'scheduled' AND starts_at BETWEEN \(now.addingTimeInterval(-Self.liveGameHorizon)) AND \(now.addingTimeInterval(Self.liveGameHorizon)))
+               OR (status IN ('final', 'cancelled') AND coalesce(finished_at, updated_at) >= \(now.addingTimeInterval(-Self.liveGameHorizon)))
+            ORDER BY CASE WHEN status IN ('live', 'suspended') THEN 0 WHEN status = 'scheduled' THEN 1 ELSE 2 END,
+                     coalesce(last_event_at, starts_at, created_at) DESC, id
+            LIMIT 20
+            """)
+        let games = try gameRows.map { row in
+            Self.liveGame(try GameRecord(row: row), channels: try row.decode("live_channels"), updatedAt: try row.decode("updated_at"))
+        }
+        let hotBudgets = try await budgets.budgets(.activeThisHour(appID: nil), now: now, limit: 10)
+        let deliveryRows = try await pool.query("""
+            SELECT d.sent_at, a.bundle_id, c.apns_channel_id,
+                   (SELECT min(b.game_id) FROM channel_bindings b WHERE b.channel_id = d.channel_id) AS game,
+                   d.priority, d.downgraded, d.outcome, d.status_code, d.reason, d.apns_latency_ms, d.attempt,
+                   cardinality(d.event_ids) AS events
+            FROM deliveries d
+            JOIN channels c ON c.id = d.channel_id
+            JOIN apps a ON a.id = d.app_id
+            ORDER BY d.sent_at DESC, d.id DESC
+            LIMIT 25
+            """)
+        let recent = try deliveryRows.map { row in
+            return RecentDelivery(
+                at: try row.decode("sent_at"), app: try row.decode("bundle_id"), channel: try row.decode("apns_channel_id"),
+                game: try row.decode("game", as: String?.self), priority: try row.decode("priority"),
+                downgraded: try row.decode("downgraded"), outcome: Self.outcome(try row.decode("outcome")),
+                status: try row.decode("status_code", as: Int?.self), reason: try row.decode("reason", as: String?.self),
+                latencyMs: try row.decode("apns_latency_ms", as: Double?.self), attempt: try row.decode("attempt"),
+                events: try row.decode("events", as: Int?.self) ?? 0)
+        }
+        return LiveStatsResponse(generatedAt: now, games: games, budgets: hotBudgets, recentDeliveries: recent)
+    }
+
+    /// The dashboard's view of a game. Pure.
+    static func liveGame(_ game: GameRecord, channels: Int, updatedAt: Date) -> LiveGame {
+        let state = game.state
+        let last = state?.lastEvent
+        return LiveGame(
+            game: game.id, league: game.league, home: game.homeTeam, away: game.awayTeam,
+            homeScore: state?.homeScore ?? 0, awayScore: state?.awayScore ?? 0,
+            period: state?.period ?? "", clock: state?.clock ?? "", status: game.status,
+            lastEvent: last.map { $0.description ?? $0.kind.rawValue }, seq: Int(game.appliedSeq),
+            updatedAt: game.lastEventAt ?? updatedAt, channels: channels)
+    }
+
+    /// The API's outcome of a `deliveries.outcome`: `sent` is accepted, `retry` retried, and
+    /// `failed`, `gone`, `paused` failed. Pure.
+    static func outcome(_ stored: String) -> SendMetricOutcome {
+        switch stored {
+        case "sent": .accepted
+        case "retry": .retried
+        default: .failed
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import APNsSimulator
+import Foundation
+import Logging
+
+/// `scorecast-bench`'s command line.
+enum BenchCommand {
+    static let usage = """
+    USAGE: scorecast-bench run [options]     run the benchmark, write results.md and results.json
+           scorecast-bench sim [apns-sim options]   the APNs simulator (same flags as scorecast apns-sim)
+
+    Options of run:
+      --quick                 short runs for iteration (memory run ~60 s)
+      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5)
+      --memory-seconds N      length of the memory run (default 600; 60 with --quick)
+      --rates LIST            end-to-end event rates (default 500,1000,2000)
+      --games N               live games (default 1000)
+      --channels N            channels per game, one per app (default 4)
+      --alerting-percent P    share of alerting events (default 30)
+      --out DIR               where results go (default .build/bench)
+      --scorecast PATH        the scorecast binary (default: next to this one)
+      --scripts DIR           the folder of aioapns_peer.py (default Deploy/bench)
+      --serve-env KEY=VALUE   an extra SCORECAST_* setting for every scorecast serve (repeatable);
+                              the default is scorecast's own defaults
+    """
+
+    /// Runs the command line and returns the exit code.
+    static func main(_ arguments: [String]) async -> Int32 {
+        guard let verb = arguments.first else {
+            print(usage)
+            return 2
+        }
+        switch verb {
+        case "sim":
+            // SCORECAST_BENCH_SIM_LOG_LEVEL (e.g. debug) shows the simulator's connection errors.
+            let level = ProcessInfo.processInfo.environment["SCORECAST_BENCH_SIM_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? .warning
+            return await SimulatorCommand.run(arguments: Array(arguments.dropFirst()), logger: Logger(label: "apns-sim", level: level))
+        case "run":
+            let options: BenchOptions
+            do {
+                options = try BenchOptions(Array(arguments.dropFirst()))
+            } catch {
+                FileHandle.standardError.write(Data("scorecast-bench: \(error)\n".utf8))
+                return 2
+            }
+            return await BenchRun(options: options).run()
+        case "--help", "-h", "help":
+            print(usage)
+            return 0
+        default:
+            FileHandle.standardError.write(Data("scorecast-bench: unknown command '\(verb)'\n\(usage)\n".utf8))
+            return 2
+        }
+    }
+}
+
+/// The options of `scorecast-bench run`.
+struct BenchOptions: Sendable {
+    var quick = false
+    var parts: Set<Int> = [1, 2, 3, 4, 5]
+    var memorySeconds: Int?
+    var rates = [500, 1000, 2000]
+    var games = 1000
+    var channelsPerGame = 4
+    var alertingShare = 0.3
+    var outputFolder = ".build/bench"
+    var scorecastBinary: String?
+    var scriptsFolder = "Deploy/bench"
+    var serveEnvironment: [String: String] = [:]
+    /// The arguments as given, for the report.
+    var arguments: [String]
+
+    /// Parses the arguments after `run`; the error names the bad option.
+    init(_ arguments: [String]) throws(BenchError) {
+        self.arguments = arguments
+        var index = 0
+        func value(_ flag: String) throws(BenchError) -> String {
+            index += 1
+            guard index < arguments.count else { throw BenchError("\(flag) needs a value") }
+            return arguments[index]
+        }
+        func integers(_ flag: String, _ text: String) throws(BenchError) -> [Int] {
+            let numbers = text.split(separator: ",").compactMap { Int($0) }
+            guard !numbers.isEmpty, numbers.count == text.split(separator: ",").count, numbers.allSatisfy({ $0 > 0 }) else {
+                throw BenchError("\(flag) takes positive whole numbers separated by commas, got '\(text)'")
+            }
+            return numbers
+        }
+        while index < arguments.count {
+            let flag = arguments[index]
+            switch flag {
+            case "--quick": quick = true
+            case "--parts": parts = Set(try integers(flag, try value(flag)))
+            case "--memory-seconds": memorySeconds = try integers(flag, try value(flag))[0]
+            case "--rates": rates = try integers(flag, try value(flag))
+            case "--games": games = try integers(flag, try value(flag))[0]
+            case "--channels": channelsPerGame = try integers(flag, try value(flag))[0]
+            case "--alerting-percent":
+                let percent = try integers(flag, try value(flag))[0]
+                guard percent <= 100 else { throw BenchError("--alerting-percent takes 0–100, got \(percent)") }
+                alertingShare = Double(percent) / 100
+            case "--serve-env":
+                let setting = try value(flag)
+                let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, parts[0].hasPrefix("SCORECAST_") else {
+                    throw BenchError("--serve-env takes SCORECAST_NAME=VALUE, got '\(setting)'")
+                }
+                serveEnvironment[parts[0]] = parts[1]
+            case "--out": outputFolder = try value(flag)
+            case "--scorecast": scorecastBinary = try value(flag)
+            case "--scripts": scriptsFolder = try value(flag)
+            default: throw BenchError("unknown option \(flag)")
+            }
+            index += 1
+        }
+        if let wrong = parts.first(where: { !(1...5).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Logging
+
+/// Parts 3–5: `scorecast serve` (release) as real processes against a durable Postgres and the
+/// simulator process; the feed is this process, posting over HTTP.
+struct EndToEndSuite {
+    let options: BenchOptions
+    let folder: String
+    let key: BenchKey
+    let logger: Logger
+
+    /// Runs the selected parts, adding their figures to `report`; `checkpoint` saves progress.
+    func run(into report: inout BenchReport, checkpoint: (BenchReport) -> Void) async {
+        let scorecast = options.scorecastBinary ?? (URL(fileURLWithPath: BenchPaths.selfExecutable)
+            .deletingLastPathComponent().appendingPathComponent("scorecast").path)
+        guard FileManager.default.isExecutableFile(atPath: scorecast) else {
+            report.skipped["3–5 end to end"] = "no scorecast binary at \(scorecast) (build it: swift build -c release --product scorecast)"
+            return
+        }
+        let environment: EndToEndEnvironment
+        do {
+            environment = try await EndToEndEnvironment.make(folder: folder, key: key, gameCount: options.games,
+                                                             appCount: options.channelsPerGame, scorecast: scorecast, logger: logger)
+        } catch {
+            report.skipped["3–5 end to end"] = "setup failed: \(error)"
+            return
+        }
+        report.endToEndSetup = [
+            "games": String(environment.games.count),
+            "channels per game": "\(options.channelsPerGame) (one per app, \(options.channelsPerGame) apps)",
+            "channels": String(environment.channels),
+            "events": String(format: "one per POST /v1/events; %.0f %% alerting (score: priority 10, sent at once), the rest routine (clock: priority 5, shaped to one send per channel per SCORECAST_ROUTINE_INTERVAL_MS, default 2 s)", options.alertingShare * 100),
+            "postgres": ((try? await EndToEndEnvironment.settingsLine(environment.pool)) ?? "?") + " (embedded, durable)",
+            "scorecast serve": options.serveEnvironment.isEmpty
+                ? "release build, default settings (SCORECAST_WORKERS=4, SCORECAST_CLAIM_BATCH=64, SCORECAST_DATABASE_POOL_SIZE=10, SCORECAST_APNS_CONNECTIONS=2, SCORECAST_HTTP_THREADS=4)"
+                : "release build, defaults except " + options.serveEnvironment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
+            "window per run": "\(Int(runSeconds)) s",
+            "channel creations retried during setup": environment.setupRetries.isEmpty ? "none"
+                : "\(environment.setupRetries.count): \(environment.setupRetries.first ?? "")",
+            "sustained means": "≥ 95 % of the target rate posted, no ingest failure, the feed never > 1 s behind schedule, ≤ 1 % of channels overdue at the end, the outbox drained within 30 s",
+        ]
+        checkpoint(report)
+        var tag = 0
+        func nextTag() -> (String, Int) {
+            tag += 1
+            return ("r\(tag)", tag * 1_000_000)
+        }
+        let runner = EndToEndRunner(environment: environment, logger: logger, alertingShare: options.alertingShare)
+        var saturatingRate = options.rates.max() ?? 2000
+
+        if options.parts.contains(3) {
+            do {
+                let serve = try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part3",
+                                                         extraEnvironment: options.serveEnvironment)
+                var sustainedRates: [Int] = []
+                for rate in options.rates {
+                    let (runTag, seqBase) = nextTag()
+                    let (run, _) = try await runner.run(rate: rate, seconds: runSeconds, serves: [serve], runTag: runTag, seqBase: seqBase)
+                    report.endToEnd.append(run)
+                    if run.sustained { sustainedRates.append(rate) }
+                    checkpoint(report)
+                }
+                // Then upwards until a rate is not sustained (bounded: at most 5 more steps).
+                var rate = Int(Double(options.rates.max() ?? 2000) * 1.5)
+                var steps = 0
+                while steps < 5, report.endToEnd.last?.sustained == true {
+                    let (runTag, seqBase) = nextTag()
+                    let (run, _) = try await runner.run(rate: rate, seconds: runSeconds, serves: [serve], runTag: runTag, seqBase: seqBase)
+                    report.endToEnd.append(run)
+                    checkpoint(report)
+                    rate = Int(Double(rate) * 1.5)
+                    steps += 1
+                }
+                saturatingRate = report.endToEnd.last?.targetEventsPerSecond ?? saturatingRate
+                // A separate short run at that rate with the profilers attached (not in the table).
+                let (runTag, seqBase) = nextTag()
+                await profile(rate: saturatingRate, serve: serve, runner: runner, environment: environment,
+                              runTag: runTag, seqBase: seqBase, into: &report)
+                checkpoint(report)
+                await serve.stop()
+            } catch {
+                report.skipped["3 end to end"] = "\(error)"
+            }
+        }
+
+        if options.parts.contains(4) {
+            do {
+                let serve = try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part4",
+                                                         extraEnvironment: options.serveEnvironment)
+                let (runTag, seqBase) = nextTag()
+                let (run, samples) = try await runner.run(rate: 1000, seconds: Double(memorySeconds), serves: [serve], runTag: runTag,
+                                                          seqBase: seqBase, sampleRSSOf: serve.process.pid)
+                report.memory = memoryReport(run: run, samples: samples)
+                checkpoint(report)
+                await serve.stop()
+            } catch {
+                report.skipped["4 memory"] = "\(error)"
+            }
+        }
+
+        if options.parts.contains(5) {
+            for workers in [1, 2, 4] {
+                var serves: [ServeProcess] = []
+                do {
+                    serves.append(try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part5-\(workers)",
+                                                               extraEnvironment: options.serveEnvironment))
+                    for extra in 1..<workers {
+                        serves.append(try await ServeProcess.start(environment: environment, roles: "worker",
+                                                                   label: "worker-part5-\(workers)-\(extra)",
+                                                                   extraEnvironment: options.serveEnvironment))
+                    }
+                    let (runTag, seqBase) = nextTag()
+                    let (run, _) = try await runner.run(rate: saturatingRate, seconds: runSeconds, serves: serves, runTag: runTag, seqBase: seqBase)
+                    report.scaling.append(ScalingRow(workerProcesses: workers, run: run))
+                    checkpoint(report)
+                } catch {
+                    report.skipped["5 scaling (\(workers) worker processes)"] = "\(error)"
+                }
+                for serve in serves { await serve.stop() }
+            }
+        }
+        await environment.shutdown()
+    }
+
+    private var runSeconds: Double { options.quick ? 15 : 30 }
+    private var memorySeconds: Int { options.memorySeconds ?? (options.quick ? 60 : 600) }
+
+    private func profile(rate: Int, serve: ServeProcess, runner: EndToEndRunner, environment: EndToEndEnvironment,
+                         runTag: String, seqBase: Int, into report: inout BenchReport) async {
+        await Profiler.resetDatabaseStatistics(environment.pool)
+        let seconds = 10
+        var recordings: [(label: String, file: String, process: ChildProcess)] = []
+        if Profiler.perfAvailable {
+            if let recording = try? Profiler.record(pid: serve.process.pid, seconds: seconds, name: "serve", folder: folder) {
+                recordings.append(("scorecast serve", "serve", recording))
+            }
+            if let postmaster = await environment.postmasterPID() {
+                // The backends are children of the postmaster: perf follows the whole tree only
+                // with -a, so sample the busiest backends one by one instead.
+                let busiest = ProcFS.children(of: postmaster)
+                    .compactMap { pid in ProcFS.sample(pid: pid).map { (pid, $0.cpuSeconds) } }
+                    .sorted { $0.1 > $1.1 }.prefix(1)
+                for (pid, _) in busiest {
+                    if let recording = try? Profiler.record(pid: pid, seconds: seconds, name: "postgres-backend", folder: folder) {
+                        recordings.append(("busiest postgres backend", "postgres-backend", recording))
+                    }
+                }
+            }
+        }
+        do {
+            let (run, _) = try await runner.run(rate: rate, seconds: Double(seconds), serves: [serve], runTag: runTag, seqBase: seqBase)
+            report.profiles["run profiled"] = String(format: "%d events/s for %d s: %.0f broadcasts/s, posted %.0f events/s (profilers attached, so not in the tables)",
+                                                     rate, seconds, run.broadcastsPerSecond, run.postedEventsPerSecond)
+        } catch {
+            report.profiles["run profiled"] = "failed: \(error)"
+        }
+        for recording in recordings {
+            report.profiles["perf: \(recording.label)"] = await Profiler.summary(of: recording.process, name: recording.file, folder: folder)
+        }
+        report.profiles["postgres"] = await Profiler.databaseSummary(environment.pool, seconds: Double(seconds))
+    }
+
+    private func memoryReport(run: EndToEndRun, samples: [(Double, Int)]) -> MemoryReport {
+        let warmUp = options.quick ? 20.0 : 60.0
+        let mib = samples.map { [$0.0, Double($0.1) / 1_048_576] }
+        let afterWarmUp = mib.filter { $0[0] >= warmUp }.prefix(10).map { $0[1] }.median
+        let atEnd = mib.suffix(10).map { $0[1] }.median
+        let growth = afterWarmUp > 0 ? (atEnd - afterWarmUp) / afterWarmUp * 100 : 0
+        return MemoryReport(eventsPerSecond: 1000, seconds: run.seconds, warmUpSeconds: warmUp, samples: mib,
+                            rssAfterWarmUpMiB: afterWarmUp, rssAtEndMiB: atEnd, growthPercent: growth,
+                            peakMiB: mib.map { $0[1] }.max() ?? 0, run: run, target: 10, met: growth < 10 && afterWarmUp > 0)
+    }
+}

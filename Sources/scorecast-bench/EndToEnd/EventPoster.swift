@@ -1,0 +1,162 @@
+import Foundation
+import Synchronization
+
+/// What a feed should post: `rate` events per second for `seconds`, spread over `games`.
+struct PostPlan: Sendable {
+    /// Events per second (open loop: each event has a scheduled time).
+    var rate: Int
+    /// How long, seconds.
+    var seconds: Double
+    /// The games' ids.
+    var games: [String]
+    /// Makes event ids unique across runs.
+    var runTag: String
+    /// Added to every seq so that later runs are newer than earlier ones.
+    var seqBase: Int
+    /// Share of alerting events (`score`); the rest are routine (`clock`).
+    var alertingShare: Double
+    /// The feed's API key.
+    var apiKey: String
+    /// The HTTP port of `scorecast serve`.
+    var port: Int
+
+    /// Events in the run.
+    var total: Int { Int(Double(rate) * seconds) }
+}
+
+/// What the feed saw.
+struct PostResult: Sendable {
+    /// Requests answered 202 whose event was accepted.
+    var accepted = 0
+    /// Answered 202 but stale or duplicate.
+    var notApplied = 0
+    /// Non-202 answers or no answer.
+    var failures = 0
+    /// The first failure, for the report.
+    var firstFailure: String?
+    /// Request latencies, ms.
+    var latencies: [Double] = []
+    /// The largest delay between an event's scheduled time and its send, ms.
+    var maxLagMilliseconds = 0.0
+    /// Wall time from the first scheduled send to the last answer, seconds.
+    var seconds = 0.0
+
+    mutating func merge(_ other: PostResult) {
+        accepted += other.accepted
+        notApplied += other.notApplied
+        failures += other.failures
+        firstFailure = firstFailure ?? other.firstFailure
+        latencies += other.latencies
+        maxLagMilliseconds = max(maxLagMilliseconds, other.maxLagMilliseconds)
+    }
+}
+
+/// A sports feed at a fixed rate: one event per `POST /v1/events` over keep-alive connections,
+/// each on a thread of its own (blocking sockets, off the cooperative pool). Open loop: event i
+/// is due at start + i/rate; a thread that falls behind sends at once and the lag is recorded;
+/// nothing is sent after the window closes.
+enum EventPoster {
+    /// Posts the plan and returns what happened.
+    static func run(_ plan: PostPlan) async -> PostResult {
+        // Enough concurrent feeds to keep the schedule at ~100 ms per request; bounded.
+        let threads = max(16, min(128, plan.rate / 8))
+        let results = Mutex(PostResult())
+        let start = DispatchTime.now().uptimeNanoseconds + 50_000_000
+        return await withCheckedContinuation { continuation in
+            let group = DispatchGroup()
+            for thread in 0..<threads {
+                group.enter()
+                Thread.detachNewThread {
+                    let own = postLane(plan, lane: thread, lanes: threads, start: start)
+                    results.withLock { $0.merge(own) }
+                    group.leave()
+                }
+            }
+            group.notify(queue: .global()) {
+                var merged = results.withLock { $0 }
+                merged.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                continuation.resume(returning: merged)
+            }
+        }
+    }
+
+    private static func postLane(_ plan: PostPlan, lane: Int, lanes: Int, start: UInt64) -> PostResult {
+        var result = PostResult()
+        result.latencies.reserveCapacity(plan.total / lanes + 1)
+        var connection: HTTPConnection?
+        let headers = [("Authorization", "Bearer \(plan.apiKey)"), ("Content-Type", "application/json")]
+        let interval = 1e9 / Double(plan.rate)
+        // The window is bounded in time: events still unsent when it closes are never sent
+        // (a server that cannot keep up shows as a posted rate below the target).
+        let closes = start + UInt64(plan.seconds * 1e9)
+        var index = lane
+        while index < plan.total && DispatchTime.now().uptimeNanoseconds < closes {
+            let due = start + UInt64(Double(index) * interval)
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now < due {
+                var pause = timespec(tv_sec: Int((due - now) / 1_000_000_000), tv_nsec: Int((due - now) % 1_000_000_000))
+                nanosleep(&pause, nil)
+            } else {
+                result.maxLagMilliseconds = max(result.maxLagMilliseconds, Double(now - due) / 1e6)
+            }
+            let body = eventBody(plan, index: index)
+            let request = HTTPConnection.request(method: "POST", path: "/v1/events", port: plan.port, headers: headers, body: body)
+            let sentAt = DispatchTime.now().uptimeNanoseconds
+            do {
+                if connection == nil { connection = try HTTPConnection(port: plan.port) }
+                guard let open = connection else { throw BenchError("no connection") }
+                let (status, answer) = try open.exchange(request)
+                result.latencies.append(Double(DispatchTime.now().uptimeNanoseconds - sentAt) / 1e6)
+                if status == 202 {
+                    if String(decoding: answer, as: UTF8.self).contains("\"accepted\":1") {
+                        result.accepted += 1
+                    } else {
+                        result.notApplied += 1
+                    }
+                } else {
+                    result.failures += 1
+                    if result.firstFailure == nil {
+                        result.firstFailure = "HTTP \(status): \(String(decoding: answer.prefix(300), as: UTF8.self))"
+                    }
+                }
+            } catch {
+                connection = nil
+                result.failures += 1
+                if result.firstFailure == nil { result.firstFailure = "\(error)" }
+            }
+            index += lanes
+        }
+        return result
+    }
+
+    /// Event `index` of the plan: games in turn, seq rising per game, a share of goals.
+    static func eventBody(_ plan: PostPlan, index: Int) -> [UInt8] {
+        let game = plan.games[index % plan.games.count]
+        let round = index / plan.games.count
+        let seq = plan.seqBase + round + 1
+        let alerting = Double(index % 100) < plan.alertingShare * 100
+        let minute = round % 90
+        let kind = alerting ? "score" : "clock"
+        let scoreboard = alerting
+            ? #"{"home":\#(round / 2 % 1000),"away":\#((round + 1) / 2 % 1000),"clock":"\#(minute)'"}"#
+            : #"{"clock":"\#(minute)'"}"#
+        let text = #"{"id":"\#(plan.runTag)-\#(index)","game":"\#(game)","seq":\#(seq),"occurredAt":"\#(Timestamp.rfc3339Now())","kind":"\#(kind)","scoreboard":\#(scoreboard)}"#
+        return Array(text.utf8)
+    }
+}
+
+/// RFC 3339 timestamps with milliseconds, in UTC, without a formatter object per call.
+enum Timestamp {
+    /// Now, e.g. `2026-11-29T22:41:06.123Z`.
+    static func rfc3339Now() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        let millis = now.tv_nsec / 1_000_000
+        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : String(millis)
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
+    }
+}

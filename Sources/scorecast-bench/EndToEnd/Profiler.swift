@@ -1,0 +1,78 @@
+import Foundation
+import Postgres
+
+/// Profile evidence for the report: `perf` samples of a process, and Postgres'
+/// pg_stat_statements and pg_stat_wal for the statements and commits behind a run.
+enum Profiler {
+    /// Whether `perf` is installed.
+    static var perfAvailable: Bool {
+        ["/usr/bin/perf", "/usr/local/bin/perf"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts `perf record` on `pid` for `seconds` (call graphs, 499 Hz).
+    static func record(pid: pid_t, seconds: Int, name: String, folder: String) throws -> ChildProcess {
+        try ChildProcess(name: "perf", executable: "perf",
+                         arguments: ["record", "-F", "499", "-g", "-p", String(pid), "-o", folder + "/\(name).perf.data",
+                                     "--", "sleep", String(seconds)],
+                         stdoutPath: folder + "/\(name).perf.out", stderrPath: folder + "/\(name).perf.err")
+    }
+
+    /// Waits for a recording to end and summarises it: CPU by library, then the hottest symbols.
+    static func summary(of recording: ChildProcess, name: String, folder: String) async -> String {
+        _ = await recording.waitForExit(timeout: .seconds(120))
+        let data = folder + "/\(name).perf.data"
+        let byLibrary = await report(data, ["--sort", "dso", "--percent-limit", "1"], folder: folder, label: "\(name)-dso")
+        let bySymbol = await report(data, ["--sort", "dso,sym", "--percent-limit", "0.7"], folder: folder, label: "\(name)-sym")
+        return "perf record -F 499 -g -p <pid> (\(name)); share of samples by library:\n" + byLibrary
+            + "\nhottest symbols:\n" + bySymbol
+    }
+
+    private static func report(_ data: String, _ sort: [String], folder: String, label: String) async -> String {
+        guard let process = try? ChildProcess(
+            name: "perf report", executable: "perf",
+            arguments: ["report", "-i", data, "--no-children", "--stdio", "-g", "none"] + sort,
+            stdoutPath: folder + "/\(label).txt", stderrPath: folder + "/\(label).err") else { return "(perf report failed to start)" }
+        _ = await process.waitForExit(timeout: .seconds(120))
+        let lines = process.standardOutput.split(separator: "\n").filter { $0.contains("%") && !$0.hasPrefix("#") }
+        return lines.prefix(25).map { line in
+            // Long mangled Swift names: keep the start, which names module, type and function.
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return trimmed.count > 150 ? String(trimmed.prefix(150)) + "…" : trimmed
+        }.joined(separator: "\n")
+    }
+
+    /// Clears pg_stat_statements and pg_stat_wal.
+    static func resetDatabaseStatistics(_ pool: PostgresPool) async {
+        _ = try? await pool.query("SELECT pg_stat_statements_reset()")
+        _ = try? await pool.query("SELECT pg_stat_reset_shared('wal')")
+    }
+
+    /// The statements that took the most time since the reset, and the WAL writes and syncs.
+    static func databaseSummary(_ pool: PostgresPool, seconds: Double) async -> String {
+        var lines = ["pg_stat_statements, top statements by total time (calls, total ms, mean ms, rows, statement):"]
+        if let rows = try? await pool.query("""
+            SELECT calls, round(total_exec_time)::bigint AS total_ms, round(mean_exec_time::numeric, 3)::float8 AS mean_ms,
+                   rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS statement
+            FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12
+            """) {
+            for row in rows {
+                let calls = (try? row.decode("calls", as: Int.self)) ?? 0
+                let total = (try? row.decode("total_ms", as: Int.self)) ?? 0
+                let mean = (try? row.decode("mean_ms", as: Double.self)) ?? 0
+                let count = (try? row.decode("rows", as: Int.self)) ?? 0
+                let text = (try? row.decode("statement", as: String.self)) ?? ""
+                lines.append("\(calls)\t\(total)\t\(String(format: "%.3f", mean))\t\(count)\t\(text)")
+            }
+        } else {
+            lines.append("(pg_stat_statements unavailable)")
+        }
+        if let row = try? await pool.query("SELECT wal_records, wal_bytes::bigint AS wal_bytes, wal_write, wal_sync FROM pg_stat_wal").first {
+            let syncs = (try? row.decode("wal_sync", as: Int.self)) ?? 0
+            let records = (try? row.decode("wal_records", as: Int.self)) ?? 0
+            let bytes = (try? row.decode("wal_bytes", as: Int.self)) ?? 0
+            lines.append(String(format: "pg_stat_wal: %d records, %.1f MiB, %d WAL syncs (%.0f fsyncs/s over %.0f s)",
+                                records, Double(bytes) / 1_048_576, syncs, Double(syncs) / max(seconds, 1), seconds))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,119 @@
+import APNs
+import Foundation
+import Logging
+
+/// Part 2: the same device pushes (push-to-start, identical body bytes, a fresh `apns-id` each)
+/// from our client and from aioapns, the same number, the same concurrency, one connection each,
+/// to the same simulator process, round after round.
+struct PeerBenchmark {
+    /// Pushes per measured run.
+    var pushes: Int
+    /// Pushes before each measured run (connection set-up, JIT-free warm caches).
+    var warmUp: Int
+    /// Pushes in flight.
+    var concurrency: Int
+    /// Rounds (the median of each side is reported).
+    var rounds: Int
+    /// The run folder.
+    var folder: String
+    /// The folder holding `aioapns_peer.py`.
+    var scriptsFolder: String
+    /// The benchmark's logger.
+    var logger: Logger
+
+    /// The Python interpreter that has Debian's python3-aioapns.
+    static let python = "/usr/bin/python3"
+    /// A well-formed push-to-start token.
+    static let deviceToken = String(repeating: "5c0ecafe", count: 8)
+
+    /// A push-to-start body as Python's `json.dumps` writes it (", " and ": "), so that aioapns,
+    /// which serialises the message itself, sends the very same bytes.
+    static let payload = Array(#"{"aps": {"timestamp": 1764453600, "event": "start", "content-state": {"homeScore": 0, "awayScore": 0, "period": "1H", "clock": "0'"}, "attributes-type": "GameAttributes", "attributes": {"gameID": "bench-game-1", "homeTeam": "Arsenal", "awayTeam": "Chelsea"}, "alert": {"title": "Kick-off", "body": "Arsenal v Chelsea has started"}, "input-push-channel": "YmVuY2gtY2hhbm5lbC0x"}}"#.utf8)
+
+    /// Runs every round and returns the report.
+    func run(key: BenchKey) async throws -> PeerReport {
+        let simulator = try await SimulatorProcess.start(folder: folder, key: key, bundleIDs: [CeilingBenchmark.bundleID],
+                                                         label: "sim-peer")
+        do {
+            let report = try await measure(simulator: simulator, key: key)
+            await simulator.stop()
+            return report
+        } catch {
+            await simulator.stop()
+            throw error
+        }
+    }
+
+    private func measure(simulator: SimulatorProcess, key: BenchKey) async throws -> PeerReport {
+        let payloadFile = folder + "/device-push-body.json"
+        guard FileManager.default.createFile(atPath: payloadFile, contents: Data(Self.payload)) else {
+            throw BenchError("cannot write \(payloadFile)")
+        }
+        let script = scriptsFolder + "/aioapns_peer.py"
+        let arguments = [script, "--port", String(simulator.sendPort), "--ca", simulator.caCertificatePath,
+                         "--key", key.privateKeyPath, "--key-id", BenchKey.keyID, "--team-id", BenchKey.teamID,
+                         "--bundle", CeilingBenchmark.bundleID, "--token", Self.deviceToken, "--payload", payloadFile,
+                         "--count", String(pushes), "--warmup", String(warmUp), "--concurrency", String(concurrency),
+                         "--connections", "1"]
+        var ours: [RateFigure] = []
+        var theirs: [RateFigure] = []
+        var version = "unknown"
+        for round in 0..<rounds {
+            for side in (round % 2 == 0 ? [0, 1] : [1, 0]) {
+                if side == 0 {
+                    ours.append(try await runOurs(simulator: simulator, key: key))
+                } else {
+                    let (figure, seen) = try await runPeer(simulator: simulator, arguments: arguments, round: round)
+                    theirs.append(figure)
+                    version = seen
+                }
+            }
+            try simulator.checkAlive(during: "part 2, round \(round + 1)")
+            logger.info("peer", ["round": String(round + 1), "ours_per_s": String(Int(ours.last?.rate ?? 0)),
+                                 "aioapns_per_s": String(Int(theirs.last?.rate ?? 0))])
+        }
+        let ratio = theirs.map(\.rate).median > 0 ? ours.map(\.rate).median / theirs.map(\.rate).median : 0
+        return PeerReport(pushes: pushes, concurrency: concurrency, connections: 1, bodyBytes: Self.payload.count,
+                          ours: ours, aioapns: theirs, aioapnsVersion: version, ratio: ratio, target: 3, met: ratio >= 3,
+                          command: ([Self.python] + arguments).map(CeilingBenchmark.shellQuoted).joined(separator: " "))
+    }
+
+    private func runOurs(simulator: SimulatorProcess, key: BenchKey) async throws -> RateFigure {
+        let credentials = try key.credentials()
+        let client = try APNsClient(configuration: simulator.clientConfiguration(connections: 1, streams: concurrency), logger: logger)
+        let push = DevicePush(token: Self.deviceToken, topic: CeilingBenchmark.bundleID + ".push-type.liveactivity",
+                              pushType: .liveActivity, priority: .immediate, payload: Self.payload)
+        let send: @Sendable (Int) async throws -> APNsResponse = { _ in
+            var fresh = push
+            fresh.requestID = UUID()
+            return try await client.sendToDevice(fresh, credentials: credentials)
+        }
+        let serverBefore = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
+        _ = await LoadRunner.run(total: warmUp, lanes: concurrency, timeLimit: .seconds(60), send: send)
+        let outcome = await LoadRunner.run(total: pushes, lanes: concurrency, timeLimit: .seconds(120), send: send)
+        let serverAfter = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? serverBefore
+        await client.shutdown()
+        return RateFigure(rate: outcome.rate, succeeded: outcome.succeeded, failed: pushes - outcome.succeeded,
+                          seconds: outcome.seconds, clientCPUSeconds: outcome.clientCPUSeconds,
+                          serverCPUSeconds: serverAfter - serverBefore)
+    }
+
+    private func runPeer(simulator: SimulatorProcess, arguments: [String], round: Int) async throws -> (RateFigure, String) {
+        let serverBefore = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
+        let process = try ChildProcess(name: "aioapns", executable: Self.python, arguments: arguments,
+                                       stdoutPath: folder + "/aioapns-r\(round).out", stderrPath: folder + "/aioapns-r\(round).err")
+        let (exit, killed) = await process.waitForExit(timeout: .seconds(300))
+        let serverAfter = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? serverBefore
+        guard !killed, exit.status == 0,
+              let line = process.standardOutput.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
+              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let succeeded = object["succeeded"] as? Int, let failed = object["failed"] as? Int,
+              let seconds = object["seconds"] as? Double, let cpu = object["cpu_seconds"] as? Double else {
+            throw BenchError("aioapns run failed (exit \(exit.status)\(killed ? ", killed after the time limit" : "")):\n\(process.standardErrorTail())")
+        }
+        let figure = RateFigure(rate: seconds > 0 ? Double(succeeded) / seconds : 0, succeeded: succeeded,
+                                failed: failed + (pushes - succeeded - failed), seconds: seconds, clientCPUSeconds: cpu,
+                                serverCPUSeconds: serverAfter - serverBefore)
+        return (figure, object["version"] as? String ?? "unknown")
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+
+/// results.md: every figure of a `BenchReport` in tables, with its reference and target.
+enum MarkdownReport {
+    /// Renders the report.
+    static func render(_ report: BenchReport) -> String {
+        var lines: [String] = []
+        lines.append("# scorecast benchmark results")
+        lines.append("")
+        lines.append("- started: \(report.started), mode: **\(report.mode)**, cores: **\(report.cores)**")
+        lines.append("- command: `Deploy/bench.sh \(report.mode == "quick" ? "--quick" : "")` → `\(report.command)`")
+        if !report.loadAverage.isEmpty {
+            lines.append("- load average (1 min) at start → end of each part, on \(report.cores) cores: "
+                + report.loadAverage.sorted(by: { $0.key < $1.key }).map { "part \($0.key): \($0.value)" }.joined(separator: "; ")
+                + " — above \(report.cores), other processes took CPU from the benchmark")
+        }
+        for (tool, version) in report.tools.sorted(by: { $0.key < $1.key }) {
+            lines.append("- \(tool): \(version)")
+        }
+        lines.append("")
+        lines.append(contentsOf: summary(report))
+        if let ceiling = report.ceiling { lines.append(contentsOf: ceilingSection(ceiling)) }
+        if let peer = report.peer { lines.append(contentsOf: peerSection(peer)) }
+        if !report.endToEnd.isEmpty {
+            lines.append("## 3. End to end (events over HTTP → Postgres → workers → simulator)")
+            lines.append("")
+            for (key, value) in report.endToEndSetup.sorted(by: { $0.key < $1.key }) { lines.append("- \(key): \(value)") }
+            lines.append("")
+            lines.append(contentsOf: runTable(report.endToEnd))
+        }
+        if let memory = report.memory { lines.append(contentsOf: memorySection(memory)) }
+        if !report.scaling.isEmpty {
+            lines.append("## 5. Scaling: worker processes sharing one Postgres")
+            lines.append("")
+            lines.append(contentsOf: runTable(report.scaling.map(\.run)))
+        }
+        if !report.profiles.isEmpty {
+            lines.append("## Profiles")
+            lines.append("")
+            for (name, text) in report.profiles.sorted(by: { $0.key < $1.key }) {
+                lines.append("### \(name)")
+                lines.append("")
+                lines.append("```")
+                lines.append(text)
+                lines.append("```")
+                lines.append("")
+            }
+        }
+        if !report.skipped.isEmpty {
+            lines.append("## Not run")
+            lines.append("")
+            for (part, reason) in report.skipped.sorted(by: { $0.key < $1.key }) {
+                lines.append("- **\(part)**: \(reason.replacingOccurrences(of: "\n", with: " "))")
+            }
+            lines.append("")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func summary(_ report: BenchReport) -> [String] {
+        var rows: [[String]] = []
+        if let ceiling = report.ceiling {
+            for row in ceiling.rows {
+                rows.append(["client / h2load, \(row.connections) connection\(row.connections == 1 ? "" : "s")",
+                             "\(ratio(row.ratio)) (\(rate(row.ours.map(\.rate).median)) vs \(rate(row.h2load.map(\.rate).median)))",
+                             "≥ 0.5", verdict(row.ratio >= 0.5)])
+            }
+        }
+        if let peer = report.peer {
+            rows.append(["client / aioapns (device pushes)",
+                         "\(ratio(peer.ratio)) (\(rate(peer.ours.map(\.rate).median)) vs \(rate(peer.aioapns.map(\.rate).median)))",
+                         "≥ 3", verdict(peer.met)])
+        }
+        if !report.endToEnd.isEmpty {
+            let best = report.endToEnd.filter(\.sustained).map(\.broadcastsPerSecond).max() ?? 0
+            rows.append(["broadcasts acknowledged/s, sustained", rate(best), "≥ 5,000", verdict(best >= 5000)])
+            if let at1000 = report.endToEnd.first(where: { $0.targetEventsPerSecond == 1000 }) {
+                // Routine updates wait for shaping on purpose; alerting ones are sent at once,
+                // so their latency is the system's own.
+                let alerting = at1000.ingestToSendAlertingMs
+                rows.append(["ingest-to-send p99 at 1,000 events/s, alerting sends (all sends: \(at1000.ingestToSendMs.map { ms($0.p99) } ?? "–"))",
+                             alerting.map { ms($0.p99) } ?? "–", "≤ 50 ms",
+                             verdict((alerting?.p99 ?? .infinity) <= 50 && at1000.sustained)])
+            }
+        }
+        if let memory = report.memory {
+            rows.append(["RSS growth after warm-up (\(Int(memory.seconds)) s at \(memory.eventsPerSecond) events/s)",
+                         String(format: "%+.1f %%", memory.growthPercent), "< 10 %", verdict(memory.met)])
+        }
+        guard !rows.isEmpty else { return [] }
+        return ["## Targets", ""] + table(["figure", "measured", "target", "met"], rows) + [""]
+    }
+
+    private static func ceilingSection(_ ceiling: CeilingReport) -> [String] {
+        var lines = ["## 1. APNs client vs h2load (broadcasts over TLS to the simulator)", "",
+                     "Same path, headers (real provider token) and \(ceiling.bodyBytes)-byte body; \(ceiling.topology). Median of the rounds; rounds alternate who goes first.", ""]
+        var rows: [[String]] = []
+        for row in ceiling.rows {
+            for (index, (ours, theirs)) in zip(row.ours, row.h2load).enumerated() {
+                rows.append(["\(row.connections) × \(row.streams)", String(index + 1), rate(ours.rate), rate(theirs.rate),
+                             ratio(row.roundRatios[index]), perCPU(ours), perCPU(theirs),
+                             String(format: "%.2f / %.2f", ours.serverCPUSeconds, theirs.serverCPUSeconds),
+                             "\(ours.failed) / \(theirs.failed)"])
+            }
+            rows.append(["**\(row.connections) × \(row.streams)**", "median", "**\(rate(row.ours.map(\.rate).median))**",
+                         "**\(rate(row.h2load.map(\.rate).median))**", "**\(ratio(row.ratio))**", "", "", "", ""])
+        }
+        lines += table(["conns × streams", "round", "ours /s", "h2load /s", "ratio", "ours req per client CPU-s",
+                        "h2load req per client CPU-s", "simulator CPU-s (ours / h2load)", "failed (ours / h2load)"], rows)
+        lines.append("")
+        for row in ceiling.rows { lines.append("- h2load, \(row.connections) connection(s): `\(row.h2loadCommand)`") }
+        lines.append("")
+        return lines
+    }
+
+    private static func peerSection(_ peer: PeerReport) -> [String] {
+        var lines = ["## 2. Peer: device pushes, our client vs aioapns \(peer.aioapnsVersion)", "",
+                     "\(peer.pushes) push-to-start pushes per run (identical \(peer.bodyBytes)-byte bodies, a fresh apns-id each), \(peer.concurrency) in flight, \(peer.connections) connection, same simulator process.", ""]
+        var rows: [[String]] = []
+        for (index, (ours, theirs)) in zip(peer.ours, peer.aioapns).enumerated() {
+            rows.append([String(index + 1), rate(ours.rate), rate(theirs.rate), ratio(theirs.rate > 0 ? ours.rate / theirs.rate : 0),
+                         String(format: "%.2f / %.2f", ours.clientCPUSeconds, theirs.clientCPUSeconds),
+                         "\(ours.failed) / \(theirs.failed)"])
+        }
+        rows.append(["median", "**\(rate(peer.ours.map(\.rate).median))**", "**\(rate(peer.aioapns.map(\.rate).median))**",
+                     "**\(ratio(peer.ratio))**", "", ""])
+        lines += table(["round", "ours /s", "aioapns /s", "ratio", "client CPU-s (ours / aioapns)", "failed (ours / aioapns)"], rows)
+        lines.append("")
+        lines.append("- aioapns: `\(peer.command)`")
+        lines.append("")
+        return lines
+    }
+
+    private static func runTable(_ runs: [EndToEndRun]) -> [String] {
+        var rows: [[String]] = []
+        for run in runs {
+            rows.append([
+                run.targetEventsPerSecond == 0 ? "max" : String(run.targetEventsPerSecond),
+                String(run.workerProcesses),
+                String(format: "%.0f", run.postedEventsPerSecond),
+                rate(run.broadcastsPerSecond),
+                run.ingestLatencyMs.map { "\(ms($0.p50)) / \(ms($0.p99))" } ?? "–",
+                run.ingestToSendMs.map { "\(ms($0.p50)) / \(ms($0.p99))" } ?? "–",
+                run.ingestToSendAlertingMs.map { "\(ms($0.p50)) / \(ms($0.p99))" } ?? "–",
+                run.coalescedShare.map { String(format: "%.1f %%", $0 * 100) } ?? "–",
+                String(run.backlogAtEnd),
+                run.sustained ? "yes" : "**no**",
+                run.cpu.map { "\($0.name) \(String(format: "%.0f", $0.coreShare * 100)) %" }.joined(separator: ", "),
+                run.broadcastsPerServerCPUSecond.map(rate) ?? "–",
+                "\(run.ingestFailures) / \(run.failedDeliveries)",
+            ])
+        }
+        return table(["events/s target", "worker procs", "events/s posted", "broadcasts/s", "ingest p50 / p99",
+                      "ingest→send p50 / p99 (all)", "ingest→send p50 / p99 (alerting)", "coalesced", "backlog", "sustained", "CPU (share of a core)",
+                      "broadcasts per server CPU-s",
+                      "failed ingest / deliveries"], rows) + [""]
+    }
+
+    private static func memorySection(_ memory: MemoryReport) -> [String] {
+        var lines = ["## 4. Memory of `scorecast serve` at \(memory.eventsPerSecond) events/s for \(Int(memory.seconds)) s", ""]
+        lines += table(["after warm-up (\(Int(memory.warmUpSeconds)) s)", "at end", "growth", "peak", "target"],
+                       [[mib(memory.rssAfterWarmUpMiB), mib(memory.rssAtEndMiB), String(format: "%+.1f %%", memory.growthPercent),
+                         mib(memory.peakMiB), "< 10 % (\(verdict(memory.met)))"]])
+        lines.append("")
+        let step = max(1, memory.samples.count / 20)
+        let shown = stride(from: 0, to: memory.samples.count, by: step).map { memory.samples[$0] }
+        lines.append("RSS samples (s → MiB): " + shown.map { String(format: "%.0f→%.1f", $0[0], $0[1]) }.joined(separator: ", "))
+        lines.append("")
+        lines += runTable([memory.run])
+        return lines
+    }
+
+    private static func table(_ header: [String], _ rows: [[String]]) -> [String] {
+        ["| " + header.joined(separator: " | ") + " |", "|" + header.map { _ in "---" }.joined(separator: "|") + "|"]
+            + rows.map { "| " + $0.joined(separator: " | ") + " |" }
+    }
+
+    private static func rate(_ value: Double) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.maximumFractionDigits = 0
+        return formatter.string(from: NSNumber(value: value)) ?? String(Int(value))
+    }
+
+    private static func ratio(_ value: Double) -> String { String(format: "%.2f", value) }
+    private static func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
+    private static func mib(_ value: Double) -> String { String(format: "%.1f MiB", value) }
+    private static func verdict(_ met: Bool) -> String { met ? "yes" : "**no**" }
+
+    private static func perCPU(_ figure: RateFigure) -> String {
+        figure.clientCPUSeconds > 0 ? rate(Double(figure.succeeded) / figure.clientCPUSeconds) : "–"
+    }
+}

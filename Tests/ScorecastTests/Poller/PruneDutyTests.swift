@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import Scorecast
+
+/// Pruning past the retention against a real schema.
+@Suite struct PruneDutyTests {
+    @Test func rowsPastTheRetentionGoInBatchesAndNewerOnesStay() async throws {
+        try await PollerDatabase.with { db in
+            let app = try await db.addApp()
+            let channel = try await db.addChannel(appID: app)
+            try await db.addGame("g1")
+            let now = pollerTestNow
+            let old = now.addingTimeInterval(-3 * 86_400 - 60)
+            let recent = now.addingTimeInterval(-3 * 86_400 + 60)
+            try await db.insert((0..<25).map { DeliverySpec(channelID: channel, appID: app, sentAt: old.addingTimeInterval(Double(-$0))) }
+                + (0..<3).map { DeliverySpec(channelID: channel, appID: app, sentAt: recent.addingTimeInterval(Double($0))) })
+            try await db.insertEvents(game: "g1", at: [(old, "accepted"), (old, "stale"), (recent, "accepted")])
+            try await db.pool.execute("""
+                INSERT INTO stats_minute (minute, app_id, sent) VALUES (\(old.minuteStart), \(app), 1), (\(recent.minuteStart), \(app), 1)
+                """)
+            try await db.pool.execute("""
+                INSERT INTO channel_budget (channel_id, window_start, budget_limit) VALUES
+                (\(channel), \(old.flooring(toMultipleOf: 3600)), 12), (\(channel), \(now.addingTimeInterval(-86_400 * 1.5).flooring(toMultipleOf: 3600)), 12)
+                """)
+            let duty = PruneDuty(pool: db.pool, interval: .seconds(600), plan: PrunePlan(retentionDays: 3, batchSize: 10, maxBatches: 2))
+            var report = try await duty.run(at: now)
+            #expect(report["deliveries"] == 20)                         // two batches of 10, then the round stops
+            #expect(report["events"] == 2)
+            #expect(report["stats_minute"] == 1)
+            #expect(report["channel_budget"] == 1)                     // the 1.5-day-old window stays (budget memory)
+            report = try await duty.run(at: now)
+            #expect(report["deliveries"] == 5)
+            #expect(try await db.count("SELECT count(*)::int FROM deliveries") == 3)
+            #expect(try await db.count("SELECT count(*)::int FROM events") == 1)
+            #expect(try await db.count("SELECT count(*)::int FROM channel_budget") == 1)
+            #expect(try await duty.run(at: now).counts.values.allSatisfy { $0 == 0 })
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import HTTPServer
+import Postgres
+import Testing
+@testable import Scorecast
+
+/// Parses an exposition with the Python reference client and prints `name labels value` JSON.
+private let referenceParser = """
+    import json, sys
+    try:
+        from prometheus_client.parser import text_string_to_metric_families
+    except ImportError:
+        sys.stderr.write("python package prometheus-client is missing: pip install -r Deploy/requirements-test.txt\\n")
+        sys.exit(3)
+    out = []
+    for family in text_string_to_metric_families(sys.stdin.read()):
+        for sample in family.samples:
+            out.append({"name": sample.name, "type": family.type, "labels": sample.labels, "value": sample.value})
+    print(json.dumps(out))
+    """
+
+private struct Sample: Decodable {
+    var name: String
+    var type: String
+    var labels: [String: String]
+    var value: Double
+}
+
+/// The statistics endpoints' contract beyond the figures: errors, the live snapshot, the
+/// dashboard page and `/metrics`.
+@Suite struct StatsEndpointsTests {
+    func router(_ db: PollerDatabase, metrics: (ScorecastMetrics, MetricsRegistry)? = nil) throws -> Router {
+        var router = Router()
+        let registry = metrics?.1 ?? MetricsRegistry()
+        let refresher = try metrics.map { try MetricsRefresher(pool: db.pool, metrics: $0.0, registry: $0.1) }
+        StatsEndpoints(
+            query: StatsQuery(pool: db.pool, standardPerHour: 12, frequentPerHour: 60, channelLimit: 4),
+            registry: registry, refresher: refresher, clock: { pollerTestNow }
+        ).register(on: &router)
+        return router
+    }
+
+    @Test func badInputIsNamedAndUnknownThingsAreNotFound() async throws {
+        try await PollerDatabase.with { db in
+            let router = try router(db)
+            let bad = await getStatus(router, "/v1/stats", query: ["window": "15x"])
+            #expect(bad.status == 400 && bad.body.contains("\"field\":\"window\"") && bad.body.contains("15x"))
+            #expect(await getStatus(router, "/v1/stats", query: ["window": "8d"]).status == 400)
+            #expect(await getStatus(router, "/v1/channels/999/stats").status == 404)
+            #expect(await getStatus(router, "/v1/channels/no-such-channel/stats").status == 404)
+            #expect(await getStatus(router, "/v1/games/nope/stats").status == 404)
+            #expect(await getStatus(router, "/v1/apps/com.example.none/stats").status == 404)
+            try await db.addApp("com.example.twice")
+            try await db.pool.execute("""
+                INSERT INTO apps (bundle_id, environment, team_id, key_id, key_path)
+                VALUES ('com.example.twice', 'production', 'TEAM123456', 'KEY1234567', '/k.p8')
+                """)
+            let ambiguous = await getStatus(router, "/v1/apps/com.example.twice/stats")
+            #expect(ambiguous.status == 400 && ambiguous.body.contains("environment"))
+            #expect(await getStatus(router, "/v1/apps/com.example.twice/stats", query: ["environment": "production"]).status == 200)
+            #expect(await getStatus(router, "/v1/apps/com.example.twice/stats", query: ["environment": "staging"]).status == 400)
+            let week = try await getJSON(router, "/v1/stats", query: ["window": "7d"], as: StatsResponse.self)
+            #expect(week.series.count == 168 && week.totals.sends.total == 0)
+        }
+    }
+
+    @Test func theLiveSnapshotListsGamesHotBudgetsAndTheLatestDeliveries() async throws {
+        try await PollerDatabase.with { db in
+            let app = try await db.addApp()
+            let state = #"{"status":"live","homeScore":2,"awayScore":1,"period":"2H","clock":"67'","extra":{},"appliedSeq":7,"lastEvent":{"id":"e7","kind":"score","occurredAt":1772367000,"description":"Goal! Saka"}}"#
+            try await db.addGame("live-game", status: "live", state: state)
+            try await db.pool.execute("UPDATE games SET applied_seq = 7, last_event_at = \(pollerTestNow.addingTimeInterval(-220)) WHERE id = 'live-game'")
+            try await db.addGame("old-game", status: "final", finishedAt: pollerTestNow.addingTimeInterval(-86_400))
+            let hot = try await db.addChannel(appID: app, game: "live-game")
+            let cool = try await db.addChannel(appID: app, game: "live-game")
+            let hour = pollerTestNow.flooring(toMultipleOf: 3600)
+            try await db.pool.execute("""
+                INSERT INTO channel_budget (channel_id, window_start, high_priority_sent, downgraded, throttled, budget_limit)
+                VALUES (\(hot), \(hour), 11, 3, 0, 12), (\(cool), \(hour), 2, 0, 0, 12)
+                """)
+            var rows: [DeliverySpec] = []
+            for index in 0..<30 {
+                let channel = index % 2 == 0 ? hot : cool
+                var row = DeliverySpec(channelID: channel, appID: app, sentAt: pollerTestNow.addingTimeInterval(Double(-index)))
+                if index == 0 {
+                    row.outcome = "retry"
+                    row.statusCode = 429
+                    row.reason = "TooManyRequests"
+                }
+                rows.append(row)
+            }
+            try await db.insert(rows)
+            let live = try await getJSON(router(db), "/v1/stats/live", as: LiveStatsResponse.self)
+            #expect(live.games.map(\.game) == ["live-game"])
+            let game = try #require(live.games.first)
+            #expect(game.homeScore == 2 && game.awayScore == 1 && game.period == "2H" && game.clock == "67'")
+            #expect(game.lastEvent == "Goal! Saka" && game.seq == 7 && game.channels == 2)
+            #expect(live.budgets.map(\.priority10Used) == [11, 2])
+            #expect(live.budgets.first?.downgrades == 3 && live.budgets.first?.remaining == 1 && live.budgets.first?.game == "live-game")
+            #expect(live.recentDeliveries.count == 25)
+            #expect(live.recentDeliveries.map(\.at) == live.recentDeliveries.map(\.at).sorted(by: >))
+            #expect(live.recentDeliveries.first?.outcome == .retried && live.recentDeliveries.first?.reason == "TooManyRequests")
+            #expect(live.recentDeliveries.dropFirst().allSatisfy { $0.outcome == .accepted && $0.priority == 10 })
+        }
+    }
+
+    @Test func theDashboardIsServedWithItsPolicy() async throws {
+        try await PollerDatabase.with { db in
+            let response = try await router(db).respond(to: HTTPRequest(method: .get, path: "/dashboard"))
+            #expect(response.status == .ok)
+            #expect(response.headers["Content-Type"] == DashboardPage.contentType)
+            #expect(response.headers["Content-Security-Policy"] == DashboardPage.contentSecurityPolicy)
+            #expect(String(decoding: response.body, as: UTF8.self).contains(DashboardPage.statsPath))
+        }
+    }
+
+    @Test func metricsCarryTheDatabaseGaugesAndParseWithTheReferenceParser() async throws {
+        try await PollerDatabase.with { db in
+            let app = try await db.addApp()
+            let other = try await db.addApp("com.example.other")
+            let channels = [
+                try await db.addChannel(appID: app), try await db.addChannel(appID: app), try await db.addChannel(appID: app, status: "retiring"),
+                try await db.addChannel(appID: app, status: "deleted"), try await db.addChannel(appID: other),
+            ]
+            let now = Date()
+            try await db.addOutbox(channelID: channels[0], dueAt: now.addingTimeInterval(-90))
+            try await db.addOutbox(channelID: channels[1], dueAt: now.addingTimeInterval(-10), leaseOwner: "w", leaseExpiresAt: now.addingTimeInterval(30))
+            try await db.addOutbox(channelID: channels[4], dueAt: now.addingTimeInterval(60))
+            let registry = MetricsRegistry()
+            let metrics = try ScorecastMetrics(registry: registry)
+            metrics.broadcastsSent.increment(SendLabels(app: "com.example.scores", outcome: .accepted, priority: .immediate), by: 5)
+            let response = try await router(db, metrics: (metrics, registry)).respond(to: HTTPRequest(method: .get, path: "/metrics"))
+            #expect(response.status == .ok)
+            #expect(response.headers["Content-Type"] == MetricsRegistry.contentType)
+
+            let result = try await ExternalTool.run("python3", ["-c", referenceParser], stdin: Data(response.body), timeout: .seconds(30))
+            #expect(result.status == 0, "prometheus_client refused the exposition: \(result.stderr)")
+            guard result.status == 0 else { return }
+            let samples = try JSONDecoder().decode([Sample].self, from: Data(result.stdout.utf8))
+            func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
+                samples.first { $0.name == name && $0.labels == labels }?.value
+            }
+            #expect(value("scorecast_outbox_pending") == 3)
+            #expect(value("scorecast_outbox_leased") == 1)
+            let oldest = try #require(value("scorecast_outbox_oldest_pending_age_seconds"))
+            #expect(oldest >= 89 && oldest < 120)
+            #expect(value("scorecast_channels", ["app": "com.example.scores"]) == 3)
+            #expect(value("scorecast_channels", ["app": "com.example.other"]) == 1)
+            #expect(value("scorecast_broadcasts_sent_total", ["app": "com.example.scores", "outcome": "accepted", "priority": "10"]) == 5)
+            // Bounded labels only: never a channel id.
+            let channelIDs = try await db.pool.query("SELECT apns_channel_id FROM channels").map { try $0.decode("apns_channel_id", as: String.self) }
+            #expect(!samples.contains { sample in sample.labels.values.contains { channelIDs.contains($0) } })
+        }
+    }
+}
