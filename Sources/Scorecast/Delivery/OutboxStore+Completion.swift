@@ -94,7 +94,7 @@ extension OutboxStore {
                     \(pauseReasons)::text[], \(completions.map { arrayLiteral($0.claimedEventIDs) })::text[],
                     \(completions.map(\.claimedCoalesced))::int8[], \(completions.map(\.claimedAt))::timestamptz[],
                     \(completions.map(\.sentTimestamp))::int8[],
-                    \(deliveries.map { $0.map { arrayLiteral($0.eventIDs) } })::text[],
+                    \(deliveries.map { $0.map { arrayLiteral($0.eventIDs) } })::text[], \(deliveries.map { $0?.outboxVersion })::bigint[],
                     \(deliveries.map { $0.map { Int($0.requestedPriority.rawValue) } })::int8[],
                     \(deliveries.map { $0.map { Int($0.priority.rawValue) } })::int8[],
                     \(deliveries.map { $0?.downgraded })::bool[], \(deliveries.map { $0?.coalesced })::int8[],
@@ -109,7 +109,7 @@ extension OutboxStore {
                     \(budgets.map { $0?.lastThrottledAt })::timestamptz[])
                 AS u(channel_id, claimed_version, app_id, action, delay, error, pause_reason, claimed_events,
                      claimed_coalesced, claimed_at, sent_ts,
-                     d_event_ids, d_requested, d_priority, d_downgraded, d_coalesced, d_attempt, d_outcome, d_status,
+                     d_event_ids, d_version, d_requested, d_priority, d_downgraded, d_coalesced, d_attempt, d_outcome, d_status,
                      d_reason, d_request_id, d_unique_id, d_latency, d_ingest,
                      b_window, b_sent, b_downgraded, b_throttled, b_limit, b_shrunk, b_throttled_at)
             ),
@@ -174,7 +174,7 @@ extension OutboxStore {
                 INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
                                         downgraded, coalesced, attempt, outcome, status_code, reason, apns_request_id,
                                         apns_unique_id, apns_latency_ms, ingest_to_send_ms)
-                SELECT p.channel_id, p.app_id, p.d_event_ids::bigint[], p.claimed_version, p.d_requested, p.d_priority,
+                SELECT p.channel_id, p.app_id, p.d_event_ids::bigint[], p.d_version, p.d_requested, p.d_priority,
                        p.d_downgraded, p.d_coalesced, p.d_attempt, p.d_outcome, p.d_status, p.d_reason, p.d_request_id,
                        p.d_unique_id, p.d_latency, p.d_ingest
                 FROM plan p WHERE p.d_outcome IS NOT NULL
