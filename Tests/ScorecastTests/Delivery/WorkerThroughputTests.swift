@@ -51,6 +51,7 @@ import TestSupport
                 FROM made
                 """)
 
+            let before = harness.simulator.statistics().answers["200"] ?? 0
             let workers = harness.makePool(harness.settings(workers: Self.workers, batch: Self.batch, lease: .seconds(30), poll: .milliseconds(200)))
             let started = ContinuousClock.now
             let elapsed = try await harness.running(workers) {
