@@ -78,16 +78,22 @@ public struct OutboxStore: Sendable {
     }
 
     /// Seconds until the next row becomes claimable (negative when one already is), or `nil`
-    /// when nothing sendable is pending. Rows leased to live workers count from their lease's
-    /// expiry (their rescue time).
+    /// when nothing sendable waits unleased. Workers ask this each time they find nothing to
+    /// claim, so it walks the `due_at` index and looks at the first few sendable rows only:
+    /// when all of those are backing off, a row further on may fall due sooner, and it is
+    /// found on the next poll instead. Expired leases are the poller's to rescue.
     public func secondsUntilNextDue() async throws -> Double? {
         let rows = try await pool.query("""
-            SELECT EXTRACT(EPOCH FROM (min(GREATEST(o.due_at, COALESCE(o.not_before, o.due_at),
-                                                    COALESCE(o.lease_expires_at, o.due_at))) - now()))::float8 AS wait
-            FROM outbox o
-            JOIN channels c ON c.id = o.channel_id
-            JOIN apps a ON a.id = c.app_id
-            WHERE c.status = ANY(\(Self.sendableChannelStatuses)) AND a.paused_at IS NULL
+            SELECT EXTRACT(EPOCH FROM (min(GREATEST(o.due_at, COALESCE(o.not_before, o.due_at))) - now()))::float8 AS wait
+            FROM (
+                SELECT o.due_at, o.not_before
+                FROM outbox o
+                JOIN channels c ON c.id = o.channel_id
+                JOIN apps a ON a.id = c.app_id
+                WHERE o.lease_owner IS NULL AND c.status = ANY(\(Self.sendableChannelStatuses)) AND a.paused_at IS NULL
+                ORDER BY o.due_at
+                LIMIT 32
+            ) o
             """)
         return try rows.first?.decode("wait", as: Double?.self)
     }

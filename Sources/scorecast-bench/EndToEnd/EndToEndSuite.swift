@@ -147,6 +147,8 @@ struct EndToEndSuite {
                 }
             }
         }
+        let pool = environment.pool
+        let waits = Task { await Profiler.sampleWaits(pool, seconds: seconds) }
         do {
             let (run, _) = try await runner.run(rate: rate, seconds: Double(seconds), serves: [serve], runTag: runTag, seqBase: seqBase)
             report.profiles["run profiled"] = String(format: "%d events/s for %d s: %.0f broadcasts/s, posted %.0f events/s (profilers attached, so not in the tables)",
@@ -158,6 +160,7 @@ struct EndToEndSuite {
             report.profiles["perf: \(recording.label)"] = await Profiler.summary(of: recording.process, name: recording.file, folder: folder)
         }
         report.profiles["postgres"] = await Profiler.databaseSummary(environment.pool, seconds: Double(seconds))
+        report.profiles["postgres waits"] = await waits.value
     }
 
     private func memoryReport(run: EndToEndRun, samples: [(Double, Int)]) -> MemoryReport {

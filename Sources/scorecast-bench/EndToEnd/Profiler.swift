@@ -41,6 +41,36 @@ enum Profiler {
         }.joined(separator: "\n")
     }
 
+    /// What Postgres' busy backends were doing, sampled from `pg_stat_activity` every 20 ms for
+    /// `seconds`: on CPU (no wait event), waiting for a lock, for the WAL flush, for the
+    /// client… by statement. CPU profiles cannot show time spent waiting; this can.
+    static func sampleWaits(_ pool: PostgresPool, seconds: Int) async -> String {
+        var counts: [String: Int] = [:]
+        var samples = 0
+        let end = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < end {
+            guard let rows = try? await pool.query("""
+                SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS waiting,
+                       left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS statement
+                FROM pg_stat_activity
+                WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+                """) else { break }
+            samples += 1
+            for row in rows {
+                let waiting = (try? row.decode("waiting", as: String.self)) ?? "?"
+                let statement = (try? row.decode("statement", as: String.self)) ?? ""
+                counts[waiting + "\t" + statement, default: 0] += 1
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard samples > 0 else { return "(pg_stat_activity could not be sampled)" }
+        var lines = ["pg_stat_activity every 20 ms, \(samples) samples; active backends per sample by wait and statement (CPU = no wait event):"]
+        for (key, count) in counts.sorted(by: { $0.value > $1.value }).prefix(15) {
+            lines.append(String(format: "%.2f\t", Double(count) / Double(samples)) + key)
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Clears pg_stat_statements and pg_stat_wal.
     static func resetDatabaseStatistics(_ pool: PostgresPool) async {
         _ = try? await pool.query("SELECT pg_stat_statements_reset()")
@@ -65,6 +95,21 @@ enum Profiler {
             }
         } else {
             lines.append("(pg_stat_statements unavailable)")
+        }
+        if let rows = try? await pool.query("""
+            SELECT relname, pg_total_relation_size(relid)::bigint AS bytes, n_live_tup::bigint AS live, n_dead_tup::bigint AS dead,
+                   n_tup_upd::bigint AS updates, n_tup_hot_upd::bigint AS hot, autovacuum_count::bigint AS vacuums
+            FROM pg_stat_user_tables WHERE relname IN ('outbox', 'channels', 'games', 'channel_budget') ORDER BY relname
+            """) {
+            lines.append("tables (size with indexes, live/dead rows, updates and HOT share, autovacuums):")
+            for row in rows {
+                let name = (try? row.decode("relname", as: String.self)) ?? "?"
+                let value = { (column: String) in (try? row.decode(column, as: Int.self)) ?? 0 }
+                let updates = value("updates")
+                lines.append(String(format: "  %@: %.1f MiB, %d live / %d dead, %d updates (%.0f %% HOT), %d autovacuums",
+                                    name, Double(value("bytes")) / 1_048_576, value("live"), value("dead"), updates,
+                                    updates > 0 ? Double(value("hot")) / Double(updates) * 100 : 0, value("vacuums")))
+            }
         }
         if let row = try? await pool.query("SELECT wal_records, wal_bytes::bigint AS wal_bytes, wal_write, wal_sync FROM pg_stat_wal").first {
             let syncs = (try? row.decode("wal_sync", as: Int.self)) ?? 0

@@ -1,0 +1,26 @@
+-- scorecast: keep the outbox and channels compact under churn.
+--
+-- Under load every outbox row is claimed, given back or deleted several times a second, and
+-- every send updates its channel. Each such update leaves a dead row version; when an indexed
+-- column changes it also leaves an index entry to skip, and the claim's index scan, the
+-- ingest's lookups and the workers' wake-up query slow down as the table bloats.
+
+-- The lease rescue (the poller, every few seconds) reads the outbox, which holds at most one
+-- row per channel; it does not need an index. Without one, a claim changes no indexed column,
+-- so Postgres can update the row in place on its page (a HOT update: no index entries) when
+-- the page has room, which the lower fill factor leaves.
+DROP INDEX outbox_lease_expires;
+ALTER TABLE outbox SET (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 1000,
+    autovacuum_vacuum_cost_delay = 0
+);
+
+-- A send updates `last_timestamp` and `last_sent_at`, neither indexed: room on the page keeps
+-- those updates HOT too.
+ALTER TABLE channels SET (
+    fillfactor = 70,
+    autovacuum_vacuum_scale_factor = 0.05,
+    autovacuum_vacuum_cost_delay = 0
+);
