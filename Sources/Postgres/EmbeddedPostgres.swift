@@ -249,6 +249,10 @@ public final class EmbeddedPostgres: Sendable {
                 fsync = \(durable ? "on" : "off")
                 synchronous_commit = \(durable ? "on" : "off")
                 full_page_writes = \(durable ? "on" : "off")
+                # scorecast's outbox is rewritten many times a second; the default
+                # one-minute pause between autovacuum rounds lets it bloat to many
+                # times its size meanwhile.
+                autovacuum_naptime = 5s
 
                 """
             guard FileManager.default.createFile(atPath: layout.settingsFile.path, contents: Data(settings.utf8)) else {
