@@ -28,6 +28,9 @@ extension LibPQConnection {
             return try executeUnprepared(text, parameters, binds: binds)
         }
         let outsideBlock = status == PQTRANS_IDLE
+        // DEALLOCATE inside a block could abort the caller's transaction (if the statement is
+        // already gone): names evicted there wait for the first statement outside one.
+        if outsideBlock && !statements.pendingDeallocation.isEmpty { deallocatePending() }
         let key = StatementCache.Key(text: text, parameterTypes: parameters.typeOIDs)
         var retried = false
         while true {
@@ -36,8 +39,6 @@ extension LibPQConnection {
                 name = cached
             } else {
                 statements.makeRoom()
-                // DEALLOCATE inside a block could abort the caller's transaction (if the
-                // statement is already gone): evicted names wait until the session is idle.
                 if outsideBlock { deallocatePending() }
                 name = statements.makeName()
                 do throws(PostgresError) {

@@ -184,7 +184,7 @@ final class LibPQConnection {
         return PostgresError(.queryFailed, message, sqlState: sqlState, column: field("c"), constraint: field("n"))
     }
 
-    func closedError() -> PostgresError {
+    private func closedError() -> PostgresError {
         PostgresError(.connectionClosed, Self.message(PQerrorMessage(handle), fallback: "the connection to the server was lost"))
     }
 

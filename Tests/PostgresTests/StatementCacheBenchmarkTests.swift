@@ -7,7 +7,7 @@ import Testing
 /// connection each, against the test database. Prints the ratio; asserts that both give the
 /// same answers and that the cached side prepared the statement once. Set
 /// `SCORECAST_STATEMENT_BENCH_N` for a longer run.
-@Suite struct StatementCacheBenchmarkTests {
+@Suite(.serialized) struct StatementCacheBenchmarkTests {
     private static let rounds = 4
 
     /// The channels of one app bound to one game; the binds are derived from channel
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func cachedStatementsAgreeWithUncachedAndAreFaster() async throws {
-        let executions = max(Self.rounds * 10, Int(ProcessInfo.processInfo.environment["SCORECAST_STATEMENT_BENCH_N"] ?? "") ?? 2000)
+        let executions = max(Self.rounds * 10, Int(ProcessInfo.processInfo.environment["SCORECAST_STATEMENT_BENCH_N"] ?? "") ?? 1000)
         var configuration = try await TestDatabase.shared().makeSchema()
         let setup = try await PostgresConnection.connect(configuration: configuration, logger: TestDatabase.logger)
         try await setup.executeScript(unsafeSQL: """
@@ -107,5 +107,38 @@ import Testing
             total, microseconds(timeOff), microseconds(timeOn), ratio))
         await uncached.close()
         await cached.close()
+    }
+
+    /// Per-statement cost of the layers above libpq for the cheapest statement: a standalone
+    /// connection (thread hop only) against a one-connection pool (lease, liveness poll,
+    /// release on top). Prints both; asserts the answers.
+    @Test func poolOverheadOverADirectConnection() async throws {
+        let executions = max(100, Int(ProcessInfo.processInfo.environment["SCORECAST_STATEMENT_BENCH_N"] ?? "") ?? 1000)
+        let configuration = try await TestDatabase.shared().makeSchema()
+        let direct = try await PostgresConnection.connect(configuration: configuration, logger: TestDatabase.logger)
+        let pool = PostgresPool(configuration: configuration, maxConnections: 1, logger: TestDatabase.logger)
+        let clock = ContinuousClock()
+        func measure(_ body: (Int64) async throws -> [PostgresRow]) async throws -> Double {
+            for value in 0..<50 { _ = try await body(Int64(value)) }
+            let began = clock.now
+            var sum: Int64 = 0
+            for value in 0..<executions { sum += try await body(Int64(value))[0].decode(0, as: Int64.self) }
+            let elapsed = clock.now - began
+            #expect(sum == Int64(executions) * Int64(executions + 1) / 2)
+            return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12) / Double(executions)
+        }
+        var directTimes: [Double] = []
+        var pooledTimes: [Double] = []
+        // Alternating rounds, best of each: the machine is shared, so the minimum is the
+        // figure least disturbed by other load.
+        for _ in 0..<5 {
+            directTimes.append(try await measure { try await direct.query("SELECT \($0) + 1") })
+            pooledTimes.append(try await measure { try await pool.query("SELECT \($0) + 1") })
+        }
+        print(String(
+            format: "pool overhead: %d executions, direct connection %.1f µs, one-connection pool %.1f µs per statement",
+            executions, directTimes.min() ?? 0, pooledTimes.min() ?? 0))
+        await direct.close()
+        await pool.close()
     }
 }
