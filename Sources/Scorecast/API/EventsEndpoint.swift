@@ -10,7 +10,8 @@ import ScorecastCore
 /// body size (`413`), credentials and signature (`401`), `Content-Type` (`415`), JSON syntax
 /// (`400`), every field of every event (`422`, each field named by path: `events[2].seq`),
 /// unknown games when they are refused and Live Activities over 4 KB (`422`). Then one
-/// transaction (``EventIngestor``) and `202` with each event's outcome:
+/// transaction (``EventIngestor``), shared with concurrent requests under load
+/// (``IngestGroupCommit``), and `202` with each event's outcome:
 /// ```json
 /// {"results": [{"id": "e1", "outcome": "accepted"}], "accepted": 1, "duplicates": 0, "stale": 0}
 /// ```
@@ -18,7 +19,7 @@ public struct EventsEndpoint: Sendable {
     /// The route's path.
     public static let path = "/v1/events"
 
-    let ingestor: EventIngestor
+    let ingestor: IngestGroupCommit
     let authenticator: IngestAuthenticator
     let keys: APIKeyStore
     let tallies: IngestTally
@@ -36,7 +37,9 @@ public struct EventsEndpoint: Sendable {
         let keys = APIKeyStore(pool: pool)
         self.keys = keys
         self.tallies = IngestTally(pool: pool)
-        self.ingestor = EventIngestor(pool: pool, settings: settings, logger: logger, clock: clock)
+        self.ingestor = IngestGroupCommit(
+            ingestor: EventIngestor(pool: pool, settings: settings, logger: logger, clock: clock),
+            transactions: settings.transactions, eventLimit: settings.maximumBatchSize, logger: logger)
         self.authenticator = IngestAuthenticator(
             lookup: { prefix in try await keys.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
         self.settings = settings

@@ -68,6 +68,7 @@ public struct Configuration: Sendable {
     public var channelLimit: Int
 
     public var ingestMaxBatch: Int
+    public var ingestTransactions: Int
     public var ingestCreateUnknownGames: Bool
     public var signatureTolerance: Duration
     /// `stale-date` = event time + this many seconds, by sport (lower case); `default` for the rest.
@@ -173,6 +174,7 @@ extension Configuration {
             budgetFrequentPerHour: env.integer("SCORECAST_BUDGET_FREQUENT_PER_HOUR", default: 60, in: 0...10_000),
             channelLimit: env.integer("SCORECAST_CHANNEL_LIMIT", default: 10_000, in: 1...10_000),
             ingestMaxBatch: env.integer("SCORECAST_INGEST_MAX_BATCH", default: 500, in: 1...10_000),
+            ingestTransactions: env.integer("SCORECAST_INGEST_TRANSACTIONS", default: 2, in: 1...64),
             ingestCreateUnknownGames: env.choice(
                 "SCORECAST_UNKNOWN_GAMES", default: true, from: ["create": true, "refuse": false]),
             signatureTolerance: .seconds(env.integer("SCORECAST_SIGNATURE_TOLERANCE_SECONDS", default: 300, in: 1...86_400)),
@@ -220,6 +222,7 @@ extension Configuration {
         .init(name: "SCORECAST_BUDGET_FREQUENT_PER_HOUR", defaultValue: "60", help: "The same for apps with frequent updates."),
         .init(name: "SCORECAST_CHANNEL_LIMIT", defaultValue: "10000", help: "Channels per app and environment (Apple's limit is 10,000)."),
         .init(name: "SCORECAST_INGEST_MAX_BATCH", defaultValue: "500", help: "Most events in one POST /v1/events."),
+        .init(name: "SCORECAST_INGEST_TRANSACTIONS", defaultValue: "2", help: "Ingest transactions at once (1–64); requests arriving while all are busy share the next one (group commit, up to SCORECAST_INGEST_MAX_BATCH events)."),
         .init(name: "SCORECAST_UNKNOWN_GAMES", defaultValue: "create", help: "create: events for unknown games create them; refuse: 422."),
         .init(name: "SCORECAST_SIGNATURE_TOLERANCE_SECONDS", defaultValue: "300", help: "Accepted clock skew of signed ingest requests."),
         .init(name: "SCORECAST_STALE_SECONDS", defaultValue: "900", help: "Live Activity stale-date after the event: seconds, and/or sport=seconds pairs (900,basketball=300)."),

@@ -14,32 +14,48 @@ struct DeliveryWorker: Sendable {
     var owner: String { "\(context.ownerPrefix)/w\(index)" }
 
     /// Runs until the pool stops claiming; the batch in hand is finished (or released) first.
+    ///
+    /// The outcomes of one batch are written while the next batch is claimed and sent (at most
+    /// one write in flight per worker): the database and APNs round trips overlap. A batch's
+    /// channels stay in the process's in-flight set until its outcomes are written.
     func run() async {
-        var failures = 0
-        while !context.stopping.isSignalled && !Task.isCancelled {
-            let seen = context.wakeup.generation
-            let claimed: [ClaimedDelivery]
-            do {
-                claimed = try await context.store.claim(
-                    owner: owner, limit: context.settings.claimBatchSize, lease: context.settings.leaseDuration,
-                    excluding: context.inFlight.snapshot)
-                failures = 0
-            } catch {
-                failures += 1
-                if failures == 1 || failures % 30 == 0 {
-                    context.logger.warning("claiming outbox rows failed; retrying", [
-                        "worker": String(index), "error": "\(error)", "failures": String(failures)])
+        await withTaskGroup(of: Void.self) { writes in
+            var writing = false
+            var failures = 0
+            while !context.stopping.isSignalled && !Task.isCancelled {
+                let seen = context.wakeup.generation
+                let claimed: [ClaimedDelivery]
+                do {
+                    claimed = try await context.store.claim(
+                        owner: owner, limit: context.settings.claimBatchSize, lease: context.settings.leaseDuration,
+                        excluding: context.inFlight.snapshot)
+                    failures = 0
+                } catch {
+                    failures += 1
+                    if failures == 1 || failures % 30 == 0 {
+                        context.logger.warning("claiming outbox rows failed; retrying", [
+                            "worker": String(index), "error": "\(error)", "failures": String(failures)])
+                    }
+                    await context.wakeup.wait(after: seen, timeout: min(context.settings.pollInterval * failures, .seconds(5)))
+                    continue
                 }
-                await context.wakeup.wait(after: seen, timeout: min(context.settings.pollInterval * failures, .seconds(5)))
-                continue
-            }
-            if !claimed.isEmpty {
-                context.counters.update { $0.claimed += claimed.count }
-                await process(claimed)
-            }
-            if claimed.count < context.settings.claimBatchSize {
-                // Everything due was taken: wait for news, unless some came in meanwhile.
-                await idle(after: seen)
+                if !claimed.isEmpty {
+                    context.counters.update { $0.claimed += claimed.count }
+                    let ids = claimed.map(\.channelID)
+                    context.inFlight.insert(ids)
+                    let completions = context.stopping.isSignalled
+                        ? claimed.map(DeliveryCompletion.release) : await sendAll(claimed)
+                    if writing { await writes.next() }
+                    writes.addTask {
+                        await complete(completions)
+                        context.inFlight.remove(ids)
+                    }
+                    writing = true
+                }
+                if claimed.count < context.settings.claimBatchSize {
+                    // Everything due was taken: wait for news, unless some came in meanwhile.
+                    await idle(after: seen)
+                }
             }
         }
     }
@@ -56,21 +72,6 @@ struct DeliveryWorker: Sendable {
             timeout = min(poll, max(floor, .milliseconds(Int64(max(0, min(seconds, 86_400)) * 1000))))
         }
         await context.wakeup.wait(after: seen, timeout: timeout)
-    }
-
-    /// Sends a claimed batch and completes it.
-    func process(_ claimed: [ClaimedDelivery]) async {
-        let ids = claimed.map(\.channelID)
-        context.inFlight.insert(ids)
-        defer { context.inFlight.remove(ids) }
-
-        let completions: [DeliveryCompletion]
-        if context.stopping.isSignalled {
-            completions = claimed.map(DeliveryCompletion.release)
-        } else {
-            completions = await sendAll(claimed)
-        }
-        await complete(completions)
     }
 
     /// Sends every row concurrently. Once the pool is stopping, sends still running after the

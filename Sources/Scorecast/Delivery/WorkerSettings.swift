@@ -34,8 +34,8 @@ public struct WorkerSettings: Sendable {
     /// lease and go out twice (only a warning: delivery is at least once).
     public var apnsRequestTimeout: Duration
 
-    /// The channel ingest NOTIFYs after it commits outbox rows.
-    public static let defaultNotifyChannel = "scorecast_outbox"
+    /// The channel ingest NOTIFYs after it commits outbox rows (`EventIngestor`'s).
+    public static let defaultNotifyChannel = EventIngestor.notificationChannel
 
     /// Creates settings; the defaults match `Configuration`'s.
     public init(

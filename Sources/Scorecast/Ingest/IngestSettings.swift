@@ -4,6 +4,10 @@ import ScorecastCore
 public struct IngestSettings: Sendable, Hashable {
     /// Most events in one request (`SCORECAST_INGEST_MAX_BATCH`).
     public var maximumBatchSize: Int
+    /// How many ingest transactions run at once (`SCORECAST_INGEST_TRANSACTIONS`); requests
+    /// arriving while all are busy share the next one (``IngestGroupCommit``), up to
+    /// `maximumBatchSize` events.
+    public var transactions: Int
     /// Largest request body in bytes (`SCORECAST_HTTP_MAX_BODY_BYTES`).
     public var maximumBodyBytes: Int
     /// Whether events for unknown games create them (`SCORECAST_UNKNOWN_GAMES=create`) or are
@@ -18,11 +22,12 @@ public struct IngestSettings: Sendable, Hashable {
 
     /// Creates settings.
     public init(
-        maximumBatchSize: Int = FeedEventLimits.defaultMaximumBatchSize, maximumBodyBytes: Int = 1_048_576,
+        maximumBatchSize: Int = FeedEventLimits.defaultMaximumBatchSize, transactions: Int = 2, maximumBodyBytes: Int = 1_048_576,
         createUnknownGames: Bool = true, signatureTolerance: Int = 300, shaping: ShapingPolicy = ShapingPolicy(),
         staleness: StalenessPolicy = StalenessPolicy()
     ) {
         self.maximumBatchSize = maximumBatchSize
+        self.transactions = transactions
         self.maximumBodyBytes = maximumBodyBytes
         self.createUnknownGames = createUnknownGames
         self.signatureTolerance = signatureTolerance
@@ -36,6 +41,7 @@ public struct IngestSettings: Sendable, Hashable {
         let fallback = bySport.removeValue(forKey: "default") ?? 900
         self.init(
             maximumBatchSize: configuration.ingestMaxBatch,
+            transactions: configuration.ingestTransactions,
             maximumBodyBytes: configuration.httpMaxBodyBytes,
             createUnknownGames: configuration.ingestCreateUnknownGames,
             signatureTolerance: Int(configuration.signatureTolerance.components.seconds),

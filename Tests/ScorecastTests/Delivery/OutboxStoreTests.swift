@@ -260,6 +260,46 @@ import TestSupport
         }
     }
 
+    @Test func completionsRacingWithIngestNeverLoseANewerPayload() async throws {
+        try await DeliveryDatabase.with(maxConnections: 10) { database in
+            let app = try await database.addApp()
+            var channels: [Int64] = []
+            for _ in 0..<40 {
+                let channel = try await database.addChannel(appID: app)
+                try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
+                channels.append(channel)
+            }
+            let store = Self.store(database)
+            let claims = try await store.claim(owner: "w", limit: 100, lease: .seconds(30))
+            #expect(claims.count == 40)
+            // Ingest updates half the channels while the batch's outcomes are being written.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for channel in channels where channel % 2 == 0 {
+                    group.addTask { try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2) }
+                }
+                group.addTask {
+                    let result = try await store.complete(claims.map { Self.sent($0) }, owner: "w", routineInterval: 0)
+                    #expect(result.fencedOut.isEmpty)
+                    #expect(result.deliveriesWritten == 40)
+                }
+                try await group.waitForAll()
+            }
+            for channel in channels {
+                let row = try await database.outbox(channel)
+                if channel % 2 == 0 {
+                    // The newer payload waits, unleased: superseded during the completion
+                    // (version 2), or written as a new row after the sent one was deleted (1).
+                    let pending = try #require(row, "channel \(channel) was updated by ingest but has no outbox row")
+                    #expect(pending.payload == [2])
+                    #expect(pending.leaseOwner == nil)
+                    #expect(pending.version == 2 || (pending.version == 1 && pending.coalesced == 0))
+                } else {
+                    #expect(row == nil)
+                }
+            }
+        }
+    }
+
     @Test func anAlertingRowThatArrivedDuringTheSendIsNotHeldBack() async throws {
         try await DeliveryDatabase.with { database in
             let app = try await database.addApp()

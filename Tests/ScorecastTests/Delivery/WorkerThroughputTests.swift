@@ -11,7 +11,12 @@ import TestSupport
 /// workers, batches of 64): every update reaches APNs and is recorded sent exactly once, and
 /// the rate is reported.
 @Suite struct WorkerThroughputTests {
-    static let channelCount = 2_000
+    /// Channels in the burst; `SCORECAST_TEST_THROUGHPUT_CHANNELS` makes a bigger one (benchmarking).
+    static let channelCount = ProcessInfo.processInfo.environment["SCORECAST_TEST_THROUGHPUT_CHANNELS"].flatMap { Int($0) }.map { max(16, $0) } ?? 2_000
+    /// Workers and batch size: the production defaults unless `SCORECAST_TEST_THROUGHPUT_WORKERS` /
+    /// `…_BATCH` say otherwise (benchmarking).
+    static let workers = ProcessInfo.processInfo.environment["SCORECAST_TEST_THROUGHPUT_WORKERS"].flatMap { Int($0) } ?? 4
+    static let batch = ProcessInfo.processInfo.environment["SCORECAST_TEST_THROUGHPUT_BATCH"].flatMap { Int($0) } ?? 64
 
     @Test func aBurstAcrossManyChannelsIsDeliveredAndRecordedOnce() async throws {
         try await DeliveryHarness.with(configure: { $0.requestLogCapacity = Self.channelCount * 2 + 100 }) { harness in
@@ -45,13 +50,13 @@ import TestSupport
                        1750000000, 10, true, ARRAY[id], now(), now()
                 FROM made
                 """)
-            let before = harness.simulator.statistics().answers["200"] ?? 0
 
-            let workers = harness.makePool(harness.settings(workers: 4, batch: 64, lease: .seconds(30), poll: .milliseconds(200)))
+            let before = harness.simulator.statistics().answers["200"] ?? 0
+            let workers = harness.makePool(harness.settings(workers: Self.workers, batch: Self.batch, lease: .seconds(30), poll: .milliseconds(200)))
             let started = ContinuousClock.now
             let elapsed = try await harness.running(workers) {
                 try await harness.pool.notify(channel: WorkerSettings.defaultNotifyChannel)
-                try await harness.eventually("the burst is delivered", timeout: .seconds(40)) { try await harness.outboxCount() == 0 }
+                try await harness.eventually("the burst is delivered", timeout: .seconds(40 + Self.channelCount / 500)) { try await harness.outboxCount() == 0 }
                 return ContinuousClock.now - started
             }
             let rate = Double(Self.channelCount) / elapsed.seconds
@@ -60,7 +65,7 @@ import TestSupport
             #else
             let build = "release"
             #endif
-            print("worker throughput: \(Self.channelCount) broadcasts in \(elapsed) = \(Int(rate))/s (\(build) build)")
+            print("worker throughput: \(Self.channelCount) broadcasts in \(elapsed) = \(Int(rate))/s (\(build) build, \(Self.workers) workers × \(Self.batch))")
 
             // Delivery is at least once: APNs may accept a send whose answer was lost with its
             // connection. The APNs client resends such broadcasts itself (Debian's curl 7.88

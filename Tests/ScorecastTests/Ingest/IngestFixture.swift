@@ -14,7 +14,7 @@ final class IngestFixture: Sendable {
     let pool: PostgresPool
     let settings: IngestSettings
     let clock: TestClock
-    let logSink = MemorySink()
+    let logSink: MemorySink
     /// The key of feed `feed-a` (unsigned).
     let token: APIKeyToken
     /// The app every channel belongs to.
@@ -24,12 +24,22 @@ final class IngestFixture: Sendable {
         (try? SchemaFolder.read(ScorecastProcess.packageRoot.appendingPathComponent("Schema"))) ?? []
     }()
 
+    /// The endpoint on a router (the clock is the fixture's). One endpoint for the fixture's
+    /// life, so concurrent posts share its group commit as they would in `serve`.
+    let router: Router
+
     private init(pool: PostgresPool, settings: IngestSettings, clock: TestClock, token: APIKeyToken, appID: Int64) {
         self.pool = pool
         self.settings = settings
         self.clock = clock
         self.token = token
         self.appID = appID
+        let logSink = MemorySink()
+        self.logSink = logSink
+        var router = Router()
+        let logger = Logger(label: "test", level: .debug, sink: logSink)
+        EventsEndpoint(pool: pool, settings: settings, logger: logger, clock: { clock.now }).register(on: &router)
+        self.router = router
     }
 
     /// A fresh fixture; `configure` adjusts the settings.
@@ -63,15 +73,6 @@ final class IngestFixture: Sendable {
             throw error
         }
         await fixture.close()
-    }
-
-    /// The endpoint on a router (the clock is the fixture's).
-    var router: Router {
-        var router = Router()
-        let logger = Logger(label: "test", level: .debug, sink: logSink)
-        let clock = self.clock
-        EventsEndpoint(pool: pool, settings: settings, logger: logger, clock: { clock.now }).register(on: &router)
-        return router
     }
 
     /// Creates a game with team names.

@@ -1,0 +1,149 @@
+import Foundation
+import Postgres
+@testable import Scorecast
+import ScorecastCore
+import Testing
+import TestSupport
+
+@Suite("Ingest group commit: which waiting requests share a transaction")
+struct IngestQueueTests {
+    static func events(_ ids: String...) -> [FeedEvent] {
+        ids.map { IngestPlanningTests.event($0, seq: 1) }
+    }
+
+    @Test("the oldest request leads; same-feed requests join in order up to the event limit")
+    func grouping() {
+        var queue = IngestQueue<Int>()
+        queue.append(.init(events: Self.events("a", "b"), feed: "f1", ticket: 1))
+        queue.append(.init(events: Self.events("c"), feed: "f2", ticket: 2))
+        queue.append(.init(events: Self.events("d", "e"), feed: "f1", ticket: 3))
+        queue.append(.init(events: Self.events("f", "g", "h"), feed: "f1", ticket: 4))
+        queue.append(.init(events: Self.events("i"), feed: "f1", ticket: 5))
+        #expect(queue.nextGroup(eventLimit: 5).map(\.ticket) == [1, 3, 5], "4 would pass the limit; 2 is another feed")
+        #expect(queue.nextGroup(eventLimit: 5).map(\.ticket) == [2])
+        #expect(queue.nextGroup(eventLimit: 5).map(\.ticket) == [4])
+        #expect(queue.nextGroup(eventLimit: 5).isEmpty)
+        #expect(queue.isEmpty)
+    }
+
+    @Test("a request repeating an event id of the group waits for the next group")
+    func repeatedIDs() {
+        var queue = IngestQueue<Int>()
+        queue.append(.init(events: Self.events("a"), feed: "f", ticket: 1))
+        queue.append(.init(events: Self.events("b", "a"), feed: "f", ticket: 2))
+        queue.append(.init(events: Self.events("c"), feed: "f", ticket: 3))
+        #expect(queue.nextGroup(eventLimit: 100).map(\.ticket) == [1, 3])
+        #expect(queue.nextGroup(eventLimit: 100).map(\.ticket) == [2])
+    }
+
+    @Test("a request larger than the limit still goes, alone")
+    func oversized() {
+        var queue = IngestQueue<Int>()
+        queue.append(.init(events: Self.events("a", "b", "c"), feed: "f", ticket: 1))
+        queue.append(.init(events: Self.events("d"), feed: "f", ticket: 2))
+        #expect(queue.nextGroup(eventLimit: 2).map(\.ticket) == [1])
+        #expect(queue.nextGroup(eventLimit: 2).map(\.ticket) == [2])
+    }
+}
+
+@Suite("Ingest group commit against Postgres: shared transactions, separate answers")
+struct IngestGroupCommitTests {
+    /// Holds `game`'s row lock in a transaction of its own until `body` returns, so the one
+    /// ingest slot stays busy while more requests arrive and queue.
+    static func holdingGame(_ game: String, _ fixture: IngestFixture, _ body: () async throws -> Void) async throws {
+        try await fixture.pool.withTransaction { connection in
+            _ = try await connection.query("SELECT id FROM games WHERE id = \(game) FOR UPDATE")
+            try await body()
+        }
+    }
+
+    static func groupsCommitted(_ fixture: IngestFixture) -> [Int] {
+        fixture.logSink.lines.filter { $0.contains("ingest group committed") }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("requests=") }.flatMap { Int($0.dropFirst("requests=".count)) }
+        }
+    }
+
+    @Test("requests queued behind a busy transaction share the next one; each gets its own outcomes")
+    func sharedTransaction() async throws {
+        try await IngestFixture.with(configure: { $0.transactions = 1 }) { fixture in
+            for game in 0..<10 { try await fixture.addGame("g\(game)") }
+            try await fixture.addChannel(boundTo: "g1")
+            let replies = try await withThrowingTaskGroup(of: (String, Reply).self) { group in
+                try await Self.holdingGame("g0", fixture) {
+                    group.addTask { ("first", await fixture.post(EventJSON.event(id: "first", game: "g0", seq: 1, kind: "start"))) }
+                    try await Task.sleep(for: .milliseconds(200))
+                    for index in 0..<30 {
+                        let event = EventJSON.event(id: "e\(index)", game: "g\(index % 10)", seq: 100 + index, kind: "start")
+                        group.addTask { ("e\(index)", await fixture.post(event)) }
+                    }
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                var replies: [String: Reply] = [:]
+                for try await (id, reply) in group { replies[id] = reply }
+                return replies
+            }
+            #expect(replies.count == 31)
+            for (id, reply) in replies {
+                #expect(reply.status == 202, "\(id): \(reply.text)")
+                #expect(reply.outcomes == [id: "accepted"], "\(id) got exactly its own outcome")
+            }
+            let counts = try await fixture.counts()
+            #expect(counts["events"] == 31)
+            let groups = Self.groupsCommitted(fixture)
+            #expect(groups.contains { $0 > 1 }, "queued requests shared a transaction: \(groups)")
+            #expect(counts["outbox"] == 1, "the channel bound to g1 got its row")
+        }
+    }
+
+    @Test("one refused request in a group is refused alone; the others are ingested")
+    func refusalIsolated() async throws {
+        try await IngestFixture.with(configure: { $0.transactions = 1; $0.createUnknownGames = false }) { fixture in
+            for game in 0..<4 { try await fixture.addGame("g\(game)") }
+            let replies = try await withThrowingTaskGroup(of: (String, Reply).self) { group in
+                try await Self.holdingGame("g0", fixture) {
+                    group.addTask { ("first", await fixture.post(EventJSON.event(id: "first", game: "g0", seq: 1))) }
+                    try await Task.sleep(for: .milliseconds(200))
+                    for index in 1...6 {
+                        let game = index == 3 ? "missing" : "g\(index % 4)"
+                        let event = EventJSON.event(id: "e\(index)", game: game, seq: 10 + index)
+                        group.addTask { ("e\(index)", await fixture.post(event)) }
+                    }
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                var replies: [String: Reply] = [:]
+                for try await (id, reply) in group { replies[id] = reply }
+                return replies
+            }
+            #expect(replies["e3"]?.status == 422)
+            #expect(replies["e3"]?.fields == ["game"], "the problem names the field of that request alone")
+            for id in ["first", "e1", "e2", "e4", "e5", "e6"] {
+                #expect(replies[id]?.status == 202, "\(id): \(replies[id]?.text ?? "no reply")")
+            }
+            #expect(try await fixture.counts()["events"] == 6)
+            #expect(try await fixture.eventID("e3") == nil)
+        }
+    }
+
+    @Test("the same event posted twice at once: one accepted, one duplicate, even when both queue")
+    func sameEventTwice() async throws {
+        try await IngestFixture.with(configure: { $0.transactions = 1 }) { fixture in
+            try await fixture.addGame("g0")
+            try await fixture.addGame("g1")
+            let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+                try await Self.holdingGame("g0", fixture) {
+                    group.addTask { await fixture.post(EventJSON.event(id: "first", game: "g0", seq: 1)) }
+                    try await Task.sleep(for: .milliseconds(200))
+                    for _ in 0..<2 {
+                        group.addTask { await fixture.post(EventJSON.event(id: "twice", game: "g1", seq: 5)) }
+                    }
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                var replies: [Reply] = []
+                for try await reply in group { replies.append(reply) }
+                return replies
+            }
+            let outcomes = replies.compactMap { $0.outcomes["twice"] }.sorted()
+            #expect(outcomes == ["accepted", "duplicate"])
+        }
+    }
+}
