@@ -19,9 +19,13 @@ final class LibPQConnection {
         static let empty = Outcome(rows: [], affected: 0, commandTag: "")
     }
 
-    private let handle: OpaquePointer
+    /// The libpq connection; used only on the owning thread.
+    let handle: OpaquePointer
     private let notices: NoticeLogger
     private let secrets: [String]
+    /// This session's prepared statements. It lives and dies with the `PGconn`: a reconnect is
+    /// a new `LibPQConnection` (the pool replaces broken ones), so it starts empty.
+    var statements: StatementCache
 
     /// Opens a connection (blocking, bounded by the configuration's connect timeout).
     init(configuration: PostgresConfiguration, logger: Logger) throws(PostgresError) {
@@ -33,6 +37,7 @@ final class LibPQConnection {
         }
         guard let connection else { throw PostgresError(.connectionFailed, "libpq could not allocate a connection") }
         secrets = [configuration.password ?? ""]
+        statements = StatementCache(capacity: configuration.statementCacheCapacity)
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.message(PQerrorMessage(connection), fallback: "could not connect")
             PQfinish(connection)
@@ -88,38 +93,29 @@ final class LibPQConnection {
         return !isBroken
     }
 
-    /// Runs one statement with its parameters (`PQexecParams`, text results).
+    /// Runs one statement with its parameters, text results. Through the statement cache
+    /// (`PQprepare` once, then `PQexecPrepared`) unless the cache is off or the statement opted
+    /// out; else with `PQexecParams`, which parses and plans it every time.
     func execute(_ sql: SQL) throws(PostgresError) -> Outcome {
         if let error = sql.encodingError { throw error }
         guard sql.binds.count <= Int(UInt16.max) else {
             throw PostgresError(.invalidArgument, "a statement may bind at most 65535 values, not \(sql.binds.count)")
         }
         guard consumePendingInput() else { throw closedError() }
-        let binds = sql.binds
-        var buffer: [UInt8] = [0]
-        var offsets: [Int] = []
-        var lengths: [Int32] = []
-        for bind in binds {
-            guard let bytes = bind.bytes else {
-                offsets.append(-1)
-                lengths.append(0)
-                continue
-            }
-            offsets.append(buffer.count)
-            lengths.append(Int32(bytes.count))
-            buffer.append(contentsOf: bytes)
-            buffer.append(0)
+        let parameters = BoundParameters(sql.binds)
+        let text = sql.text
+        if statements.isEnabled && sql.usesStatementCache {
+            return try executeCached(text, parameters, binds: sql.binds)
         }
-        let types = binds.map { Oid($0.dataType.rawValue) }
-        let formats = binds.map { Int32($0.format == .binary ? 1 : 0) }
-        let result: OpaquePointer? = buffer.withUnsafeBufferPointer { storage in
-            let base = UnsafeRawPointer(storage.baseAddress!)
-            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
-                offset < 0 ? nil : (base + offset).assumingMemoryBound(to: CChar.self)
-            }
-            return PQexecParams(handle, sql.text, Int32(binds.count), types, values, lengths, formats, 0)
+        return try executeUnprepared(text, parameters, binds: sql.binds)
+    }
+
+    /// `PQexecParams`: the server parses, plans and runs the statement in one round trip.
+    func executeUnprepared(_ text: String, _ parameters: BoundParameters, binds: [PostgresBindValue]) throws(PostgresError) -> Outcome {
+        let result = parameters.withValues { values in
+            PQexecParams(handle, text, parameters.count, parameters.types, values, parameters.lengths, parameters.formats, 0)
         }
-        return try outcome(of: result, binds: binds)
+        return try noteSessionChanges(outcome(of: result, binds: binds))
     }
 
     /// Runs several `;`-separated statements with the simple protocol (`PQexec`), e.g. a
@@ -127,7 +123,11 @@ final class LibPQConnection {
     func executeScript(_ script: String) throws(PostgresError) {
         if script.utf8.contains(0) { throw PostgresError(.encodingFailed, "a script contains a NUL byte") }
         guard consumePendingInput() else { throw closedError() }
-        _ = try outcome(of: PQexec(handle, script), binds: [])
+        let result = PQexec(handle, script)
+        // A script may drop prepared statements (`DISCARD ALL`, `DEALLOCATE`), and only its
+        // last command tag comes back: ask the server which of ours are left.
+        defer { if mayDeallocate(script) { reconcileStatements() } }
+        _ = try outcome(of: result, binds: [])
     }
 
     /// Subscribes this session to `channel` (already validated).
@@ -153,7 +153,7 @@ final class LibPQConnection {
 
     // MARK: - The one place where libpq statuses become errors
 
-    private func outcome(of result: OpaquePointer?, binds: [PostgresBindValue]) throws(PostgresError) -> Outcome {
+    func outcome(of result: OpaquePointer?, binds: [PostgresBindValue]) throws(PostgresError) -> Outcome {
         guard let result else {
             throw isBroken ? closedError() : PostgresError(.queryFailed, Self.message(PQerrorMessage(handle), fallback: "no result"))
         }
@@ -237,6 +237,11 @@ final class LibPQConnection {
         let pointers = duplicates.map { UnsafePointer($0) } + [nil]
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
+}
+
+extension LibPQConnection {
+    /// The connection's logger.
+    var logger: Logger { notices.logger }
 }
 
 /// Carries the logger into libpq's notice callback, and what it saw back out (called on the

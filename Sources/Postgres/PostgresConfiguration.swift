@@ -29,6 +29,14 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     public var searchPath: [String]?
     /// Any other libpq keywords (`sslrootcert`, `options`, `target_session_attrs`…).
     public var parameters: [String: String]
+    /// How many statements each connection keeps prepared (least recently used evicted with
+    /// `DEALLOCATE`); 0 runs every statement with `PQexecParams`, parsed and planned each
+    /// time. Turn it off behind a pooler that does not support named prepared statements
+    /// (PgBouncer before 1.21 in transaction mode).
+    public var statementCacheCapacity: Int
+
+    /// The default `statementCacheCapacity`.
+    public static let defaultStatementCacheCapacity = 256
 
     /// Creates a configuration in code.
     public init(
@@ -42,7 +50,8 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         statementTimeout: Duration? = nil,
         applicationName: String? = "scorecast",
         searchPath: [String]? = nil,
-        parameters: [String: String] = [:]
+        parameters: [String: String] = [:],
+        statementCacheCapacity: Int = PostgresConfiguration.defaultStatementCacheCapacity
     ) {
         self.host = host
         self.port = port
@@ -55,6 +64,7 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         self.applicationName = applicationName
         self.searchPath = searchPath
         self.parameters = parameters
+        self.statementCacheCapacity = max(0, statementCacheCapacity)
     }
 
     /// Parses a `postgres://` / `postgresql://` URL.
@@ -121,6 +131,7 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         if let statementTimeout { settings.append("statement_timeout=\(statementTimeout)") }
         if let applicationName { settings.append("application_name=\(applicationName)") }
         if let searchPath { settings.append("search_path=\(searchPath.joined(separator: ","))") }
+        settings.append("statement_cache_capacity=\(statementCacheCapacity)")
         for key in parameters.keys.sorted() where !key.contains("password") {
             settings.append("\(key)=\(parameters[key] ?? "")")
         }

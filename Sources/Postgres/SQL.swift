@@ -10,6 +10,11 @@ import Foundation
 /// Raw text is spliced only through the loudly named `\(unsafeSQL: …)` / `SQL.unsafeSQL(_:)`;
 /// `\(identifier: …)` splices a quoted identifier (a schema or table name).
 ///
+/// Each connection keeps the statements it runs prepared (see
+/// `PostgresConfiguration.statementCacheCapacity`), keyed by their text: a statement whose
+/// text differs from call to call (spliced lists, generated fragments) should say so with
+/// `SQL.unprepared(_:)` rather than crowd the cache out.
+///
 /// Its `description` shows the text with `$n` placeholders, never the bound values.
 public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     private enum Segment: Sendable {
@@ -23,6 +28,9 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     /// The first value that could not be encoded; reported when the statement runs, because
     /// string interpolation cannot throw.
     private(set) var encodingError: PostgresError?
+    /// Whether a connection may keep this statement prepared (the default); `false` after
+    /// `SQL.unprepared(_:)`, or when any appended fragment was unprepared.
+    public private(set) var usesStatementCache = true
 
     /// An empty statement, to be built with `append`.
     public init() {}
@@ -42,6 +50,17 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         var sql = SQL()
         sql.appendText(text)
         return sql
+    }
+
+    /// `sql`, run without the statement cache: parsed and planned by the server every time.
+    /// For statements whose text varies per call, which would only evict useful entries:
+    /// ```swift
+    /// try await pool.execute(.unprepared("DELETE FROM \(unsafeSQL: table) WHERE id = \(id)"))
+    /// ```
+    public static func unprepared(_ sql: SQL) -> SQL {
+        var copy = sql
+        copy.usesStatementCache = false
+        return copy
     }
 
     /// A double-quoted identifier (schema, table, column or channel name), with embedded quotes
@@ -66,6 +85,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
             }
         }
         binds.append(contentsOf: other.binds)
+        usesStatementCache = usesStatementCache && other.usesStatementCache
         if encodingError == nil { encodingError = other.encodingError }
     }
 
