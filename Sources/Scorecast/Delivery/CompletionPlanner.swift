@@ -86,7 +86,12 @@ public enum CompletionPlanner {
             completion.sentTimestamp = claim.payloadTimestamp
             var budget = plan.budget
             budget.recordSent(priority: plan.priority, downgraded: plan.downgraded, now: now, policy: plan.budgetPolicy)
-            completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
+            // A priority-5 send that was not a downgrade counts nothing: the stored row, rolled
+            // to `now` as every reader does, already says all there is, so nothing is written
+            // (most routine sends; one row write fewer per send).
+            if budget != plan.budget.rolled(to: now, policy: plan.budgetPolicy) {
+                completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
+            }
         case .retry(let at, let reason):
             record.outcome = .retry
             completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)

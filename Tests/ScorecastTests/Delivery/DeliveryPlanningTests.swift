@@ -126,6 +126,18 @@ import Testing
         #expect(budget.budgetLimit == 3)
     }
 
+    @Test func aRoutineSendCountsNothingAndWritesNoBudgetRow() throws {
+        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
+        let row = BudgetRow(windowStart: window, highPrioritySent: 1, downgraded: 0, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
+        let routine = Self.complete(Self.response(200), claim: Self.claim(priority: .opportunistic, budget: row))
+        #expect(routine.delivery?.outcome == .sent)
+        #expect(routine.budget == nil, "the stored row already says everything")
+        let fresh = Self.complete(Self.response(200), claim: Self.claim(priority: .opportunistic))
+        #expect(fresh.budget == nil, "no row yet, and a priority-5 send spends nothing")
+        let alerting = Self.complete(Self.response(200), claim: Self.claim(priority: .immediate, budget: row))
+        #expect(alerting.budget?.highPrioritySent == 2)
+    }
+
     @Test func anAcceptedDowngradeIsCounted() throws {
         let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
         let spent = BudgetRow(windowStart: window, highPrioritySent: 3, downgraded: 2, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
