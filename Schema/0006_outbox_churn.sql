@@ -1,5 +1,10 @@
--- scorecast: keep the outbox and channels compact under churn.
+-- scorecast: alerting rows are claimed first; the outbox and channels stay compact under churn.
 --
+-- "Alerting updates go at once" (design.md, shaping): under load many routine rows are due at
+-- the same moment, and a claim in due order alone made a goal wait behind all of them. The
+-- claim now takes due alerting rows first, then the rest, each in due order.
+CREATE INDEX outbox_claim_order ON outbox (alerting DESC, due_at);
+
 -- Under load every outbox row is claimed, given back or deleted several times a second, and
 -- every send updates its channel. Each such update leaves a dead row version; when an indexed
 -- column changes it also leaves an index entry to skip, and the claim's index scan, the

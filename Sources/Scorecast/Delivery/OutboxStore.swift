@@ -28,7 +28,8 @@ public struct OutboxStore: Sendable {
     /// claimed in `claimed_version`, so ingest can tell the content in flight from a newer one
     /// that replaced it): rows whose `due_at` and
     /// backoff have passed, not leased (or whose lease expired: the rescue of a dead worker's
-    /// work), of sendable channels of unpaused apps, oldest due first, skipping rows another
+    /// work), of sendable channels of unpaused apps, alerting rows first and then the rest,
+    /// each oldest due first (goals do not wait behind routine updates), skipping rows another
     /// transaction holds and the channels in `excluding` (this process's own sends in flight).
     public func claim(owner: String, limit: Int, lease: Duration, excluding: [Int64] = []) async throws -> [ClaimedDelivery] {
         let rows = try await pool.query("""
@@ -43,7 +44,7 @@ public struct OutboxStore: Sendable {
                   AND c.status = ANY(\(Self.sendableChannelStatuses))
                   AND a.paused_at IS NULL
                   AND o.channel_id <> ALL(\(excluding))
-                ORDER BY o.due_at
+                ORDER BY o.alerting DESC, o.due_at
                 LIMIT \(max(1, limit))
                 FOR UPDATE OF o SKIP LOCKED
             ), claimed AS (
@@ -72,7 +73,7 @@ public struct OutboxStore: Sendable {
                 ORDER BY cb.window_start DESC
                 LIMIT 1
             ) b ON true
-            ORDER BY claimed.due_at, claimed.channel_id
+            ORDER BY claimed.alerting DESC, claimed.due_at, claimed.channel_id
             """)
         return try rows.map(ClaimedDelivery.init(row:))
     }

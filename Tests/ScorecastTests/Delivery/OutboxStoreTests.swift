@@ -125,6 +125,24 @@ import TestSupport
         }
     }
 
+    @Test func claimTakesDueAlertingRowsBeforeOlderRoutineOnes() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            var routine: [Int64] = []
+            for index in 0..<4 {
+                let channel = try await database.addChannel(appID: app)
+                try await database.enqueue(channelID: channel, payload: [1], timestamp: 1, priority: 5, alerting: false, dueIn: -Double(20 - index))
+                routine.append(channel)
+            }
+            let goal = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: goal, payload: [1], timestamp: 1, dueIn: -1)
+            let later = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: later, payload: [1], timestamp: 1, dueIn: 30)
+            let claims = try await Self.store(database).claim(owner: "w", limit: 3, lease: .seconds(5))
+            #expect(claims.map(\.channelID) == [goal] + routine.prefix(2), "the goal first, then routine rows oldest due first")
+        }
+    }
+
     @Test func concurrentClaimsNeverShareARow() async throws {
         try await DeliveryDatabase.with(maxConnections: 10) { database in
             let app = try await database.addApp()
