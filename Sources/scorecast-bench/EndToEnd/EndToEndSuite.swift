@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Scorecast
 
 /// Parts 3–5: `scorecast serve` (release) as real processes against a durable Postgres and the
 /// simulator process; the feed is this process, posting over HTTP.
@@ -32,7 +33,7 @@ struct EndToEndSuite {
             "events": String(format: "one per POST /v1/events; %.0f %% alerting (score: priority 10, sent at once), the rest routine (clock: priority 5, shaped to one send per channel per SCORECAST_ROUTINE_INTERVAL_MS, default 2 s)", options.alertingShare * 100),
             "postgres": ((try? await EndToEndEnvironment.settingsLine(environment.pool)) ?? "?") + " (embedded, durable)",
             "scorecast serve": options.serveEnvironment.isEmpty
-                ? "release build, default settings (SCORECAST_WORKERS=4, SCORECAST_CLAIM_BATCH=64, SCORECAST_DATABASE_POOL_SIZE=10, SCORECAST_APNS_CONNECTIONS=2, SCORECAST_HTTP_THREADS=4)"
+                ? "release build, default settings (" + Self.defaultsShown + ")"
                 : "release build, defaults except " + options.serveEnvironment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
             "window per run": "\(Int(runSeconds)) s",
             "channel creations retried during setup": environment.setupRetries.isEmpty ? "none"
@@ -120,6 +121,15 @@ struct EndToEndSuite {
             }
         }
         await environment.shutdown()
+    }
+
+    /// The defaults that shape the end-to-end figures, read from scorecast's own settings table.
+    private static var defaultsShown: String {
+        let shown = ["SCORECAST_WORKERS", "SCORECAST_CLAIM_BATCH", "SCORECAST_INGEST_TRANSACTIONS", "SCORECAST_DATABASE_POOL_SIZE",
+                     "SCORECAST_APNS_CONNECTIONS", "SCORECAST_HTTP_THREADS"]
+        return shown.compactMap { name in
+            Configuration.settings.first { $0.name == name }.map { "\(name)=\($0.defaultValue)" }
+        }.joined(separator: ", ")
     }
 
     private var runSeconds: Double { options.quick ? 15 : 30 }
