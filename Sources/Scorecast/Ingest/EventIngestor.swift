@@ -41,15 +41,18 @@ public struct EventIngestor: Sendable {
 
     /// Ingests `events` (validated, ids unique within the request) posted by `feed`.
     ///
+    /// - Parameter receivedAt: when the request arrived, if it waited before this call (group
+    ///   commit); rows' ingest times, from which ingest-to-send latency is measured, start
+    ///   there. By default, now.
     /// - Throws: ``IngestError`` when the request is refused (nothing written), `PostgresError`
     ///   when the database fails.
-    public func ingest(_ events: [FeedEvent], feed: String) async throws -> IngestReport {
+    public func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date? = nil) async throws -> IngestReport {
         guard !events.isEmpty else { return IngestReport(results: []) }
         var attempt = 1
         while true {
             do {
                 return try await pool.withTransaction { connection in
-                    try await ingest(events, feed: feed, on: connection)
+                    try await ingest(events, feed: feed, receivedAt: receivedAt, on: connection)
                 }
             } catch let error as PostgresError where Self.isRetryable(error) && attempt < Self.maximumAttempts {
                 logger.info("ingest transaction retried", ["reason": error.sqlState ?? error.code.rawValue, "attempt": "\(attempt)"])
@@ -69,8 +72,8 @@ public struct EventIngestor: Sendable {
 
     // MARK: - The transaction
 
-    private func ingest(_ events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> IngestReport {
-        let now = clock()
+    private func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date?, on connection: PostgresConnection) async throws -> IngestReport {
+        let now = min(receivedAt ?? .distantFuture, clock())
         let games = try await lockGames(for: events, on: connection)
         let storedIDs = try await insertEvents(events, feed: feed, on: connection)
         let fold = GameFold(

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ScorecastCore
 import Synchronization
@@ -16,7 +17,11 @@ import Synchronization
 /// its requests are ingested again one by one, so only that request is refused. A database
 /// failure fails the whole group (nothing of it was written).
 public final class IngestGroupCommit: Sendable {
-    private typealias Ticket = CheckedContinuation<IngestReport, any Error>
+    /// A waiting request's answer, and when it arrived (its events' ingest time).
+    private struct Ticket {
+        var answer: CheckedContinuation<IngestReport, any Error>
+        var receivedAt: Date
+    }
     private typealias Entry = IngestQueue<Ticket>.Entry
 
     private struct State {
@@ -46,9 +51,10 @@ public final class IngestGroupCommit: Sendable {
     /// - Throws: ``IngestError`` when this request is refused (nothing of it written),
     ///   `PostgresError` when the database fails.
     public func ingest(_ events: [FeedEvent], feed: String) async throws -> IngestReport {
-        try await withCheckedThrowingContinuation { (ticket: Ticket) in
+        let receivedAt = ingestor.clock()
+        return try await withCheckedThrowingContinuation { answer in
             let startsSlot = state.withLock { state in
-                state.queue.append(Entry(events: events, feed: feed, ticket: ticket))
+                state.queue.append(Entry(events: events, feed: feed, ticket: Ticket(answer: answer, receivedAt: receivedAt)))
                 guard state.running < transactions else { return false }
                 state.running += 1
                 return true
@@ -79,11 +85,12 @@ public final class IngestGroupCommit: Sendable {
         }
         let events = group.flatMap(\.events)
         do {
-            let report = try await ingestor.ingest(events, feed: group[0].feed)
+            // The group's rows are as old as its oldest request: the wait counts as latency.
+            let report = try await ingestor.ingest(events, feed: group[0].feed, receivedAt: group.map(\.ticket.receivedAt).min())
             var offset = 0
             for entry in group {
                 let results = report.results[offset..<(offset + entry.events.count)]
-                entry.ticket.resume(returning: IngestReport(results: Array(results)))
+                entry.ticket.answer.resume(returning: IngestReport(results: Array(results)))
                 offset += entry.events.count
             }
             logger.debug("ingest group committed", ["requests": "\(group.count)", "events": "\(events.count)"])
@@ -91,15 +98,16 @@ public final class IngestGroupCommit: Sendable {
             logger.debug("ingest group refused for one request; ingesting its requests one by one", ["requests": "\(group.count)"])
             for entry in group { await ingestAlone(entry) }
         } catch {
-            for entry in group { entry.ticket.resume(throwing: error) }
+            for entry in group { entry.ticket.answer.resume(throwing: error) }
         }
     }
 
     private func ingestAlone(_ entry: Entry) async {
         do {
-            entry.ticket.resume(returning: try await ingestor.ingest(entry.events, feed: entry.feed))
+            entry.ticket.answer.resume(returning: try await ingestor.ingest(
+                entry.events, feed: entry.feed, receivedAt: entry.ticket.receivedAt))
         } catch {
-            entry.ticket.resume(throwing: error)
+            entry.ticket.answer.resume(throwing: error)
         }
     }
 }
