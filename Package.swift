@@ -29,7 +29,7 @@ let package = Package(
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "Logging"]),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
-        .target(name: "APNs", dependencies: ["ScorecastCore", "Crypto", "Logging", "CCurl"]),
+        .target(name: "APNs", dependencies: ["ScorecastCore", "Crypto", "Logging", "COpenSSL", "CNGHTTP2"]),
         .target(name: "HTTPServer", dependencies: ["Logging", "Lifecycle", "CMicroHTTPD"]),
         .target(name: "APNsSimulator", dependencies: ["ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 

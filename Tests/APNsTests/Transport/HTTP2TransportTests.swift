@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import APNs
 
-/// The curl transport against a real HTTP/2 TLS server (hyper-h2): multiplexing, the server's
+/// The HTTP/2 transport (nghttp2 + OpenSSL) against a real HTTP/2 TLS server (hyper-h2): multiplexing, the server's
 /// stream limit, GOAWAY, broken connections, deadlines, cancellation and shutdown.
 @Suite("HTTP/2 transport")
 struct HTTP2TransportTests {
@@ -216,11 +216,15 @@ struct HTTP2TransportTests {
 
     @Test("cancelling the caller's task ends its request at once")
     func cancellation() async throws {
-        let server = try await H2TestServer(.init(silent: true))
+        let server = try await H2TestServer()
         defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        // The connection is up before the request that will be cancelled, so that request is
+        // on a stream (the server holds its answer for a minute) when the cancellation comes.
+        _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/warm"), timeout: .seconds(10))
         let task = Task {
-            try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/c"), timeout: .seconds(60))
+            try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/c",
+                                                    headers: [HTTPHeader("x-test-delay-ms", "60000")]), timeout: .seconds(60))
         }
         try await Task.sleep(for: .milliseconds(200))
         let started = ContinuousClock.now
