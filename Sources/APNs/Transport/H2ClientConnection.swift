@@ -420,7 +420,10 @@ final class H2ClientConnection {
             goAwayLastStreamID = frame.pointee.goaway.last_stream_id
             loop.connectionGoingAway(self)
         case UInt8(NGHTTP2_PING.rawValue):
-            if flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { pingSentAt = nil }
+            if flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
+                pingSentAt = nil
+                loop.pingAnswered(self)
+            }
         default:
             break
         }

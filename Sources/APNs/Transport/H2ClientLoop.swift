@@ -273,6 +273,12 @@ final class H2ClientLoop {
         dispatchNeeded = true
     }
 
+    /// Our PING was answered: the next one is due a full interval after this read.
+    func pingAnswered(_ connection: H2ClientConnection) {
+        let due = now + options.idlePingInterval
+        if nextHousekeeping > due { nextHousekeeping = due }
+    }
+
     func streamEnded(_ connection: H2ClientConnection, stream: H2ClientStream, transfer: Transfer?,
                      outcome: Result<HTTPResponse, APNsClientError>?, answered: Bool) {
         guard let state = endpoints[connection.endpoint] else { return }
