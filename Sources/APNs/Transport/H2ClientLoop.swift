@@ -95,7 +95,10 @@ final class H2ClientLoop {
         var events = [epoll_event](repeating: epoll_event(), count: capacity)
         var readsPending: [H2ClientConnection] = []
         while true {
-            let timeout = readsPending.isEmpty ? Self.milliseconds(until: nextHousekeeping, from: ContinuousClock.now) : 0
+            // No wait when buffered TLS bytes are left to read or requests wait for a dispatch
+            // (a connection that closed while flushing put its requests back in the queue).
+            let timeout = readsPending.isEmpty && !dispatchNeeded
+                ? Self.milliseconds(until: nextHousekeeping, from: ContinuousClock.now) : 0
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32(capacity), timeout) }
             now = ContinuousClock.now
             var woken = false
