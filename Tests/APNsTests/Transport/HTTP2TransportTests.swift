@@ -81,6 +81,59 @@ struct HTTP2TransportTests {
         await transport.shutdown()
     }
 
+    @Test("a second connection opens only when the first is full, and no more than maxConnectionsPerHost")
+    func secondConnectionWhenFull() async throws {
+        let server = try await H2TestServer(.init(delayMilliseconds: 60))
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(connections: 2, streams: 10), logger: TestLog.logger)
+        // Five at a time fit in one connection's ten streams.
+        for round in 0..<2 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<5 {
+                    group.addTask {
+                        let response = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/few/\(round)/\(index)"),
+                                                                    timeout: .seconds(10))
+                        #expect(response.status == 200)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        #expect(try await server.stats()["connections"] as? Int == 2)
+        // Sixty at once need both connections' streams, never more than ten on one.
+        let opened = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/many/\(index)"),
+                                                timeout: .seconds(20)).connectionsOpened
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(opened == 1)
+        let stats = try await server.stats()
+        // One load connection, a second for the burst, and one per stats() call.
+        #expect(stats["connections"] as? Int == 4)
+        let maxConcurrent = try #require(stats["max_concurrent"] as? Int)
+        #expect(maxConcurrent > 5 && maxConcurrent <= 10)
+        await transport.shutdown()
+    }
+
+    @Test("a 200 KB body goes out in many DATA frames under flow control, and a 200 KB answer comes back")
+    func largeBodies() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(maxResponseBytes: 1 << 20), logger: TestLog.logger)
+        let body = (0..<200_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        let response = try await transport.perform(HTTPRequest(method: .post, endpoint: server.endpoint, path: "/large", body: body),
+                                                    timeout: .seconds(10))
+        let echoed = try echo(response)
+        #expect(echoed["body_length"] as? Int == body.count)
+        #expect(echoed["body"] as? String == String(decoding: body, as: UTF8.self))
+        #expect(try #require(echoed["headers"] as? [String: String])["content-length"] == "200000")
+        await transport.shutdown()
+    }
+
     @Test("the server's stream limit is respected")
     func respectsServerStreamLimit() async throws {
         let server = try await H2TestServer(.init(maxConcurrentStreams: 4, delayMilliseconds: 40))
