@@ -508,7 +508,8 @@ final class H2ClientConnection {
         watch(output: false)
         // After a GOAWAY (either way) nghttp2 wants nothing more once the last stream closed.
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
-            close(reason: goAwayLastStreamID != nil ? "the server closed the connection after GOAWAY" : "the session ended")
+            close(reason: goAwayLastStreamID != nil ? "the server closed the connection after GOAWAY" : "the session ended",
+                  notifyPeer: true)
         }
     }
 
@@ -526,12 +527,13 @@ final class H2ClientConnection {
             _ = nghttp2_session_terminate_session(session, UInt32(NGHTTP2_NO_ERROR.rawValue))
             flush()
         }
-        close(reason: reason)
+        close(reason: reason, notifyPeer: true)
     }
 
     /// Tears the connection down at once; requests still on it fail with `connectionLost`
     /// (never processed when their HEADERS had not gone out or were above the GOAWAY).
-    func close(reason: String) {
+    /// - Parameter notifyPeer: send TLS close_notify first (the socket is known to be healthy).
+    func close(reason: String, notifyPeer: Bool = false) {
         guard state != .closed else { return }
         let wasOpen = state == .open
         var failed: [(Transfer, APNsClientError)] = []
@@ -544,7 +546,7 @@ final class H2ClientConnection {
                 failed.append((transfer, TransportErrorMapping.connectionClosed(endpoint, reason: reason, sent: streamID <= highestSentStreamID)))
             }
         }
-        release()
+        release(notifyPeer: notifyPeer)
         if wasOpen {
             loop.connectionClosed(self, failed: failed)
         } else {
@@ -557,7 +559,7 @@ final class H2ClientConnection {
         guard state != .closed else { return [] }
         let pending = streams.values.compactMap(\.transfer)
         for stream in streams.values { stream.transfer = nil }
-        release()
+        release(notifyPeer: state == .open)
         return pending
     }
 
@@ -569,7 +571,7 @@ final class H2ClientConnection {
     }
 
     /// Frees the session, TLS and socket (no callbacks after this).
-    private func release() {
+    private func release(notifyPeer: Bool = false) {
         state = .closed
         if let session {
             nghttp2_session_del(session)
@@ -579,7 +581,7 @@ final class H2ClientConnection {
         headerStream = nil
         if let ssl {
             ERR_clear_error()
-            _ = SSL_shutdown(ssl)
+            if notifyPeer { _ = SSL_shutdown(ssl) }
             SSL_free(ssl)
             self.ssl = nil
         }

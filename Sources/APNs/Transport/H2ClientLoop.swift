@@ -90,6 +90,13 @@ final class H2ClientLoop {
     // MARK: - The loop
 
     private func run() {
+        // A write to a socket the peer has reset raises SIGPIPE, which would end the process.
+        // It is sent to the writing thread: blocked here, it stays pending and write(2) (inside
+        // SSL_write) returns EPIPE, which the connection handles like any other failure.
+        var pipe = sigset_t()
+        sigemptyset(&pipe)
+        sigaddset(&pipe, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipe, nil)
         logger.debug("APNs HTTP/2 loop started")
         let capacity = 64
         var events = [epoll_event](repeating: epoll_event(), count: capacity)

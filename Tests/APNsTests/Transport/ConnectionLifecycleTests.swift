@@ -78,10 +78,11 @@ struct ConnectionLifecycleTests {
     func idleAgeLimit() async throws {
         let server = try await H2TestServer()
         defer { server.stop() }
-        let transport = try HTTP2Transport(options: TestTransport.options(idleMaxAgeSeconds: 1), logger: TestLog.logger)
+        let transport = try HTTP2Transport(options: TestTransport.options(idleMaxAgeSeconds: 2), logger: TestLog.logger)
         #expect(try await Self.get(transport, server.endpoint, "/a").connectionsOpened == 1)
+        // Reused while younger than the limit (the margin absorbs a busy machine).
         #expect(try await Self.get(transport, server.endpoint, "/b").connectionsOpened == 0)
-        try await Task.sleep(for: .milliseconds(1400))
+        try await Task.sleep(for: .milliseconds(2600))
         #expect(try await Self.get(transport, server.endpoint, "/c").connectionsOpened == 1)
         await transport.shutdown()
     }
