@@ -58,17 +58,18 @@ final class H2ClientConnection {
     private(set) var readPending = false
     /// Set when frames were submitted and not yet flushed.
     var needsFlush = false
+    /// Set by `retire()`: close once the last stream has ended.
+    private var retiring = false
 
     private static let readBufferSize = 64 * 1024
     private static let gatherLimit = 64 * 1024
     private static let readsPerTurn = 32
 
-    init(id: UInt64, endpoint: APNsEndpoint, tls: TLSClientContext, maxResponseBytes: Int, loop: H2ClientLoop,
-         now: ContinuousClock.Instant) {
+    init(id: UInt64, endpoint: APNsEndpoint, tls: TLSClientContext, loop: H2ClientLoop, now: ContinuousClock.Instant) {
         self.id = id
         self.endpoint = endpoint
         self.tls = tls
-        self.maxResponseBytes = maxResponseBytes
+        self.maxResponseBytes = loop.options.maxResponseBytes
         self.loop = loop
         self.openedAt = now
         self.lastReadAt = now
@@ -234,6 +235,8 @@ final class H2ClientConnection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
         ]
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else { return false }
+        let firstStreamID = loop.options.firstStreamID
+        if firstStreamID > 1 && firstStreamID % 2 == 1 { _ = nghttp2_session_set_next_stream_id(session, firstStreamID) }
         _ = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
         return true
     }
@@ -469,6 +472,10 @@ final class H2ClientConnection {
     func flush() {
         needsFlush = false
         guard let ssl, let session, state == .open else { return }
+        if retiring && streams.isEmpty {
+            // GOAWAY, then nghttp2 wants nothing more: the check at the end closes.
+            _ = nghttp2_session_terminate_session(session, UInt32(NGHTTP2_NO_ERROR.rawValue))
+        }
         while true {
             if outputOffset < output.count {
                 ERR_clear_error()
@@ -520,6 +527,15 @@ final class H2ClientConnection {
     }
 
     // MARK: - Closing
+
+    /// Takes no more requests: lets the streams on it finish, then sends GOAWAY(NO_ERROR) and
+    /// closes (see `flush`). Used when nghttp2 refuses a new stream, e.g. once the stream ids of
+    /// a connection kept for hours run out.
+    func retire() {
+        guard state == .open else { return }
+        retiring = true
+        needsFlush = true
+    }
 
     /// Sends GOAWAY(NO_ERROR) and closes (an idle connection past its age).
     func closeGracefully(reason: String) {

@@ -207,6 +207,12 @@ final class H2ClientLoop {
     private func start(_ transfer: Transfer, on connection: H2ClientConnection, state: EndpointState) {
         let stream = H2ClientStream(transfer: transfer, startedAt: now, openedConnection: false)
         if let error = connection.submit(stream) {
+            // The session takes no new stream (ids exhausted, out of memory): the next request
+            // goes to a fresh connection, and this one ends when its streams have.
+            logger.debug("APNs connection refused a new stream; retiring it", [
+                "endpoint": state.endpoint.description, "connection": String(connection.id), "error": error.message])
+            state.pool.draining(connection.id)
+            connection.retire()
             failed(transfer, error, state: state)
             return
         }
@@ -225,8 +231,7 @@ final class H2ClientLoop {
         }
         nextConnectionID += 1
         let id = nextConnectionID
-        let connection = H2ClientConnection(id: id, endpoint: endpoint, tls: tls, maxResponseBytes: options.maxResponseBytes,
-                                            loop: self, now: now)
+        let connection = H2ClientConnection(id: id, endpoint: endpoint, tls: tls, loop: self, now: now)
         connections[id] = connection
         state.pool.opening(id)
         logger.debug("opening an APNs connection", ["endpoint": endpoint.description, "connection": String(id)])

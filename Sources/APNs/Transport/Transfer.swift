@@ -47,4 +47,8 @@ struct TransportOptions: Sendable {
     var idlePingInterval: Duration = .seconds(60)
     /// A PING unanswered for this long means the peer is gone: the connection is dropped.
     var pingTimeout: Duration = .seconds(5)
+    /// The first stream id of a new connection (odd, as client streams are). 1 in use; tests
+    /// start near the end of the 2³¹ id space to see a connection run out of ids, which a
+    /// connection kept for hours at tens of thousands of requests a second does.
+    var firstStreamID: Int32 = 1
 }

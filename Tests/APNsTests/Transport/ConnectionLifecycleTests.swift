@@ -163,3 +163,33 @@ final class SilentListener: @unchecked Sendable {
         Foundation.close(fd)
     }
 }
+
+@Suite("HTTP/2 stream ids")
+struct StreamIDExhaustionTests {
+    @Test("a connection that runs out of stream ids is retired; later requests go to a fresh one, none fails")
+    func streamIDsRunOut() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        var options = TestTransport.options(connections: 1, streams: 4)
+        // Room for ten streams per connection (ids up to 2³¹ − 1).
+        options.firstStreamID = Int32.max - 20
+        let transport = try HTTP2Transport(options: options, logger: TestLog.logger)
+        let opened = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<35 {
+                group.addTask {
+                    let response = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/ids/\(index)"),
+                                                                timeout: .seconds(20))
+                    #expect(response.status == 200)
+                    return response.connectionsOpened
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        // 35 requests, ten per connection.
+        #expect(opened == 4)
+        let stats = try await server.stats()
+        #expect(stats["requests"] as? Int == 35)
+        #expect(stats["connections"] as? Int == 5)
+        await transport.shutdown()
+    }
+}
