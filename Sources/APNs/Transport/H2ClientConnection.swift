@@ -16,7 +16,9 @@ final class H2ClientConnection {
     }
 
     let id: UInt64
-    let endpoint: APNsEndpoint
+    /// The loop's record of this connection's endpoint (its pool and queue).
+    let endpointState: H2ClientLoop.EndpointState
+    var endpoint: APNsEndpoint { endpointState.endpoint }
     private(set) var state = State.resolving
     private unowned let loop: H2ClientLoop
     private let tls: TLSClientContext
@@ -65,15 +67,16 @@ final class H2ClientConnection {
     private static let gatherLimit = 64 * 1024
     private static let readsPerTurn = 32
 
-    init(id: UInt64, endpoint: APNsEndpoint, tls: TLSClientContext, loop: H2ClientLoop, now: ContinuousClock.Instant) {
+    init(id: UInt64, endpointState: H2ClientLoop.EndpointState, tls: TLSClientContext, loop: H2ClientLoop,
+         now: ContinuousClock.Instant) {
         self.id = id
-        self.endpoint = endpoint
+        self.endpointState = endpointState
         self.tls = tls
         self.maxResponseBytes = loop.options.maxResponseBytes
         self.loop = loop
         self.openedAt = now
         self.lastReadAt = now
-        self.requestHeaders = H2RequestHeaders(endpoint: endpoint)
+        self.requestHeaders = H2RequestHeaders(endpoint: endpointState.endpoint)
         self.readBuffer = .allocate(capacity: Self.readBufferSize)
         output.reserveCapacity(Self.gatherLimit)
     }

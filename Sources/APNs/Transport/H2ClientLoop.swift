@@ -231,7 +231,7 @@ final class H2ClientLoop {
         }
         nextConnectionID += 1
         let id = nextConnectionID
-        let connection = H2ClientConnection(id: id, endpoint: endpoint, tls: tls, loop: self, now: now)
+        let connection = H2ClientConnection(id: id, endpointState: state, tls: tls, loop: self, now: now)
         connections[id] = connection
         state.pool.opening(id)
         logger.debug("opening an APNs connection", ["endpoint": endpoint.description, "connection": String(id)])
@@ -272,19 +272,19 @@ final class H2ClientLoop {
     // MARK: - Reports from connections
 
     func connectionEstablished(_ connection: H2ClientConnection) {
-        endpoints[connection.endpoint]?.pool.established(connection.id)
+        connection.endpointState.pool.established(connection.id)
         dispatchNeeded = true
     }
 
     func connectionSettingsChanged(_ connection: H2ClientConnection, peerLimit: Int) {
-        endpoints[connection.endpoint]?.pool.settingsReceived(connection.id, peerLimit: peerLimit)
+        connection.endpointState.pool.settingsReceived(connection.id, peerLimit: peerLimit)
         dispatchNeeded = true
     }
 
     func connectionGoingAway(_ connection: H2ClientConnection) {
         logger.debug("APNs connection received GOAWAY", ["endpoint": connection.endpoint.description,
                                                          "last_stream": String(connection.goAwayLastStreamID ?? 0)])
-        endpoints[connection.endpoint]?.pool.draining(connection.id)
+        connection.endpointState.pool.draining(connection.id)
         dispatchNeeded = true
     }
 
@@ -296,7 +296,7 @@ final class H2ClientLoop {
 
     func streamEnded(_ connection: H2ClientConnection, stream: H2ClientStream, transfer: Transfer?,
                      outcome: Result<HTTPResponse, APNsClientError>?, answered: Bool) {
-        guard let state = endpoints[connection.endpoint] else { return }
+        let state = connection.endpointState
         state.pool.streamEnded(connection.id, answered: answered)
         if !state.queue.isEmpty { dispatchNeeded = true }
         guard let transfer, let outcome else { return }
@@ -313,7 +313,7 @@ final class H2ClientLoop {
         forget(connection)
         logger.debug("APNs connection closed", ["endpoint": connection.endpoint.description,
                                                 "connection": String(connection.id), "requests_on_it": String(failed.count)])
-        guard let state = endpoints[connection.endpoint] else { return }
+        let state = connection.endpointState
         state.pool.closed(connection.id)
         for (transfer, error) in failed { self.failed(transfer, error, state: state) }
         dispatchNeeded = true
@@ -324,7 +324,7 @@ final class H2ClientLoop {
     func connectionFailed(_ connection: H2ClientConnection, error: APNsClientError) {
         forget(connection)
         logger.debug("APNs connection could not be opened", ["endpoint": connection.endpoint.description, "error": error.message])
-        guard let state = endpoints[connection.endpoint] else { return }
+        let state = connection.endpointState
         state.pool.openFailed(connection.id, now: now)
         if !state.pool.hasServingConnection {
             var waiting: [Transfer] = []
@@ -431,7 +431,7 @@ final class H2ClientLoop {
                 }
                 if connection.activeStreams == 0, let idleSince = connection.idleSince {
                     if now - idleSince >= idleLimit {
-                        endpoints[connection.endpoint]?.pool.draining(connection.id)
+                        connection.endpointState.pool.draining(connection.id)
                         connection.closeGracefully(reason: "idle for \(idleLimit)")
                         continue
                     }
