@@ -118,6 +118,19 @@ struct ConnectionLifecycleTests {
         await transport.shutdown()
     }
 
+    @Test("without a CA file the system trust store decides: a self-signed server is refused")
+    func systemTrustStore() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let error = await #expect(throws: APNsClientError.self) {
+            _ = try await Self.get(transport, APNsEndpoint(host: "localhost", port: server.port), "/", timeout: .seconds(5))
+        }
+        #expect(error?.code == .tlsFailure)
+        #expect(error?.message.contains("certificate") == true, "\(error?.message ?? "")")
+        await transport.shutdown()
+    }
+
     @Test("a missing CA file is a TLS failure naming the file")
     func missingCAFile() async throws {
         let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
