@@ -81,7 +81,7 @@ enum TransportErrorMapping {
         APNsClientError(.connectionLost, "connection to \(endpoint) lost: \(reason)", neverProcessed: !sent)
     }
 
-    /// The request could not be submitted to the HTTP/2 session (nghttp2 error `code`).
+    /// The request could not be submitted to the HTTP/2 session (`detail`: nghttp2's reason).
     static func submitFailed(_ endpoint: APNsEndpoint, detail: String) -> APNsClientError {
         APNsClientError(.connectionLost, "could not start a stream to \(endpoint): \(detail)", neverProcessed: true)
     }

@@ -46,7 +46,7 @@ struct ConnectionLifecycleTests {
         defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(pingInterval: .milliseconds(150)), logger: TestLog.logger)
         #expect(try await Self.get(transport, server.endpoint, "/a").connectionsOpened == 1)
-        try await Task.sleep(for: .milliseconds(700))
+        try await Task.sleep(for: .milliseconds(1000))
         // Still the same connection: every PING was answered.
         #expect(try await Self.get(transport, server.endpoint, "/b").connectionsOpened == 0)
         let pings = try #require(try await server.stats()["pings"] as? Int)
