@@ -14,7 +14,6 @@ let package = Package(
     targets: [
         // C leaves: a module map and a shim header each.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
@@ -29,7 +28,7 @@ let package = Package(
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "Logging"]),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
-        .target(name: "APNs", dependencies: ["ScorecastCore", "Crypto", "Logging", "CCurl"]),
+        .target(name: "APNs", dependencies: ["ScorecastCore", "Crypto", "Logging", "COpenSSL", "CNGHTTP2"]),
         .target(name: "HTTPServer", dependencies: ["Logging", "Lifecycle", "CMicroHTTPD"]),
         .target(name: "APNsSimulator", dependencies: ["ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 

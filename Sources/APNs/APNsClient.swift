@@ -4,8 +4,10 @@ import ScorecastCore
 
 /// The APNs client: channel management, broadcasts and device pushes over HTTP/2 and TLS.
 ///
-/// One client keeps a small pool of connections to each of its two hosts, driven by libcurl on
-/// a thread of its own; every method is `async` and safe to call from many tasks at once.
+/// One client keeps a small pool of connections to each of its two hosts, driven by nghttp2
+/// client sessions over OpenSSL on one epoll thread of its own; every method is `async` and
+/// safe to call from many tasks at once. Idle connections are kept for hours and checked with
+/// HTTP/2 PING (apns.md §9).
 /// Each request carries the team's shared provider token; when APNs calls it expired
 /// (`403 ExpiredProviderToken`) the token is renewed once and the request sent again.
 ///
@@ -19,7 +21,7 @@ public final class APNsClient: Sendable {
     private let builder: APNsRequestBuilder
     private let logger: Logger
 
-    /// Creates a client and starts its curl thread.
+    /// Creates a client and starts its HTTP/2 loop thread.
     /// - Parameters:
     ///   - tokens: a cache to share with other clients; by default a new one using
     ///     `configuration.tokenRenewalAge` and the system clock.
@@ -83,7 +85,7 @@ public final class APNsClient: Sendable {
     }
 
     /// Fails every pending request with `.shutdown`, closes the connections and stops the
-    /// curl thread. Later calls fail with `.shutdown`.
+    /// HTTP/2 loop thread. Later calls fail with `.shutdown`.
     public func shutdown() async {
         await transport.shutdown()
     }

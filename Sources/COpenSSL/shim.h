@@ -39,4 +39,9 @@ static inline void COpenSSL_X509V3_set_ctx_nodb(X509V3_CTX *context) {
     X509V3_set_ctx_nodb(context);
 }
 
+/// `SSL_set_tlsext_host_name` is a macro over `SSL_ctrl`: the server name (SNI) a client sends.
+static inline int COpenSSL_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
 #endif

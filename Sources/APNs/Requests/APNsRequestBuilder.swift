@@ -20,8 +20,12 @@ struct APNsRequestBuilder: Sendable {
 
         /// The request with `authorization: <value>` as its first header.
         func signed(authorization: String) -> HTTPRequest {
-            HTTPRequest(method: method, endpoint: endpoint, path: path,
-                        headers: [HTTPHeader("authorization", authorization)] + headers, body: body, retrySafe: retrySafe)
+            // One allocation for the list (this runs for every request and every resend).
+            var all: [HTTPHeader] = []
+            all.reserveCapacity(headers.count + 1)
+            all.append(HTTPHeader("authorization", authorization))
+            all.append(contentsOf: headers)
+            return HTTPRequest(method: method, endpoint: endpoint, path: path, headers: all, body: body, retrySafe: retrySafe)
         }
     }
 
@@ -59,12 +63,15 @@ struct APNsRequestBuilder: Sendable {
         try APNsValidation.checkChannelID(broadcast.channelID)
         try APNsValidation.checkExpiration(broadcast.expiration)
         try APNsValidation.checkPayload(broadcast.payload, target: .broadcast)
-        let headers = [
-            HTTPHeader("apns-channel-id", broadcast.channelID),
-            HTTPHeader("apns-push-type", APNsPushType.liveActivity.rawValue),
-            HTTPHeader("apns-priority", broadcast.priority.headerValue),
-            HTTPHeader("apns-expiration", String(broadcast.expiration)),
-        ] + Self.requestIDHeader(broadcast.requestID)
+        var headers: [HTTPHeader] = []
+        headers.reserveCapacity(5)
+        headers.append(HTTPHeader("apns-channel-id", broadcast.channelID))
+        headers.append(HTTPHeader("apns-push-type", APNsPushType.liveActivity.rawValue))
+        headers.append(HTTPHeader("apns-priority", broadcast.priority.headerValue))
+        headers.append(HTTPHeader("apns-expiration", String(broadcast.expiration)))
+        if let requestID = broadcast.requestID {
+            headers.append(HTTPHeader("apns-request-id", requestID.uuidString.lowercased()))
+        }
         // At least once: a repeated update carries the same timestamp and the device keeps one.
         return Unsigned(method: .post, endpoint: sendEndpoint, path: "/4/broadcasts/apps/\(broadcast.bundleID)",
                         headers: headers, body: broadcast.payload, retrySafe: true)

@@ -80,7 +80,16 @@ enum APNsValidation {
         guard value.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }) else {
             throw APNsClientError(.invalidRequest, "\(what) \(shown(value)) may only contain A-Z a-z 0-9 '-' and '.'", neverProcessed: true)
         }
-        guard !value.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
+        // One pass over the bytes (this runs for every request): a segment is empty when a dot
+        // starts the value, follows another dot, or ends it.
+        var previousWasDot = true
+        var emptySegment = false
+        for byte in value.utf8 {
+            let isDot = byte == UInt8(ascii: ".")
+            if isDot && previousWasDot { emptySegment = true }
+            previousWasDot = isDot
+        }
+        guard !emptySegment && !previousWasDot else {
             throw APNsClientError(.invalidRequest, "\(what) \(shown(value)) has an empty segment (leading, trailing or double '.')", neverProcessed: true)
         }
     }

@@ -1,15 +1,16 @@
 import Logging
 import Synchronization
 
-/// The async face of the curl thread: `perform` hands a request to it and suspends until the
-/// answer, the deadline, cancellation or shutdown.
+/// The async face of the HTTP/2 loop thread (`H2ClientLoop`: nghttp2 client sessions over
+/// OpenSSL on one epoll thread): `perform` hands a request to it and suspends until the answer,
+/// the deadline, cancellation or shutdown.
 final class HTTP2Transport: Sendable {
     private let mailbox: LoopMailbox
     private let nextID = Atomic<UInt64>(0)
 
-    /// Starts the curl thread.
+    /// Starts the loop thread.
     init(options: TransportOptions, logger: Logger) throws(APNsClientError) {
-        mailbox = try CurlEventLoop.start(options: options, logger: logger)
+        mailbox = try H2ClientLoop.start(options: options, logger: logger)
     }
 
     deinit {
@@ -43,7 +44,8 @@ final class HTTP2Transport: Sendable {
         }
     }
 
-    /// Fails everything still pending with `.shutdown`, stops the curl thread and waits for it.
+    /// Fails everything still pending with `.shutdown`, closes the connections, stops the loop
+    /// thread and waits for it.
     func shutdown() async {
         mailbox.requestStop()
         await mailbox.waitUntilStopped()

@@ -14,9 +14,6 @@ struct HTTPHeader: Sendable, Hashable {
         self.name = name
         self.value = value
     }
-
-    /// The `name: value` line libcurl takes in a header list.
-    var line: String { "\(name): \(value)" }
 }
 
 /// One HTTP/2 request as the transport sends it.
@@ -42,6 +39,7 @@ struct HTTPRequest: Sendable {
         self.retrySafe = retrySafe
     }
 
+    /// `https://host:port/path`: where the request goes, as one string.
     var url: String { endpoint.baseURL + path }
 }
 
@@ -52,8 +50,8 @@ struct HTTPResponse: Sendable {
     /// Response headers by lower-case name (the last value wins when a name repeats).
     var headers: [String: String]
     var body: [UInt8]
-    /// From handing the request to curl until the last byte of the answer.
+    /// From submitting the request on its stream until the last byte of the answer.
     var latency: Duration
-    /// How many new connections curl opened for this request (0 when it reused one).
+    /// 1 when the request was the first on a newly opened connection, else 0 (reused).
     var connectionsOpened: Int = 0
 }

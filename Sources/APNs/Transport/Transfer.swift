@@ -1,7 +1,7 @@
 import Synchronization
 
-/// One request on its way through the curl thread: what to send, by when, and the
-/// continuation of the task that waits for it. Resumed exactly once, by the curl thread (or by
+/// One request on its way through the transport's loop thread: what to send, by when, and the
+/// continuation of the task that waits for it. Resumed exactly once, by the loop thread (or by
 /// the submitter when the loop has already stopped).
 final class Transfer: Sendable {
     let id: UInt64
@@ -9,9 +9,9 @@ final class Transfer: Sendable {
     /// After this instant the request fails with `.timeout`, wherever it is.
     let deadline: ContinuousClock.Instant
     let continuation: CheckedContinuation<HTTPResponse, any Error>
-    /// Set by the caller's cancellation handler; read by the curl thread.
+    /// Set by the caller's cancellation handler; read by the loop thread.
     let cancellation: CancellationFlag
-    /// Attempts made so far (the curl thread retries requests the server never processed).
+    /// Attempts that failed without an answer so far (see `ResendPolicy`).
     let attempts = Atomic<Int>(0)
 
     init(id: UInt64, request: HTTPRequest, deadline: ContinuousClock.Instant, cancellation: CancellationFlag,
@@ -25,7 +25,7 @@ final class Transfer: Sendable {
 }
 
 /// Raised by a caller's cancellation handler, which may run before the transfer exists; the
-/// curl thread checks it when it takes a submission, so no cancellation is lost in between.
+/// loop thread checks it when it takes a submission, so no cancellation is lost in between.
 final class CancellationFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 
@@ -43,8 +43,12 @@ struct TransportOptions: Sendable {
     var keepAliveIdleSeconds: Int
     var keepAliveIntervalSeconds: Int
     var maxResponseBytes: Int
-
-    /// How many requests to one endpoint may be in curl's hands at once: every connection of
-    /// the pool full of streams. Beyond it requests wait in the loop's own queue.
-    var inFlightCapPerEndpoint: Int { maxConnectionsPerHost * maxConcurrentStreams }
+    /// A connection on which nothing arrived for this long gets an HTTP/2 PING.
+    var idlePingInterval: Duration = .seconds(60)
+    /// A PING unanswered for this long means the peer is gone: the connection is dropped.
+    var pingTimeout: Duration = .seconds(5)
+    /// The first stream id of a new connection (odd, as client streams are). 1 in use; tests
+    /// start near the end of the 2³¹ id space to see a connection run out of ids, which a
+    /// connection kept for hours at tens of thousands of requests a second does.
+    var firstStreamID: Int32 = 1
 }

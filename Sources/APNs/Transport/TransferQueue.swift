@@ -1,5 +1,5 @@
 /// A first-in first-out queue of transfers waiting for a free stream, with cheap pushes at
-/// both ends (retries go to the front). Confined to the curl thread.
+/// both ends (retries go to the front). Confined to the loop thread.
 struct TransferQueue {
     private var storage: [Transfer?] = []
     private var head = 0

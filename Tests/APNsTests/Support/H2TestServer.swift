@@ -24,13 +24,15 @@ final class H2TestServer: @unchecked Sendable {
         var failFirst = 0
         var failStatus = 503
         var failReason = "ServiceUnavailable"
+        /// The names the server's certificate is issued for.
+        var certificateNames = ["localhost", "127.0.0.1"]
     }
 
     init(_ options: Options = Options()) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("apns-h2-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let (certificate, key) = try SelfSignedCertificate.generate(
-            commonName: "localhost", subjectAlternativeNames: ["localhost", "127.0.0.1"], validityDays: 1)
+            commonName: options.certificateNames.first ?? "localhost", subjectAlternativeNames: options.certificateNames, validityDays: 1)
         let certFile = folder.appendingPathComponent("cert.pem")
         let keyFile = folder.appendingPathComponent("key.pem")
         let scriptFile = folder.appendingPathComponent("h2_test_server.py")
@@ -88,6 +90,17 @@ final class H2TestServer: @unchecked Sendable {
             throw TestServerError("unreadable stats")
         }
         return object
+    }
+
+    /// Freezes the server process (SIGSTOP): connections stay open but nothing is answered,
+    /// not even PING: a peer that is gone without closing.
+    func pause() {
+        kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a paused server run again.
+    func resume() {
+        kill(process.processIdentifier, SIGCONT)
     }
 
     func stop() {

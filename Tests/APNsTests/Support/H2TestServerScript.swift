@@ -239,8 +239,11 @@ class Connection:
                 response.append(("content-length", str(len(body))))
             response += list(extra.items())
             self.conn.send_headers(stream_id, response, end_stream=not body)
-            if body:
-                self.conn.send_data(stream_id, body, end_stream=True)
+            # h2 sends no DATA frame larger than the peer's frame size: split the body.
+            size = self.conn.max_outbound_frame_size
+            for offset in range(0, len(body), size):
+                chunk = body[offset:offset + size]
+                self.conn.send_data(stream_id, chunk, end_stream=offset + size >= len(body))
         except Exception:
             pass
         self.open_streams.discard(stream_id)

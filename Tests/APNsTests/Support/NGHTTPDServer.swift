@@ -15,10 +15,10 @@ final class NGHTTPDServer: @unchecked Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("apns-nghttpd-\(UUID().uuidString)")
         let docs = folder.appendingPathComponent("htdocs/4/broadcasts/apps")
         try FileManager.default.createDirectory(at: docs, withIntermediateDirectories: true)
-        // A non-empty body: for an empty one nghttpd sends HEADERS and then an empty DATA frame with
-        // END_STREAM, and curl 7.88 answers each such stream with RST_STREAM, which nghttpd's
-        // rapid-reset guard punishes with GOAWAY after about a thousand streams.
-        try Data("{}".utf8).write(to: docs.appendingPathComponent(bundleID))
+        // An empty body, as APNs' 200s have: nghttpd sends HEADERS and an empty DATA frame with
+        // END_STREAM. A client that answered such streams with RST_STREAM (curl 7.88 did) would
+        // trip nghttpd's rapid-reset guard (GOAWAY after about a thousand streams).
+        try Data().write(to: docs.appendingPathComponent(bundleID))
         let (certificate, key) = try SelfSignedCertificate.generate(
             commonName: "localhost", subjectAlternativeNames: ["localhost", "127.0.0.1"], validityDays: 1)
         let certFile = folder.appendingPathComponent("cert.pem")

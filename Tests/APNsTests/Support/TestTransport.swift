@@ -7,10 +7,13 @@ enum TestLog {
 }
 
 enum TestTransport {
-    static func options(connections: Int = 2, streams: Int = 100, retries: Int = 2, maxResponseBytes: Int = 65_536) -> TransportOptions {
+    static func options(connections: Int = 2, streams: Int = 100, retries: Int = 2, maxResponseBytes: Int = 65_536,
+                        connectTimeout: Duration = .seconds(5), idleMaxAgeSeconds: Int = 3600,
+                        pingInterval: Duration = .seconds(60), pingTimeout: Duration = .seconds(5)) -> TransportOptions {
         TransportOptions(
-            maxConnectionsPerHost: connections, maxConcurrentStreams: streams, connectTimeout: .seconds(5),
-            maxConnectionRetries: retries, idleConnectionMaxAgeSeconds: 3600, keepAliveIdleSeconds: 60,
-            keepAliveIntervalSeconds: 30, maxResponseBytes: maxResponseBytes)
+            maxConnectionsPerHost: connections, maxConcurrentStreams: streams, connectTimeout: connectTimeout,
+            maxConnectionRetries: retries, idleConnectionMaxAgeSeconds: idleMaxAgeSeconds, keepAliveIdleSeconds: 60,
+            keepAliveIntervalSeconds: 30, maxResponseBytes: maxResponseBytes,
+            idlePingInterval: pingInterval, pingTimeout: pingTimeout)
     }
 }
