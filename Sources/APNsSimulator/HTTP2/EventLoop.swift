@@ -89,6 +89,13 @@ final class EventLoop: @unchecked Sendable {
     /// Runs until `stop()`; returns on the same thread. `onStop` runs on the loop thread just
     /// before returning, while handlers are still registered, so owners can close what they hold.
     func run(onStop: () -> Void) {
+        // A write to a connection the client has reset raises SIGPIPE on the writing thread,
+        // which would end the whole process (`scorecast serve` with its built-in simulator).
+        // Blocked here, write(2) inside SSL_write returns EPIPE and the connection closes.
+        var pipe = sigset_t()
+        sigemptyset(&pipe)
+        sigaddset(&pipe, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipe, nil)
         let capacity = 256
         var events = [epoll_event](repeating: epoll_event(), count: capacity)
         while !stopping {

@@ -22,7 +22,7 @@ struct H2LoadOutcome: Sendable {
 /// Runs nghttp2's `h2load` (the ceiling: a C HTTP/2 load generator) with fixed headers and body.
 enum H2Load {
     /// Sends `requests` POSTs of `bodyFile` to `url` with `headers` over `connections`
-    /// connections × `streams` concurrent streams, on one thread (like our client's one curl thread).
+    /// connections × `streams` concurrent streams, on one thread (like our client's one transport thread).
     static func run(url: String, headers: [(String, String)], bodyFile: String, requests: Int, connections: Int,
                     streams: Int, folder: String, label: String, timeLimit: Duration) async throws -> H2LoadOutcome {
         var arguments = ["-n", String(requests), "-c", String(connections), "-m", String(streams), "-t", "1",
