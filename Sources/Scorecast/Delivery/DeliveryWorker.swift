@@ -128,7 +128,7 @@ struct DeliveryWorker: Sendable {
         var random = SystemRandomNumberGenerator()
         let completion = CompletionPlanner.completion(
             for: claim, plan: plan, outcome: outcome, now: Date(), policy: context.settings.retryPolicy, random: &random)
-        if case .pauseApp = completion.action { context.credentials.invalidate(appID: claim.app.id) }
+        if case .pauseApp = completion.action { context.credentials.invalidate(app: claim.app) }
         return completion
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 struct WorkerContext: Sendable {
     let store: OutboxStore
     let apns: any BroadcastClients
-    let credentials: APNsCredentialCache
+    let credentials: CredentialStore
     let settings: WorkerSettings
     let logger: Logger
     /// Signalled on NOTIFY (and on stop): idle workers look for work.

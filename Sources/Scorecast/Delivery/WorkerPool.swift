@@ -35,7 +35,7 @@ public final class WorkerPool: Service {
     public init(
         pool: PostgresPool,
         apns: some BroadcastClients,
-        credentials: APNsCredentialCache = APNsCredentialCache(),
+        credentials: CredentialStore = CredentialStore(),
         settings: WorkerSettings,
         logger: Logger,
         ownerPrefix: String? = nil

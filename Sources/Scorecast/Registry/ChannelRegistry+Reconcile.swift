@@ -10,7 +10,7 @@ extension ChannelRegistry {
     /// and the registry are read. The poller calls this too.
     /// - Throws: `.apnsRefused`/`.apnsUnavailable` when the list cannot be read (nothing changes).
     public func reconcile(app: AppRecord, fix: Bool) async throws -> ReconcileReport {
-        let credentials = try credentials.credentials(for: app)
+        let credentials = try await credentials.credentials(for: app)
         let operation = "listing the channels of \(app.bundleID) (\(app.environment))"
         do {
             return try await pool.withTransaction { connection in

@@ -89,7 +89,7 @@ public struct ChannelRegistry: Sendable {
     }
 
     private func create(app: AppRecord, gameID: String, policy: ChannelStoragePolicy, onlyIfMissing: Bool) async throws -> CreateResult {
-        let credentials = try credentials.credentials(for: app)
+        let credentials = try await credentials.credentials(for: app)
         let operation = "creating a channel for \(app.bundleID) (\(app.environment))"
         var createdID: String?
         var warning: String?
@@ -200,7 +200,7 @@ public struct ChannelRegistry: Sendable {
         guard let app = try await apps.find(id: listing.channel.appID) else {
             throw RegistryError(.notFound, "the app of channel \(id) no longer exists")
         }
-        let credentials = try credentials.credentials(for: app)
+        let credentials = try await credentials.credentials(for: app)
         let operation = "deleting channel \(id) of \(app.bundleID)"
         let response: APNsResponse
         do throws(APNsClientError) {

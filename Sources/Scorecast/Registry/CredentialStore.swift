@@ -1,45 +1,72 @@
 import APNs
 import Crypto
+import Foundation
 import Synchronization
 
-/// Each app's APNs credentials, its `.p8` key loaded once from the stored path and kept for
-/// the life of the process. Errors name the path and what is wrong, never key material.
+/// Each app's APNs credentials: its `.p8` key loaded from the stored path once and kept, for
+/// the registry (channel management) and the workers (sends) alike. One store per process.
+///
+/// Entries are keyed by team id, key id and path, so an app whose key settings changed loads
+/// its new key; ``invalidate(_:)`` drops one after APNs refused it (an admin may have replaced
+/// the file in place before resuming the app). Key files are read on a thread of their own,
+/// never on Swift's cooperative pool. Errors name the path and what is wrong, never key material.
 public final class CredentialStore: Sendable {
-    private struct Key: Hashable {
-        let teamID: String
-        let keyID: String
-        let path: String
+    /// What identifies one loaded key.
+    public struct KeyReference: Hashable, Sendable {
+        public var teamID: String
+        public var keyID: String
+        public var path: String
+
+        /// A team's key at `path`.
+        public init(teamID: String, keyID: String, path: String) {
+            self.teamID = teamID
+            self.keyID = keyID
+            self.path = path
+        }
     }
 
-    private let cache = Mutex<[Key: APNsCredentials]>([:])
+    private let cache = Mutex<[KeyReference: APNsCredentials]>([:])
 
     /// Creates an empty store.
     public init() {}
 
-    /// The credentials of `app`, loading its key file on first use.
-    public func credentials(for app: AppRecord) throws(RegistryError) -> APNsCredentials {
-        let key = Key(teamID: app.teamID, keyID: app.keyID, path: app.keyPath)
+    /// The credentials of `key`, loaded now if not cached.
+    /// - Throws: `APNsClientError.invalidCredentials` naming the file or id at fault.
+    public func credentials(_ key: KeyReference) async throws(APNsClientError) -> APNsCredentials {
         if let cached = cache.withLock({ $0[key] }) { return cached }
-        let privateKey: P256PrivateKey
+        let loaded = try await Self.load(key)
+        cache.withLock { $0[key] = loaded }
+        return loaded
+    }
+
+    /// The credentials of a registered app, for channel management.
+    /// - Throws: `RegistryError.credentialsUnusable` saying how to fix the app.
+    public func credentials(for app: AppRecord) async throws(RegistryError) -> APNsCredentials {
         do {
-            // A few hundred bytes from a local file, once per app and process.
-            privateKey = try P256PrivateKey(contentsOfFile: app.keyPath)
+            return try await credentials(KeyReference(teamID: app.teamID, keyID: app.keyID, path: app.keyPath))
         } catch {
             throw RegistryError(
                 .credentialsUnusable,
-                "the APNs key of \(app.bundleID) (\(app.environment)) cannot be used: \(error) (fix it with `scorecast apps update \(app.bundleID) --key-file …`)")
+                "the APNs key of \(app.bundleID) (\(app.environment)) cannot be used: \(error.message) (fix it with `scorecast apps update \(app.bundleID) --key-file …`)")
         }
-        let credentials: APNsCredentials
-        do {
-            credentials = try APNsCredentials(teamID: app.teamID, keyID: app.keyID, privateKey: privateKey)
-        } catch {
-            throw RegistryError(.credentialsUnusable, "the APNs credentials of \(app.bundleID) (\(app.environment)) are unusable: \(error.message)")
-        }
-        cache.withLock { $0[key] = credentials }
-        return credentials
     }
 
-    /// Forgets every cached key (after an app's key file changed).
+    /// The credentials of the app of a claimed send.
+    public func credentials(for app: DeliveryApp) async throws(APNsClientError) -> APNsCredentials {
+        try await credentials(KeyReference(teamID: app.teamID, keyID: app.keyID, path: app.keyPath))
+    }
+
+    /// Forgets one key, so its next use reads the file again.
+    public func invalidate(_ key: KeyReference) {
+        _ = cache.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Forgets the key of the app of a claimed send (APNs refused it).
+    public func invalidate(app: DeliveryApp) {
+        invalidate(KeyReference(teamID: app.teamID, keyID: app.keyID, path: app.keyPath))
+    }
+
+    /// Forgets every cached key.
     public func removeAll() {
         cache.withLock { $0.removeAll() }
     }
@@ -54,5 +81,22 @@ public final class CredentialStore: Sendable {
         } catch {
             throw RegistryError(.invalidInput, "\(option): \(error)")
         }
+    }
+
+    /// Reads and parses the key on a new thread: file I/O and PEM parsing block.
+    private static func load(_ key: KeyReference) async throws(APNsClientError) -> APNsCredentials {
+        let result: Result<APNsCredentials, APNsClientError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                do throws(APNsClientError) {
+                    continuation.resume(returning: .success(
+                        try APNsCredentials(teamID: key.teamID, keyID: key.keyID, keyFile: key.path)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            thread.name = "scorecast-credentials"
+            thread.start()
+        }
+        return try result.get()
     }
 }

@@ -83,13 +83,17 @@ public struct Application: Sendable {
                 services.append(http)
                 httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
             }
+            // One key store for the process: a key reloaded after APNs refused it is reloaded
+            // for channel management too.
+            let credentials = CredentialStore()
             if configuration.roles.contains(.worker) {
                 services.append(WorkerPool(
-                    pool: database.pool, apns: apns.clients, settings: WorkerSettings(configuration: configuration), logger: logger))
+                    pool: database.pool, apns: apns.clients, credentials: credentials,
+                    settings: WorkerSettings(configuration: configuration), logger: logger))
             }
             if configuration.roles.contains(.poller) {
                 let registry = ChannelRegistry(
-                    pool: database.pool, apns: apns.clients, credentials: CredentialStore(), channelLimit: configuration.channelLimit, logger: logger)
+                    pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit, logger: logger)
                 services.append(Poller.standard(configuration: configuration, pool: database.pool, registry: registry, metrics: metrics, logger: logger))
             }
             services += try addOns(Running(

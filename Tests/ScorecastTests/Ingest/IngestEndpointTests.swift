@@ -390,7 +390,9 @@ struct IngestEndpointTests {
             let row = try #require(try await fixture.outbox(channel))
             #expect(row.eventIDs.count == 2 * rounds, "every event's id is in the row")
             #expect(row.coalesced == 2 * rounds - 1)
-            #expect(row.version == Int64(2 * rounds))
+            // One version per transaction that wrote the row: two posts of a round usually run in
+            // two concurrent transactions, but group commit may put them in one.
+            #expect((Int64(rounds)...Int64(2 * rounds)).contains(row.version), "version \(row.version)")
         }
     }
 

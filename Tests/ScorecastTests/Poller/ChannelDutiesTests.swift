@@ -90,7 +90,7 @@ import Testing
             try await fixture.addGame("g1")
             let kept = try await fixture.registry().createChannel(gameID: "g1", app: app).listing.channel
             let orphan = try #require(try await fixture.client.create(
-                bundleID: app.bundleID, policy: .noMessageStored, credentials: try fixture.credentials(app)).channelID)
+                bundleID: app.bundleID, policy: .noMessageStored, credentials: try await fixture.credentials(app)).channelID)
 
             let reporting = ReconcileDuty(registry: fixture.registry(), interval: .seconds(900), fix: false)
             var report = try await reporting.run(at: Date())

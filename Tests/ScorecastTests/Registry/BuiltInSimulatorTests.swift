@@ -52,7 +52,7 @@ struct BuiltInSimulatorTests {
             group.addTask { try await simulator.run(until: shutdown) }
             let runtime = try await APNsRuntime.connect(configuration, logger: logger)
             #expect(runtime.simulatorEndpoints == endpoints)
-            let credentials = try CredentialStore().credentials(for: app)
+            let credentials = try await CredentialStore().credentials(for: app)
             let created = try await runtime.clients.create(bundleID: app.bundleID, policy: .noMessageStored, credentials: credentials)
             #expect(runtime.clients.count == 1)
             #expect(created.status == 201)

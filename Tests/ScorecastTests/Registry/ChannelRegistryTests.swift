@@ -41,7 +41,7 @@ struct ChannelRegistryTests {
             let registry = fixture.registry()
             let created = try await registry.createChannel(gameID: "g1", app: app)
             _ = try await fixture.client.delete(
-                bundleID: app.bundleID, channelID: created.listing.channel.apnsChannelID, credentials: fixture.credentials(app))
+                bundleID: app.bundleID, channelID: created.listing.channel.apnsChannelID, credentials: try await fixture.credentials(app))
             #expect(try await registry.deleteChannel(id: created.listing.channel.id) == .unknownToAPNs)
             #expect(try await ChannelStore(pool: fixture.pool).find(id: created.listing.channel.id)?.channel.status == .deleted)
         }
@@ -175,7 +175,7 @@ struct ChannelRegistryTests {
             let registry = fixture.registry()
             let kept = try await registry.createChannel(gameID: "g1", app: app)
             let vanishing = try await registry.createChannel(gameID: "g1", app: app)
-            let credentials = try fixture.credentials(app)
+            let credentials = try await fixture.credentials(app)
             let orphan = try #require(try await fixture.client.create(
                 bundleID: app.bundleID, policy: .noMessageStored, credentials: credentials).channelID)
             _ = try await fixture.client.delete(

@@ -84,8 +84,8 @@ struct RegistryFixture: Sendable {
     }
 
     /// Credentials of `app` (to act at APNs behind the registry's back).
-    func credentials(_ app: AppRecord) throws -> APNsCredentials {
-        try CredentialStore().credentials(for: app)
+    func credentials(_ app: AppRecord) async throws -> APNsCredentials {
+        try await CredentialStore().credentials(for: app)
     }
 }
 
