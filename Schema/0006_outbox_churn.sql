@@ -29,3 +29,8 @@ ALTER TABLE channels SET (
     autovacuum_vacuum_scale_factor = 0.05,
     autovacuum_vacuum_cost_delay = 0
 );
+
+-- Ingest reads a channel's last successful send from `channels.last_sent_at` (kept by the
+-- workers since 0003) instead of probing `deliveries`; the partial index that served the
+-- probe only cost an insert per send. `deliveries_channel` still serves per-channel reads.
+DROP INDEX deliveries_channel_sent;

@@ -212,8 +212,7 @@ public struct EventIngestor: Sendable {
         let rows = try await connection.query("""
             SELECT t.game_id, t.channel_id, t.last_timestamp, t.last_sent_at, a.*
             FROM (
-                SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.app_id,
-                       (SELECT max(d.sent_at) FROM deliveries d WHERE d.channel_id = c.id AND d.outcome = 'sent') AS last_sent_at
+                SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.last_sent_at, c.app_id
                 FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
                 WHERE b.game_id = ANY(\(games)) AND c.status = 'active'
             ) t
