@@ -113,3 +113,30 @@ struct BenchPartsTests {
         #expect(text.contains("**3–5 end to end**: setup failed: example"))
     }
 }
+
+@Suite("The search for the highest sustainable end-to-end rate")
+struct SustainableRateSearchTests {
+    @Test("halves the gap between the highest sustained and the lowest unsustained rate")
+    func bisects() {
+        var search = SustainableRateSearch(runs: [(500, true), (1000, true), (2000, false)])
+        #expect(search.nextRate() == 1500)
+        search.record(rate: 1500, sustained: true)
+        #expect(search.nextRate() == 1750)
+        search.record(rate: 1750, sustained: false)
+        #expect(search.nextRate() == 1600, "within the step budget of three")
+        search.record(rate: 1600, sustained: true)
+        #expect(search.nextRate() == nil)
+        #expect(search.highestSustained == 1600)
+        #expect(search.lowestUnsustained == 1750)
+    }
+
+    @Test("nothing to search when every rate was sustained, or the gap is small")
+    func stops() {
+        var allSustained = SustainableRateSearch(runs: [(500, true), (1000, true)])
+        #expect(allSustained.nextRate() == nil)
+        var narrow = SustainableRateSearch(runs: [(1000, true), (1080, false)])
+        #expect(narrow.nextRate() == nil)
+        var noneSustained = SustainableRateSearch(runs: [(500, false), (1000, false)])
+        #expect(noneSustained.nextRate() == 250)
+    }
+}

@@ -72,7 +72,17 @@ struct EndToEndSuite {
                     rate = Int(Double(rate) * 1.5)
                     steps += 1
                 }
-                saturatingRate = report.endToEnd.last?.targetEventsPerSecond ?? saturatingRate
+                // Between the highest rate sustained and the lowest one above it that was not:
+                // halve the gap (bounded: at most 3 more runs), to find the highest sustainable.
+                var search = SustainableRateSearch(runs: report.endToEnd.map { ($0.targetEventsPerSecond, $0.sustained) })
+                while let next = search.nextRate() {
+                    let (runTag, seqBase) = nextTag()
+                    let (run, _) = try await runner.run(rate: next, seconds: runSeconds, serves: [serve], runTag: runTag, seqBase: seqBase)
+                    report.endToEnd.append(run)
+                    search.record(rate: next, sustained: run.sustained)
+                    checkpoint(report)
+                }
+                saturatingRate = search.lowestUnsustained ?? report.endToEnd.last?.targetEventsPerSecond ?? saturatingRate
                 // A separate short run at that rate with the profilers attached (not in the table).
                 let (runTag, seqBase) = nextTag()
                 await profile(rate: saturatingRate, serve: serve, runner: runner, environment: environment,
