@@ -55,6 +55,7 @@ public struct Configuration: Sendable {
     public var claimBatchSize: Int
     public var leaseDuration: Duration
     public var pollInterval: Duration
+    public var claimLinger: Duration
     public var routineInterval: Duration
     public var shutdownGrace: Duration
 
@@ -164,6 +165,7 @@ extension Configuration {
             claimBatchSize: env.integer("SCORECAST_CLAIM_BATCH", default: 256, in: 1...1_000),
             leaseDuration: .seconds(env.integer("SCORECAST_LEASE_SECONDS", default: 30, in: 2...3_600)),
             pollInterval: .milliseconds(env.integer("SCORECAST_POLL_INTERVAL_MS", default: 1_000, in: 10...60_000)),
+            claimLinger: .milliseconds(env.integer("SCORECAST_CLAIM_LINGER_MS", default: 10, in: 0...1_000)),
             routineInterval: .milliseconds(env.integer("SCORECAST_ROUTINE_INTERVAL_MS", default: 2_000, in: 0...3_600_000)),
             shutdownGrace: .seconds(env.integer("SCORECAST_SHUTDOWN_GRACE_SECONDS", default: 10, in: 1...600)),
             apns: apns,
@@ -208,6 +210,7 @@ extension Configuration {
         .init(name: "SCORECAST_CLAIM_BATCH", defaultValue: "256", help: "Outbox rows a worker claims at once."),
         .init(name: "SCORECAST_LEASE_SECONDS", defaultValue: "30", help: "Lease on claimed outbox rows; expired leases are rescued."),
         .init(name: "SCORECAST_POLL_INTERVAL_MS", defaultValue: "1000", help: "Workers poll this often when no NOTIFY arrives."),
+        .init(name: "SCORECAST_CLAIM_LINGER_MS", defaultValue: "10", help: "After a claim that did not fill a batch, a worker waits this long before claiming again (0–1000), so claims are fewer and larger under load."),
         .init(name: "SCORECAST_ROUTINE_INTERVAL_MS", defaultValue: "2000", help: "Least spacing of routine (priority 5) updates to one channel."),
         .init(name: "SCORECAST_SHUTDOWN_GRACE_SECONDS", defaultValue: "10", help: "How long in-flight work may take to finish on SIGTERM."),
         .init(name: "SCORECAST_APNS_SEND_HOST", defaultValue: "unset", help: "Broadcast/push host, e.g. api.push.apple.com. Unset (with the management host): the built-in simulator."),

@@ -53,8 +53,10 @@ struct DeliveryWorker: Sendable {
                     writing = true
                 }
                 if claimed.count < context.settings.claimBatchSize {
-                    // Everything due was taken: wait for news, unless some came in meanwhile.
+                    // Everything due was taken: wait for news, unless some came in meanwhile;
+                    // then let more rows fall due, so the next claim is worth its cost.
                     await idle(after: seen)
+                    await context.stopping.wait(after: 0, timeout: context.settings.claimLinger)
                 }
             }
         }
