@@ -101,6 +101,9 @@ public struct ClaimedDelivery: Sendable, Hashable {
 }
 
 /// The columns of `apps` a send needs: where its credentials are and its budget profile.
+///
+/// A narrow projection of ``AppRecord`` on purpose: every claimed row carries one, and the
+/// claim should not fetch and parse each app's content-state mapping hundreds of times a second.
 public struct DeliveryApp: Sendable, Hashable {
     /// `apps.id`.
     public var id: Int64

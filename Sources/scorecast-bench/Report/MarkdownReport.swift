@@ -12,7 +12,8 @@ enum MarkdownReport {
         if !report.loadAverage.isEmpty {
             lines.append("- load average (1 min) at start → end of each part, on \(report.cores) cores: "
                 + report.loadAverage.sorted(by: { $0.key < $1.key }).map { "part \($0.key): \($0.value)" }.joined(separator: "; ")
-                + " — above \(report.cores), other processes took CPU from the benchmark")
+                + " — the load at the start of a part is what else ran; during parts 3–5 the benchmark's own"
+                + " processes count too (Postgres, serve, the simulator and a feed of up to 128 threads)")
         }
         for (tool, version) in report.tools.sorted(by: { $0.key < $1.key }) {
             lines.append("- \(tool): \(version)")
