@@ -62,11 +62,12 @@ public struct CryptoError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 }
 
-/// OpenSSL keeps failures in a per-thread queue; every failing call path drains it into a
-/// `CryptoError` so a stale entry never leaks into an unrelated later error.
-enum OpenSSLErrorQueue {
+/// OpenSSL keeps failures in a per-thread queue; every failing call path drains it (into a
+/// `CryptoError`, or into the message of a TLS failure in the APNs client and the simulator) so
+/// a stale entry never leaks into an unrelated later error.
+public enum OpenSSLErrorQueue {
     /// Removes every queued error and returns their messages ("error:…:routines::reason").
-    static func drain() -> [String] {
+    public static func drain() -> [String] {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()
@@ -80,6 +81,12 @@ enum OpenSSLErrorQueue {
             }
         }
         return messages
+    }
+
+    /// The queued errors as one line (the queue is emptied), or "unknown error".
+    public static func message() -> String {
+        let messages = drain()
+        return messages.isEmpty ? "unknown error" : messages.joined(separator: "; ")
     }
 
     /// Forgets queued errors left by earlier, unrelated calls on this thread.

@@ -1,5 +1,6 @@
 internal import CNGHTTP2
 internal import COpenSSL
+import Crypto
 import Foundation
 
 /// One HTTP/2 connection to an endpoint: a non-blocking socket, its OpenSSL client and an
@@ -169,7 +170,7 @@ final class H2ClientConnection {
             return
         }
         guard let ssl = tls.makeSSL(fd: fd, host: HostName.bare(endpoint.host)) else {
-            fail(TransportErrorMapping.tlsFailed(endpoint, verification: nil, detail: "SSL_new: \(TLSClientContext.lastError())"))
+            fail(TransportErrorMapping.tlsFailed(endpoint, verification: nil, detail: "SSL_new: \(OpenSSLErrorQueue.message())"))
             return
         }
         self.ssl = ssl
@@ -193,7 +194,7 @@ final class H2ClientConnection {
         default:
             let verify = SSL_get_verify_result(ssl)
             let verification = verify == Int(X509_V_OK) ? nil : String(cString: X509_verify_cert_error_string(verify))
-            let detail = TLSClientContext.lastError()
+            let detail = OpenSSLErrorQueue.message()
             fail(TransportErrorMapping.tlsFailed(endpoint, verification: verification,
                                                  detail: detail == "unknown error" ? "the handshake was cut off" : detail))
         }
@@ -296,7 +297,7 @@ final class H2ClientConnection {
             switch error {
             case SSL_ERROR_ZERO_RETURN: reason = "the server closed the connection"
             case SSL_ERROR_SYSCALL: reason = errno == 0 ? "the server closed the connection" : TransportErrorMapping.describe(errno: errno)
-            default: reason = "TLS error: \(TLSClientContext.lastError())"
+            default: reason = "TLS error: \(OpenSSLErrorQueue.message())"
             }
             close(reason: reason)
             return
@@ -499,7 +500,7 @@ final class H2ClientConnection {
                     }
                     if error == SSL_ERROR_WANT_READ { return }
                     close(reason: error == SSL_ERROR_SYSCALL ? TransportErrorMapping.describe(errno: errno)
-                                                            : "TLS error: \(TLSClientContext.lastError())")
+                                                            : "TLS error: \(OpenSSLErrorQueue.message())")
                     return
                 }
             }

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Crypto
 import Foundation
 
 /// An OpenSSL client context for one trust source: TLS 1.2 or later, peer verification
@@ -12,7 +13,7 @@ final class TLSClientContext {
     init(caFile: String?, endpoint: APNsEndpoint) throws(APNsClientError) {
         ERR_clear_error()
         guard let raw = SSL_CTX_new(TLS_client_method()) else {
-            throw TransportErrorMapping.trustStoreFailed(endpoint, detail: "SSL_CTX_new: \(Self.lastError())")
+            throw TransportErrorMapping.trustStoreFailed(endpoint, detail: "SSL_CTX_new: \(OpenSSLErrorQueue.message())")
         }
         self.raw = raw
         // SSL_CTX_set_min_proto_version and SSL_CTX_set_mode are macros over SSL_CTX_ctrl.
@@ -26,17 +27,17 @@ final class TLSClientContext {
         SSL_CTX_set_verify(raw, SSL_VERIFY_PEER, nil)
         if let caFile {
             guard SSL_CTX_load_verify_locations(raw, caFile, nil) == 1 else {
-                throw TransportErrorMapping.trustStoreFailed(endpoint, detail: "cannot load CA file \(caFile): \(Self.lastError())")
+                throw TransportErrorMapping.trustStoreFailed(endpoint, detail: "cannot load CA file \(caFile): \(OpenSSLErrorQueue.message())")
             }
         } else {
             guard SSL_CTX_set_default_verify_paths(raw) == 1 else {
-                throw TransportErrorMapping.trustStoreFailed(endpoint, detail: "cannot load the system trust store: \(Self.lastError())")
+                throw TransportErrorMapping.trustStoreFailed(endpoint, detail: "cannot load the system trust store: \(OpenSSLErrorQueue.message())")
             }
         }
         // ALPN wire format: a length byte, then the protocol name. (Returns 0 on success.)
         let protocols: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         guard SSL_CTX_set_alpn_protos(raw, protocols, UInt32(protocols.count)) == 0 else {
-            throw TransportErrorMapping.trustStoreFailed(endpoint, detail: "cannot offer ALPN h2: \(Self.lastError())")
+            throw TransportErrorMapping.trustStoreFailed(endpoint, detail: "cannot offer ALPN h2: \(OpenSSLErrorQueue.message())")
         }
     }
 
@@ -61,19 +62,6 @@ final class TLSClientContext {
         }
         SSL_set_connect_state(ssl)
         return ssl
-    }
-
-    /// OpenSSL's queued error text (cleared), or "unknown error".
-    static func lastError() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.isEmpty ? "unknown error" : messages.joined(separator: "; ")
     }
 }
 

@@ -1,5 +1,6 @@
 internal import CNGHTTP2
 internal import COpenSSL
+import Crypto
 import Foundation
 
 /// One accepted TLS connection speaking HTTP/2: the socket, its SSL object and an nghttp2
@@ -102,7 +103,7 @@ final class H2Connection: EventLoopHandler {
         case SSL_ERROR_WANT_WRITE:
             watch(.output)
         default:
-            server.logger.debug("TLS handshake failed", ["connection": "\(id)", "error": TLSContext.lastError()])
+            server.logger.debug("TLS handshake failed", ["connection": "\(id)", "error": OpenSSLErrorQueue.message()])
             close()
         }
     }

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Crypto
 import Foundation
 
 /// An OpenSSL server context: certificate chain, private key, TLS 1.2+ and ALPN that selects `h2`.
@@ -15,7 +16,7 @@ final class TLSContext: @unchecked Sendable {
     init(certificatePath: String, privateKeyPath: String) throws(SimulatorError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_server_method()) else {
-            throw .tls("creating the server context", Self.lastError())
+            throw .tls("creating the server context", OpenSSLErrorQueue.message())
         }
         self.context = context
         // Macros in ssl.h (SSL_CTX_set_min_proto_version, SSL_CTX_set_mode) are SSL_CTX_ctrl calls.
@@ -28,13 +29,13 @@ final class TLSContext: @unchecked Sendable {
         // NO_RENEGOTIATION (30).
         _ = SSL_CTX_set_options(context, (1 << 17) | (1 << 22) | (1 << 30))
         guard SSL_CTX_use_certificate_chain_file(context, certificatePath) == 1 else {
-            throw .tls("loading the certificate \(certificatePath)", Self.lastError())
+            throw .tls("loading the certificate \(certificatePath)", OpenSSLErrorQueue.message())
         }
         guard SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
-            throw .tls("loading the private key \(privateKeyPath)", Self.lastError())
+            throw .tls("loading the private key \(privateKeyPath)", OpenSSLErrorQueue.message())
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
-            throw .tls("matching the private key to the certificate", Self.lastError())
+            throw .tls("matching the private key to the certificate", OpenSSLErrorQueue.message())
         }
         // APNs speaks HTTP/2 only: ALPN picks "h2" when the client offers it, and the handshake
         // goes on without ALPN otherwise (the HTTP/2 preface check then rejects HTTP/1.1).
@@ -67,18 +68,5 @@ final class TLSContext: @unchecked Sendable {
         }
         SSL_set_accept_state(ssl)
         return ssl
-    }
-
-    /// OpenSSL's queued error text, or "unknown error".
-    static func lastError() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.isEmpty ? "unknown error" : messages.joined(separator: "; ")
     }
 }
