@@ -55,14 +55,18 @@ struct TeamKey: Sendable {
 /// Keys made once per test run (openssl takes a few milliseconds each).
 actor TeamKeys {
     static let shared = TeamKeys()
-    private var keys: [String: TeamKey] = [:]
+    /// The generation of each key, started once: concurrent first callers await the same one.
+    /// (Caching only the finished key let two tests generate two keys across the `await` — the
+    /// actor is reentrant there — and one of them then signed with a key its simulator did not
+    /// trust: a flaky InvalidProviderToken.)
+    private var keys: [String: Task<TeamKey, any Error>] = [:]
 
     /// The key of team `teamID` / key `keyID`, generated on first use.
     func key(teamID: String = "TEAM000001", keyID: String = "KEY0000001") async throws -> TeamKey {
-        if let key = keys[keyID] { return key }
-        let key = try await TeamKey.generate(teamID: teamID, keyID: keyID)
-        keys[keyID] = key
-        return key
+        if let pending = keys[keyID] { return try await pending.value }
+        let pending = Task { try await TeamKey.generate(teamID: teamID, keyID: keyID) }
+        keys[keyID] = pending
+        return try await pending.value
     }
 }
 
