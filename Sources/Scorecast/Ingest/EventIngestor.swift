@@ -73,7 +73,7 @@ public struct EventIngestor: Sendable {
     // MARK: - The transaction
 
     private func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date?, on connection: PostgresConnection) async throws -> IngestReport {
-        let now = min(receivedAt ?? .distantFuture, clock())
+        let now = receivedAt ?? clock()
         let games = try await lockGames(for: events, on: connection)
         let storedIDs = try await insertEvents(events, feed: feed, on: connection)
         let fold = GameFold(

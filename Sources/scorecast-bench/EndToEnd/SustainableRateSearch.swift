@@ -10,7 +10,6 @@ struct SustainableRateSearch: Sendable, Equatable {
     init(runs: [(rate: Int, sustained: Bool)], steps: Int = 3) {
         stepsLeft = steps
         for run in runs { record(rate: run.rate, sustained: run.sustained) }
-        stepsLeft = steps
     }
 
     mutating func record(rate: Int, sustained: Bool) {
