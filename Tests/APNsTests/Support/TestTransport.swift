@@ -26,7 +26,7 @@ final class AdvancingClock: Sendable {
     private let offset = Mutex<Duration>(.zero)
 
     var transportClock: TransportClock {
-        TransportClock { [offset] in ContinuousClock.now + offset.withLock { $0 } }
+        TransportClock { [self] in ContinuousClock.now + self.offset.withLock { $0 } }
     }
 
     func advance(by duration: Duration) {
