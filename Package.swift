@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
