@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, one way only: C leaves and the JSON leaf → adapters (Postgres, Crypto, APNs,
+// Layers, one way only: C leaves and the JSON and Arguments leaves → adapters (Postgres, Crypto, APNs,
 // HTTPServer, APNsSimulator) → the application (Scorecast) → the executable. The pure core (ScorecastCore) has no I/O and
 // no C; adapters depend on it at most, never on each other (Crypto is a shared leaf of signing
 // and hashing used by APNs, the simulator and the application).
@@ -20,6 +20,8 @@ let package = Package(
 
         // The one strict JSON parser and encoder every module uses: a leaf, no dependencies.
         .target(name: "JSON"),
+        // The one command-line parser (the CLI, `apns-sim` and the bench): a leaf.
+        .target(name: "Arguments"),
 
         // The domain: no I/O, no C.
         .target(name: "ScorecastCore", dependencies: ["JSON"]),
@@ -33,20 +35,21 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "COpenSSL", "CNGHTTP2"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "Logging", "Lifecycle", "CMicroHTTPD"]),
-        .target(name: "APNsSimulator", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
+        .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
+            dependencies: ["JSON", "Arguments", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),

@@ -1,3 +1,4 @@
+import Arguments
 import Foundation
 
 /// The `scorecast` command line: finds the command named by the leading words, parses its

@@ -1,4 +1,5 @@
 import APNsSimulator
+import Arguments
 import Crypto
 import Foundation
 import ScorecastCore
@@ -201,7 +202,7 @@ enum AppsCommands {
     // MARK: - Helpers
 
     /// The settings options as changes (nil: not given).
-    private static func settingsChanges(_ arguments: ParsedArguments) throws(CommandError) -> AppChanges {
+    private static func settingsChanges(_ arguments: ParsedArguments) throws(ArgumentError) -> AppChanges {
         var changes = AppChanges()
         if arguments.flag("frequent-updates") { changes.frequentUpdates = true }
         if let budget = arguments.value("budget") {

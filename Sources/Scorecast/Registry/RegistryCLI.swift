@@ -1,3 +1,4 @@
+import Arguments
 import Foundation
 import Logging
 import Postgres
@@ -88,7 +89,7 @@ struct RegistryCLI {
     }
 
     /// `--environment sandbox|production`, if given.
-    static func environment(_ arguments: ParsedArguments) throws(CommandError) -> APNsEnvironment? {
+    static func environment(_ arguments: ParsedArguments) throws(ArgumentError) -> APNsEnvironment? {
         try arguments.choice("environment", from: RegistryNames.environments).flatMap(APNsEnvironment.init(rawValue:))
     }
 

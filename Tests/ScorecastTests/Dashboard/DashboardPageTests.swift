@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Scorecast
+import TestSupport
 
 /// Loads the dashboard in headless Chromium against the example responses.
 @Suite("Dashboard in headless Chromium", .serialized)
@@ -65,7 +66,7 @@ struct DashboardPageTests {
         let server = try await FixtureServer(root: scratch)
         defer { server.stop() }
 
-        let artifacts = ExternalTool.packageRoot.appendingPathComponent(".build/artifacts")
+        let artifacts = ScorecastProcess.packageRoot.appendingPathComponent(".build/artifacts")
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
         let screenshot = artifacts.appendingPathComponent("dashboard.png")
         try? FileManager.default.removeItem(at: screenshot)

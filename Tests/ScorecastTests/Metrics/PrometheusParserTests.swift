@@ -3,6 +3,7 @@ import ScorecastCore
 import Testing
 
 @testable import Scorecast
+import TestSupport
 
 /// Parses an exposition with the official Python client's parser (an implementation that owes
 /// nothing to ours) and prints every sample as JSON.

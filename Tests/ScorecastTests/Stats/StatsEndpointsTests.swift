@@ -3,6 +3,7 @@ import HTTPServer
 import Postgres
 import Testing
 @testable import Scorecast
+import TestSupport
 
 /// Parses an exposition with the Python reference client and prints `name labels value` JSON.
 private let referenceParser = """

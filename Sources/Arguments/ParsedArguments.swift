@@ -1,37 +1,19 @@
-/// One option a command accepts.
-public struct OptionSpec: Sendable {
-    /// The long name, without dashes (`bundle-id`).
-    public let name: String
-    /// The placeholder of its value (`ID`), or `nil` for a flag.
-    public let value: String?
-    /// Whether the command cannot run without it.
-    public let required: Bool
-    /// Whether it may be given more than once.
-    public let repeatable: Bool
-    /// One line of help.
-    public let help: String
-
-    /// An option that takes a value.
-    public static func value(_ name: String, _ placeholder: String, required: Bool = false, repeatable: Bool = false, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, value: placeholder, required: required, repeatable: repeatable, help: help)
-    }
-
-    /// A flag (no value).
-    public static func flag(_ name: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, value: nil, required: false, repeatable: false, help: help)
-    }
-}
-
 /// A command line checked against a command's options: `--name value`, `--name=value`,
 /// flags, and positional arguments. Unknown options and missing values are usage errors.
+///
+/// The project's one argument parser: the `scorecast` CLI, `scorecast apns-sim` and the
+/// benchmark all read their command lines with it.
 public struct ParsedArguments: Sendable {
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
     /// Arguments that are not options, in order.
     public private(set) var positionals: [String] = []
+    /// Every option in the order given, with its value (`nil` for a flag): for commands where
+    /// a later option overrides an earlier one of another kind.
+    public private(set) var given: [(name: String, value: String?)] = []
 
     /// Parses `arguments` (everything after the command words) against `options`.
-    public init(_ arguments: [String], options: [OptionSpec]) throws(CommandError) {
+    public init(_ arguments: [String], options: [OptionSpec]) throws(ArgumentError) {
         let specs = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         while index < arguments.count {
@@ -55,6 +37,7 @@ public struct ParsedArguments: Sendable {
             if spec.value == nil {
                 if inlineValue != nil { throw .usage("--\(name) takes no value") }
                 flags.insert(name)
+                given.append((name, nil))
                 continue
             }
             let value: String
@@ -69,6 +52,7 @@ public struct ParsedArguments: Sendable {
             }
             if values[name] != nil && !spec.repeatable { throw .usage("--\(name) given more than once") }
             values[name, default: []].append(value)
+            given.append((name, value))
         }
         for spec in options where spec.required && values[spec.name] == nil {
             throw .usage("missing --\(spec.name) \(spec.value ?? "")")
@@ -82,7 +66,7 @@ public struct ParsedArguments: Sendable {
     public func values(_ name: String) -> [String] { values[name] ?? [] }
 
     /// The value of a required option (the parser has checked it is there).
-    public func required(_ name: String) throws(CommandError) -> String {
+    public func required(_ name: String) throws(ArgumentError) -> String {
         guard let value = values[name]?.last else { throw .usage("missing --\(name)") }
         return value
     }
@@ -91,7 +75,7 @@ public struct ParsedArguments: Sendable {
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// An integer option within `range`.
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws(CommandError) -> Int? {
+    public func integer(_ name: String, in range: ClosedRange<Int>) throws(ArgumentError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw .usage("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
@@ -100,7 +84,7 @@ public struct ParsedArguments: Sendable {
     }
 
     /// A value from a closed set.
-    public func choice(_ name: String, from choices: [String]) throws(CommandError) -> String? {
+    public func choice(_ name: String, from choices: [String]) throws(ArgumentError) -> String? {
         guard let text = value(name) else { return nil }
         guard choices.contains(text) else {
             throw .usage("--\(name) must be one of \(choices.joined(separator: ", ")), got \"\(text)\"")

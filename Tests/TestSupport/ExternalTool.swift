@@ -4,24 +4,35 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs an outside program (python3, chromium) for a test, without blocking the cooperative
-/// pool: output goes to temporary files and termination is awaited through a continuation.
-struct ExternalTool {
+/// Runs an outside program (curl, nghttp, h2load, openssl, python3, chromium) for a test,
+/// without blocking the cooperative pool: output goes to temporary files (a large output cannot
+/// block the child on a full pipe) and termination is awaited through a continuation. The test
+/// targets' one way to run a tool to completion.
+public struct ExternalTool {
     /// What the program did.
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Result: Sendable {
+        /// The exit status (or the signal that ended it).
+        public var status: Int32
+        /// Everything it wrote to standard output.
+        public var stdout: String
+        /// Everything it wrote to standard error.
+        public var stderr: String
     }
 
     /// Why a tool could not be run.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var description: String
+
+        /// Creates a failure.
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// Runs `executable` (looked up on PATH via `/usr/bin/env`) with `arguments`, feeding `stdin`,
     /// and kills it after `timeout`.
-    static func run(
+    public static func run(
         _ executable: String, _ arguments: [String], stdin: Data = Data(),
         timeout: Duration = .seconds(60), currentDirectory: URL? = nil
     ) async throws -> Result {
@@ -72,15 +83,8 @@ struct ExternalTool {
 
     /// Kills `process` with SIGKILL if it still runs. (SIGTERM is not enough: children of the
     /// test process inherit its mask of blocked signals, SIGTERM included.)
-    static func kill(_ process: Process) {
+    public static func kill(_ process: Process) {
         guard process.isRunning else { return }
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
-    }
-
-    /// The package root, found from this file's path (Tests/ScorecastTests/Dashboard/…).
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
     }
 }
