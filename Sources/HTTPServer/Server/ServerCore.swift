@@ -24,12 +24,22 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     /// libmicrohttpd's latest error message, used to explain a failed start.
     let lastDaemonMessage = Mutex<String?>(nil)
+    /// Header and body deadlines; the summary of refused connections.
+    let connectionGuard: ConnectionGuard
     private let clock = ContinuousClock()
 
     init(router: Router, configuration: HTTPServerConfiguration, logger: Logger) {
         self.router = router
         self.configuration = configuration
         self.logger = logger
+        self.connectionGuard = ConnectionGuard(
+            headerTimeout: .seconds(configuration.headerTimeoutSeconds), bodyTimeout: .seconds(configuration.bodyTimeoutSeconds),
+            summaryInterval: configuration.refusalSummaryInterval, logger: logger)
+    }
+
+    /// The guard's id of `connection` (see `HTTPServer.launch`), if it has one.
+    private static func guardID(of connection: OpaquePointer?) -> Int? {
+        connection.flatMap(CMicroHTTPD_connection_context).map { Int(bitPattern: $0) }
     }
 
     // MARK: - Callbacks (on libmicrohttpd's threads)
@@ -53,6 +63,7 @@ final class ServerCore: Sendable {
     ) -> MHD_Result {
         switch context.phase {
         case .new:
+            if let id = Self.guardID(of: connection) { connectionGuard.headersReceived(id) }
             return accept(connection: connection, method: method, context: context)
         case .receiving:
             let size = uploadSize.pointee
@@ -76,7 +87,8 @@ final class ServerCore: Sendable {
 
     /// The completed callback: the request is over (answered, failed, timed out, or the
     /// daemon stopped). Releases the context.
-    func requestCompleted(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
+    func requestCompleted(_ context: RequestContext, connection: OpaquePointer?, termination: MHD_RequestTerminationCode) {
+        if let id = Self.guardID(of: connection) { connectionGuard.requestFinished(id) }
         if case .dispatched(let reply) = context.phase {
             // The connection ended while a handler was still working (daemon stop).
             reply.cancelTask()
@@ -90,6 +102,11 @@ final class ServerCore: Sendable {
 
     /// libmicrohttpd's own diagnostics (bind failures, malformed requests, resets).
     func daemonMessage(_ message: String) {
+        // At the caps libmicrohttpd says so once per connection: counted, summarised by the guard.
+        if message.contains("reached connection limit") {
+            connectionGuard.refusedAtCap()
+            return
+        }
         lastDaemonMessage.withLock { $0 = message }
         logger.debug("libmicrohttpd: \(message)")
     }
@@ -148,6 +165,7 @@ final class ServerCore: Sendable {
     }
 
     private func dispatch(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        if let id = Self.guardID(of: connection) { connectionGuard.bodyReceived(id) }
         guard let method = context.method else { return .NO }
         if context.discardedBytes > 0 {
             return reject(.contentTooLarge(limit: context.bodyLimit), on: connection, context: context)

@@ -81,6 +81,12 @@ public struct Configuration: Sendable {
 
     /// The poller's intervals (`SCORECAST_POLLER_*`).
     public var poller: PollerSettings
+
+    /// Connection caps and deadlines of the HTTP server (slow or greedy clients).
+    public var httpMaxConnections: Int
+    public var httpMaxConnectionsPerAddress: Int
+    public var httpHeaderTimeout: Duration
+    public var httpBodyTimeout: Duration
 }
 
 extension Configuration {
@@ -184,7 +190,11 @@ extension Configuration {
             retentionDays: env.integer("SCORECAST_RETENTION_DAYS", default: 14, in: 1...3_650),
             retireGrace: .seconds(60 * env.integer("SCORECAST_RETIRE_GRACE_MINUTES", default: 240, in: 0...10_080)),
             reconcileFix: env.boolean("SCORECAST_RECONCILE_FIX", default: false),
-            poller: PollerSettings.load(&env))
+            poller: PollerSettings.load(&env),
+            httpMaxConnections: env.integer("SCORECAST_HTTP_MAX_CONNECTIONS", default: 1_000, in: 1...100_000),
+            httpMaxConnectionsPerAddress: env.integer("SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", default: 100, in: 0...100_000),
+            httpHeaderTimeout: .seconds(env.integer("SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", default: 10, in: 1...600)),
+            httpBodyTimeout: .seconds(env.integer("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", default: 60, in: 1...3_600)))
 
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration
@@ -232,5 +242,9 @@ extension Configuration {
         .init(name: "SCORECAST_RETENTION_DAYS", defaultValue: "14", help: "Deliveries and events older than this are pruned."),
         .init(name: "SCORECAST_RETIRE_GRACE_MINUTES", defaultValue: "240", help: "Channels of finished games are deleted this long after the final event."),
         .init(name: "SCORECAST_RECONCILE_FIX", defaultValue: "false", help: "Let the poller fix what reconciliation finds (else it only reports)."),
+        .init(name: "SCORECAST_HTTP_MAX_CONNECTIONS", defaultValue: "1000", help: "Most HTTP connections open at once; more are closed on arrival (keep below `ulimit -n`)."),
+        .init(name: "SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "100", help: "Most HTTP connections from one client address (0: no cap), so one client cannot take them all."),
+        .init(name: "SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", defaultValue: "10", help: "A request's headers must arrive in full within this of the connection opening (or its previous response); trickling bytes does not extend it."),
+        .init(name: "SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", defaultValue: "60", help: "A request's body must arrive in full within this of its headers."),
     ] + PollerSettings.settings
 }

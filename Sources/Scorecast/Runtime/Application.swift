@@ -76,7 +76,11 @@ public struct Application: Sendable {
                         host: configuration.httpHost, port: configuration.httpPort,
                         maxBodyBytes: configuration.httpMaxBodyBytes,
                         connectionTimeoutSeconds: Int(configuration.httpReadTimeout.components.seconds),
-                        threadCount: configuration.httpThreads),
+                        threadCount: configuration.httpThreads,
+                        maxConnections: configuration.httpMaxConnections,
+                        maxConnectionsPerAddress: configuration.httpMaxConnectionsPerAddress,
+                        headerTimeoutSeconds: Int(configuration.httpHeaderTimeout.components.seconds),
+                        bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds)),
                     router: router, logger: logger.named("http"))
                 try http.start()
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
