@@ -14,7 +14,8 @@
  * with the access handler, a URI callback whose result becomes the request's `*con_cls`,
  * a completion callback to release it, a connection callback (opened/closed), and an error
  * logger. `thread_pool_size` <= 1 means a single internal polling thread; `connection_limit`
- * caps open connections, `per_address_limit` those from one client address (0: no cap).
+ * caps open connections, `per_address_limit` those from one client address (0: no cap);
+ * `connection_memory_bytes` is each connection's buffer (request line and headers must fit).
  * Returns NULL when MHD cannot start (bind failure…). */
 static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
     unsigned int flags,
@@ -23,6 +24,7 @@ static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
     unsigned int connection_timeout_seconds,
     unsigned int connection_limit,
     unsigned int per_address_limit,
+    size_t connection_memory_bytes,
     MHD_AccessHandlerCallback handler, void *handler_context,
     void *(*uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection),
     void *uri_context,
@@ -37,6 +39,7 @@ static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_bytes,
         MHD_OPTION_URI_LOG_CALLBACK, uri_callback, uri_context,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
         MHD_OPTION_NOTIFY_CONNECTION, connection_notice, connection_notice_context,

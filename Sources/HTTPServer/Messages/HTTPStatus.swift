@@ -53,6 +53,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let conflict = HTTPStatus(code: 409)
     /// 413 Content Too Large.
     public static let contentTooLarge = HTTPStatus(code: 413)
+    /// 431 Request Header Fields Too Large.
+    public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
     /// 415 Unsupported Media Type.
     public static let unsupportedMediaType = HTTPStatus(code: 415)
     /// 422 Unprocessable Content.

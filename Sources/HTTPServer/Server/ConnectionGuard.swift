@@ -6,13 +6,32 @@ import Synchronization
 /// writes one summary line per interval about connections refused at the caps or cut at a
 /// deadline — never one line per connection, which would let an attacker flood the log.
 ///
+/// It also keeps the lingering close of connections answered before their body was read (a
+/// `413` on the declared length, a `431`): libmicrohttpd would close them with unread data,
+/// which makes the kernel send a reset that a client still writing sees instead of the
+/// answer. The guard holds a duplicate of the socket, ends the sending side, and reads and
+/// drops what the client still sends until it closes, for at most the body deadline and
+/// `maximumLingerBytes`.
+///
 /// A late connection is cut with `shutdown(2)` from the guard's own thread; libmicrohttpd then
 /// sees the end of the stream and closes it the usual way. The book's lock is held around the
 /// call, and libmicrohttpd reports a connection closed (taking the same lock) before it closes
 /// the descriptor, so the descriptor shut down is always the late connection's own.
 final class ConnectionGuard: Sendable {
+    private struct Lingering {
+        var descriptor: Int32
+        var until: ContinuousClock.Instant
+        var bytes = 0
+    }
+
+    /// At most this many connections linger at once; more are closed at once.
+    static let maximumLingering = 256
+    /// A lingering connection is closed after reading this much.
+    static let maximumLingerBytes = 64 << 20
+
     private struct State {
         var book: ConnectionDeadlines<ContinuousClock.Instant>
+        var lingering: [Lingering] = []
         var nextID = 1
         var refusedAtCaps = 0
         var cutAtHeaderDeadline = 0
@@ -23,11 +42,13 @@ final class ConnectionGuard: Sendable {
     private let state: Mutex<State>
     private let stopped = Atomic<Bool>(false)
     private let summaryInterval: Duration
+    private let lingerTime: Duration
     private let logger: Logger
     private let clock = ContinuousClock()
 
     init(headerTimeout: Duration, bodyTimeout: Duration, summaryInterval: Duration, logger: Logger) {
         self.summaryInterval = summaryInterval
+        self.lingerTime = bodyTimeout
         self.logger = logger
         self.state = Mutex(State(book: ConnectionDeadlines(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout), lastSummary: ContinuousClock().now))
     }
@@ -68,6 +89,23 @@ final class ConnectionGuard: Sendable {
         state.withLock { $0.refusedAtCaps += 1 }
     }
 
+    /// The answer to a request whose body was not read has been sent on `descriptor`: keep a
+    /// duplicate of it and drain it (see the type's documentation).
+    func linger(descriptor: Int32) {
+        guard descriptor >= 0 else { return }
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return }
+        // Everything queued (the answer) goes out, then the end of the stream.
+        shutdown(copy, Int32(SHUT_WR))
+        let until = clock.now.advanced(by: lingerTime)
+        let kept = state.withLock { state in
+            guard state.lingering.count < Self.maximumLingering else { return false }
+            state.lingering.append(Lingering(descriptor: copy, until: until))
+            return true
+        }
+        if !kept { close(copy) }
+    }
+
     // MARK: - The guard's thread
 
     /// Starts the thread that cuts late connections (every quarter second) and writes the
@@ -75,8 +113,12 @@ final class ConnectionGuard: Sendable {
     func start() {
         let thread = Thread { [self] in
             while !stopped.load(ordering: .relaxed) {
-                usleep(250_000)
+                drainLingering(waitingUpTo: 250)
                 sweep()
+            }
+            state.withLock { state in
+                state.lingering.forEach { close($0.descriptor) }
+                state.lingering = []
             }
         }
         thread.name = "http-guard"
@@ -85,6 +127,51 @@ final class ConnectionGuard: Sendable {
 
     func stop() {
         stopped.store(true, ordering: .relaxed)
+    }
+
+    /// Waits up to `milliseconds` for lingering connections to have data, reads and drops
+    /// it, and closes those that ended, overran or outstayed.
+    private func drainLingering(waitingUpTo milliseconds: Int32) {
+        // Only this thread removes entries, so the descriptors stay valid while it polls.
+        let descriptors = state.withLock { $0.lingering.map(\.descriptor) }
+        guard !descriptors.isEmpty else {
+            usleep(useconds_t(milliseconds) * 1000)
+            return
+        }
+        var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        _ = poll(&polled, nfds_t(polled.count), milliseconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var read: [Int32: (bytes: Int, ended: Bool)] = [:]
+        for entry in polled where entry.revents != 0 {
+            var total = 0
+            var ended = false
+            while total < Self.maximumLingerBytes {
+                let count = recv(entry.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if count > 0 {
+                    total += count
+                } else {
+                    ended = count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+                    break
+                }
+            }
+            read[entry.fd] = (total, ended)
+        }
+        let now = clock.now
+        let finished = state.withLock { state -> [Int32] in
+            var finished: [Int32] = []
+            state.lingering = state.lingering.compactMap { entry in
+                var entry = entry
+                let result = read[entry.descriptor]
+                entry.bytes += result?.bytes ?? 0
+                if result?.ended == true || entry.bytes >= Self.maximumLingerBytes || now >= entry.until {
+                    finished.append(entry.descriptor)
+                    return nil
+                }
+                return entry
+            }
+            return finished
+        }
+        finished.forEach { close($0) }
     }
 
     private func sweep() {

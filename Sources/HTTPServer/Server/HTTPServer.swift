@@ -180,6 +180,7 @@ public final class HTTPServer: Service {
                     UInt32(configuration.connectionTimeoutSeconds),
                     UInt32(configuration.maxConnections),
                     UInt32(configuration.maxConnectionsPerAddress),
+                    configuration.connectionMemoryBytes,
                     { cls, connection, _, method, _, uploadData, uploadSize, conCls in
                         guard let cls, let connection, let uploadSize, let slot = conCls?.pointee else { return .NO }
                         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()

@@ -26,6 +26,11 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
     /// closed on arrival, so that one client cannot take every connection. `0`: no cap.
     /// Default 100.
     public var maxConnectionsPerAddress: Int
+    /// The most bytes a request's header fields may take together (names and values); more
+    /// are answered `431`. Each connection's buffer is sized from it (`connectionMemoryBytes`);
+    /// header blocks too large even for that buffer get libmicrohttpd's own `431`, a short
+    /// HTML page. Default 32 KiB.
+    public var maxHeaderBytes: Int
     /// Seconds from a connection's opening (or its previous response) within which a request's
     /// headers must have arrived in full; a client still sending them is cut off. Unlike
     /// `connectionTimeoutSeconds` this is a deadline, not an idle timeout: trickling bytes
@@ -53,6 +58,7 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         threadCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
         maxConnections: Int = 1000,
         maxConnectionsPerAddress: Int = 100,
+        maxHeaderBytes: Int = 32 << 10,
         headerTimeoutSeconds: Int = 10,
         bodyTimeoutSeconds: Int = 60,
         refusalSummaryInterval: Duration = .seconds(10),
@@ -66,12 +72,17 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         self.threadCount = threadCount
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.maxHeaderBytes = maxHeaderBytes
         self.headerTimeoutSeconds = headerTimeoutSeconds
         self.bodyTimeoutSeconds = bodyTimeoutSeconds
         self.refusalSummaryInterval = refusalSummaryInterval
         self.accessLog = accessLog
         self.shutdownGracePeriod = shutdownGracePeriod
     }
+
+    /// Each connection's libmicrohttpd buffer: room for a header block four times the limit,
+    /// so that blocks over the limit still reach the server and get its `431` problem.
+    var connectionMemoryBytes: Int { max(128 << 10, maxHeaderBytes * 4) }
 
     /// The first problem with the settings, or `nil` when they are usable.
     func validationError() -> String? {
@@ -81,6 +92,7 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         if !(1...1024).contains(threadCount) { return "threadCount must be in 1...1024 (got \(threadCount))" }
         if !(1...1_000_000).contains(maxConnections) { return "maxConnections must be in 1...1000000 (got \(maxConnections))" }
         if !(0...1_000_000).contains(maxConnectionsPerAddress) { return "maxConnectionsPerAddress must be in 0...1000000 (got \(maxConnectionsPerAddress))" }
+        if !(1_024...(1 << 20)).contains(maxHeaderBytes) { return "maxHeaderBytes must be in 1024...1048576 (got \(maxHeaderBytes))" }
         if headerTimeoutSeconds < 1 { return "headerTimeoutSeconds must be at least 1 (got \(headerTimeoutSeconds))" }
         if bodyTimeoutSeconds < 1 { return "bodyTimeoutSeconds must be at least 1 (got \(bodyTimeoutSeconds))" }
         if refusalSummaryInterval <= .zero { return "refusalSummaryInterval must be positive" }

@@ -87,6 +87,7 @@ public struct Configuration: Sendable {
     public var httpMaxConnectionsPerAddress: Int
     public var httpHeaderTimeout: Duration
     public var httpBodyTimeout: Duration
+    public var httpMaxHeaderBytes: Int
 }
 
 extension Configuration {
@@ -194,7 +195,8 @@ extension Configuration {
             httpMaxConnections: env.integer("SCORECAST_HTTP_MAX_CONNECTIONS", default: 1_000, in: 1...100_000),
             httpMaxConnectionsPerAddress: env.integer("SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", default: 100, in: 0...100_000),
             httpHeaderTimeout: .seconds(env.integer("SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", default: 10, in: 1...600)),
-            httpBodyTimeout: .seconds(env.integer("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", default: 60, in: 1...3_600)))
+            httpBodyTimeout: .seconds(env.integer("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", default: 60, in: 1...3_600)),
+            httpMaxHeaderBytes: env.integer("SCORECAST_HTTP_MAX_HEADER_BYTES", default: 32_768, in: 1_024...1_048_576))
 
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration
@@ -246,5 +248,6 @@ extension Configuration {
         .init(name: "SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "100", help: "Most HTTP connections from one client address (0: no cap), so one client cannot take them all."),
         .init(name: "SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", defaultValue: "10", help: "A request's headers must arrive in full within this of the connection opening (or its previous response); trickling bytes does not extend it."),
         .init(name: "SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", defaultValue: "60", help: "A request's body must arrive in full within this of its headers."),
+        .init(name: "SCORECAST_HTTP_MAX_HEADER_BYTES", defaultValue: "32768", help: "Largest header block (names and values); larger ones get 431 problem+json."),
     ] + PollerSettings.settings
 }

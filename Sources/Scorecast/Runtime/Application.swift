@@ -79,6 +79,7 @@ public struct Application: Sendable {
                         threadCount: configuration.httpThreads,
                         maxConnections: configuration.httpMaxConnections,
                         maxConnectionsPerAddress: configuration.httpMaxConnectionsPerAddress,
+                        maxHeaderBytes: configuration.httpMaxHeaderBytes,
                         headerTimeoutSeconds: Int(configuration.httpHeaderTimeout.components.seconds),
                         bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds)),
                     router: router, logger: logger.named("http"))
