@@ -88,6 +88,11 @@ public struct Configuration: Sendable {
     public var httpHeaderTimeout: Duration
     public var httpBodyTimeout: Duration
     public var httpMaxHeaderBytes: Int
+
+    /// Bounds on the channels and games a feed can make scorecast create.
+    public var autoChannelWindow: Duration
+    public var feedGamesPerHour: Int
+    public var feedGameTimeout: Duration
 }
 
 extension Configuration {
@@ -196,7 +201,10 @@ extension Configuration {
             httpMaxConnectionsPerAddress: env.integer("SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", default: 100, in: 0...100_000),
             httpHeaderTimeout: .seconds(env.integer("SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", default: 10, in: 1...600)),
             httpBodyTimeout: .seconds(env.integer("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", default: 60, in: 1...3_600)),
-            httpMaxHeaderBytes: env.integer("SCORECAST_HTTP_MAX_HEADER_BYTES", default: 32_768, in: 1_024...1_048_576))
+            httpMaxHeaderBytes: env.integer("SCORECAST_HTTP_MAX_HEADER_BYTES", default: 32_768, in: 1_024...1_048_576),
+            autoChannelWindow: .seconds(3_600 * env.integer("SCORECAST_AUTO_CHANNEL_WINDOW_HOURS", default: 24, in: 1...720)),
+            feedGamesPerHour: env.integer("SCORECAST_FEED_GAMES_PER_HOUR", default: 200, in: 0...1_000_000),
+            feedGameTimeout: .seconds(3_600 * env.integer("SCORECAST_FEED_GAME_TIMEOUT_HOURS", default: 12, in: 1...720)))
 
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration
@@ -249,5 +257,8 @@ extension Configuration {
         .init(name: "SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", defaultValue: "10", help: "A request's headers must arrive in full within this of the connection opening (or its previous response); trickling bytes does not extend it."),
         .init(name: "SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", defaultValue: "60", help: "A request's body must arrive in full within this of its headers."),
         .init(name: "SCORECAST_HTTP_MAX_HEADER_BYTES", defaultValue: "32768", help: "Largest header block (names and values); larger ones get 431 problem+json."),
+        .init(name: "SCORECAST_AUTO_CHANNEL_WINDOW_HOURS", defaultValue: "24", help: "Automatic channels only for games that are live or start within this many hours (before or after now)."),
+        .init(name: "SCORECAST_FEED_GAMES_PER_HOUR", defaultValue: "200", help: "Games one feed key may create per hour with events for unknown games; a request over it gets 429 and stores nothing."),
+        .init(name: "SCORECAST_FEED_GAME_TIMEOUT_HOURS", defaultValue: "12", help: "A game a feed created that has no event for this long is cancelled, and its channels retired."),
     ] + PollerSettings.settings
 }

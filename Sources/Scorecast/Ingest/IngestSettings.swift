@@ -19,13 +19,16 @@ public struct IngestSettings: Sendable, Hashable {
     public var shaping: ShapingPolicy
     /// `stale-date` per sport (`SCORECAST_STALE_SECONDS`).
     public var staleness: StalenessPolicy
+    /// Games one feed may create per hour (`SCORECAST_FEED_GAMES_PER_HOUR`).
+    public var gamesPerFeedPerHour: Int
 
     /// Creates settings.
     public init(
         maximumBatchSize: Int = FeedEventLimits.defaultMaximumBatchSize, transactions: Int = 2, maximumBodyBytes: Int = 1_048_576,
         createUnknownGames: Bool = true, signatureTolerance: Int = 300, shaping: ShapingPolicy = ShapingPolicy(),
-        staleness: StalenessPolicy = StalenessPolicy()
+        staleness: StalenessPolicy = StalenessPolicy(), gamesPerFeedPerHour: Int = 200
     ) {
+        self.gamesPerFeedPerHour = gamesPerFeedPerHour
         self.maximumBatchSize = maximumBatchSize
         self.transactions = transactions
         self.maximumBodyBytes = maximumBodyBytes
@@ -46,7 +49,8 @@ public struct IngestSettings: Sendable, Hashable {
             createUnknownGames: configuration.ingestCreateUnknownGames,
             signatureTolerance: Int(configuration.signatureTolerance.components.seconds),
             shaping: ShapingPolicy(routineInterval: Self.seconds(configuration.routineInterval)),
-            staleness: StalenessPolicy(defaultSeconds: fallback, bySport: bySport))
+            staleness: StalenessPolicy(defaultSeconds: fallback, bySport: bySport),
+            gamesPerFeedPerHour: configuration.feedGamesPerHour)
     }
 
     private static func seconds(_ duration: Duration) -> Double {
