@@ -22,11 +22,13 @@ public struct IngestSettings: Sendable, Hashable {
     /// Games one feed may create per hour (`SCORECAST_FEED_GAMES_PER_HOUR`).
     public var gamesPerFeedPerHour: Int
 
-    /// Creates settings.
+    /// Creates settings; the defaults are the settings table's.
     public init(
-        maximumBatchSize: Int = FeedEventLimits.defaultMaximumBatchSize, transactions: Int = 2, maximumBodyBytes: Int = 1_048_576,
-        createUnknownGames: Bool = true, signatureTolerance: Int = 300, shaping: ShapingPolicy = ShapingPolicy(),
-        staleness: StalenessPolicy = StalenessPolicy(), gamesPerFeedPerHour: Int = 200
+        maximumBatchSize: Int = Setting.ingestMaxBatch.integerDefault, transactions: Int = Setting.ingestTransactions.integerDefault,
+        maximumBodyBytes: Int = Setting.httpMaxBodyBytes.integerDefault, createUnknownGames: Bool = true,
+        signatureTolerance: Int = Setting.signatureToleranceSeconds.integerDefault,
+        shaping: ShapingPolicy = ShapingPolicy(routineInterval: Double(Setting.routineIntervalMilliseconds.integerDefault) / 1000),
+        staleness: StalenessPolicy = StalenessPolicy(), gamesPerFeedPerHour: Int = Setting.feedGamesPerHour.integerDefault
     ) {
         self.gamesPerFeedPerHour = gamesPerFeedPerHour
         self.maximumBatchSize = maximumBatchSize
