@@ -37,6 +37,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let noContent = HTTPStatus(code: 204)
     /// 301 Moved Permanently.
     public static let movedPermanently = HTTPStatus(code: 301)
+    /// 303 See Other (after a form post).
+    public static let seeOther = HTTPStatus(code: 303)
     /// 304 Not Modified.
     public static let notModified = HTTPStatus(code: 304)
     /// 400 Bad Request.

@@ -93,6 +93,11 @@ public struct Configuration: Sendable {
     public var autoChannelWindow: Duration
     public var feedGamesPerHour: Int
     public var feedGameTimeout: Duration
+
+    /// The operator token guarding the ops routes (`nil`: open), and whether an open exposure on
+    /// a public address is intended.
+    public var opsToken: String?
+    public var opsPublic: Bool
 }
 
 extension Configuration {
@@ -199,7 +204,11 @@ extension Configuration {
             httpMaxHeaderBytes: env.integer(.httpMaxHeaderBytes),
             autoChannelWindow: .seconds(3_600 * env.integer(.autoChannelWindowHours)),
             feedGamesPerHour: env.integer(.feedGamesPerHour),
-            feedGameTimeout: .seconds(3_600 * env.integer(.feedGameTimeoutHours)))
+            feedGameTimeout: .seconds(3_600 * env.integer(.feedGameTimeoutHours)),
+            opsToken: env.secret(
+                .opsToken, validate: { $0.count >= 16 && !$0.contains(where: \.isWhitespace) },
+                expectation: "at least 16 characters without spaces (e.g. `openssl rand -hex 32`)"),
+            opsPublic: env.boolean(.opsPublic))
 
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration

@@ -19,6 +19,8 @@ extension Setting {
     public static let httpMaxConnectionsPerAddress = Setting("SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", .integer(default: 100, range: 0...100_000), "Most HTTP connections from one client address (0: no cap), so that one client cannot take them all.")
     public static let httpHeaderTimeoutSeconds = Setting("SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", .integer(default: 10, range: 1...600), "A request's headers must arrive in full within this of the connection opening (or its previous response); trickling bytes does not extend it.")
     public static let httpBodyTimeoutSeconds = Setting("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", .integer(default: 60, range: 1...3_600), "A request's body must arrive in full within this of its headers.")
+    public static let opsToken = Setting("SCORECAST_OPS_TOKEN", .secret, "Operator token (16+ characters) for /metrics, /v1/stats*, the statistics routes and /dashboard: `Authorization: Bearer …`, or the dashboard's login form. Unset: those routes are open, and `serve` refuses a non-loopback SCORECAST_HTTP_HOST unless SCORECAST_OPS_PUBLIC=true.")
+    public static let opsPublic = Setting("SCORECAST_OPS_PUBLIC", .boolean(default: false), "Serve the operator routes without a token on a non-loopback address, on purpose.")
     public static let httpMaxHeaderBytes = Setting("SCORECAST_HTTP_MAX_HEADER_BYTES", .integer(default: 32_768, range: 1_024...1_048_576), "Largest header block (names and values); larger ones get 431 problem+json.")
 
     // Logs and roles.
@@ -80,6 +82,7 @@ extension Setting {
         databaseURL, stateDirectory, autoMigrate, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
         httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMaxHeaderBytes,
+        opsToken, opsPublic,
         logLevel, logFormat, roles,
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes,

@@ -44,6 +44,10 @@ public struct Application: Sendable {
         defer { signals.cancel() }
 
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
+        if configuration.roles.contains(.api), let problem = OpsAccess.exposureProblem(
+            host: configuration.httpHost, token: configuration.opsToken, opsPublic: configuration.opsPublic) {
+            throw CommandError(.usage, problem)
+        }
         let migrator = Migrator(files: try SchemaFolder.read(try SchemaFolder.locate(environment: environment)), logger: logger)
         let database: DatabaseRuntime
         do {
@@ -63,7 +67,8 @@ public struct Application: Sendable {
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
             StatsEndpoints(
                 query: StatsQuery(pool: database.pool, configuration: configuration), registry: metricsRegistry,
-                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry)
+                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry),
+                access: OpsAccess(token: configuration.opsToken)
             ).register(on: &router)
 
             let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
