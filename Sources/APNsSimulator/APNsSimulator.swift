@@ -94,7 +94,7 @@ public final class APNsSimulator: Service {
         let management = try H2Server(
             name: "management", host: configuration.host, port: configuration.managementPort, tls: tls,
             handler: APNsRequestHandler(port: .management, state: state), logger: logger)
-        var adminConfiguration = HTTPServerConfiguration(host: configuration.host, port: configuration.adminPort)
+        var adminConfiguration = HTTPServerConfiguration(host: configuration.adminHost, port: configuration.adminPort)
         adminConfiguration.accessLog = false
         adminConfiguration.threadCount = 2
         adminConfiguration.shutdownGracePeriod = .seconds(1)
@@ -107,7 +107,7 @@ public final class APNsSimulator: Service {
             do {
                 try admin.start()
             } catch {
-                throw SimulatorError.state("the admin API cannot listen on \(configuration.host):\(configuration.adminPort): \(error)")
+                throw SimulatorError.state("the admin API cannot listen on \(configuration.adminHost):\(configuration.adminPort): \(error)")
             }
         } catch {
             // Leave nothing half-started behind.

@@ -14,7 +14,9 @@ public enum SimulatorCommand {
       {"sendPort":…,"managementPort":…,"adminPort":…,"caCertificate":"…"}
 
     Listening:
-      --host ADDRESS            address to bind (default 127.0.0.1)
+      --host ADDRESS            address the send and management ports bind (default 127.0.0.1)
+      --admin-host ADDRESS      address the admin API binds (default 127.0.0.1 whatever --host
+                                is: the admin API has no authentication)
       --send-port N             broadcasts and device pushes (default 0: any free port)
       --management-port N       channel management (default 0)
       --admin-port N            admin API, HTTP/1.1 JSON (default 0)
@@ -28,7 +30,7 @@ public enum SimulatorCommand {
       --team TEAMID:KEYID:PUBLIC_KEY.pem:BUNDLE[,BUNDLE…]
                                 accept provider tokens of this team for these apps (repeatable)
       --config FILE.json        settings as JSON (flags given on the command line win):
-                                {"host", "sendPort", "managementPort", "adminPort", "stateDirectory",
+                                {"host", "adminHost", "sendPort", "managementPort", "adminPort", "stateDirectory",
                                  "certificatePath", "privateKeyPath", "channelLimit", "budgetPerHour",
                                  "noMessageStoredBudgetPerHour", "retryAfter", "allowsPriorityOneBroadcasts",
                                  "maxConcurrentStreams", "oneStreamUntilAuthenticated", "requestLogCapacity",
@@ -92,6 +94,7 @@ public enum SimulatorCommand {
             switch flag {
             case "--config": break
             case "--host": configuration.host = value
+            case "--admin-host": configuration.adminHost = value
             case "--send-port": configuration.sendPort = try integer(flag, value)
             case "--management-port": configuration.managementPort = try integer(flag, value)
             case "--admin-port": configuration.adminPort = try integer(flag, value)

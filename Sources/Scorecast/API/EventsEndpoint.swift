@@ -140,6 +140,13 @@ public struct EventsEndpoint: Sendable {
             return Problem.unprocessable(
                 "unknown games are refused (SCORECAST_UNKNOWN_GAMES=refuse): create the game first; nothing was stored",
                 errors: indices.map { Problem.FieldError(field: path($0, "game"), detail: "names game \(events[$0].game), which does not exist") })
+        case .gameQuotaExceeded(let indices, let new, let remaining, let limit):
+            return Problem(
+                status: .tooManyRequests,
+                detail: "these events name \(new) unknown game(s) and this feed key may create \(remaining) more this hour "
+                    + "(SCORECAST_FEED_GAMES_PER_HOUR=\(limit)); nothing was stored",
+                errors: indices.prefix(100).map { Problem.FieldError(field: path($0, "game"), detail: "names game \(events[$0].game), which does not exist") },
+                headers: ["Retry-After": "60"])
         case .unrenderable(let refusal):
             return Problem.unprocessable(
                 "event \(events[refusal.index].id) would render a Live Activity that cannot be sent: \(refusal.reason); nothing was stored",

@@ -81,6 +81,23 @@ public struct Configuration: Sendable {
 
     /// The poller's intervals (`SCORECAST_POLLER_*`).
     public var poller: PollerSettings
+
+    /// Connection caps and deadlines of the HTTP server (slow or greedy clients).
+    public var httpMaxConnections: Int
+    public var httpMaxConnectionsPerAddress: Int
+    public var httpHeaderTimeout: Duration
+    public var httpBodyTimeout: Duration
+    public var httpMaxHeaderBytes: Int
+
+    /// Bounds on the channels and games a feed can make scorecast create.
+    public var autoChannelWindow: Duration
+    public var feedGamesPerHour: Int
+    public var feedGameTimeout: Duration
+
+    /// The operator token guarding the ops routes (`nil`: open), and whether an open exposure on
+    /// a public address is intended.
+    public var opsToken: String?
+    public var opsPublic: Bool
 }
 
 extension Configuration {
@@ -179,7 +196,19 @@ extension Configuration {
             retentionDays: env.integer(.retentionDays),
             retireGrace: .seconds(60 * env.integer(.retireGraceMinutes)),
             reconcileFix: env.boolean(.reconcileFix),
-            poller: PollerSettings.load(&env))
+            poller: PollerSettings.load(&env),
+            httpMaxConnections: env.integer(.httpMaxConnections),
+            httpMaxConnectionsPerAddress: env.integer(.httpMaxConnectionsPerAddress),
+            httpHeaderTimeout: .seconds(env.integer(.httpHeaderTimeoutSeconds)),
+            httpBodyTimeout: .seconds(env.integer(.httpBodyTimeoutSeconds)),
+            httpMaxHeaderBytes: env.integer(.httpMaxHeaderBytes),
+            autoChannelWindow: .seconds(3_600 * env.integer(.autoChannelWindowHours)),
+            feedGamesPerHour: env.integer(.feedGamesPerHour),
+            feedGameTimeout: .seconds(3_600 * env.integer(.feedGameTimeoutHours)),
+            opsToken: env.secret(
+                .opsToken, validate: { $0.count >= 16 && !$0.contains(where: \.isWhitespace) },
+                expectation: "at least 16 characters without spaces (e.g. `openssl rand -hex 32`)"),
+            opsPublic: env.boolean(.opsPublic))
 
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration

@@ -15,6 +15,13 @@ extension Setting {
     public static let httpMaxBodyBytes = Setting("SCORECAST_HTTP_MAX_BODY_BYTES", .integer(default: 1_048_576, range: 1_024...67_108_864), "Largest request body; larger ones get 413.")
     public static let httpReadTimeout = Setting("SCORECAST_HTTP_READ_TIMEOUT_SECONDS", .integer(default: 30, range: 1...3_600), "Idle connections are closed after this.")
     public static let httpThreads = Setting("SCORECAST_HTTP_THREADS", .integer(default: 4, range: 1...256), "HTTP server threads.")
+    public static let httpMaxConnections = Setting("SCORECAST_HTTP_MAX_CONNECTIONS", .integer(default: 1_000, range: 1...100_000), "Most HTTP connections open at once; more are closed on arrival (keep below `ulimit -n`).")
+    public static let httpMaxConnectionsPerAddress = Setting("SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", .integer(default: 100, range: 0...100_000), "Most HTTP connections from one client address (0: no cap), so that one client cannot take them all.")
+    public static let httpHeaderTimeoutSeconds = Setting("SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", .integer(default: 10, range: 1...600), "A request's headers must arrive in full within this of the connection opening (or its previous response); trickling bytes does not extend it.")
+    public static let httpBodyTimeoutSeconds = Setting("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", .integer(default: 60, range: 1...3_600), "A request's body must arrive in full within this of its headers.")
+    public static let opsToken = Setting("SCORECAST_OPS_TOKEN", .secret, "Operator token (16+ characters) for /metrics, /v1/stats*, the statistics routes and /dashboard: `Authorization: Bearer …`, or the dashboard's login form. Unset: those routes are open, and `serve` refuses a non-loopback SCORECAST_HTTP_HOST unless SCORECAST_OPS_PUBLIC=true.")
+    public static let opsPublic = Setting("SCORECAST_OPS_PUBLIC", .boolean(default: false), "Serve the operator routes without a token on a non-loopback address, on purpose.")
+    public static let httpMaxHeaderBytes = Setting("SCORECAST_HTTP_MAX_HEADER_BYTES", .integer(default: 32_768, range: 1_024...1_048_576), "Largest header block (names and values); larger ones get 431 problem+json.")
 
     // Logs and roles.
     public static let logLevel = Setting("SCORECAST_LOG_LEVEL", .choice(default: "info", options: ["trace", "debug", "info", "notice", "warning", "error", "critical"]), "Least severity logged.")
@@ -43,7 +50,10 @@ extension Setting {
     // Budgets and limits.
     public static let budgetStandardPerHour = Setting("SCORECAST_BUDGET_STANDARD_PER_HOUR", .integer(default: 12, range: 0...10_000), "Priority-10 sends per channel per hour, standard apps (Apple publishes no number).")
     public static let budgetFrequentPerHour = Setting("SCORECAST_BUDGET_FREQUENT_PER_HOUR", .integer(default: 60, range: 0...10_000), "The same for apps with frequent updates.")
-    public static let channelLimit = Setting("SCORECAST_CHANNEL_LIMIT", .integer(default: 10_000, range: 1...10_000), "Channels per app and environment (Apple's limit is 10,000).")
+    public static let channelLimit = Setting("SCORECAST_CHANNEL_LIMIT", .integer(default: 10_000, range: 1...10_000), "Channels per app and environment (Apple's limit is 10,000); creating warns from 80 % of it and is refused at it.")
+    public static let autoChannelWindowHours = Setting("SCORECAST_AUTO_CHANNEL_WINDOW_HOURS", .integer(default: 24, range: 1...720), "Automatic channels only for games that are live or start within this many hours of now (before or after).")
+    public static let feedGamesPerHour = Setting("SCORECAST_FEED_GAMES_PER_HOUR", .integer(default: 200, range: 0...1_000_000), "Games one feed key may create per hour with events for unknown games; a request over it gets 429 and stores nothing.")
+    public static let feedGameTimeoutHours = Setting("SCORECAST_FEED_GAME_TIMEOUT_HOURS", .integer(default: 12, range: 1...720), "A game a feed created that has had no event for this long is cancelled, and its channels retired.")
 
     // Ingest.
     public static let ingestMaxBatch = Setting("SCORECAST_INGEST_MAX_BATCH", .integer(default: 500, range: 1...10_000), "Most events in one POST /v1/events.")
@@ -71,10 +81,12 @@ extension Setting {
     public static let all: [Setting] = [
         databaseURL, stateDirectory, autoMigrate, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
+        httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMaxHeaderBytes,
+        opsToken, opsPublic,
         logLevel, logFormat, roles,
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes,
-        budgetStandardPerHour, budgetFrequentPerHour, channelLimit,
+        budgetStandardPerHour, budgetFrequentPerHour, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
         ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,
         retentionDays, retireGraceMinutes, reconcileFix,
         pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,

@@ -75,7 +75,7 @@ public struct EventIngestor: Sendable {
 
     private func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date?, on connection: PostgresConnection) async throws -> IngestReport {
         let now = receivedAt ?? clock()
-        let games = try await lockGames(for: events, on: connection)
+        let games = try await lockGames(for: events, feed: feed, on: connection)
         let storedIDs = try await insertEvents(events, feed: feed, on: connection)
         let fold = GameFold(
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state))
@@ -115,7 +115,7 @@ public struct EventIngestor: Sendable {
 
     private static let gameColumns = "id, sport, home_team, away_team, status, state, applied_seq"
 
-    private func lockGames(for events: [FeedEvent], on connection: PostgresConnection) async throws -> [String: LockedGame] {
+    private func lockGames(for events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> [String: LockedGame] {
         let ids = Set(events.map(\.game)).sorted()
         var rows = try await connection.query(
             "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE")
@@ -126,7 +126,10 @@ public struct EventIngestor: Sendable {
                 let unknown = Set(missing)
                 throw IngestError.unknownGames(events.indices.filter { unknown.contains(events[$0].game) })
             }
-            try await connection.execute("INSERT INTO games (id) SELECT unnest(\(missing)) ON CONFLICT (id) DO NOTHING")
+            try await checkGameQuota(newGames: missing, events: events, feed: feed, on: connection)
+            try await connection.execute("""
+                INSERT INTO games (id, created_by_feed) SELECT unnest(\(missing)), \(feed) ON CONFLICT (id) DO NOTHING
+                """)
             rows += try await connection.query(
                 "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(missing)) ORDER BY id FOR UPDATE")
         }
@@ -138,6 +141,21 @@ public struct EventIngestor: Sendable {
                 info: GameInfo(sport: try row.decode("sport"), homeName: try row.decode("home_team"), awayName: try row.decode("away_team")))
         }
         return games
+    }
+
+    /// Refuses the request when creating `newGames` would take `feed` past its hourly quota.
+    /// A transaction-scoped advisory lock per feed makes concurrent requests count in turn.
+    private func checkGameQuota(newGames: [String], events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws {
+        let limit = settings.gamesPerFeedPerHour
+        try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\("scorecast-feed-games:" + feed)))")
+        let rows = try await connection.query("""
+            SELECT count(*) AS n FROM games WHERE created_by_feed = \(feed) AND created_at > now() - interval '1 hour'
+            """)
+        let remaining = max(0, limit - (try rows[0].decode("n", as: Int.self)))
+        guard newGames.count > remaining else { return }
+        let unknown = Set(newGames)
+        throw IngestError.gameQuotaExceeded(
+            indices: events.indices.filter { unknown.contains(events[$0].game) }, new: newGames.count, remaining: remaining, limit: limit)
     }
 
     /// The folded state of a `games` row; a game without events (`state = {}`) starts from

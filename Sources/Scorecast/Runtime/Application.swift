@@ -45,6 +45,10 @@ public struct Application: Sendable {
         defer { signals.cancel() }
 
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
+        if configuration.roles.contains(.api), let problem = OpsAccess.exposureProblem(
+            host: configuration.httpHost, token: configuration.opsToken, opsPublic: configuration.opsPublic) {
+            throw CommandError(.usage, problem)
+        }
         let migrator = Migrator(files: try SchemaFolder.read(try SchemaFolder.locate(environment: environment)), logger: logger)
         // Every resource joins `services` the moment it is started, in start order; whatever
         // fails later, what was started is stopped in reverse order (nothing leaks on a failed
@@ -69,7 +73,8 @@ public struct Application: Sendable {
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
             StatsEndpoints(
                 query: StatsQuery(pool: database.pool, configuration: configuration), registry: metricsRegistry,
-                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry)
+                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry),
+                access: OpsAccess(token: configuration.opsToken)
             ).register(on: &router)
 
             let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
@@ -82,7 +87,12 @@ public struct Application: Sendable {
                         host: configuration.httpHost, port: configuration.httpPort,
                         maxBodyBytes: configuration.httpMaxBodyBytes,
                         connectionTimeoutSeconds: Int(configuration.httpReadTimeout.components.seconds),
-                        threadCount: configuration.httpThreads),
+                        threadCount: configuration.httpThreads,
+                        maxConnections: configuration.httpMaxConnections,
+                        maxConnectionsPerAddress: configuration.httpMaxConnectionsPerAddress,
+                        maxHeaderBytes: configuration.httpMaxHeaderBytes,
+                        headerTimeoutSeconds: Int(configuration.httpHeaderTimeout.components.seconds),
+                        bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds)),
                     router: router, logger: logger.named("http"))
                 try http.start()
                 services.append(http)
