@@ -20,12 +20,22 @@ public enum CompletionPlanner {
         random: inout some RandomNumberGenerator
     ) -> DeliveryCompletion {
         var completion = DeliveryCompletion(claim: claim)
+        // An alert send counts the alert's event and its wait; a state send the row's.
+        var eventIDs = claim.eventIDs
+        if let key = claim.headAlert?.key, let id = Int64(key), !eventIDs.contains(id) { eventIDs.append(id) }
+        let since = claim.headAlert?.queuedAt ?? claim.firstIngestedAt
         var record = DeliveryRecord(
-            eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
+            eventIDs: eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
             priority: plan.priority, downgraded: plan.downgraded, coalesced: claim.coalesced, attempt: claim.attempt,
             outcome: .failed, statusCode: nil, reason: nil, apnsRequestID: nil, apnsUniqueID: nil,
             apnsLatencyMilliseconds: nil,
-            ingestToSendMilliseconds: max(0, now.timeIntervalSince(claim.firstIngestedAt) * 1000))
+            ingestToSendMilliseconds: max(0, now.timeIntervalSince(since) * 1000))
+        /// The send settled the head alert: it leaves the queue (dropped when it was not in the body or refused).
+        func settleAlert(dropped: Bool) {
+            guard let key = claim.headAlert?.key else { return }
+            completion.sentAlertKey = key
+            completion.alertDropped = dropped
+        }
 
         let result: SendResult
         switch outcome {
@@ -65,6 +75,7 @@ public enum CompletionPlanner {
                     record.reason = "refused before sending (\(error.code.rawValue)): \(error.message)"
                     record.outcome = .failed
                     completion.action = .finish
+                    settleAlert(dropped: true)
                 }
                 completion.delivery = record
                 return completion
@@ -83,7 +94,8 @@ public enum CompletionPlanner {
         case .done:
             record.outcome = .sent
             completion.action = .finish
-            completion.sentTimestamp = claim.payloadTimestamp
+            completion.sentTimestamp = plan.timestamp
+            settleAlert(dropped: plan.alertDropped)
             var budget = plan.budget
             budget.recordSent(priority: plan.priority, downgraded: plan.downgraded, now: now, policy: plan.budgetPolicy)
             // A priority-5 send that was not a downgrade counts nothing: the stored row, rolled
@@ -108,6 +120,7 @@ public enum CompletionPlanner {
             record.outcome = .failed
             if record.reason == nil { record.reason = reason }
             completion.action = .finish
+            settleAlert(dropped: true)
             completion.alert = alert ? reason : nil
         case .channelGone:
             record.outcome = .gone
@@ -117,6 +130,7 @@ public enum CompletionPlanner {
             // A device-token answer to a broadcast: nothing to forget, the send failed.
             record.outcome = .failed
             completion.action = .finish
+            settleAlert(dropped: true)
         case .pauseApp(let reason, _):
             record.outcome = .paused
             completion.action = .pauseApp(reason: reason)

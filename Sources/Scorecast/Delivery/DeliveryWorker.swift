@@ -117,7 +117,7 @@ struct DeliveryWorker: Sendable {
             let credentials = try await context.credentials.credentials(for: claim.app)
             let broadcast = Broadcast(
                 bundleID: claim.app.bundleID, channelID: claim.apnsChannelID, priority: plan.priority,
-                expiration: plan.expiration, payload: claim.payload, requestID: UUID())
+                expiration: plan.expiration, payload: plan.body, requestID: UUID())
             do {
                 let client = try context.apns.client(for: credentials)
                 outcome = .answered(try await client.sendBroadcast(broadcast, credentials: credentials))
@@ -167,12 +167,16 @@ struct DeliveryWorker: Sendable {
                 switch completion.delivery?.outcome {
                 case .sent?:
                     totals.sent += 1
+                    if completion.sentAlertKey != nil { totals.alertsSent += 1 }
                     if completion.delivery?.downgraded == true { totals.downgraded += 1 }
                 case .retry?: totals.retried += 1
                 case .failed?: totals.failed += 1
                 case .gone?: totals.gone += 1
                 case .paused?: totals.paused += 1
                 case nil: totals.released += 1
+                }
+                if completion.alertDropped {
+                    totals.alertsDropped += 1
                 }
             }
         }
@@ -182,6 +186,9 @@ struct DeliveryWorker: Sendable {
                     "channel": String(completion.channelID), "app": String(completion.appID),
                     "status": completion.delivery?.statusCode.map(String.init) ?? "none",
                     "reason": completion.delivery?.reason ?? "none"])
+            } else if completion.alertDropped {
+                context.logger.warning("an alert was dropped: it does not fit beside the channel's newest state", [
+                    "channel": String(completion.channelID), "alert": completion.sentAlertKey ?? "none"])
             } else if completion.delivery?.outcome == .failed {
                 context.logger.warning("delivery failed", [
                     "channel": String(completion.channelID), "status": completion.delivery?.statusCode.map(String.init) ?? "none",

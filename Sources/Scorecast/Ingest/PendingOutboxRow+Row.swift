@@ -3,8 +3,8 @@ import Postgres
 import ScorecastCore
 
 extension PendingOutboxRow {
-    /// Decodes an `outbox` row selected with `channel_id, version, payload, priority, event_ids,
-    /// first_ingested_at, coalesced, due_at, attempts` and a boolean `leased`.
+    /// Decodes an `outbox` row selected with `channel_id, version, payload, priority, alerts,
+    /// event_ids, first_ingested_at, coalesced, due_at, attempts` and a boolean `leased`.
     ///
     /// A row with attempts is backing off after a failed send: its `due_at` is the retry time,
     /// kept as ``OutboxEntry/notBefore`` so that merging a new update does not cut the backoff short.
@@ -19,6 +19,7 @@ extension PendingOutboxRow {
         let attempts: Int = try row.decode("attempts")
         let entry = OutboxEntry(
             payload: payload, body: bytes, priority: priority,
+            alerts: try QueuedAlert.queue(from: try JSONParser().parse(try row.decode("alerts", as: PostgresJSON.self).bytes)),
             eventIDs: try row.decode("event_ids", as: [Int64].self).map(String.init),
             coalesced: try row.decode("coalesced"), dueAt: dueAt, notBefore: attempts > 0 ? dueAt : nil,
             attempts: attempts, enqueuedAt: try row.decode("first_ingested_at"))
