@@ -67,6 +67,8 @@ public struct Configuration: Sendable {
     public var budgetStandardPerHour: Int
     public var budgetFrequentPerHour: Int
     public var channelLimit: Int
+    /// The longest `Retry-After` honoured (`SCORECAST_RETRY_AFTER_MAX_SECONDS`).
+    public var retryAfterMax: Duration
 
     public var ingestMaxBatch: Int
     public var ingestTransactions: Int
@@ -175,6 +177,7 @@ extension Configuration {
             budgetStandardPerHour: env.integer("SCORECAST_BUDGET_STANDARD_PER_HOUR", default: 12, in: 0...10_000),
             budgetFrequentPerHour: env.integer("SCORECAST_BUDGET_FREQUENT_PER_HOUR", default: 60, in: 0...10_000),
             channelLimit: env.integer("SCORECAST_CHANNEL_LIMIT", default: 10_000, in: 1...10_000),
+            retryAfterMax: .seconds(env.integer("SCORECAST_RETRY_AFTER_MAX_SECONDS", default: 60, in: 0...3_600)),
             ingestMaxBatch: env.integer("SCORECAST_INGEST_MAX_BATCH", default: 500, in: 1...10_000),
             ingestTransactions: env.integer("SCORECAST_INGEST_TRANSACTIONS", default: 2, in: 1...64),
             ingestCreateUnknownGames: env.choice(
@@ -224,6 +227,7 @@ extension Configuration {
         .init(name: "SCORECAST_BUDGET_STANDARD_PER_HOUR", defaultValue: "12", help: "Priority-10 sends per channel per hour, standard apps (Apple publishes no number)."),
         .init(name: "SCORECAST_BUDGET_FREQUENT_PER_HOUR", defaultValue: "60", help: "The same for apps with frequent updates."),
         .init(name: "SCORECAST_CHANNEL_LIMIT", defaultValue: "10000", help: "Channels per app and environment (Apple's limit is 10,000)."),
+        .init(name: "SCORECAST_RETRY_AFTER_MAX_SECONDS", defaultValue: "60", help: "Longest APNs Retry-After honoured (0–3600); after a 429 it only bars priority 10, state keeps flowing at 5."),
         .init(name: "SCORECAST_INGEST_MAX_BATCH", defaultValue: "500", help: "Most events in one POST /v1/events."),
         .init(name: "SCORECAST_INGEST_TRANSACTIONS", defaultValue: "2", help: "Ingest transactions at once (1–64); requests arriving while all are busy share the next one (group commit, up to SCORECAST_INGEST_MAX_BATCH events)."),
         .init(name: "SCORECAST_UNKNOWN_GAMES", defaultValue: "create", help: "create: events for unknown games create them; refuse: 422."),

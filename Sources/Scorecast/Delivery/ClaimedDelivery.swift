@@ -30,6 +30,8 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var coalesced: Int
     /// Attempts made so far (the next one is `attempts + 1`).
     public var attempts: Int
+    /// APNs answered 429 with a `Retry-After` (capped): no priority 10 before this.
+    public var throttledUntil: Date?
     /// The lease owner written by the claim.
     public var leaseOwner: String
     /// When the claim took the row (the database's clock): every event folded into the row
@@ -54,8 +56,10 @@ public struct ClaimedDelivery: Sendable, Hashable {
         channelID: Int64, version: Int64, payload: [UInt8], payloadTimestamp: Int64, requestedPriority: BroadcastPriority,
         alerting: Bool, headAlert: QueuedAlert? = nil, queuedAlerts: Int = 0, eventIDs: [Int64], firstIngestedAt: Date,
         coalesced: Int, attempts: Int, leaseOwner: String, claimedAt: Date, apnsChannelID: String,
-        storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?
+        storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?,
+        throttledUntil: Date? = nil
     ) {
+        self.throttledUntil = throttledUntil
         self.channelID = channelID
         self.version = version
         self.payload = payload
@@ -99,6 +103,7 @@ public struct ClaimedDelivery: Sendable, Hashable {
         firstIngestedAt = try row.decode("first_ingested_at")
         coalesced = try row.decode("coalesced")
         attempts = try row.decode("attempts")
+        throttledUntil = try row.decode("throttled_until", as: Date?.self)
         leaseOwner = try row.decode("lease_owner")
         claimedAt = try row.decode("claimed_at")
         apnsChannelID = try row.decode("apns_channel_id")

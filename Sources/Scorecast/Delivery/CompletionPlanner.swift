@@ -107,11 +107,13 @@ public enum CompletionPlanner {
         case .retry(let at, let reason):
             record.outcome = .retry
             completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
-            if result.outcomeClass == .throttled {
-                var budget = plan.budget
-                budget.recordThrottled(now: now, policy: plan.budgetPolicy)
-                completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
-            }
+        case .throttled(let at, let priorityTenAfter, let reason):
+            record.outcome = .retry
+            completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
+            completion.throttledUntil = priorityTenAfter
+            var budget = plan.budget
+            budget.recordThrottled(now: now, policy: plan.budgetPolicy)
+            completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
         case .renewTokenAndRetry:
             // Not produced with `tokenWasRenewed: true`; kept total: send again at once.
             record.outcome = .retry

@@ -94,6 +94,7 @@ extension OutboxStore {
                     \(pauseReasons)::text[], \(completions.map { arrayLiteral($0.claimedEventIDs) })::text[],
                     \(completions.map(\.claimedCoalesced))::int8[], \(completions.map(\.claimedAt))::timestamptz[],
                     \(completions.map(\.sentTimestamp))::int8[], \(completions.map(\.sentAlertKey))::text[],
+                    \(completions.map(\.throttledUntil))::timestamptz[],
                     \(deliveries.map { $0.map { arrayLiteral($0.eventIDs) } })::text[], \(deliveries.map { $0?.outboxVersion })::bigint[],
                     \(deliveries.map { $0.map { Int($0.requestedPriority.rawValue) } })::int8[],
                     \(deliveries.map { $0.map { Int($0.priority.rawValue) } })::int8[],
@@ -108,7 +109,7 @@ extension OutboxStore {
                     \(budgets.map { $0?.budgetLimit })::int8[], \(budgets.map { $0?.shrunkLimit })::int8[],
                     \(budgets.map { $0?.lastThrottledAt })::timestamptz[])
                 AS u(channel_id, claimed_version, app_id, action, delay, error, pause_reason, claimed_events,
-                     claimed_coalesced, claimed_at, sent_ts, sent_alert,
+                     claimed_coalesced, claimed_at, sent_ts, sent_alert, throttled_until,
                      d_event_ids, d_version, d_requested, d_priority, d_downgraded, d_coalesced, d_attempt, d_outcome, d_status,
                      d_reason, d_request_id, d_unique_id, d_latency, d_ingest,
                      b_window, b_sent, b_downgraded, b_throttled, b_limit, b_shrunk, b_throttled_at)
@@ -163,6 +164,7 @@ extension OutboxStore {
                         ELSE o.not_before END,
                     last_error = CASE p.op WHEN 'retry' THEN p.error WHEN 'finished' THEN NULL ELSE o.last_error END,
                     alerts = CASE p.op WHEN 'finished' THEN p.remaining_alerts ELSE o.alerts END,
+                    throttled_until = GREATEST(o.throttled_until, p.throttled_until),
                     -- (A row stored before the queue existed carries its alert in the payload.)
                     alerting = CASE p.op WHEN 'finished'
                         THEN p.remaining_alerts <> '[]'::jsonb OR (o.alerting AND NOT p.had_alerts) ELSE o.alerting END,

@@ -57,7 +57,8 @@ public struct OutboxStore: Sendable {
                 WHERE o.channel_id = picked.channel_id
                 RETURNING o.channel_id, o.version, o.payload, o.payload_timestamp, o.priority, o.alerting,
                           o.alerts -> 0 AS head_alert, jsonb_array_length(o.alerts) AS queued_alerts,
-                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at
+                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at,
+                          o.throttled_until
             )
             SELECT claimed.*, now() AS claimed_at, c.apns_channel_id, c.storage_policy, c.last_timestamp,
                    a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,

@@ -28,8 +28,14 @@ public struct SendPlan: Sendable, Hashable {
         let policy = settings.budgetPolicy(for: claim.app)
         let budget = ChannelBudget(row: claim.budget, now: now, policy: policy)
         let decision = budget.decide(wanting: claim.requestedPriority, now: now, policy: policy)
-        priority = decision.priority
-        downgraded = decision.downgraded
+        if decision.priority == .immediate, let until = claim.throttledUntil, until > now {
+            // APNs asked for no priority 10 until then: the update (and its alert) goes at 5.
+            priority = .opportunistic
+            downgraded = true
+        } else {
+            priority = decision.priority
+            downgraded = decision.downgraded
+        }
         expiration = claim.storagePolicy.expirationHeader(
             now: Int(now.timeIntervalSince1970), desiredOffset: Int(settings.storedMessageLifetime.components.seconds))
         budgetPolicy = policy

@@ -93,6 +93,9 @@ public struct WorkerSettings: Sendable {
             routineInterval: configuration.routineInterval,
             budgetStandardPerHour: configuration.budgetStandardPerHour,
             budgetFrequentPerHour: configuration.budgetFrequentPerHour,
+            retryPolicy: RetryPolicy(
+                maximumRetryAfter: configuration.retryAfterMax.seconds,
+                throttledRetryDelay: configuration.routineInterval.seconds),
             apnsRequestTimeout: configuration.apnsRequestTimeout)
     }
 

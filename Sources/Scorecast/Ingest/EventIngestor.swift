@@ -270,7 +270,7 @@ public struct EventIngestor: Sendable {
                 version = EXCLUDED.version, payload = EXCLUDED.payload, payload_timestamp = EXCLUDED.payload_timestamp,
                 priority = EXCLUDED.priority, alerting = EXCLUDED.alerting, alerts = EXCLUDED.alerts, event_ids = EXCLUDED.event_ids,
                 first_ingested_at = EXCLUDED.first_ingested_at, coalesced = EXCLUDED.coalesced,
-                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, updated_at = now()
+                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, not_before = NULL, updated_at = now()
             WHERE o.version = EXCLUDED.version - 1
             RETURNING o.channel_id
             )

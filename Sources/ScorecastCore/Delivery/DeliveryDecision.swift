@@ -5,9 +5,13 @@ public enum DeliveryDecision: Sendable, Hashable {
     /// Accepted: delete the outbox row, record the delivery.
     case done
     /// Send again at `at` (the row stays, with its attempts counted and backoff set); `reason`
-    /// is recorded. After `429 TooManyRequests` the caller also shrinks the channel's budget
-    /// (``ChannelBudget/recordThrottled(now:policy:)``).
+    /// is recorded.
     case retry(at: Date, reason: String)
+    /// `429 TooManyRequests`: the channel's priority-10 budget is spent. The caller shrinks it
+    /// (``ChannelBudget/recordThrottled(now:policy:)``), sends no priority 10 before
+    /// `priorityTenAfter` (`Retry-After`, capped by ``RetryPolicy/maximumRetryAfter``), and
+    /// sends again at `at` — at priority 5, after the shaping interval: state keeps flowing.
+    case throttled(at: Date, priorityTenAfter: Date, reason: String)
     /// Renew the app's provider token and send again at once (once per delivery).
     case renewTokenAndRetry
     /// Give up on this delivery with `reason` recorded; `alert` asks for a loud log line
@@ -55,7 +59,14 @@ public enum DeliveryDecision: Sendable, Hashable {
                 return .pauseApp(reason: "\(label) again with a freshly renewed token", until: now.addingTimeInterval(policy.credentialPause))
             }
             return .renewTokenAndRetry
-        case .retryWithBackoff, .throttled, .keepTokenAndRetry:
+        case .throttled:
+            var retryAfter = 0.0
+            if case .response(_, _, let seconds?) = result, seconds.isFinite, seconds > 0 { retryAfter = seconds }
+            let wait = max(policy.throttledRetryDelay, policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random))
+            return .throttled(
+                at: now.addingTimeInterval(wait), priorityTenAfter: now.addingTimeInterval(min(retryAfter, policy.maximumRetryAfter)),
+                reason: label)
+        case .retryWithBackoff, .keepTokenAndRetry:
             guard policy.allowsRetry(afterAttempt: attempt) else {
                 return .fail(reason: "gave up after \(attempt) attempts, last: \(label)", alert: true)
             }

@@ -9,7 +9,10 @@ import Foundation
 ///   (past ``OutboxEntry/maximumAlerts`` the oldest is dropped and counted);
 /// - priority: 10 while an alert waits, else the update's own;
 /// - due time: the earlier of both;
-/// - attempts, backoff and first-queued time carry over; ``OutboxEntry/coalesced`` grows by one.
+/// - retry state: reset — attempts and backoff belong to the older content's attempt and
+///   never hold back a newer update (APNs' own `Retry-After` after a 429 is kept apart, in
+///   `outbox.throttled_until`, and only bars priority 10);
+/// - first-queued time carries over; ``OutboxEntry/coalesced`` grows by one.
 ///
 /// A row being sent is merged into too: its head alert is in flight and leaves the queue when
 /// the send's fenced completion removes it by key; the rest stays pending.
@@ -45,8 +48,8 @@ public enum OutboxMerge {
             eventIDs: eventIDs,
             coalesced: pending.coalesced + 1,
             dueAt: min(pending.dueAt, dueAt),
-            notBefore: pending.notBefore,
-            attempts: pending.attempts,
+            notBefore: nil,
+            attempts: 0,
             enqueuedAt: pending.enqueuedAt
         )
         merged.alertsDropped = dropped

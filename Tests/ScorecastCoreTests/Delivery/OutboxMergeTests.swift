@@ -68,7 +68,7 @@ import Testing
         #expect(merged.payload.alert == nil)
     }
 
-    @Test func routineOverRoutineStaysRoutineAndKeepsTheEarlierDueTime() throws {
+    @Test func routineOverRoutineStaysRoutineKeepsTheEarlierDueTimeAndResetsTheBackoff() throws {
         let first = try Self.update(1, .clock, home: 0)
         let second = try Self.update(2, .clock, home: 0)
         var pending = OutboxEntry(update: first, dueAt: Self.now.addingTimeInterval(4), now: Self.now)
@@ -79,8 +79,9 @@ import Testing
         #expect(merged.payload.alert == nil)
         #expect(merged.body == second.body)
         #expect(merged.dueAt == Self.now.addingTimeInterval(4))
-        #expect(merged.attempts == 3)
-        #expect(merged.claimableAt == Self.now.addingTimeInterval(30))
+        #expect(merged.attempts == 0, "retry state belongs to the attempt, not to the newer content")
+        #expect(merged.notBefore == nil)
+        #expect(merged.claimableAt == Self.now.addingTimeInterval(4))
     }
 
     @Test func aPendingLaterTimestampIsNeverUndercut() throws {

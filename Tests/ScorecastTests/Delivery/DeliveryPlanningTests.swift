@@ -170,13 +170,14 @@ import Testing
         #expect(completion.sentTimestamp == nil)
     }
 
-    @Test func throttlingHonoursRetryAfterAndShrinksTheBudget() throws {
+    @Test func throttlingRetriesAtTheShapingIntervalBarsPriorityTenForTheRetryAfterAndShrinksTheBudget() throws {
         let completion = Self.complete(Self.response(429, .tooManyRequests, retryAfter: "30"))
         guard case .retry(let delay, _) = completion.action else {
             Issue.record("expected a retry, got \(completion.action)")
             return
         }
-        #expect(delay == 30)
+        #expect(delay == Self.settings.retryPolicy.throttledRetryDelay, "state keeps flowing, at priority 5")
+        #expect(completion.throttledUntil == Self.now.addingTimeInterval(30))
         #expect(completion.delivery?.outcome == .retry)
         #expect(completion.delivery?.reason == "TooManyRequests")
         let budget = try #require(completion.budget)
@@ -188,6 +189,13 @@ import Testing
         var next = Self.claim()
         next.budget = budget
         #expect(SendPlan(claim: next, now: Self.now, settings: Self.settings).downgraded)
+        // Retry-After bars priority 10 even when the budget would allow it again.
+        var fresh = Self.claim()
+        fresh.throttledUntil = completion.throttledUntil
+        let barred = SendPlan(claim: fresh, now: Self.now.addingTimeInterval(29), settings: Self.settings)
+        #expect(barred.priority == .opportunistic && barred.downgraded)
+        let after = SendPlan(claim: fresh, now: Self.now.addingTimeInterval(30), settings: Self.settings)
+        #expect(after.priority == .immediate && !after.downgraded)
     }
 
     @Test func transportFailuresAreRetried() throws {
