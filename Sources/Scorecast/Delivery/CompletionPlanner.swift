@@ -118,6 +118,12 @@ public enum CompletionPlanner {
             // Not produced with `tokenWasRenewed: true`; kept total: send again at once.
             record.outcome = .retry
             completion.action = .retry(delay: policy.minimumDelay, error: result.label)
+        case .gaveUp(let at, let reason, let alert):
+            // The attempt failed for good; the state does not: it stays pending.
+            record.outcome = .failed
+            if record.reason == nil { record.reason = reason }
+            completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
+            completion.alert = alert ? "\(reason); the newest state stays pending and goes when APNs answers again" : nil
         case .fail(let reason, let alert):
             record.outcome = .failed
             if record.reason == nil { record.reason = reason }

@@ -24,13 +24,35 @@ struct DeliveryWorker: Sendable {
             var failures = 0
             while !context.stopping.isSignalled && !Task.isCancelled {
                 let seen = context.wakeup.generation
+                // While the APNs host fails, nothing is sent but one probe per interval.
+                var limit = context.settings.claimBatchSize
+                var probing = false
+                switch context.breaker.permission() {
+                case .send:
+                    break
+                case .probe:
+                    limit = 1
+                    probing = true
+                case .wait(let until):
+                    let wait = max(0.01, until.timeIntervalSinceNow)
+                    await context.wakeup.wait(after: seen, timeout: .milliseconds(Int64(min(wait, 60) * 1000)))
+                    continue
+                }
                 let claimed: [ClaimedDelivery]
                 do {
                     claimed = try await context.store.claim(
-                        owner: owner, limit: context.settings.claimBatchSize, lease: context.settings.leaseDuration,
-                        excluding: context.inFlight.snapshot)
+                        owner: owner, limit: limit, lease: context.settings.leaseDuration,
+                        excluding: context.inFlight.snapshot, ignoringBackoff: probing)
                     failures = 0
+                    if probing {
+                        if claimed.isEmpty {
+                            context.breaker.probeFoundNothing()
+                        } else {
+                            context.counters.update { $0.probes += 1 }
+                        }
+                    }
                 } catch {
+                    if probing { context.breaker.probeFoundNothing() }
                     failures += 1
                     if failures == 1 || failures % 30 == 0 {
                         context.logger.warning("claiming outbox rows failed; retrying", [
@@ -52,7 +74,7 @@ struct DeliveryWorker: Sendable {
                     }
                     writing = true
                 }
-                if claimed.count < context.settings.claimBatchSize {
+                if claimed.count < limit {
                     // Everything due was taken: wait for news, unless some came in meanwhile;
                     // then let more rows fall due, so the next claim is worth its cost.
                     await idle(after: seen)
@@ -127,11 +149,30 @@ struct DeliveryWorker: Sendable {
         } catch {
             outcome = .credentialsUnavailable(error.message)
         }
+        await recordHostHealth(outcome)
         var random = SystemRandomNumberGenerator()
         let completion = CompletionPlanner.completion(
             for: claim, plan: plan, outcome: outcome, now: Date(), policy: context.settings.retryPolicy, random: &random)
         if case .pauseApp = completion.action { context.credentials.invalidate(app: claim.app) }
         return completion
+    }
+
+    /// Feeds the host's circuit breaker; when it closes, every row's backoff goes (the rows
+    /// backed off because of the host) and idle workers are woken: recovery takes seconds.
+    private func recordHostHealth(_ outcome: SendOutcome) async {
+        switch context.breaker.record(outcome.hostOutcome) {
+        case .none:
+            break
+        case .opened(let until):
+            context.counters.update { $0.breakerOpened += 1 }
+            context.logger.warning("the APNs host is failing: sends are held back; one probe goes when the breaker half-opens", [
+                "worker": String(index), "probe_in_ms": String(Int(max(0, until.timeIntervalSinceNow) * 1000))])
+        case .closed:
+            let released = (try? await context.store.releaseBackoffs()) ?? 0
+            context.logger.notice("the APNs host answers again: sends resume", [
+                "worker": String(index), "backoffs_released": String(released)])
+            context.wakeup.signal()
+        }
     }
 
     /// Writes a batch's outcomes, retrying while the database is unreachable; if it stays

@@ -31,7 +31,11 @@ public struct OutboxStore: Sendable {
     /// work), of sendable channels of unpaused apps, alerting rows first and then the rest,
     /// each oldest due first (goals do not wait behind routine updates), skipping rows another
     /// transaction holds and the channels in `excluding` (this process's own sends in flight).
-    public func claim(owner: String, limit: Int, lease: Duration, excluding: [Int64] = []) async throws -> [ClaimedDelivery] {
+    /// A circuit breaker's probe claims with `ignoringBackoff`: rows back off because the host
+    /// failed, not because of anything they carry.
+    public func claim(
+        owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false
+    ) async throws -> [ClaimedDelivery] {
         let rows = try await pool.query("""
             WITH picked AS (
                 SELECT o.channel_id
@@ -39,7 +43,7 @@ public struct OutboxStore: Sendable {
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
                 WHERE o.due_at <= now()
-                  AND (o.not_before IS NULL OR o.not_before <= now())
+                  AND (o.not_before IS NULL OR o.not_before <= now() OR \(ignoringBackoff))
                   AND (o.lease_owner IS NULL OR o.lease_expires_at < now())
                   AND c.status = ANY(\(Self.sendableChannelStatuses))
                   AND a.paused_at IS NULL
@@ -99,6 +103,16 @@ public struct OutboxStore: Sendable {
             ) o
             """)
         return try rows.first?.decode("wait", as: Double?.self)
+    }
+
+    /// Lets every unleased row's backoff go (the APNs host answers again: the rows backed off
+    /// because of it). Returns how many rows became claimable.
+    @discardableResult
+    public func releaseBackoffs() async throws -> Int {
+        try await pool.execute("""
+            UPDATE outbox SET not_before = NULL, updated_at = now()
+            WHERE not_before > now() AND lease_owner IS NULL
+            """)
     }
 
     // MARK: - Release

@@ -46,7 +46,8 @@ public final class WorkerPool: Service {
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
             logger: logger, wakeup: WakeSignal(), stopping: WakeSignal(), inFlight: InFlightChannels(),
-            counters: WorkerCounters(), ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
+            counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy),
+            ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
     }
 
     /// The prefix of this pool's lease owners (`<prefix>/w<n>`).

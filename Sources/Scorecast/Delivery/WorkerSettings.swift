@@ -31,6 +31,8 @@ public struct WorkerSettings: Sendable {
     public var budgetPolicy: BudgetPolicy
     /// Backoff, jitter, `Retry-After` and the attempt limit.
     public var retryPolicy: RetryPolicy
+    /// When the APNs host's circuit breaker opens and how often it probes.
+    public var breakerPolicy: CircuitBreaker.Policy
     /// `apns-expiration` offset on Most-Recent-Message-Stored channels (at most 8 hours there;
     /// always 0 on No-Message-Stored channels, apns.md §3).
     public var storedMessageLifetime: Duration
@@ -56,6 +58,7 @@ public struct WorkerSettings: Sendable {
         budgetFrequentPerHour: Int = 60,
         budgetPolicy: BudgetPolicy = BudgetPolicy(),
         retryPolicy: RetryPolicy = RetryPolicy(),
+        breakerPolicy: CircuitBreaker.Policy? = nil,
         storedMessageLifetime: Duration = .seconds(8 * 3600),
         notifyChannel: String = WorkerSettings.defaultNotifyChannel,
         apnsRequestTimeout: Duration = .seconds(10)
@@ -71,6 +74,8 @@ public struct WorkerSettings: Sendable {
         self.budgetFrequentPerHour = max(0, budgetFrequentPerHour)
         self.budgetPolicy = budgetPolicy
         self.retryPolicy = retryPolicy
+        // A probe normally answers within the request deadline; give it that and a margin.
+        self.breakerPolicy = breakerPolicy ?? CircuitBreaker.Policy(probeTimeout: apnsRequestTimeout.seconds + 5)
         self.storedMessageLifetime = max(.zero, storedMessageLifetime)
         self.notifyChannel = notifyChannel
         self.apnsRequestTimeout = apnsRequestTimeout

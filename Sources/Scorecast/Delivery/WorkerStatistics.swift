@@ -28,6 +28,10 @@ public struct WorkerStatistics: Sendable, Hashable {
     /// channel's newest state, or ended with a send refused for good (payload refused). Ingest
     /// logs the alerts a full queue dropped (``OutboxEntry/maximumAlerts``).
     public var alertsDropped = 0
+    /// Times the APNs host's circuit breaker opened (or reopened after a failed probe).
+    public var breakerOpened = 0
+    /// Probes sent while it was open.
+    public var probes = 0
     /// Batches completed.
     public var batches = 0
 

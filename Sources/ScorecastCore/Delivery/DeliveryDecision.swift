@@ -14,9 +14,14 @@ public enum DeliveryDecision: Sendable, Hashable {
     case throttled(at: Date, priorityTenAfter: Date, reason: String)
     /// Renew the app's provider token and send again at once (once per delivery).
     case renewTokenAndRetry
-    /// Give up on this delivery with `reason` recorded; `alert` asks for a loud log line
-    /// (configuration problems, exhausted retries) rather than a counter.
+    /// End this state with `reason` recorded: the request can never succeed (APNs refused the
+    /// payload). `alert` asks for a loud log line rather than a counter.
     case fail(reason: String, alert: Bool)
+    /// This attempt's retries are spent (or APNs refuses the app's configuration): the attempt
+    /// is recorded as failed (loudly when `alert`), but the channel's newest state stays
+    /// pending and is sent again at `at` — or as soon as the host's circuit breaker closes.
+    /// Nothing APNs does while it is down drops a state.
+    case gaveUp(at: Date, reason: String, alert: Bool)
     /// APNs says the channel does not exist: mark it `gone`, cancel its pending work, alert.
     case channelGone
     /// A device token is dead: forget it (push-to-start only).
@@ -51,7 +56,7 @@ public enum DeliveryDecision: Sendable, Hashable {
         case .requestMalformed:
             return .fail(reason: label, alert: false)
         case .configuration:
-            return .fail(reason: label, alert: true)
+            return .gaveUp(at: now.addingTimeInterval(policy.maximumDelay), reason: label, alert: true)
         case .credentialsBroken:
             return .pauseApp(reason: label, until: now.addingTimeInterval(policy.credentialPause))
         case .renewTokenAndRetry:
@@ -67,12 +72,14 @@ public enum DeliveryDecision: Sendable, Hashable {
                 at: now.addingTimeInterval(wait), priorityTenAfter: now.addingTimeInterval(min(retryAfter, policy.maximumRetryAfter)),
                 reason: label)
         case .retryWithBackoff, .keepTokenAndRetry:
-            guard policy.allowsRetry(afterAttempt: attempt) else {
-                return .fail(reason: "gave up after \(attempt) attempts, last: \(label)", alert: true)
-            }
             var retryAfter: Double?
             if case .response(_, _, let seconds) = result { retryAfter = seconds }
             let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, using: &random)
+            guard policy.allowsRetry(afterAttempt: attempt) else {
+                return .gaveUp(
+                    at: now.addingTimeInterval(wait), reason: "gave up after \(attempt) attempts, last: \(label)",
+                    alert: attempt == policy.maximumAttempts)
+            }
             return .retry(at: now.addingTimeInterval(wait), reason: label)
         }
     }

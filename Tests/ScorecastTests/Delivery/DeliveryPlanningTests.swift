@@ -215,9 +215,14 @@ import Testing
         }
     }
 
-    @Test func retriesRunOutIntoALoudFailure() throws {
+    @Test func retriesRunOutIntoALoudFailedAttemptButTheStateStaysPending() throws {
         let completion = Self.complete(Self.response(503, .serviceUnavailable), claim: Self.claim(attempts: 3))
-        #expect(completion.action == .finish)
+        guard case .retry(let delay, _) = completion.action else {
+            Issue.record("the row must stay pending, got \(completion.action)")
+            return
+        }
+        #expect(delay > 0 && delay <= Self.settings.retryPolicy.maximumDelay)
+        #expect(completion.alert?.contains("stays pending") == true)
         #expect(completion.delivery?.outcome == .failed)
         #expect(completion.delivery?.reason == "ServiceUnavailable")
         #expect(completion.alert?.contains("gave up after 4 attempts") == true)
@@ -233,9 +238,13 @@ import Testing
         #expect(completion.budget == nil)
     }
 
-    @Test func configurationErrorsFailLoudly() {
+    @Test func configurationErrorsAreLoudAndKeepTheStatePending() {
         let completion = Self.complete(Self.response(400, .featureNotEnabled))
-        #expect(completion.action == .finish)
+        guard case .retry(let delay, _) = completion.action else {
+            Issue.record("an operator can fix the app's configuration: the state must wait, got \(completion.action)")
+            return
+        }
+        #expect(delay == Self.settings.retryPolicy.maximumDelay)
         #expect(completion.delivery?.outcome == .failed)
         #expect(completion.alert != nil)
     }
