@@ -146,7 +146,7 @@ public struct EventIngestor: Sendable {
 
     /// The folded state of a `games` row; a game without events (`state = {}`) starts from
     /// its `status` column. `applied_seq` is the column's.
-    private static func state(of row: PostgresRow) throws -> GameState {
+    static func state(of row: PostgresRow) throws -> GameState {
         let json = try JSONParser().parse(try row.decode("state", as: PostgresJSON.self).bytes)
         var state: GameState
         if json.objectValue?.isEmpty ?? false {
