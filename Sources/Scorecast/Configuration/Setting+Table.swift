@@ -46,6 +46,9 @@ extension Setting {
     public static let channelLimit = Setting("SCORECAST_CHANNEL_LIMIT", .integer(default: 10_000, range: 1...10_000), "Channels per app and environment (Apple's limit is 10,000).")
 
     // Delivery guarantee: retries.
+    public static let retryMaxAttempts = Setting("SCORECAST_RETRY_MAX_ATTEMPTS", .integer(default: 12, range: 1...1_000), "Attempts of one update before it is given up (recorded as failed, logged); the channel's newest state stays pending and goes when APNs answers.")
+    public static let retryBaseMilliseconds = Setting("SCORECAST_RETRY_BASE_MS", .integer(default: 500, range: 1...60_000), "Backoff bound of the first retry; it doubles per attempt, with full jitter. At most SCORECAST_RETRY_MAX_MS.")
+    public static let retryMaxMilliseconds = Setting("SCORECAST_RETRY_MAX_MS", .integer(default: 300_000, range: 10...3_600_000), "Largest backoff bound (also the retry interval of an update given up).")
     public static let retryAfterMaxSeconds = Setting("SCORECAST_RETRY_AFTER_MAX_SECONDS", .integer(default: 60, range: 0...3_600), "Longest APNs Retry-After honoured; after a 429 it only bars priority 10 (state keeps flowing at 5), and never freezes a channel longer.")
 
     // Ingest.
@@ -78,7 +81,7 @@ extension Setting {
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes,
         budgetStandardPerHour, budgetFrequentPerHour, channelLimit,
-        retryAfterMaxSeconds,
+        retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,
         ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,
         retentionDays, retireGraceMinutes, reconcileFix,
         pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,

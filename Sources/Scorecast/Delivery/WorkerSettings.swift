@@ -99,7 +99,8 @@ public struct WorkerSettings: Sendable {
             budgetStandardPerHour: configuration.budgetStandardPerHour,
             budgetFrequentPerHour: configuration.budgetFrequentPerHour,
             retryPolicy: RetryPolicy(
-                maximumRetryAfter: configuration.retryAfterMax.seconds,
+                baseDelay: configuration.retryBase.seconds, maximumDelay: configuration.retryMax.seconds,
+                maximumAttempts: configuration.retryMaxAttempts, maximumRetryAfter: configuration.retryAfterMax.seconds,
                 throttledRetryDelay: configuration.routineInterval.seconds),
             apnsRequestTimeout: configuration.apnsRequestTimeout)
     }
