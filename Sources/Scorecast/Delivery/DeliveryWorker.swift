@@ -66,7 +66,7 @@ struct DeliveryWorker: Sendable {
                     let ids = claimed.map(\.channelID)
                     context.inFlight.insert(ids)
                     let completions = context.stopping.isSignalled
-                        ? claimed.map(DeliveryCompletion.release) : await sendAll(claimed)
+                        ? claimed.map(DeliveryCompletion.release) : await sendKeepingLeases(claimed)
                     if writing { await writes.next() }
                     writes.addTask {
                         await complete(completions)
@@ -96,6 +96,37 @@ struct DeliveryWorker: Sendable {
             timeout = min(poll, max(floor, .milliseconds(Int64(max(0, min(seconds, 86_400)) * 1000))))
         }
         await context.wakeup.wait(after: seen, timeout: timeout)
+    }
+
+    /// ``sendAll(_:)`` while a heartbeat extends the batch's leases every third of the lease:
+    /// a send slower than the lease (a slow APNs, a long timeout) keeps its rows, and only a
+    /// crashed worker's rows are taken over when the lease runs out.
+    private func sendKeepingLeases(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
+        let ids = claimed.map(\.channelID)
+        return await withTaskGroup(of: [DeliveryCompletion]?.self) { group in
+            group.addTask { await sendAll(claimed) }
+            group.addTask {
+                let lease = context.settings.leaseDuration
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: lease / 3)
+                    if Task.isCancelled { break }
+                    do {
+                        try await context.store.extendLeases(channelIDs: ids, owner: owner, lease: lease)
+                    } catch {
+                        context.logger.warning("extending the leases of a batch in flight failed", [
+                            "worker": String(index), "rows": String(ids.count), "error": "\(error)"])
+                    }
+                }
+                return nil
+            }
+            var completions: [DeliveryCompletion] = []
+            while let next = await group.next() {
+                guard let next else { continue }
+                completions = next
+                group.cancelAll()
+            }
+            return completions
+        }
     }
 
     /// Sends every row concurrently. Once the pool is stopping, sends still running after the

@@ -105,6 +105,17 @@ public struct OutboxStore: Sendable {
         return try rows.first?.decode("wait", as: Double?.self)
     }
 
+    /// Extends `owner`'s leases on `channelIDs` to now + `lease` (the heartbeat of a long send).
+    /// Returns how many rows it still held.
+    @discardableResult
+    public func extendLeases(channelIDs: [Int64], owner: String, lease: Duration) async throws -> Int {
+        guard !channelIDs.isEmpty else { return 0 }
+        return try await pool.execute("""
+            UPDATE outbox SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
+            WHERE channel_id = ANY(\(channelIDs)) AND lease_owner = \(owner)
+            """)
+    }
+
     /// Lets every unleased row's backoff go (the APNs host answers again: the rows backed off
     /// because of it). Returns how many rows became claimable.
     @discardableResult

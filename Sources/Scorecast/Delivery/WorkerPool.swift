@@ -64,10 +64,6 @@ public final class WorkerPool: Service {
         context.logger.info("worker pool starting", [
             "workers": String(settings.workers), "batch": String(settings.claimBatchSize),
             "lease": "\(settings.leaseDuration)", "owner": context.ownerPrefix])
-        if settings.leaseDuration <= settings.apnsRequestTimeout {
-            context.logger.warning("the lease is not longer than the APNs request timeout: a slow send may lose its lease and be sent twice", [
-                "lease": "\(settings.leaseDuration)", "apns_timeout": "\(settings.apnsRequestTimeout)"])
-        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.listen(context: context, pool: self.pool) }
             group.addTask {

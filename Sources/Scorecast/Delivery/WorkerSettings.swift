@@ -38,8 +38,8 @@ public struct WorkerSettings: Sendable {
     public var storedMessageLifetime: Duration
     /// The NOTIFY channel ingest signals after committing new outbox rows.
     public var notifyChannel: String
-    /// The APNs request deadline; the lease should outlast it, or a slow send may lose its
-    /// lease and go out twice (only a warning: delivery is at least once).
+    /// The APNs request deadline. A send may outlast the lease: the worker extends the leases
+    /// of its batch every third of the lease while it is in flight.
     public var apnsRequestTimeout: Duration
 
     /// The channel ingest NOTIFYs after it commits outbox rows (`EventIngestor`'s).
