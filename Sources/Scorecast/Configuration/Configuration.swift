@@ -67,6 +67,14 @@ public struct Configuration: Sendable {
     public var budgetStandardPerHour: Int
     public var budgetFrequentPerHour: Int
     public var channelLimit: Int
+    /// The longest `Retry-After` honoured (`SCORECAST_RETRY_AFTER_MAX_SECONDS`).
+    public var retryAfterMax: Duration
+    /// Attempts of one content before it is given up (its state stays pending).
+    public var retryMaxAttempts: Int
+    /// The backoff bound of the first retry.
+    public var retryBase: Duration
+    /// The largest backoff bound.
+    public var retryMax: Duration
 
     public var ingestMaxBatch: Int
     public var ingestTransactions: Int
@@ -188,6 +196,10 @@ extension Configuration {
             budgetStandardPerHour: env.integer(.budgetStandardPerHour),
             budgetFrequentPerHour: env.integer(.budgetFrequentPerHour),
             channelLimit: env.integer(.channelLimit),
+            retryAfterMax: .seconds(env.integer(.retryAfterMaxSeconds)),
+            retryMaxAttempts: env.integer(.retryMaxAttempts),
+            retryBase: .milliseconds(env.integer(.retryBaseMilliseconds)),
+            retryMax: .milliseconds(env.integer(.retryMaxMilliseconds)),
             ingestMaxBatch: env.integer(.ingestMaxBatch),
             ingestTransactions: env.integer(.ingestTransactions),
             ingestCreateUnknownGames: env.choice(.unknownGames, ["create": true, "refuse": false]) ?? true,
@@ -210,6 +222,9 @@ extension Configuration {
                 expectation: "at least 16 characters without spaces (e.g. `openssl rand -hex 32`)"),
             opsPublic: env.boolean(.opsPublic))
 
+        if configuration.retryBase > configuration.retryMax {
+            env.problem("SCORECAST_RETRY_BASE_MS (\(configuration.retryBase)) must not exceed SCORECAST_RETRY_MAX_MS (\(configuration.retryMax))")
+        }
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration
     }

@@ -31,7 +31,7 @@ extension Setting {
     // Workers.
     public static let workers = Setting("SCORECAST_WORKERS", .integer(default: 2, range: 1...256), "Concurrent send workers per process (each claims a batch, sends it concurrently, records it while claiming the next).")
     public static let claimBatch = Setting("SCORECAST_CLAIM_BATCH", .integer(default: 256, range: 1...1_000), "Outbox rows a worker claims at once.")
-    public static let leaseSeconds = Setting("SCORECAST_LEASE_SECONDS", .integer(default: 30, range: 2...3_600), "Lease on claimed outbox rows; expired leases are rescued.")
+    public static let leaseSeconds = Setting("SCORECAST_LEASE_SECONDS", .integer(default: 10, range: 2...3_600), "Lease on claimed outbox rows; a send that lasts longer extends it (heartbeat every third of it); a crashed worker's rows are sent again once it expires.")
     public static let pollIntervalMilliseconds = Setting("SCORECAST_POLL_INTERVAL_MS", .integer(default: 1_000, range: 10...60_000), "Workers poll this often when no NOTIFY arrives.")
     public static let claimLingerMilliseconds = Setting("SCORECAST_CLAIM_LINGER_MS", .integer(default: 10, range: 0...1_000), "After a claim that did not fill a batch, a worker waits this long before claiming again, so claims are fewer and larger under load.")
     public static let routineIntervalMilliseconds = Setting("SCORECAST_ROUTINE_INTERVAL_MS", .integer(default: 2_000, range: 0...3_600_000), "Least spacing of routine (priority 5) updates to one channel.")
@@ -54,6 +54,12 @@ extension Setting {
     public static let autoChannelWindowHours = Setting("SCORECAST_AUTO_CHANNEL_WINDOW_HOURS", .integer(default: 24, range: 1...720), "Automatic channels only for games that are live or start within this many hours of now (before or after).")
     public static let feedGamesPerHour = Setting("SCORECAST_FEED_GAMES_PER_HOUR", .integer(default: 200, range: 0...1_000_000), "Games one feed key may create per hour with events for unknown games; a request over it gets 429 and stores nothing.")
     public static let feedGameTimeoutHours = Setting("SCORECAST_FEED_GAME_TIMEOUT_HOURS", .integer(default: 12, range: 1...720), "A game a feed created that has had no event for this long is cancelled, and its channels retired.")
+
+    // Delivery guarantee: retries.
+    public static let retryMaxAttempts = Setting("SCORECAST_RETRY_MAX_ATTEMPTS", .integer(default: 12, range: 1...1_000), "Attempts of one update before it is given up (recorded as failed, logged); the channel's newest state stays pending and goes when APNs answers.")
+    public static let retryBaseMilliseconds = Setting("SCORECAST_RETRY_BASE_MS", .integer(default: 500, range: 1...60_000), "Backoff bound of the first retry; it doubles per attempt, with full jitter. At most SCORECAST_RETRY_MAX_MS.")
+    public static let retryMaxMilliseconds = Setting("SCORECAST_RETRY_MAX_MS", .integer(default: 300_000, range: 10...3_600_000), "Largest backoff bound (also the retry interval of an update given up).")
+    public static let retryAfterMaxSeconds = Setting("SCORECAST_RETRY_AFTER_MAX_SECONDS", .integer(default: 60, range: 0...3_600), "Longest APNs Retry-After honoured; after a 429 it only bars priority 10 (state keeps flowing at 5), and never freezes a channel longer.")
 
     // Ingest.
     public static let ingestMaxBatch = Setting("SCORECAST_INGEST_MAX_BATCH", .integer(default: 500, range: 1...10_000), "Most events in one POST /v1/events.")
@@ -87,6 +93,7 @@ extension Setting {
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes,
         budgetStandardPerHour, budgetFrequentPerHour, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
+        retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,
         ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,
         retentionDays, retireGraceMinutes, reconcileFix,
         pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,

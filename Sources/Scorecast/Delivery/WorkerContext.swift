@@ -19,6 +19,8 @@ struct WorkerContext: Sendable {
     /// ran out during a slow send.
     let inFlight: InFlightChannels
     let counters: WorkerCounters
+    /// The APNs send host's circuit breaker.
+    let breaker: HostBreaker
     /// The prefix of every lease owner of this pool (`host:pid:random`).
     let ownerPrefix: String
 }

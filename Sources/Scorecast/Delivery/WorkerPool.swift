@@ -46,7 +46,8 @@ public final class WorkerPool: Service {
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
             logger: logger, wakeup: WakeSignal(), stopping: WakeSignal(), inFlight: InFlightChannels(),
-            counters: WorkerCounters(), ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
+            counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy),
+            ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
     }
 
     /// The prefix of this pool's lease owners (`<prefix>/w<n>`).
@@ -63,10 +64,6 @@ public final class WorkerPool: Service {
         context.logger.info("worker pool starting", [
             "workers": String(settings.workers), "batch": String(settings.claimBatchSize),
             "lease": "\(settings.leaseDuration)", "owner": context.ownerPrefix])
-        if settings.leaseDuration <= settings.apnsRequestTimeout {
-            context.logger.warning("the lease is not longer than the APNs request timeout: a slow send may lose its lease and be sent twice", [
-                "lease": "\(settings.leaseDuration)", "apns_timeout": "\(settings.apnsRequestTimeout)"])
-        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.listen(context: context, pool: self.pool) }
             group.addTask {

@@ -100,6 +100,11 @@ public struct EventIngestor: Sendable {
             if !writes.isEmpty {
                 try await upsertOutbox(writes, on: connection)
             }
+            let alertsDropped = writes.reduce(0) { $0 + $1.entry.alertsDropped }
+            if alertsDropped > 0 {
+                logger.warning("alert queues were full: the oldest alerts were dropped", [
+                    "feed": feed, "alerts_dropped": "\(alertsDropped)", "limit": "\(OutboxEntry.maximumAlerts)"])
+            }
             logger.debug("ingested", [
                 "feed": feed, "events": "\(events.count)", "games": "\(fold.states.count)", "outbox_rows": "\(writes.count)",
             ])
@@ -160,7 +165,7 @@ public struct EventIngestor: Sendable {
 
     /// The folded state of a `games` row; a game without events (`state = {}`) starts from
     /// its `status` column. `applied_seq` is the column's.
-    private static func state(of row: PostgresRow) throws -> GameState {
+    static func state(of row: PostgresRow) throws -> GameState {
         let json = try JSONParser().parse(try row.decode("state", as: PostgresJSON.self).bytes)
         var state: GameState
         if json.objectValue?.isEmpty ?? false {
@@ -215,7 +220,7 @@ public struct EventIngestor: Sendable {
         // Lock first, then read the channels: a worker that finished a send meanwhile has
         // committed both its outbox delete and the channel's new last_timestamp.
         let pendingRows = try await connection.query("""
-            SELECT o.channel_id, o.version, o.payload, o.priority, o.event_ids, o.first_ingested_at, o.coalesced,
+            SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
                    o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now() AND COALESCE(o.claimed_version = o.version, true)) AS leased
             FROM outbox o
             WHERE o.channel_id IN (
@@ -264,26 +269,27 @@ public struct EventIngestor: Sendable {
         let entries = writes.map(\.entry)
         let payloads = entries.map { String(decoding: $0.body, as: UTF8.self) }
         let eventIDs = entries.map { "{" + $0.eventIDs.joined(separator: ",") + "}" }
+        let alerts = entries.map { QueuedAlert.encodedQueue($0.alerts) }
         // pg_notify runs once per written row; Postgres folds identical notifications of one
         // transaction into one, delivered at commit. Saves a round trip.
         let rows = try await connection.query("""
             WITH written AS (
-            INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
+            INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
                                      first_ingested_at, coalesced, due_at, attempts)
             SELECT u.channel_id, u.version, convert_to(u.payload, 'UTF8'), u.payload_timestamp, u.priority, u.alerting,
-                   u.event_ids::bigint[], u.first_ingested_at, u.coalesced, u.due_at, u.attempts
+                   u.alerts::jsonb, u.event_ids::bigint[], u.first_ingested_at, u.coalesced, u.due_at, u.attempts
             FROM unnest(\(writes.map(\.channelID)), \(writes.map(\.version)), \(payloads),
                         \(entries.map { Int64($0.payload.timestamp) }), \(entries.map { Int16($0.priority.rawValue) }),
-                        \(entries.map(\.isAlerting)), \(eventIDs), \(entries.map(\.enqueuedAt)),
+                        \(entries.map(\.isAlerting)), \(alerts), \(eventIDs), \(entries.map(\.enqueuedAt)),
                         \(entries.map { Int32(clamping: $0.coalesced) }), \(entries.map(\.claimableAt)),
                         \(entries.map { Int32(clamping: $0.attempts) }))
-                 AS u(channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
+                 AS u(channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
                       first_ingested_at, coalesced, due_at, attempts)
             ON CONFLICT (channel_id) DO UPDATE SET
                 version = EXCLUDED.version, payload = EXCLUDED.payload, payload_timestamp = EXCLUDED.payload_timestamp,
-                priority = EXCLUDED.priority, alerting = EXCLUDED.alerting, event_ids = EXCLUDED.event_ids,
+                priority = EXCLUDED.priority, alerting = EXCLUDED.alerting, alerts = EXCLUDED.alerts, event_ids = EXCLUDED.event_ids,
                 first_ingested_at = EXCLUDED.first_ingested_at, coalesced = EXCLUDED.coalesced,
-                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, updated_at = now()
+                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, not_before = NULL, updated_at = now()
             WHERE o.version = EXCLUDED.version - 1
             RETURNING o.channel_id
             )

@@ -23,10 +23,16 @@ public struct ChannelRegistry: Sendable {
     public let credentials: CredentialStore
     /// Channels per app and environment (`SCORECAST_CHANNEL_LIMIT`).
     public let channelLimit: ChannelLimit
+    /// `stale-date` per sport, for the current state a new channel is seeded with.
+    public let staleness: StalenessPolicy
     let logger: Logger
 
-    /// Creates a registry.
-    public init(pool: PostgresPool, apns: any ChannelManaging, credentials: CredentialStore, channelLimit: Int, logger: Logger) {
+    /// Creates a registry; `staleness` is ingest's (`IngestSettings.staleness`).
+    public init(
+        pool: PostgresPool, apns: any ChannelManaging, credentials: CredentialStore, channelLimit: Int,
+        staleness: StalenessPolicy = StalenessPolicy(), logger: Logger
+    ) {
+        self.staleness = staleness
         self.pool = pool
         self.apns = apns
         self.credentials = credentials
@@ -128,6 +134,7 @@ public struct ChannelRegistry: Sendable {
                 createdID = channelID
                 let record = try await channels.insert(
                     appID: app.id, apnsChannelID: channelID, policy: policy, gameID: gameID, on: connection)
+                try await ChannelSeed(staleness: staleness).seed(channelID: record.id, app: app, gameID: gameID, on: connection)
                 guard let listing = try await channels.find(id: record.id, on: connection) else {
                     throw PostgresError(.queryFailed, "the new channel could not be read back")
                 }

@@ -35,7 +35,7 @@ struct RegistryCLI {
         try await context.withAPNs(configuration, logger: logger) { runtime in
             let registry = ChannelRegistry(
                 pool: pool, apns: runtime.clients, credentials: CredentialStore(),
-                channelLimit: configuration.channelLimit, logger: logger)
+                channelLimit: configuration.channelLimit, staleness: IngestSettings(configuration: configuration).staleness, logger: logger)
             return try await body(registry, runtime)
         }
     }

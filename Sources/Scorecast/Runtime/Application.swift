@@ -109,7 +109,8 @@ public struct Application: Sendable {
             }
             if configuration.roles.contains(.poller) {
                 let registry = ChannelRegistry(
-                    pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit, logger: logger)
+                    pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit,
+                    staleness: IngestSettings(configuration: configuration).staleness, logger: logger)
                 services.append(Poller.standard(configuration: configuration, pool: database.pool, registry: registry, metrics: metrics, logger: logger))
             }
             services += try addOns(Running(

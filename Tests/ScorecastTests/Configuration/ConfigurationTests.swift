@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ScorecastCore
 @testable import Scorecast
 
 @Suite struct ConfigurationTests {
@@ -24,12 +25,36 @@ import Testing
         ("SCORECAST_ROLES", "api,chef", "SCORECAST_ROLES must be a comma-separated list"),
         ("SCORECAST_UNKNOWN_GAMES", "ignore", "SCORECAST_UNKNOWN_GAMES must be one of create, refuse"),
         ("SCORECAST_APNS_TOKEN_REFRESH_MINUTES", "61", "SCORECAST_APNS_TOKEN_REFRESH_MINUTES must be between 20 and 59"),
+        ("SCORECAST_RETRY_MAX_ATTEMPTS", "0", "SCORECAST_RETRY_MAX_ATTEMPTS must be between 1 and 1000"),
+        ("SCORECAST_RETRY_BASE_MS", "400000", "SCORECAST_RETRY_BASE_MS must be between 1 and 60000"),
+        ("SCORECAST_RETRY_MAX_MS", "5", "SCORECAST_RETRY_MAX_MS must be between 10 and 3600000"),
+        ("SCORECAST_RETRY_AFTER_MAX_SECONDS", "7200", "SCORECAST_RETRY_AFTER_MAX_SECONDS must be between 0 and 3600"),
     ])
     func invalidValuesNameTheVariable(name: String, value: String, expected: String) {
         #expect {
             try Configuration.load(from: [name: value], workingDirectory: workingDirectory)
         } throws: { error in
             (error as? ConfigurationError)?.problems.contains { $0.contains(expected) } == true
+        }
+    }
+
+    @Test func retrySettingsReachTheWorkersPolicy() throws {
+        let configuration = try Configuration.load(from: [
+            "SCORECAST_RETRY_MAX_ATTEMPTS": "5", "SCORECAST_RETRY_BASE_MS": "200", "SCORECAST_RETRY_MAX_MS": "8000",
+            "SCORECAST_RETRY_AFTER_MAX_SECONDS": "30", "SCORECAST_ROUTINE_INTERVAL_MS": "1500",
+        ], workingDirectory: workingDirectory)
+        let policy = WorkerSettings(configuration: configuration).retryPolicy
+        #expect(policy.maximumAttempts == 5)
+        #expect(policy.baseDelay == 0.2)
+        #expect(policy.maximumDelay == 8)
+        #expect(policy.maximumRetryAfter == 30)
+        #expect(policy.throttledRetryDelay == 1.5)
+        let defaults = WorkerSettings(configuration: try Configuration.load(from: [:], workingDirectory: workingDirectory)).retryPolicy
+        #expect(defaults == RetryPolicy(maximumRetryAfter: 60, throttledRetryDelay: 2), "the defaults are the core's")
+        #expect {
+            try Configuration.load(from: ["SCORECAST_RETRY_BASE_MS": "9000", "SCORECAST_RETRY_MAX_MS": "8000"], workingDirectory: workingDirectory)
+        } throws: { error in
+            (error as? ConfigurationError)?.problems.contains { $0.contains("SCORECAST_RETRY_BASE_MS") && $0.contains("SCORECAST_RETRY_MAX_MS") } == true
         }
     }
 
