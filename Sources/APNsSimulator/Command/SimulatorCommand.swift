@@ -58,7 +58,7 @@ public enum SimulatorCommand {
 
     /// The options of `apns-sim` (their help is ``helpText``).
     static let options: [OptionSpec] = [
-        "host", "send-port", "management-port", "admin-port", "state-dir", "cert", "key", "max-streams", "config",
+        "host", "admin-host", "send-port", "management-port", "admin-port", "state-dir", "cert", "key", "max-streams", "config",
         "channel-limit", "budget", "no-storage-budget", "retry-after", "request-log",
         "fail-next", "fail-percent", "fail-status", "goaway-after", "reset-next", "reset-percent", "latency-ms",
     ].map { OptionSpec.value($0, "VALUE", "see apns-sim --help") }
