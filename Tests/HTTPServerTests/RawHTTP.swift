@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import HTTPServer
 
 /// A bare TCP client for what URLSession cannot express: malformed requests, bodies that lie
@@ -126,57 +125,5 @@ enum RawHTTP {
         }
         guard bound == 0 else { throw SocketError(description: "bind(\(source)) failed: errno \(errno)") }
     }
-
-    /// Opens `count` connections from 127.0.0.1 that each send a request line and then one
-    /// header line every `interval` seconds, never finishing (slowloris), until `stop` is
-    /// set. Returns how many the server had closed by then (at its caps or deadlines).
-    static func slowClients(port: Int, count: Int, interval: Double, until stop: StopFlag) async throws -> Int {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try runSlowClients(port: port, count: count, interval: interval, stop: stop) })
-            }
-            thread.start()
-        }
-    }
-
-    private static func runSlowClients(port: Int, count: Int, interval: Double, stop: StopFlag) throws -> Int {
-        var open: [Int32] = []
-        defer { open.forEach { close($0) } }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw SocketError(description: "socket() failed: errno \(errno)") }
-            open.append(fd)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw SocketError(description: "connect() failed: errno \(errno)") }
-            _ = "GET /healthz HTTP/1.1\r\nHost: x\r\n".withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        }
-        var closedByServer = Set<Int32>()
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        while !stop.isSet {
-            for fd in open where !closedByServer.contains(fd) {
-                let sent = "X-Slow: 1\r\n".withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                if sent < 0 && errno != EAGAIN {
-                    closedByServer.insert(fd)
-                    continue
-                }
-                let read = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                if read == 0 || (read < 0 && errno != EAGAIN) { closedByServer.insert(fd) }
-            }
-            Thread.sleep(forTimeInterval: interval)
-        }
-        return closedByServer.count
-    }
 }
 
-/// Set once to tell a client thread to finish.
-final class StopFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .relaxed) }
-    func set() { value.store(true, ordering: .relaxed) }
-}

@@ -79,8 +79,18 @@ import Testing
     // MARK: - Who gets in
 
     /// `psql … -c 'SELECT count(*) FROM kept'` as `user` (nil: this process's user).
-    private func psql(as user: String?, _ connection: [String]) throws -> ProcessRunner.Output {
-        try ProcessRunner.run("/usr/bin/psql", connection + ["-U", "postgres", "-d", "scorecast", "-w", "-Atc", "SELECT count(*) FROM kept"], asUser: user)
+    private func psql(as user: String?, _ connection: [String]) async throws -> ProcessRunner.Output {
+        try await run("/usr/bin/psql", connection + ["-U", "postgres", "-d", "scorecast", "-w", "-Atc", "SELECT count(*) FROM kept"], asUser: user)
+    }
+
+    /// `ProcessRunner.run` on a thread of its own: it blocks until the program exits, and the
+    /// tests' concurrency pool must not wait with it.
+    private func run(_ executable: String, _ arguments: [String], asUser user: String?) async throws -> ProcessRunner.Output {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { () throws(PostgresError) in try ProcessRunner.run(executable, arguments, asUser: user) })
+            }
+        }
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to act as another local user"))
@@ -96,9 +106,9 @@ import Testing
         await connection.close()
 
         // The owner gets in through the socket; `nobody`, with the same command, does not.
-        let owner = try psql(as: nil, ["-h", socket, "-p", "\(configuration.port ?? 0)"])
+        let owner = try await psql(as: nil, ["-h", socket, "-p", "\(configuration.port ?? 0)"])
         #expect(owner.status == 0 && owner.text.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-        let stranger = try psql(as: "nobody", ["-h", socket, "-p", "\(configuration.port ?? 0)"])
+        let stranger = try await psql(as: "nobody", ["-h", socket, "-p", "\(configuration.port ?? 0)"])
         #expect(stranger.status != 0)
         #expect(stranger.text.contains("Permission denied"))
         var info = stat()
@@ -133,10 +143,10 @@ import Testing
 
             """.write(to: layout.settingsFile, atomically: false, encoding: .utf8)
         let pgCtl = try PostgresInstallation.find().pgCtl
-        let started = try ProcessRunner.run(pgCtl, ["-D", layout.data.path, "-l", layout.logFile.path, "-w", "start"], asUser: "postgres")
+        let started = try await run(pgCtl, ["-D", layout.data.path, "-l", layout.logFile.path, "-w", "start"], asUser: "postgres")
         #expect(started.status == 0)
-        let before = try psql(as: "nobody", ["-h", "127.0.0.1", "-p", "\(port)"])
-        _ = try ProcessRunner.run(pgCtl, ["-D", layout.data.path, "-w", "stop"], asUser: "postgres")
+        let before = try await psql(as: "nobody", ["-h", "127.0.0.1", "-p", "\(port)"])
+        _ = try await run(pgCtl, ["-D", layout.data.path, "-w", "stop"], asUser: "postgres")
         #expect(before.status == 0 && before.text.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
 
         // This version's start upgrades it: rows kept, TCP closed, the socket private.
@@ -144,9 +154,9 @@ import Testing
         defer { upgraded.stop() }
         let configuration = try await upgraded.start()
         #expect(try await count(configuration) == 2)
-        let tcp = try psql(as: "nobody", ["-h", "127.0.0.1", "-p", "\(port)"])
+        let tcp = try await psql(as: "nobody", ["-h", "127.0.0.1", "-p", "\(port)"])
         #expect(tcp.status != 0 && tcp.text.contains("Connection refused"))
-        let socket = try psql(as: "nobody", ["-h", configuration.host ?? "", "-p", "\(configuration.port ?? 0)"])
+        let socket = try await psql(as: "nobody", ["-h", configuration.host ?? "", "-p", "\(configuration.port ?? 0)"])
         #expect(socket.status != 0 && socket.text.contains("Permission denied"))
         #expect(try String(contentsOf: layout.accessRulesFile, encoding: .utf8) == EmbeddedPostgres.accessRules)
     }
