@@ -1,6 +1,7 @@
 import APNsSimulator
 import EndToEndSupport
 import Foundation
+import JSON
 import Postgres
 import ScorecastCore
 import Testing

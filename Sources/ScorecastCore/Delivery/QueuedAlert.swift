@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// An announcement waiting in a channel's outbox row: the alert of one alerting event.
 ///

@@ -1,5 +1,6 @@
 import APNsSimulator
 import Foundation
+import JSON
 import Logging
 import Postgres
 import Scorecast
