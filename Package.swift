@@ -60,7 +60,12 @@ let package = Package(
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "Crypto", "TestSupport"]),
         .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
+        .target(
+            name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging"],
+            path: "Tests/EndToEndSupport"),
+        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
+        // The delivery guarantee under faults (issue 11): the built binary, real Postgres, the simulator's faults.
+        .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import APNs
 import APNsSimulator
+import EndToEndSupport
 import Foundation
 import FoundationNetworking
 import Postgres

@@ -7,22 +7,22 @@ import Logging
 import Postgres
 import TestSupport
 
-/// What one end-to-end registry test needs: a schema of its own (migrated by the CLI), the APNs
+/// What one end-to-end test needs (shared by EndToEndTests and FaultTests): a schema of its own (migrated by the CLI), the APNs
 /// simulator running in this process over TLS, a state folder, and the environment that points
 /// the built `scorecast` at all three.
-struct RegistryE2E: Sendable {
-    let simulator: APNsSimulator
-    let endpoints: SimulatorEndpoints
-    let state: URL
-    let databaseURL: String
-    let pool: PostgresPool
+public struct RegistryE2E: Sendable {
+    public let simulator: APNsSimulator
+    public let endpoints: SimulatorEndpoints
+    public let state: URL
+    public let databaseURL: String
+    public let pool: PostgresPool
     /// The environment of every `scorecast` run (APNs = this simulator, as "remote" hosts).
-    var environment: [String: String]
+    public var environment: [String: String]
 
-    static let logger = Logger(label: "e2e", level: .error)
+    public static let logger = Logger(label: "e2e", level: .error)
 
     /// Runs `body` with a fresh fixture; `extra` is added to the CLI's environment.
-    static func with(_ extra: [String: String] = [:], _ body: (RegistryE2E) async throws -> Void) async throws {
+    public static func with(_ extra: [String: String] = [:], _ body: (RegistryE2E) async throws -> Void) async throws {
         let state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("registry-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
@@ -64,20 +64,20 @@ struct RegistryE2E: Sendable {
     }
 
     /// Runs `scorecast arguments…` with the fixture's environment (plus `extra`).
-    func run(_ arguments: String..., extra: [String: String] = [:]) async throws -> (code: Int32, stdout: String, stderr: String) {
+    public func run(_ arguments: String..., extra: [String: String] = [:]) async throws -> (code: Int32, stdout: String, stderr: String) {
         try await run(arguments, extra: extra)
     }
 
     /// Runs `scorecast arguments` with the fixture's environment (plus `extra`; an empty value
     /// removes a variable).
-    func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> (code: Int32, stdout: String, stderr: String) {
+    public func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> (code: Int32, stdout: String, stderr: String) {
         var environment = self.environment
         for (name, value) in extra { environment[name] = value.isEmpty ? nil : value }
         return try await CompletedRun.run(arguments, environment: environment, timeout: .seconds(30))
     }
 
     /// Runs a command that must succeed with `--json` output, and decodes it.
-    func json(_ arguments: String..., extra: [String: String] = [:]) async throws -> Any {
+    public func json(_ arguments: String..., extra: [String: String] = [:]) async throws -> Any {
         let result = try await run(arguments + ["--json"], extra: extra)
         guard result.code == 0 else {
             throw TestSupportError("scorecast \(arguments.joined(separator: " ")) exited \(result.code): \(result.stderr)")
@@ -87,7 +87,7 @@ struct RegistryE2E: Sendable {
 
     /// A P-256 `.p8` key made with the `openssl` CLI (as Apple issues them), with random ids,
     /// registered with the simulator for `bundleIDs`.
-    func teamKey(bundleIDs: [String]) async throws -> TeamKeyFile {
+    public func teamKey(bundleIDs: [String]) async throws -> TeamKeyFile {
         let key = try await TeamKeyFile.make(in: state, curve: "prime256v1")
         try simulator.registerTeam(SimulatorTeam(teamID: key.teamID, keyID: key.keyID, publicKeyPEM: key.publicKeyPEM, bundleIDs: bundleIDs))
         return key
@@ -95,7 +95,7 @@ struct RegistryE2E: Sendable {
 
     /// Adds app `bundleID` in sandbox through the CLI with a fresh registered key.
     @discardableResult
-    func addApp(_ bundleID: String, _ options: String..., extra: [String: String] = [:]) async throws -> TeamKeyFile {
+    public func addApp(_ bundleID: String, _ options: String..., extra: [String: String] = [:]) async throws -> TeamKeyFile {
         let key = try await teamKey(bundleIDs: [bundleID])
         let result = try await run(
             ["apps", "add", "--bundle-id", bundleID, "--environment", "sandbox", "--team-id", key.teamID, "--key-id", key.keyID,
@@ -105,19 +105,19 @@ struct RegistryE2E: Sendable {
     }
 
     /// Adds game `id` through the CLI.
-    func addGame(_ id: String) async throws {
+    public func addGame(_ id: String) async throws {
         let result = try await run("games", "add", "--id", id, "--league", "EPL", "--home", "Arsenal", "--away", "Chelsea",
                                    "--starts-at", "2026-05-24T15:00:00Z")
         guard result.code == 0 else { throw TestSupportError("games add failed: \(result.stderr)") }
     }
 
     /// The simulator's channel ids for `bundleID`.
-    func simulatorChannels(_ bundleID: String) -> Set<String> {
+    public func simulatorChannels(_ bundleID: String) -> Set<String> {
         Set(simulator.channels().filter { $0.bundleID == bundleID }.map(\.id))
     }
 
     /// A libpq conninfo string for `configuration`, its schema first on the search path.
-    static func conninfo(_ configuration: PostgresConfiguration) -> String {
+    public static func conninfo(_ configuration: PostgresConfiguration) -> String {
         func quote(_ value: String) -> String {
             "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
         }
@@ -134,19 +134,19 @@ struct RegistryE2E: Sendable {
 }
 
 /// A team signing key in a `.p8` file, made by the `openssl` CLI.
-struct TeamKeyFile: Sendable {
-    let teamID: String
-    let keyID: String
-    let path: String
-    let publicKeyPEM: String
+public struct TeamKeyFile: Sendable {
+    public let teamID: String
+    public let keyID: String
+    public let path: String
+    public let publicKeyPEM: String
 
     /// Credentials for acting at APNs behind the registry's back.
-    func credentials() throws -> APNsCredentials {
+    public func credentials() throws -> APNsCredentials {
         try APNsCredentials(teamID: teamID, keyID: keyID, keyFile: path)
     }
 
     /// A key on `curve` (`prime256v1` for APNs; others to test refusals) in `folder`.
-    static func make(in folder: URL, curve: String) async throws -> TeamKeyFile {
+    public static func make(in folder: URL, curve: String) async throws -> TeamKeyFile {
         let name = UUID().uuidString
         let path = folder.appendingPathComponent("\(name).p8").path
         let publicPath = folder.appendingPathComponent("\(name).pub").path
@@ -156,14 +156,14 @@ struct TeamKeyFile: Sendable {
                            publicKeyPEM: try String(contentsOfFile: publicPath, encoding: .utf8))
     }
 
-    static func randomID() -> String {
+    public static func randomID() -> String {
         String((0..<10).map { _ in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".randomElement() ?? "A" })
     }
 }
 
 /// Runs shell commands for fixtures (openssl).
-enum Shell {
-    static func run(_ command: String) async throws {
+public enum Shell {
+    public static func run(_ command: String) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
@@ -181,8 +181,8 @@ enum Shell {
 
 /// Runs the built binary to completion and reads both pipes to their end (rather than for a
 /// fixed time after exit), so no output is ever missed on a loaded machine.
-enum CompletedRun {
-    static func run(_ arguments: [String], environment: [String: String], timeout: Duration) async throws -> (code: Int32, stdout: String, stderr: String) {
+public enum CompletedRun {
+    public static func run(_ arguments: [String], environment: [String: String], timeout: Duration) async throws -> (code: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = try ScorecastProcess.binary()
         process.arguments = arguments
