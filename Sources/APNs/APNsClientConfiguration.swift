@@ -27,9 +27,9 @@ public struct APNsClientConfiguration: Sendable, Hashable {
     /// How long an idle connection is kept for reuse; APNs wants connections kept for hours.
     /// Default 6 hours.
     public var idleConnectionMaxAge: Duration = .seconds(6 * 3600)
-    /// Idle time before TCP keepalive probes start, and between probes; also how long a
-    /// connection may stay silent before the client sends an HTTP/2 PING (a PING unanswered
-    /// for 5 s drops the connection). Default 60 s.
+    /// Idle time before TCP keepalive probes start, and between probes: a peer that vanished
+    /// is noticed on a quiet connection (libcurl also checks a cached connection before reusing
+    /// it). Default 60 s.
     public var keepAliveInterval: Duration = .seconds(60)
     /// The largest response body accepted (APNs bodies are tiny; a list of 10,000 channel ids is
     /// the largest). Default 2 MiB.
@@ -78,7 +78,6 @@ public struct APNsClientConfiguration: Sendable, Hashable {
             idleConnectionMaxAgeSeconds: Int(idleConnectionMaxAge.components.seconds),
             keepAliveIdleSeconds: Int(keepAliveInterval.components.seconds),
             keepAliveIntervalSeconds: Int(keepAliveInterval.components.seconds),
-            maxResponseBytes: maxResponseBytes,
-            idlePingInterval: keepAliveInterval)
+            maxResponseBytes: maxResponseBytes)
     }
 }

@@ -1,16 +1,18 @@
 import Logging
 import Synchronization
 
-/// The async face of the HTTP/2 loop thread (`H2ClientLoop`: nghttp2 client sessions over
-/// OpenSSL on one epoll thread): `perform` hands a request to it and suspends until the answer,
+/// The async face of the curl thread (`CurlEventLoop`: one libcurl multi handle driving
+/// HTTP/2 streams over TLS): `perform` hands a request to it and suspends until the answer,
 /// the deadline, cancellation or shutdown.
 final class HTTP2Transport: Sendable {
     private let mailbox: LoopMailbox
     private let nextID = Atomic<UInt64>(0)
+    private let clock: TransportClock
 
     /// Starts the loop thread.
     init(options: TransportOptions, logger: Logger) throws(APNsClientError) {
-        mailbox = try H2ClientLoop.start(options: options, logger: logger)
+        clock = options.clock
+        mailbox = try CurlEventLoop.start(options: options, logger: logger)
     }
 
     deinit {
@@ -21,7 +23,7 @@ final class HTTP2Transport: Sendable {
     /// - Throws: `APNsClientError` for timeout, connection, TLS, cancellation or shutdown.
     func perform(_ request: HTTPRequest, timeout: Duration) async throws(APNsClientError) -> HTTPResponse {
         let id = nextID.add(1, ordering: .relaxed).newValue
-        let deadline = ContinuousClock.now + timeout
+        let deadline = clock.now() + timeout
         let cancellation = CancellationFlag()
         let mailbox = self.mailbox
         do {
