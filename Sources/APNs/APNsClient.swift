@@ -39,6 +39,9 @@ public final class APNsClient: Sendable {
         self.builder = APNsRequestBuilder(sendEndpoint: configuration.sendEndpoint,
                                           managementEndpoint: configuration.managementEndpoint)
         self.transport = try HTTP2Transport(options: configuration.transportOptions, logger: logger)
+        if case .url = configuration.proxy {
+            logger.info("APNs connections go through a proxy", ["proxy": configuration.proxy.description])
+        }
     }
 
     /// Creates a broadcast channel (`201`, its id in ``APNsResponse/channelID``).

@@ -220,7 +220,8 @@ final class CurlEventLoop {
             return
         }
         let error = TransportErrorMapping.error(endpoint, code: result, detail: handle.errorDetail, reachedTransfer: handle.reachedTransfer,
-                                                responseTooLarge: handle.responseTooLarge, limit: options.maxResponseBytes)
+                                                responseTooLarge: handle.responseTooLarge, limit: options.maxResponseBytes,
+                                                proxyStatus: handle.proxyStatus)
         recycle(handle)
         if [.connectionLost, .connectionFailed, .tlsFailure].contains(error.code) { warmedUp.remove(endpoint) }
         if resendPolicy.shouldResend(error, retrySafe: transfer.request.retrySafe, failures: transfer.attempts.load(ordering: .relaxed),

@@ -201,6 +201,13 @@ final class EasyHandle {
         return text.isEmpty ? "" : text
     }
 
+    /// The proxy's status answer to `CONNECT`, 0 when no proxy was asked.
+    var proxyStatus: Int {
+        var status = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_HTTP_CONNECTCODE, &status)
+        return status
+    }
+
     /// Whether libcurl had reached the point of sending the request when the transfer ended.
     var reachedTransfer: Bool {
         var pretransfer: curl_off_t = 0

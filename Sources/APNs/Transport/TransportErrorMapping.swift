@@ -11,9 +11,14 @@ enum TransportErrorMapping {
     ///     before that point means the server cannot have acted on it.
     ///   - responseTooLarge: whether our write callback refused the body.
     ///   - limit: the body cap, for the message.
+    ///   - proxyStatus: the proxy's answer to `CONNECT` (0 without a proxy).
     static func error(_ endpoint: APNsEndpoint, code: CURLcode, detail: String, reachedTransfer: Bool,
-                      responseTooLarge: Bool = false, limit: Int = 0) -> APNsClientError {
+                      responseTooLarge: Bool = false, limit: Int = 0, proxyStatus: Int = 0) -> APNsClientError {
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if proxyStatus >= 300 {
+            return APNsClientError(.connectionFailed, "the proxy refused the tunnel to \(endpoint) (HTTP \(proxyStatus)"
+                + (proxyStatus == 401 || proxyStatus == 407 ? ": check the proxy credentials)" : ")"), neverProcessed: true)
+        }
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             return APNsClientError(.timeout, "no answer from \(endpoint) before the deadline: \(text)", neverProcessed: !reachedTransfer)

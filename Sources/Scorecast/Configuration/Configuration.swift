@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import Logging
 
@@ -63,6 +64,9 @@ public struct Configuration: Sendable {
     public var apnsConnectionsPerHost: Int
     public var apnsRequestTimeout: Duration
     public var apnsTokenRefresh: Duration
+    /// `SCORECAST_APNS_PROXY`: the proxy for Apple's hosts; `nil` leaves libcurl to the standard
+    /// `HTTPS_PROXY` / `NO_PROXY` variables. May hold a password: never logged.
+    public var apnsProxy: String?
 
     public var budgetStandardPerHour: Int
     public var budgetFrequentPerHour: Int
@@ -128,6 +132,11 @@ extension Configuration {
             env.problem("SCORECAST_APNS_CA_FILE names a file that cannot be read: \(caFile)")
         }
 
+        let apnsProxy = env.secretURL(
+            "SCORECAST_APNS_PROXY",
+            validate: { text in (try? APNsProxy.url(text).validate()) != nil },
+            expectation: "a proxy URL such as http://proxy.internal:3128 or http://user:password@proxy.internal:3128 (http, https, socks4, socks4a, socks5 or socks5h)")
+
         let levels = Dictionary(uniqueKeysWithValues: LogLevel.allCases.map { ($0.name, $0) })
         let formats = Dictionary(uniqueKeysWithValues: LogFormat.allCases.map { ($0.rawValue, $0) })
         let roleNames = env.list(
@@ -172,6 +181,7 @@ extension Configuration {
             apnsConnectionsPerHost: env.integer("SCORECAST_APNS_CONNECTIONS", default: 2, in: 1...32),
             apnsRequestTimeout: .milliseconds(env.integer("SCORECAST_APNS_TIMEOUT_MS", default: 10_000, in: 100...120_000)),
             apnsTokenRefresh: .seconds(60 * env.integer("SCORECAST_APNS_TOKEN_REFRESH_MINUTES", default: 40, in: 20...59)),
+            apnsProxy: apnsProxy,
             budgetStandardPerHour: env.integer("SCORECAST_BUDGET_STANDARD_PER_HOUR", default: 12, in: 0...10_000),
             budgetFrequentPerHour: env.integer("SCORECAST_BUDGET_FREQUENT_PER_HOUR", default: 60, in: 0...10_000),
             channelLimit: env.integer("SCORECAST_CHANNEL_LIMIT", default: 10_000, in: 1...10_000),
@@ -221,6 +231,7 @@ extension Configuration {
         .init(name: "SCORECAST_APNS_CONNECTIONS", defaultValue: "2", help: "HTTP/2 connections per APNs host."),
         .init(name: "SCORECAST_APNS_TIMEOUT_MS", defaultValue: "10000", help: "Deadline of every APNs request."),
         .init(name: "SCORECAST_APNS_TOKEN_REFRESH_MINUTES", defaultValue: "40", help: "Provider token age at which it is renewed (20–59)."),
+        .init(name: "SCORECAST_APNS_PROXY", defaultValue: "unset", help: "Proxy for Apple's hosts, e.g. http://user:password@proxy.internal:3128 (credentials never logged). Unset: the standard HTTPS_PROXY / NO_PROXY apply. The built-in simulator is always reached directly."),
         .init(name: "SCORECAST_BUDGET_STANDARD_PER_HOUR", defaultValue: "12", help: "Priority-10 sends per channel per hour, standard apps (Apple publishes no number)."),
         .init(name: "SCORECAST_BUDGET_FREQUENT_PER_HOUR", defaultValue: "60", help: "The same for apps with frequent updates."),
         .init(name: "SCORECAST_CHANNEL_LIMIT", defaultValue: "10000", help: "Channels per app and environment (Apple's limit is 10,000)."),

@@ -39,6 +39,10 @@ struct TransportErrorMappingTests {
                                                    responseTooLarge: true, limit: 1000)
         #expect(tooLarge.code == .invalidResponse)
         #expect(tooLarge.message.contains("1000 bytes"))
+        let refused = TransportErrorMapping.error(endpoint, code: CURLE_RECV_ERROR, detail: "CONNECT tunnel failed, response 407",
+                                                  reachedTransfer: false, proxyStatus: 407)
+        #expect(refused.code == .connectionFailed && refused.neverProcessed)
+        #expect(refused.message == "the proxy refused the tunnel to api.push.apple.com:443 (HTTP 407: check the proxy credentials)")
         let others: [(APNsClientError, APNsClientError.Code, Bool)] = [
             (TransportErrorMapping.noHTTP2(endpoint), .invalidResponse, true),
             (TransportErrorMapping.deadlineWhileQueued(), .timeout, true),
