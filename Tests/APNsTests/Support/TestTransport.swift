@@ -18,13 +18,15 @@ enum TestTransport {
     }
 }
 
-/// The monotonic clock plus an offset the test moves forward: the transport sees hours pass
-/// in an instant, so age limits are tested without wall-clock margins.
+/// A clock that stands still until the test moves it: the transport sees hours pass in an
+/// instant, and no wall time passing between two requests counts, so age limits are tested
+/// exactly at their boundary. (libcurl still enforces each request's deadline by its own clock.)
 final class AdvancingClock: Sendable {
+    private let start = ContinuousClock.now
     private let offset = Mutex<Duration>(.zero)
 
     var transportClock: TransportClock {
-        TransportClock { [self] in ContinuousClock.now + self.offset.withLock { $0 } }
+        TransportClock { [self] in start + offset.withLock { $0 } }
     }
 
     func advance(by duration: Duration) {

@@ -110,7 +110,12 @@ struct ConnectionLifecycleTests {
         let elapsed = ContinuousClock.now - started
         #expect(error?.code == .timeout)
         #expect(error?.neverProcessed == true)
-        #expect(elapsed >= .milliseconds(280) && elapsed < .seconds(10))
+        // libcurl names the limit that ended it: the connect timeout ("SSL connection timeout"),
+        // not the request's deadline ("timed out after 20000 milliseconds"). No wall-clock upper
+        // bound: a busy test process may resume the caller late.
+        let message = error?.message ?? ""
+        #expect(message.contains("SSL connection timeout"), "\(message)")
+        #expect(elapsed >= .milliseconds(280))
         await transport.shutdown()
     }
 
