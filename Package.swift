@@ -23,6 +23,12 @@ let package = Package(
         // The domain: no I/O, no C.
         .target(name: "ScorecastCore"),
 
+        // The project's one HTTP client library: libcurl's global setup and header lists shared
+        // by APNs' HTTP/2 transport (multi interface), and CurlHTTPConnection (easy interface)
+        // for the CLI's events send, the demo's replay, the simulator's admin calls and the
+        // benchmark's feed. A leaf on CCurl, so adapters use it without depending on each other.
+        .target(name: "CurlHTTP", dependencies: ["CCurl"]),
+
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
         .target(name: "Logging"),
         .target(name: "Lifecycle", dependencies: ["Logging"]),
@@ -31,18 +37,18 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "Logging"]),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
-        .target(name: "APNs", dependencies: ["ScorecastCore", "Crypto", "Logging", "CCurl"]),
+        .target(name: "APNs", dependencies: ["ScorecastCore", "Crypto", "Logging", "CCurl", "CurlHTTP"]),
         .target(name: "HTTPServer", dependencies: ["Logging", "Lifecycle", "CMicroHTTPD"]),
         .target(name: "APNsSimulator", dependencies: ["ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
+            dependencies: ["ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging", "CurlHTTP"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
@@ -50,6 +56,7 @@ let package = Package(
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "Logging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "CCurl", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["APNsSimulator", "Crypto", "TestSupport"]),

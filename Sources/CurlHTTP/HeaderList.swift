@@ -1,14 +1,14 @@
-internal import CCurl
+package import CCurl
 
 /// Owns one libcurl header list (`curl_slist`). libcurl keeps only the pointer given to
 /// `CURLOPT_HTTPHEADER`, so the list must outlive every transfer that uses it; an
-/// `EasyHandle` keeps its current list and rebuilds it only when the lines change.
-final class HeaderList {
-    let lines: [String]
-    private(set) var pointer: UnsafeMutablePointer<curl_slist>?
+/// easy handle's owner keeps its current list and rebuilds it only when the lines change.
+package final class HeaderList {
+    package let lines: [String]
+    package private(set) var pointer: UnsafeMutablePointer<curl_slist>?
 
     /// Builds the list; `nil` when libcurl cannot allocate it.
-    init?(lines: [String]) {
+    package init?(lines: [String]) {
         self.lines = lines
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {

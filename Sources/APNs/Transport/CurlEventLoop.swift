@@ -1,4 +1,5 @@
 internal import CCurl
+import CurlHTTP
 import Foundation
 import Logging
 

@@ -1,4 +1,5 @@
 internal import CCurl
+import CurlHTTP
 import Foundation
 
 /// One libcurl easy handle, reused for many requests. Confined to the curl thread (not
