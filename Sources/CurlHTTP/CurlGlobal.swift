@@ -1,4 +1,4 @@
-package import CCurl
+internal import CCurl
 
 /// `curl_global_init` must run once, before any other libcurl call and before threads use
 /// curl; a lazily initialised global gives exactly that (Swift runs it once, thread-safely).

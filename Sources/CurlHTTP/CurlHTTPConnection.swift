@@ -1,4 +1,4 @@
-package import CCurl
+internal import CCurl
 import Foundation
 
 /// The project's one HTTP client for plain request/answer exchanges (the CLI's `events send`,
