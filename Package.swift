@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // nghttp2 only for the simulator's HTTP/2 server; every client speaks through CCurl.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
 
         // The one strict JSON parser and encoder every module uses: a leaf, no dependencies.
@@ -26,6 +28,12 @@ let package = Package(
         // The domain: no I/O, no C.
         .target(name: "ScorecastCore", dependencies: ["JSON"]),
 
+        // The project's one HTTP client library: libcurl's global setup and header lists shared
+        // by APNs' HTTP/2 transport (multi interface), and CurlHTTPConnection (easy interface)
+        // for the CLI's events send, the demo's replay, the simulator's admin calls and the
+        // benchmark's feed. A leaf on CCurl, so adapters use it without depending on each other.
+        .target(name: "CurlHTTP", dependencies: ["CCurl"]),
+
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
         .target(name: "Logging", dependencies: ["JSON"]),
         .target(name: "Lifecycle", dependencies: ["Logging"]),
@@ -33,18 +41,19 @@ let package = Package(
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "Logging"]),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
-        .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "COpenSSL", "CNGHTTP2"]),
+        // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
+        .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "CCurl", "CurlHTTP"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "Logging", "Lifecycle", "CMicroHTTPD"]),
         .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "Arguments", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
+            dependencies: ["JSON", "Arguments", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging", "CurlHTTP"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
@@ -55,8 +64,9 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "Logging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
-        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
+        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "Crypto", "TestSupport"]),
         .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore"]),

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import Logging
 
@@ -63,6 +64,9 @@ public struct Configuration: Sendable {
     public var apnsConnectionsPerHost: Int
     public var apnsRequestTimeout: Duration
     public var apnsTokenRefresh: Duration
+    /// `SCORECAST_APNS_PROXY`: the proxy for Apple's hosts; `nil` leaves libcurl to the standard
+    /// `HTTPS_PROXY` / `NO_PROXY` variables. May hold a password: never logged.
+    public var apnsProxy: String?
 
     public var budgetStandardPerHour: Int
     public var budgetFrequentPerHour: Int
@@ -153,6 +157,11 @@ extension Configuration {
             env.problem("SCORECAST_APNS_CA_FILE names a file that cannot be read: \(caFile)")
         }
 
+        let apnsProxy = env.secret(
+            .apnsProxy,
+            validate: { text in (try? APNsProxy.url(text).validate()) != nil },
+            expectation: "a proxy URL such as http://proxy.internal:3128 or http://user:password@proxy.internal:3128 (http, https, socks4, socks4a, socks5 or socks5h)")
+
         let levels = Dictionary(uniqueKeysWithValues: LogLevel.allCases.map { ($0.name, $0) })
         let formats = Dictionary(uniqueKeysWithValues: LogFormat.allCases.map { ($0.rawValue, $0) })
 
@@ -193,6 +202,7 @@ extension Configuration {
             apnsConnectionsPerHost: env.integer(.apnsConnections),
             apnsRequestTimeout: .milliseconds(env.integer(.apnsTimeoutMilliseconds)),
             apnsTokenRefresh: .seconds(60 * env.integer(.apnsTokenRefreshMinutes)),
+            apnsProxy: apnsProxy,
             budgetStandardPerHour: env.integer(.budgetStandardPerHour),
             budgetFrequentPerHour: env.integer(.budgetFrequentPerHour),
             channelLimit: env.integer(.channelLimit),

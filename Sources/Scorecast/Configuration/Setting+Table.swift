@@ -45,6 +45,7 @@ extension Setting {
     public static let apnsCAFile = Setting("SCORECAST_APNS_CA_FILE", .text(default: nil), "Extra CA certificate file (for a private APNs stand-in).")
     public static let apnsConnections = Setting("SCORECAST_APNS_CONNECTIONS", .integer(default: 2, range: 1...32), "HTTP/2 connections per APNs host.")
     public static let apnsTimeoutMilliseconds = Setting("SCORECAST_APNS_TIMEOUT_MS", .integer(default: 10_000, range: 100...120_000), "Deadline of every APNs request.")
+    public static let apnsProxy = Setting("SCORECAST_APNS_PROXY", .secret, "Proxy for Apple's hosts, e.g. http://user:password@proxy.internal:3128 (credentials never logged). Unset: the standard HTTPS_PROXY / NO_PROXY apply. The built-in simulator is always reached directly.")
     public static let apnsTokenRefreshMinutes = Setting("SCORECAST_APNS_TOKEN_REFRESH_MINUTES", .integer(default: 40, range: 20...59), "Provider token age at which it is renewed.")
 
     // Budgets and limits.
@@ -91,7 +92,7 @@ extension Setting {
         opsToken, opsPublic,
         logLevel, logFormat, roles,
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
-        apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes,
+        apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes, apnsProxy,
         budgetStandardPerHour, budgetFrequentPerHour, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
         retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,
         ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,

@@ -65,6 +65,11 @@ enum MarkdownReport {
                 rows.append(["client / h2load, \(row.connections) connection\(row.connections == 1 ? "" : "s")",
                              "\(ratio(row.ratio)) (\(rate(row.ours.map(\.rate).median)) vs \(rate(row.h2load.map(\.rate).median)))",
                              "≥ 0.5", verdict(row.ratio >= 0.5)])
+                if !row.curlFloor.isEmpty {
+                    rows.append(["client / libcurl floor (C, multi interface), \(row.connections) connection\(row.connections == 1 ? "" : "s")",
+                                 "\(ratio(row.floorRatio)) (\(rate(row.ours.map(\.rate).median)) vs \(rate(row.curlFloor.map(\.rate).median)))",
+                                 "≥ 0.9", verdict(row.floorRatio >= 0.9)])
+                }
             }
         }
         if let peer = report.peer {
@@ -109,7 +114,23 @@ enum MarkdownReport {
         lines += table(["conns × streams", "round", "ours /s", "h2load /s", "ratio", "ours req per client CPU-s",
                         "h2load req per client CPU-s", "simulator CPU-s (ours / h2load)", "failed (ours / h2load)"], rows)
         lines.append("")
+        let floorRows = ceiling.rows.filter { !$0.curlFloor.isEmpty }
+        if !floorRows.isEmpty {
+            var floor: [[String]] = []
+            for row in floorRows {
+                for (index, figure) in row.curlFloor.enumerated() {
+                    floor.append(["\(row.connections) × \(row.streams)", String(index + 1), rate(figure.rate), perCPU(figure),
+                                  String(format: "%.2f", figure.serverCPUSeconds), String(figure.failed)])
+                }
+                floor.append(["**\(row.connections) × \(row.streams)**", "median", "**\(rate(row.curlFloor.map(\.rate).median))**",
+                              "ours ÷ floor **\(ratio(row.floorRatio))**", "", ""])
+            }
+            lines += ["The libcurl floor: `Deploy/bench/curl_floor.c` (libcurl's multi interface from C, compiled with gcc in this run), the same requests:", ""]
+            lines += table(["conns × streams", "round", "floor /s", "floor req per client CPU-s", "simulator CPU-s", "failed"], floor)
+            lines.append("")
+        }
         for row in ceiling.rows { lines.append("- h2load, \(row.connections) connection(s): `\(row.h2loadCommand)`") }
+        for row in floorRows { lines.append("- libcurl floor, \(row.connections) connection(s): `\(row.curlFloorCommand)`") }
         lines.append("")
         return lines
     }

@@ -76,6 +76,20 @@ import ScorecastCore
         }
     }
 
+    @Test func apnsProxyIsReadAndNeverEchoed() throws {
+        let secret = "pr0xy-hunter2"
+        let loaded = try Configuration.load(from: ["SCORECAST_APNS_PROXY": "http://scorecast:\(secret)@proxy.internal:3128"],
+                                            workingDirectory: workingDirectory)
+        #expect(loaded.apnsProxy == "http://scorecast:\(secret)@proxy.internal:3128")
+        #expect(try Configuration.load(from: [:], workingDirectory: workingDirectory).apnsProxy == nil)
+        #expect {
+            try Configuration.load(from: ["SCORECAST_APNS_PROXY": "ftp://u:\(secret)@proxy.internal"], workingDirectory: workingDirectory)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("SCORECAST_APNS_PROXY") && !text.contains(secret)
+        }
+    }
+
     @Test func apnsHostsMustComeTogether() throws {
         #expect(throws: ConfigurationError.self) {
             try Configuration.load(from: ["SCORECAST_APNS_SEND_HOST": "api.push.apple.com"], workingDirectory: workingDirectory)
