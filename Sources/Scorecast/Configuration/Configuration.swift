@@ -81,6 +81,8 @@ public struct Configuration: Sendable {
 
     /// The poller's intervals (`SCORECAST_POLLER_*`).
     public var poller: PollerSettings
+    /// The device side: app API limits, kick-off, device expiry.
+    public var devices: DeviceSettings
 }
 
 extension Configuration {
@@ -184,7 +186,8 @@ extension Configuration {
             retentionDays: env.integer("SCORECAST_RETENTION_DAYS", default: 14, in: 1...3_650),
             retireGrace: .seconds(60 * env.integer("SCORECAST_RETIRE_GRACE_MINUTES", default: 240, in: 0...10_080)),
             reconcileFix: env.boolean("SCORECAST_RECONCILE_FIX", default: false),
-            poller: PollerSettings.load(&env))
+            poller: PollerSettings.load(&env),
+            devices: DeviceSettings.load(&env))
 
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration
@@ -232,5 +235,5 @@ extension Configuration {
         .init(name: "SCORECAST_RETENTION_DAYS", defaultValue: "14", help: "Deliveries and events older than this are pruned."),
         .init(name: "SCORECAST_RETIRE_GRACE_MINUTES", defaultValue: "240", help: "Channels of finished games are deleted this long after the final event."),
         .init(name: "SCORECAST_RECONCILE_FIX", defaultValue: "false", help: "Let the poller fix what reconciliation finds (else it only reports)."),
-    ] + PollerSettings.settings
+    ] + PollerSettings.settings + DeviceSettings.settings
 }
