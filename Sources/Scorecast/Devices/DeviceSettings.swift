@@ -39,25 +39,31 @@ public struct DeviceSettings: Sendable, Equatable {
     /// Reads the variables, recording problems in `env`.
     static func load(_ env: inout EnvironmentReader) -> DeviceSettings {
         DeviceSettings(
-            deviceRatePerMinute: env.integer("SCORECAST_APP_RATE_PER_MINUTE", default: 60, in: 1...100_000),
-            addressRatePerMinute: env.integer("SCORECAST_APP_ADDRESS_RATE_PER_MINUTE", default: 1_200, in: 1...1_000_000),
-            rateBurst: env.integer("SCORECAST_APP_RATE_BURST", default: 30, in: 1...10_000),
-            startLead: .seconds(60 * env.integer("SCORECAST_START_LEAD_MINUTES", default: 5, in: 0...1_440)),
-            startsPerSecond: env.integer("SCORECAST_START_RATE_PER_SECOND", default: 20_000, in: 1...1_000_000),
-            startBatch: env.integer("SCORECAST_START_BATCH", default: 500, in: 1...10_000),
-            deviceTTL: .seconds(86_400 * env.integer("SCORECAST_DEVICE_TTL_DAYS", default: 90, in: 1...3_650)),
-            pollInterval: .milliseconds(env.integer("SCORECAST_DEVICE_POLL_MS", default: 1_000, in: 10...60_000)))
+            deviceRatePerMinute: env.integer(.appRatePerMinute),
+            addressRatePerMinute: env.integer(.appAddressRatePerMinute),
+            rateBurst: env.integer(.appRateBurst),
+            startLead: .seconds(60 * env.integer(.startLeadMinutes)),
+            startsPerSecond: env.integer(.startRatePerSecond),
+            startBatch: env.integer(.startBatch),
+            deviceTTL: .seconds(86_400 * env.integer(.deviceTTLDays)),
+            pollInterval: .milliseconds(env.integer(.devicePollMilliseconds)))
     }
+}
 
-    /// The documentation rows of the variables `load` reads.
-    static let settings: [SettingDescription] = [
-        .init(name: "SCORECAST_APP_RATE_PER_MINUTE", defaultValue: "60", help: "App API requests per device per minute (token bucket; 429 with Retry-After above it)."),
-        .init(name: "SCORECAST_APP_ADDRESS_RATE_PER_MINUTE", defaultValue: "1200", help: "App API and game reads per client address per minute."),
-        .init(name: "SCORECAST_APP_RATE_BURST", defaultValue: "30", help: "Requests at once above those rates."),
-        .init(name: "SCORECAST_START_LEAD_MINUTES", defaultValue: "5", help: "Live Activities are started by push-to-start this long before a game's scheduled start (also on its start event)."),
-        .init(name: "SCORECAST_START_RATE_PER_SECOND", defaultValue: "20000", help: "Most push-to-starts per second per process (the kick-off fan-out's pace)."),
-        .init(name: "SCORECAST_START_BATCH", defaultValue: "500", help: "Push-to-starts the fan-out claims at once."),
-        .init(name: "SCORECAST_DEVICE_TTL_DAYS", defaultValue: "90", help: "Devices silent this long are deleted with their follows and tokens."),
-        .init(name: "SCORECAST_DEVICE_POLL_MS", defaultValue: "1000", help: "The device fan-out looks for due kick-offs and token updates this often."),
+extension Setting {
+    // The device side: the app API, kick-off, device expiry.
+    public static let appRatePerMinute = Setting("SCORECAST_APP_RATE_PER_MINUTE", .integer(default: 60, range: 1...100_000), "App API requests per device per minute (token bucket; 429 with Retry-After above it).")
+    public static let appAddressRatePerMinute = Setting("SCORECAST_APP_ADDRESS_RATE_PER_MINUTE", .integer(default: 1_200, range: 1...1_000_000), "App API requests and game reads per client address per minute.")
+    public static let appRateBurst = Setting("SCORECAST_APP_RATE_BURST", .integer(default: 30, range: 1...10_000), "Requests at once above those rates.")
+    public static let startLeadMinutes = Setting("SCORECAST_START_LEAD_MINUTES", .integer(default: 5, range: 0...1_440), "Live Activities are started by push-to-start this long before a game's scheduled start (or on its start event).")
+    public static let startRatePerSecond = Setting("SCORECAST_START_RATE_PER_SECOND", .integer(default: 20_000, range: 1...1_000_000), "Most push-to-starts per second per process (the kick-off fan-out's pace).")
+    public static let startBatch = Setting("SCORECAST_START_BATCH", .integer(default: 500, range: 1...10_000), "Push-to-starts (and token-path updates) the fan-out claims at once.")
+    public static let deviceTTLDays = Setting("SCORECAST_DEVICE_TTL_DAYS", .integer(default: 90, range: 1...3_650), "Devices silent this long are deleted with their follows and tokens.")
+    public static let devicePollMilliseconds = Setting("SCORECAST_DEVICE_POLL_MS", .integer(default: 1_000, range: 10...60_000), "The device fan-out looks for due kick-offs and token-path updates this often.")
+
+    /// The device side's settings, in documentation order (appended to `all`).
+    static let devices: [Setting] = [
+        appRatePerMinute, appAddressRatePerMinute, appRateBurst, startLeadMinutes, startRatePerSecond, startBatch,
+        deviceTTLDays, devicePollMilliseconds,
     ]
 }

@@ -78,11 +78,14 @@ struct ConnectionLifecycleTests {
     func idleAgeLimit() async throws {
         let server = try await H2TestServer()
         defer { server.stop() }
-        let transport = try HTTP2Transport(options: TestTransport.options(idleMaxAgeSeconds: 2), logger: TestLog.logger)
+        // An hour's limit on a clock the test moves: no wall-clock margin to miss on a busy machine.
+        let clock = AdvancingClock()
+        let transport = try HTTP2Transport(options: TestTransport.options(idleMaxAgeSeconds: 3600, clock: clock.transportClock),
+                                           logger: TestLog.logger)
         #expect(try await Self.get(transport, server.endpoint, "/a").connectionsOpened == 1)
-        // Reused while younger than the limit (the margin absorbs a busy machine).
+        clock.advance(by: .seconds(3599))
         #expect(try await Self.get(transport, server.endpoint, "/b").connectionsOpened == 0)
-        try await Task.sleep(for: .milliseconds(2600))
+        clock.advance(by: .seconds(3601))
         #expect(try await Self.get(transport, server.endpoint, "/c").connectionsOpened == 1)
         await transport.shutdown()
     }
