@@ -4,7 +4,7 @@ import ScorecastCore
 /// The device side's commands: `apps client-key` (the iOS app's key for the app API) and
 /// `games start-activities` (kick-off fan-out now).
 enum DeviceCommands {
-    static let all: [CommandDefinition] = [clientKey, startActivities]
+    static let all: [CommandDefinition] = [clientKey, startActivities, lightChannel]
 
     static let clientKey = CommandDefinition(
         ["apps", "client-key"], summary: "Create, list or revoke an iOS app's client key for the app API",
@@ -90,6 +90,37 @@ enum DeviceCommands {
                 return
             }
             cli.terminal.line("planned \(planned) push-to-start\(planned == 1 ? "" : "s") for \(gameID); `scorecast serve` sends them")
+        }
+    }
+
+    static let lightChannel = CommandDefinition(
+        ["games", "light-channel"], summary: "Create the game's lighter channel, for devices with frequent updates off",
+        options: [
+            .value("app", "BUNDLE", required: true, "the app's bundle id"),
+            .environment,
+            .json,
+        ],
+        positionals: ["GAME"],
+        details: """
+            A second broadcast channel for the game (tier `light`): it gets every update, but priority 10
+            only for kick-off, goals and full time. Devices whose user turned frequent updates off are
+            handed it by GET /v1/games/{id}?frequent-updates=false and in their push-to-start.
+            """
+    ) { arguments, context in
+        guard arguments.positionals.count == 1, let gameID = arguments.positionals.first else {
+            throw CommandError.usage("give exactly one game id")
+        }
+        let bundleID = try arguments.required("app")
+        try await RegistryCLI.run(context, "channels") { cli in
+            let app = try await cli.apps.resolve(bundleID: bundleID, environment: try RegistryCLI.environment(arguments))
+            let created = try await cli.withChannelRegistry { registry, _ in try await registry.createChannel(gameID: gameID, app: app) }
+            let channel = created.listing.channel
+            try await cli.pool.execute("UPDATE channel_bindings SET tier = 'light' WHERE channel_id = \(channel.id) AND game_id = \(gameID)")
+            if arguments.flag("json") {
+                try cli.terminal.json(["game": gameID, "channelId": channel.apnsChannelID, "tier": "light"])
+                return
+            }
+            cli.terminal.line("created light channel \(channel.apnsChannelID) for \(gameID) (\(bundleID), \(app.environment.rawValue))")
         }
     }
 
