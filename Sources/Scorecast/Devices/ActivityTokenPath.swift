@@ -79,7 +79,13 @@ struct ActivityTokenPath: Sendable {
                 FROM activity_tokens t JOIN devices d ON d.id = t.device_id
                 WHERE t.game_id = \(gameID) AND t.status = 'active' AND d.app_id = \(appID)
                 ON CONFLICT (activity_token_id) DO UPDATE SET
-                    payload = EXCLUDED.payload, payload_timestamp = EXCLUDED.payload_timestamp,
+                    -- Coalescing merges state, never announcements: a pending alert not yet on its way
+                    -- rides on the newer state when the newer update has none of its own.
+                    payload = CASE WHEN o.alerting AND NOT EXCLUDED.alerting AND o.lease_owner IS NULL
+                                   THEN convert_to(jsonb_set(convert_from(EXCLUDED.payload, 'UTF8')::jsonb, '{aps,alert}',
+                                                             convert_from(o.payload, 'UTF8')::jsonb -> 'aps' -> 'alert')::text, 'UTF8')
+                                   ELSE EXCLUDED.payload END,
+                    payload_timestamp = EXCLUDED.payload_timestamp,
                     priority = GREATEST(o.priority, EXCLUDED.priority), alerting = o.alerting OR EXCLUDED.alerting,
                     version = o.version + 1, due_at = LEAST(o.due_at, now()), updated_at = now()
                 """)

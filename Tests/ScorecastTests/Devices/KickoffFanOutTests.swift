@@ -189,3 +189,34 @@ struct KickoffFanOutTests {
         }
     }
 }
+
+/// The token path's coalescing keeps announcements: a goal still pending when a routine update
+/// arrives in a later round is sent with the newer state and the goal's alert.
+@Suite struct ActivityCoalescingTests {
+    @Test func aPendingAlertRidesOnTheNewerState() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await fixture.addGame("g1")
+            let store = DeviceStore(pool: fixture.pool)
+            let (device, _) = try await store.register(bundleID: "com.example.scores", installID: "d1", DeviceRegistration(
+                environment: .sandbox, pushToStartToken: nil, osVersion: OSVersion(major: 17, minor: 4), osVersionText: "17.4",
+                frequentUpdates: true, locale: "en"))
+            _ = try await store.registerActivityToken(deviceID: device.id, gameID: "g1", token: AppAPIHarness.token(1))
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
+            let path = ActivityTokenPath(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(),
+                                         staleness: StalenessPolicy(), batch: 10, metrics: nil, logger: RegistryFixture.logger)
+            func post(_ json: String) async throws {
+                _ = try await ingestor.ingest(try FeedEventValidator().events(fromBody: Array(json.utf8), now: Date()), feed: "test")
+                try await path.queueUpdates(now: Date())
+            }
+            try await post(#"{"id":"s1","game":"g1","seq":1,"occurredAt":"2026-11-29T20:07:00Z","kind":"score","team":"home","player":"Saka","scoreboard":{"home":1}}"#)
+            try await post(#"{"id":"c1","game":"g1","seq":2,"occurredAt":"2026-11-29T20:08:00Z","kind":"clock","scoreboard":{"clock":"8'"}}"#)
+            let row = try #require(try await fixture.pool.query("SELECT payload, priority, alerting FROM activity_outbox").first)
+            #expect(try row.decode("priority", as: Int16.self) == 10)
+            let payload = try JSONSerialization.jsonObject(with: try row.decode("payload", as: Data.self)) as? [String: Any]
+            let aps = try #require(payload?["aps"] as? [String: Any])
+            #expect(aps["alert"] != nil, "the goal's alert is kept")
+            #expect((aps["content-state"] as? [String: Any])?["clock"] as? String == "8'", "with the newer state")
+        }
+    }
+}
