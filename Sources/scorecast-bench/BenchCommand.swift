@@ -10,7 +10,8 @@ enum BenchCommand {
 
     Options of run:
       --quick                 short runs for iteration (memory run ~60 s)
-      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5)
+      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5,6)
+      --devices N             devices following the kick-off game in part 6 (default 1000000; 100000 with --quick)
       --memory-seconds N      length of the memory run (default 600; 60 with --quick)
       --rates LIST            end-to-end event rates (default 500,1000,2000)
       --games N               live games (default 1000)
@@ -56,7 +57,8 @@ enum BenchCommand {
 /// The options of `scorecast-bench run`.
 struct BenchOptions: Sendable {
     var quick = false
-    var parts: Set<Int> = [1, 2, 3, 4, 5]
+    var parts: Set<Int> = [1, 2, 3, 4, 5, 6]
+    var devices: Int?
     var memorySeconds: Int?
     var rates = [500, 1000, 2000]
     var games = 1000
@@ -92,6 +94,7 @@ struct BenchOptions: Sendable {
             case "--parts": parts = Set(try integers(flag, try value(flag)))
             case "--memory-seconds": memorySeconds = try integers(flag, try value(flag))[0]
             case "--rates": rates = try integers(flag, try value(flag))
+            case "--devices": devices = try integers(flag, try value(flag))[0]
             case "--games": games = try integers(flag, try value(flag))[0]
             case "--channels": channelsPerGame = try integers(flag, try value(flag))[0]
             case "--alerting-percent":
@@ -112,6 +115,6 @@ struct BenchOptions: Sendable {
             }
             index += 1
         }
-        if let wrong = parts.first(where: { !(1...5).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
+        if let wrong = parts.first(where: { !(1...6).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
     }
 }
