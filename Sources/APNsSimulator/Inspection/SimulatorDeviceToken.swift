@@ -1,3 +1,4 @@
+import JSON
 /// A device token the simulator knows: one that received Live Activity pushes, or one an admin
 /// marked unregistered (`410 Unregistered`).
 public struct SimulatorDeviceToken: Sendable, Equatable, Codable {
@@ -43,10 +44,10 @@ struct DeviceTokenLedger: Sendable {
 
         /// Reads `body` (outside any lock: parsing is the costly part).
         init(body: [UInt8]) {
-            let aps = JSONValue.parse(body)?["aps"]
-            event = aps?["event"]?.string
+            let aps = (try? JSONParser().parse(body))?["aps"]
+            event = aps?["event"]?.stringValue
             if event == "start" {
-                startInput = aps?["input-push-channel"]?.string ?? (aps?["input-push-token"] != nil ? "token" : nil)
+                startInput = aps?["input-push-channel"]?.stringValue ?? (aps?["input-push-token"] != nil ? "token" : nil)
             }
         }
     }

@@ -31,7 +31,7 @@ public struct AppDevicesEndpoint: Sendable {
         let json = RouteOptions.json()
         router.put(base, options: json) { request in
             let (bundleID, installID) = try await checked(request)
-            let registration = try DeviceRequests.registration(try request.decodeJSON(DeviceRequests.DeviceBody.self))
+            let registration = try DeviceRequests.registration(try request.jsonObject())
             return try await answer(request) {
                 let (device, created) = try await store.register(bundleID: bundleID, installID: installID, registration)
                 return try .json(DeviceView(device), status: created ? .created : .ok)
@@ -75,7 +75,7 @@ public struct AppDevicesEndpoint: Sendable {
             let (bundleID, installID) = try await checked(request)
             let gameID = try request.pathParameter("game-id")
             guard (try? GameDraft.checkID(gameID)) != nil else { throw Problem.notFound("there is no game \(gameID.prefix(140))") }
-            let token = try DeviceRequests.activityToken(try request.decodeJSON(DeviceRequests.ActivityBody.self))
+            let token = try DeviceRequests.activityToken(try request.jsonObject())
             return try await answer(request) {
                 let device = try await store.require(bundleID: bundleID, installID: installID)
                 let registered = try await store.registerActivityToken(deviceID: device.id, gameID: gameID, token: token)

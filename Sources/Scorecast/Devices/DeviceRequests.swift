@@ -1,57 +1,74 @@
 import Foundation
 import HTTPServer
+import JSON
 import ScorecastCore
 
 /// The app API's request bodies and path values, and the checks that turn them into values or
 /// into a problem naming every field at fault.
 enum DeviceRequests {
-    /// `PUT /v1/apps/{bundle-id}/devices/{install-id}`.
-    struct DeviceBody: Decodable {
-        var environment: String
-        var pushToStartToken: String?
-        var osVersion: String
-        var frequentUpdates: Bool?
-        var locale: String?
-    }
+    /// The fields of `PUT /v1/apps/{bundle-id}/devices/{install-id}`.
+    static let deviceFields: Set<String> = ["environment", "pushToStartToken", "osVersion", "frequentUpdates", "locale"]
 
-    /// `PUT /v1/apps/{bundle-id}/devices/{install-id}/activities/{game-id}`.
-    struct ActivityBody: Decodable {
-        var pushToken: String
-    }
-
-    /// A checked registration, or a `422` naming each bad field.
-    static func registration(_ body: DeviceBody) throws -> DeviceRegistration {
-        var errors: [Problem.FieldError] = []
-        let environment = APNsEnvironment(rawValue: body.environment)
-        if environment == nil { errors.append(.init(field: "environment", detail: "must be sandbox or production")) }
+    /// A checked registration from the request's JSON object, or a `422` naming each bad field.
+    static func registration(_ body: [String: JSONValue]) throws -> DeviceRegistration {
+        var errors = unknownFields(body, allowed: deviceFields)
+        func text(_ key: String, required: Bool) -> String? {
+            guard let value = body[key], !value.isNull else {
+                if required { errors.append(.init(field: key, detail: "is required")) }
+                return nil
+            }
+            guard let text = value.stringValue else {
+                errors.append(.init(field: key, detail: "must be a string, got \(value.typeName)"))
+                return nil
+            }
+            return text
+        }
+        let environmentText = text("environment", required: true)
+        let environment = environmentText.flatMap(APNsEnvironment.init(rawValue:))
+        if environmentText != nil, environment == nil { errors.append(.init(field: "environment", detail: "must be sandbox or production")) }
         var token: String?
-        if let text = body.pushToStartToken {
-            token = DeviceToken.normalize(text)
+        if let tokenText = text("pushToStartToken", required: false) {
+            token = DeviceToken.normalize(tokenText)
             if token == nil { errors.append(.init(field: "pushToStartToken", detail: "must be 64–512 hex digits (the token's bytes in hex)")) }
         }
-        let version = OSVersion(body.osVersion)
-        if version == nil {
+        let versionText = text("osVersion", required: true)
+        let version = versionText.flatMap(OSVersion.init)
+        if let versionText, version == nil {
             errors.append(.init(field: "osVersion", detail: "must be an iOS version such as 17.2 or 18.0.1"))
         } else if token != nil, version?.supportsPushToStart == false {
-            errors.append(.init(field: "pushToStartToken", detail: "push-to-start needs iOS 17.2 or later (osVersion is \(body.osVersion))"))
+            errors.append(.init(field: "pushToStartToken", detail: "push-to-start needs iOS 17.2 or later (osVersion is \(versionText ?? ""))"))
         }
-        let locale = body.locale ?? "en"
+        var frequentUpdates = true
+        if let value = body["frequentUpdates"], !value.isNull {
+            if let flag = value.boolValue { frequentUpdates = flag } else {
+                errors.append(.init(field: "frequentUpdates", detail: "must be true or false, got \(value.typeName)"))
+            }
+        }
+        let locale = text("locale", required: false) ?? "en"
         if !isLocale(locale) { errors.append(.init(field: "locale", detail: "must be a locale identifier such as en, en_GB or pt-BR")) }
-        guard errors.isEmpty, let environment, let version else {
-            throw Problem.unprocessable("the device registration has \(errors.count == 1 ? "a bad field" : "bad fields"): "
-                                        + errors.map(\.path.dotted).joined(separator: ", "), errors: errors)
-        }
-        return DeviceRegistration(environment: environment, pushToStartToken: token, osVersion: version, osVersionText: body.osVersion,
-                                  frequentUpdates: body.frequentUpdates ?? true, locale: locale)
+        guard errors.isEmpty, let environment, let version, let versionText else { throw refusal("device registration", errors) }
+        return DeviceRegistration(environment: environment, pushToStartToken: token, osVersion: version, osVersionText: versionText,
+                                  frequentUpdates: frequentUpdates, locale: locale)
     }
 
-    /// The activity's push token, lowercase, or a `422`.
-    static func activityToken(_ body: ActivityBody) throws -> String {
-        guard let token = DeviceToken.normalize(body.pushToken) else {
-            throw Problem.unprocessable("pushToken must be 64–512 hex digits",
-                                        errors: [.init(field: "pushToken", detail: "must be 64–512 hex digits (the token's bytes in hex)")])
-        }
+    /// The activity's push token (`{"pushToken": "…"}`), lowercase, or a `422`.
+    static func activityToken(_ body: [String: JSONValue]) throws -> String {
+        var errors = unknownFields(body, allowed: ["pushToken"])
+        let token = body["pushToken"]?.stringValue.flatMap(DeviceToken.normalize)
+        if token == nil { errors.append(.init(field: "pushToken", detail: "must be 64–512 hex digits (the token's bytes in hex)")) }
+        guard errors.isEmpty, let token else { throw refusal("activity token", errors) }
         return token
+    }
+
+    private static func unknownFields(_ body: [String: JSONValue], allowed: Set<String>) -> [Problem.FieldError] {
+        JSONValue.sortedKeys(body).filter { !allowed.contains($0) }.map {
+            .init(field: $0, detail: "is not a known field; expected one of \(allowed.sorted().joined(separator: ", "))")
+        }
+    }
+
+    private static func refusal(_ what: String, _ errors: [Problem.FieldError]) -> Problem {
+        Problem.unprocessable("the \(what) has \(errors.count == 1 ? "a bad field" : "bad fields"): "
+                              + errors.map(\.path.dotted).joined(separator: ", "), errors: errors)
     }
 
     /// The bundle id of the path, or a `404` (a malformed id names no app).

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import ScorecastCore
 
 /// The `attributes` of a push-to-start: the static facts of the game, in the shape of the app's

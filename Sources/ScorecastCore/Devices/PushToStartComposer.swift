@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Composes the push-to-start payload of one game for one device (apns.md §7): `event: start`,
 /// `attributes-type` and `attributes`, the game's current `content-state` rendered exactly as

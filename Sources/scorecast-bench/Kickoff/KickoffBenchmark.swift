@@ -59,7 +59,8 @@ struct KickoffBenchmark: Sendable {
             scorecast, ["games", "start-activities", game], environment: environment.serveEnvironment(httpPort: 0, roles: "worker", extra: [:]),
             folder: folder, label: "start-activities")
         let planSeconds = Self.seconds(ContinuousClock.now - triggerClock)
-        let deadline = ContinuousClock.now + .seconds(max(120, devices / 1_000))
+        // Generous: a shared, loaded machine runs far below the target rate, and a partial figure says little.
+        let deadline = ContinuousClock.now + .seconds(max(300, devices / 100))
         var open = devices
         while ContinuousClock.now < deadline {
             try await Task.sleep(for: .seconds(1))
