@@ -182,6 +182,9 @@ public final class APNsSimulator: Service {
     /// Every channel, oldest first.
     public func channels() -> [SimulatorChannel] { state.channelList() }
 
+    /// Device tokens that received Live Activity pushes or were marked unregistered, by token.
+    public func deviceTokens() -> [SimulatorDeviceToken] { state.deviceTokenList() }
+
     /// The budget position of every channel.
     public func budgets() -> [SimulatorBudgetUsage] { state.budgetUsage() }
 

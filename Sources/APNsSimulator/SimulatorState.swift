@@ -28,6 +28,8 @@ final class SimulatorState: Sendable {
         var settings: Settings
         /// Device tokens answered with `410 Unregistered`, and since when (UNIX milliseconds).
         var unregisteredTokens: [String: Int] = [:]
+        /// Live Activity pushes accepted per device token.
+        var deviceTokens = DeviceTokenLedger()
     }
 
     let core: Mutex<Core>
@@ -159,6 +161,7 @@ final class SimulatorState: Sendable {
             core.channels.removeAll()
             core.budgets.removeAll()
             core.unregisteredTokens.removeAll()
+            core.deviceTokens.removeAll()
         }
         apply(.none)
         log.withLock { $0.removeAll() }

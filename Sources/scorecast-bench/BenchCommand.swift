@@ -11,7 +11,8 @@ enum BenchCommand {
 
     Options of run:
       --quick                 short runs for iteration (memory run ~60 s)
-      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5)
+      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5,6)
+      --devices N             devices following the kick-off game in part 6 (default 1000000; 100000 with --quick)
       --memory-seconds N      length of the memory run (default 600; 60 with --quick)
       --rates LIST            end-to-end event rates (default 500,1000,2000)
       --games N               live games (default 1000)
@@ -57,7 +58,8 @@ enum BenchCommand {
 /// The options of `scorecast-bench run`.
 struct BenchOptions: Sendable {
     var quick = false
-    var parts: Set<Int> = [1, 2, 3, 4, 5]
+    var parts: Set<Int> = [1, 2, 3, 4, 5, 6]
+    var devices: Int?
     var memorySeconds: Int?
     var rates = [500, 1000, 2000]
     var games = 1000
@@ -73,9 +75,10 @@ struct BenchOptions: Sendable {
     /// The options of `run` (described in `usage`).
     static let options: [OptionSpec] = [
         .flag("quick", "a short run"),
-        .value("parts", "N[,N…]", "parts 1–5 to run"),
+        .value("parts", "N[,N…]", "parts 1–6 to run"),
         .value("memory-seconds", "S", "how long the memory part runs"),
         .value("rates", "N[,N…]", "end-to-end event rates"),
+        .value("devices", "N", "devices following the kick-off game in part 6"),
         .value("games", "N", "games in the end-to-end runs"),
         .value("channels", "N", "channels per game"),
         .value("alerting-percent", "P", "share of alerting events"),
@@ -110,6 +113,7 @@ struct BenchOptions: Sendable {
             case "--parts": parts = Set(try integers(flag, value))
             case "--memory-seconds": memorySeconds = try integers(flag, value)[0]
             case "--rates": rates = try integers(flag, value)
+            case "--devices": devices = try integers(flag, value)[0]
             case "--games": games = try integers(flag, value)[0]
             case "--channels": channelsPerGame = try integers(flag, value)[0]
             case "--alerting-percent":
@@ -129,6 +133,6 @@ struct BenchOptions: Sendable {
             default: throw BenchError("unknown option \(flag)")  // the parser refused it already
             }
         }
-        if let wrong = parts.first(where: { !(1...5).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
+        if let wrong = parts.first(where: { !(1...6).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
     }
 }

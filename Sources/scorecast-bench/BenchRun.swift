@@ -55,6 +55,22 @@ struct BenchRun {
             report.loadAverage["3–5"] = "\(load) → \(ProcFS.loadAverage)"
             write(report)
         }
+        if options.parts.contains(6) {
+            let scorecast = options.scorecastBinary ?? (URL(fileURLWithPath: BenchPaths.selfExecutable)
+                .deletingLastPathComponent().appendingPathComponent("scorecast").path)
+            let part = KickoffBenchmark(
+                devices: options.devices ?? (options.quick ? 100_000 : 1_000_000), folder: folder + "/kickoff", key: key,
+                scorecast: scorecast, serveEnvironment: options.serveEnvironment, logger: logger)
+            let load = ProcFS.loadAverage
+            do {
+                try FileManager.default.createDirectory(atPath: folder + "/kickoff", withIntermediateDirectories: true)
+                report.kickoff = try await part.run(clientRate: report.peer.map { $0.ours.map(\.rate).median })
+            } catch {
+                report.skipped["6 kick-off"] = "\(error)"
+            }
+            report.loadAverage["6"] = "\(load) → \(ProcFS.loadAverage)"
+            write(report)
+        }
         for (part, reason) in report.skipped.sorted(by: { $0.key < $1.key }) {
             logger.error("part \(part) did not run: \(reason)")
         }

@@ -197,9 +197,14 @@ final class APNsRequestHandler: H2Handler {
         if let reason = BroadcastRules.checkPayload(request.body, length: request.bodyLength, limit: DevicePushRules.payloadLimit) {
             return .failure(reason, id: id)
         }
-        if let since = state.core.withLock({ $0.unregisteredTokens[token.lowercased()] }) {
-            return .unregistered(id: id, timestampMilliseconds: since)
+        let key = token.lowercased()
+        let push = headers.pushType == "liveactivity" ? DeviceTokenLedger.Push(body: request.body) : nil
+        let unregisteredSince = state.core.withLock { core -> Int? in
+            if let since = core.unregisteredTokens[key] { return since }
+            if let push { core.deviceTokens.record(token: key, bundleID: headers.bundleID, push: push) }
+            return nil
         }
+        if let since = unregisteredSince { return .unregistered(id: id, timestampMilliseconds: since) }
         return .success(status: 200, headers: [id, ("apns-unique-id", Identifiers.uuid(using: &connection.random))])
     }
 

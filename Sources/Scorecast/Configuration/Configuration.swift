@@ -110,6 +110,8 @@ public struct Configuration: Sendable {
     /// a public address is intended.
     public var opsToken: String?
     public var opsPublic: Bool
+    /// The device side: app API limits, kick-off, device expiry.
+    public var devices: DeviceSettings
 }
 
 extension Configuration {
@@ -230,7 +232,8 @@ extension Configuration {
             opsToken: env.secret(
                 .opsToken, validate: { $0.count >= 16 && !$0.contains(where: \.isWhitespace) },
                 expectation: "at least 16 characters without spaces (e.g. `openssl rand -hex 32`)"),
-            opsPublic: env.boolean(.opsPublic))
+            opsPublic: env.boolean(.opsPublic),
+            devices: DeviceSettings.load(&env))
 
         if configuration.retryBase > configuration.retryMax {
             env.problem("SCORECAST_RETRY_BASE_MS (\(configuration.retryBase)) must not exceed SCORECAST_RETRY_MAX_MS (\(configuration.retryMax))")

@@ -99,5 +99,5 @@ extension Setting {
         retentionDays, retireGraceMinutes, reconcileFix,
         pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,
         pollerRetireSeconds, pollerReconcileMinutes, pollerPruneMinutes,
-    ]
+    ] + devices
 }

@@ -234,9 +234,9 @@ public struct EventIngestor: Sendable {
             pending[try row.decode("channel_id")] = try PendingOutboxRow(row: row)
         }
         let rows = try await connection.query("""
-            SELECT t.game_id, t.channel_id, t.last_timestamp, t.last_sent_at, a.*
+            SELECT t.game_id, t.channel_id, t.last_timestamp, t.last_sent_at, t.tier, a.*
             FROM (
-                SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.last_sent_at, c.app_id
+                SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.last_sent_at, c.app_id, b.tier
                 FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
                 WHERE b.game_id = ANY(\(games)) AND c.status = 'active'
             ) t
@@ -256,7 +256,9 @@ public struct EventIngestor: Sendable {
                     renderers[app.id] = .some(nil)
                 }
             }
-            guard let renderer = renderers[app.id] ?? nil else { continue }
+            guard var renderer = renderers[app.id] ?? nil else { continue }
+            // A light channel (frequent updates off) spends priority 10 on kick-off, goals and full time only.
+            if try row.decode("tier", as: String.self) == "light" { renderer.settings.priority = .lightTier }
             let channelID: Int64 = try row.decode("channel_id")
             targets.append(ChannelTarget(
                 channelID: channelID, gameID: try row.decode("game_id"), lastTimestamp: try row.decode("last_timestamp"),

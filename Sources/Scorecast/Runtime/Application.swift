@@ -71,6 +71,8 @@ public struct Application: Sendable {
             ChannelsEndpoint(pool: database.pool).register(on: &router)
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
+            let deviceMetrics = try DeviceMetrics(registry: metricsRegistry)
+            DeviceAPI.register(on: &router, pool: database.pool, settings: configuration.devices)
             StatsEndpoints(
                 query: StatsQuery(pool: database.pool, configuration: configuration), registry: metricsRegistry,
                 refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry),
@@ -106,6 +108,9 @@ public struct Application: Sendable {
                 services.append(WorkerPool(
                     pool: database.pool, apns: apns.clients, credentials: credentials,
                     settings: WorkerSettings(configuration: configuration), logger: logger))
+                services.append(DeviceFanOut(
+                    pool: database.pool, apns: apns.clients, credentials: credentials, configuration: configuration,
+                    metrics: deviceMetrics, logger: logger))
             }
             if configuration.roles.contains(.poller) {
                 let registry = ChannelRegistry(

@@ -195,6 +195,8 @@ struct BenchReport: Sendable, Codable {
     var memory: MemoryReport?
     /// Part 5.
     var scaling: [ScalingRow]
+    /// Part 6.
+    var kickoff: KickoffReport? = nil
     /// Profile evidence gathered for missed targets (tool, what it showed).
     var profiles: [String: String]
     /// Steps that could not run, with the reason.

@@ -30,6 +30,7 @@ enum MarkdownReport {
             lines.append(contentsOf: runTable(report.endToEnd))
         }
         if let memory = report.memory { lines.append(contentsOf: memorySection(memory)) }
+        if let kickoff = report.kickoff { lines.append(contentsOf: kickoffSection(kickoff)) }
         if !report.scaling.isEmpty {
             lines.append("## 5. Scaling: worker processes sharing one Postgres")
             lines.append("")
@@ -190,6 +191,19 @@ enum MarkdownReport {
         lines.append("")
         lines += runTable([memory.run])
         return lines
+    }
+
+    private static func kickoffSection(_ kickoff: KickoffReport) -> [String] {
+        ["## 6. Kick-off: push-to-start fan-out", "",
+         "\(kickoff.devices) devices follow one game (written in bulk: \(String(format: "%.1f", kickoff.registerSeconds)) s); `scorecast games start-activities` planned them in \(String(format: "%.1f", kickoff.planSeconds)) s; a worker-only `serve` sent them to the simulator.", ""]
+            + table(["figure", "measured"], [
+                ["push-to-starts acknowledged", "\(kickoff.started) (failed \(kickoff.failed))"],
+                ["time from trigger to the last", String(format: "%.1f s", kickoff.secondsToLast)],
+                ["push-to-starts per second", rate(kickoff.startsPerSecond)],
+                ["÷ the client's raw rate (part 2)", kickoff.ratio.map { "\(ratio($0)) of \(rate(kickoff.clientRate ?? 0)) (target ≥ \(ratio(kickoff.target)))" } ?? "part 2 did not run"],
+                ["serve RSS before → peak → after", "\(mib(kickoff.serveRSSBeforeMiB)) → \(mib(kickoff.serveRSSPeakMiB)) → \(mib(kickoff.serveRSSAfterMiB))"],
+                ["Postgres bytes per device", String(format: "%.0f", kickoff.postgresBytesPerDevice)],
+            ]) + [""]
     }
 
     private static func table(_ header: [String], _ rows: [[String]]) -> [String] {
