@@ -46,8 +46,9 @@ struct DeliveryWorker: Sendable {
                     let completions = context.stopping.isSignalled
                         ? claimed.map(DeliveryCompletion.release) : await sendAll(claimed)
                     if writing { await writes.next() }
+                    let bundleIDs = Dictionary(claimed.map { ($0.app.id, $0.app.bundleID) }) { first, _ in first }
                     writes.addTask {
-                        await complete(completions)
+                        await complete(completions, bundleIDs: bundleIDs)
                         context.inFlight.remove(ids)
                     }
                     writing = true
@@ -80,8 +81,13 @@ struct DeliveryWorker: Sendable {
     /// grace period are cancelled; their rows are released.
     private func sendAll(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
         await withTaskGroup(of: (Int, DeliveryCompletion)?.self) { group in
+            context.metrics?.inFlightSends.increment(by: Double(claimed.count))
             for (position, claim) in claimed.enumerated() {
-                group.addTask { (position, await send(claim)) }
+                group.addTask {
+                    let completion = await send(claim)
+                    context.metrics?.inFlightSends.decrement()
+                    return (position, completion)
+                }
             }
             let grace = context.settings.shutdownGrace
             let stopping = context.stopping
@@ -136,14 +142,14 @@ struct DeliveryWorker: Sendable {
 
     /// Writes a batch's outcomes, retrying while the database is unreachable; if it stays
     /// unreachable the leases run out and the rows are sent again (delivery is at least once).
-    private func complete(_ completions: [DeliveryCompletion]) async {
+    private func complete(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) async {
         var attempt = 0
         while true {
             attempt += 1
             do {
                 let result = try await context.store.complete(
                     completions, owner: owner, routineInterval: context.settings.routineInterval.seconds)
-                record(completions, result)
+                record(completions, result, bundleIDs: bundleIDs)
                 return
             } catch {
                 let deadline = attempt >= 5 || Task.isCancelled
@@ -156,9 +162,10 @@ struct DeliveryWorker: Sendable {
         }
     }
 
-    private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult) {
+    private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult, bundleIDs: [Int64: String]) {
         let fenced = Set(result.fencedOut)
         let superseded = Set(result.superseded)
+        context.metrics?.recordDeliveries(completions.filter { !fenced.contains($0.channelID) }, bundleIDs: bundleIDs)
         context.counters.update { totals in
             totals.batches += 1
             totals.fencedOut += fenced.count

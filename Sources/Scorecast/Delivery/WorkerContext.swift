@@ -19,6 +19,8 @@ struct WorkerContext: Sendable {
     /// ran out during a slow send.
     let inFlight: InFlightChannels
     let counters: WorkerCounters
+    /// The process's `/metrics` counters, when it serves them.
+    let metrics: ScorecastMetrics?
     /// The prefix of every lease owner of this pool (`host:pid:random`).
     let ownerPrefix: String
 }

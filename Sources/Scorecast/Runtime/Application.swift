@@ -57,10 +57,10 @@ public struct Application: Sendable {
             }
             var router = Router()
             HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
-            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger).register(on: &router)
-            ChannelsEndpoint(pool: database.pool).register(on: &router)
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
+            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
+            ChannelsEndpoint(pool: database.pool).register(on: &router)
             StatsEndpoints(
                 query: StatsQuery(pool: database.pool, configuration: configuration), registry: metricsRegistry,
                 refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry)
@@ -89,7 +89,7 @@ public struct Application: Sendable {
             if configuration.roles.contains(.worker) {
                 services.append(WorkerPool(
                     pool: database.pool, apns: apns.clients, credentials: credentials,
-                    settings: WorkerSettings(configuration: configuration), logger: logger))
+                    settings: WorkerSettings(configuration: configuration), logger: logger, metrics: metrics))
             }
             if configuration.roles.contains(.poller) {
                 let registry = ChannelRegistry(

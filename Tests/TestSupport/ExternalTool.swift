@@ -6,22 +6,24 @@ import Glibc
 
 /// Runs an outside program (python3, chromium) for a test, without blocking the cooperative
 /// pool: output goes to temporary files and termination is awaited through a continuation.
-struct ExternalTool {
+public struct ExternalTool {
     /// What the program did.
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// Why a tool could not be run.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        /// A failure described by `description`.
+        public init(description: String) { self.description = description }
     }
 
     /// Runs `executable` (looked up on PATH via `/usr/bin/env`) with `arguments`, feeding `stdin`,
     /// and kills it after `timeout`.
-    static func run(
+    public static func run(
         _ executable: String, _ arguments: [String], stdin: Data = Data(),
         timeout: Duration = .seconds(60), currentDirectory: URL? = nil
     ) async throws -> Result {
@@ -72,15 +74,14 @@ struct ExternalTool {
 
     /// Kills `process` with SIGKILL if it still runs. (SIGTERM is not enough: children of the
     /// test process inherit its mask of blocked signals, SIGTERM included.)
-    static func kill(_ process: Process) {
+    public static func kill(_ process: Process) {
         guard process.isRunning else { return }
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }
 
-    /// The package root, found from this file's path (Tests/ScorecastTests/Dashboard/…).
-    static var packageRoot: URL {
+    /// The package root, found from this file's path (Tests/TestSupport/…).
+    public static var packageRoot: URL {
         URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 }
