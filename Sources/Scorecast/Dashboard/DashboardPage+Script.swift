@@ -309,9 +309,22 @@ extension DashboardPage {
             body.replaceChildren(...rows);
           }
 
-          function setStatus(ok, message) {
+          // Paused apps send nothing until an admin resumes them: say so above everything else.
+          function renderPaused(live) {
+            const paused = list(live.pausedApps);
+            const target = byId("paused");
+            target.hidden = paused.length === 0;
+            target.replaceChildren(...paused.map((app) => h("div", "banner-line",
+              h("strong", "", "PAUSED · " + text(app.app) + " (" + text(app.environment) + ")"),
+              " — APNs refused its credentials (" + text(app.reason) + ") since " + fmtTime(app.since, false) + "; " +
+                fmtCount(app.waitingUpdates) + " update" + (count(app.waitingUpdates) === 1 ? "" : "s") + " waiting. Fix the key, then ",
+              h("code", "", "scorecast apps resume " + text(app.app) + " --environment " + text(app.environment)))));
+            return paused.length;
+          }
+
+          function setStatus(ok, message, warn) {
             const pill = byId("status");
-            pill.className = "pill " + (ok ? "ok" : "error");
+            pill.className = "pill " + (ok ? (warn ? "warn" : "ok") : "error");
             pill.textContent = message;
             document.body.setAttribute("data-status", ok ? "ok" : "error");
           }
@@ -333,9 +346,10 @@ extension DashboardPage {
               renderBudgets(live);
               renderGames(live);
               renderDeliveries(live);
+              const paused = renderPaused(live);
               renders += 1;
               document.body.setAttribute("data-renders", String(renders));
-              setStatus(true, "live");
+              setStatus(true, paused ? "live · " + paused + " app" + (paused === 1 ? "" : "s") + " paused" : "live", paused > 0);
               byId("updated").textContent = "updated " + fmtTime(live.generatedAt || new Date().toISOString(), true);
             } catch (error) {
               setStatus(false, "cannot refresh: " + text(error && error.message ? error.message : error));

@@ -6,7 +6,8 @@
 /// (`LiveStatsResponse`), relative to its own URL so it also works under a path prefix, and
 /// draws: headline counts (sends, accepted, failed, retried and throttled, coalesced,
 /// downgraded, latency), throughput by outcome, latency percentiles of both legs, failures by
-/// reason, the channels closest to their priority-10 budget, live games and recent deliveries.
+/// reason, the channels closest to their priority-10 budget, live games and recent deliveries;
+/// a red banner names every paused app (and the status pill stops saying a plain "live").
 /// All data reaches the page through `textContent` and `setAttribute`, never as markup.
 ///
 /// For tests and diagnostics the page records its state on the document: `data-renders` on
@@ -64,6 +65,7 @@ public enum DashboardPage {
           <div class="meta"><span id="status" class="pill">connecting…</span><span id="updated" class="muted"></span></div>
         </header>
         <main>
+          <section id="paused" class="banner" role="alert" hidden></section>
           <section id="kpis" class="kpis" aria-label="Headline figures"></section>
           <section class="grid">
             <article class="card wide">

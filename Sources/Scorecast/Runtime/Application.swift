@@ -56,13 +56,14 @@ public struct Application: Sendable {
                 try await migrator.migrate(database.pool)
             }
             var router = Router()
-            HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
+            let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
+            HealthEndpoints(pool: database.pool, migrator: migrator, stats: statsQuery).register(on: &router)
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
             EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
             ChannelsEndpoint(pool: database.pool).register(on: &router)
             StatsEndpoints(
-                query: StatsQuery(pool: database.pool, configuration: configuration), registry: metricsRegistry,
+                query: statsQuery, registry: metricsRegistry,
                 refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry)
             ).register(on: &router)
 
