@@ -37,6 +37,30 @@ import TestSupport
         for pid in postgresPIDs { #expect(!isAlive(pid), "postgres \(pid) is still running; serve said:\n\(serve.errorOutput)") }
     }
 
+    @Test func aCopyOfTheBinaryOnPATHServesFromAnyFolderWithItsBuiltInMigrations() async throws {
+        let bin = try TemporaryFolder("scorecast-bin")
+        let work = try TemporaryFolder("scorecast-elsewhere")
+        defer {
+            bin.remove()
+            work.remove()
+        }
+        // No Schema/ beside or above this copy, nor in the working folder.
+        let copy = bin.url.appendingPathComponent("scorecast")
+        try FileManager.default.copyItem(at: try ScorecastProcess.binary(), to: copy)
+        let path = bin.url.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let serve = try ScorecastProcess(
+            ["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": "0", "PATH": path], workingDirectory: work.url,
+            executable: copy)
+        let port = try await port(of: serve)
+        let ready = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
+        #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))\n\(serve.errorOutput)")
+        let migrations = try TestHTTP.object(ready.body)["migrations"] as? Int
+        let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ScorecastProcess.packageRoot.appendingPathComponent("Schema").path)
+        #expect(migrations == schemaFiles.filter { $0.hasSuffix(".sql") }.count)
+        serve.signal(SIGTERM)
+        #expect(await serve.waitForExit(timeout: .seconds(10)) == 0, "\(serve.errorOutput)")
+    }
+
     @Test func readyzTurns503WhenTheDatabaseStops() async throws {
         let folder = try TemporaryFolder("scorecast-ready")
         defer { folder.remove() }

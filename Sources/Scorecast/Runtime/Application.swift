@@ -44,7 +44,7 @@ public struct Application: Sendable {
         defer { signals.cancel() }
 
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
-        let migrator = Migrator(files: try SchemaFolder.read(try SchemaFolder.locate(environment: environment)), logger: logger)
+        let migrator = Migrator(files: try SchemaFolder.migrations(environment: environment), logger: logger)
         let database: DatabaseRuntime
         do {
             database = try await DatabaseRuntime.open(configuration, logger: logger)
