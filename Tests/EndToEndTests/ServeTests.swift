@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Postgres
 import Testing
 import TestSupport
@@ -101,6 +102,46 @@ import TestSupport
         #expect(serveHelp.code == 0 && serveHelp.stdout.contains("--roles"))
         let unknown = try await ScorecastProcess.run(["frobnicate"])
         #expect(unknown.code == 2)
+    }
+
+    @Test func versionHelpNounsSuggestionsAndStrayArguments() async throws {
+        let version = try await ScorecastProcess.run(["--version"])
+        #expect(version.code == 0 && version.stdout.hasPrefix("scorecast ") && version.stdout.contains("schema "), "\(version.stdout)")
+        let helpGames = try await ScorecastProcess.run(["help", "games"])
+        #expect(helpGames.code == 0 && helpGames.stdout.contains("games add") && helpGames.stdout.contains("games show"))
+        let helpResume = try await ScorecastProcess.run(["help", "apps", "resume"])
+        #expect(helpResume.code == 0 && helpResume.stdout.contains("usage: scorecast apps resume"))
+        let typo = try await ScorecastProcess.run(["chanels", "list"])
+        #expect(typo.code == 2 && typo.stderr.contains("did you mean 'channels list'?"), "\(typo.stderr)")
+        let option = try await ScorecastProcess.run(["games", "list", "--jsn"])
+        #expect(option.code == 2 && option.stderr.contains("did you mean '--json'?"), "\(option.stderr)")
+        let stray = try await ScorecastProcess.run(["games", "list", "today"])
+        #expect(stray.code == 2 && stray.stderr.contains("unexpected argument 'today'"), "\(stray.stderr)")
+        let extra = try await ScorecastProcess.run(["games", "show", "a", "b"])
+        #expect(extra.code == 2 && extra.stderr.contains("unexpected argument 'b'"), "\(extra.stderr)")
+    }
+
+    @Test func aBusyPortIsNamedWithTheSettingToChange() async throws {
+        // Hold a port the way another server would.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && listen(socket, 1) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let folder = try TemporaryFolder("scorecast-busy")
+        defer { folder.remove() }
+        let serve = try ScorecastProcess(["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": String(port)], workingDirectory: folder.url)
+        let code = await serve.waitForExit(timeout: .seconds(60))
+        #expect(code == 1, "\(serve.errorOutput)")
+        #expect(serve.errorOutput.contains("cannot listen on 127.0.0.1:\(port)") && serve.errorOutput.contains("SCORECAST_HTTP_PORT"),
+                "\(serve.errorOutput)")
+        #expect(!serve.errorOutput.contains("startFailed"), "\(serve.errorOutput)")
     }
 
     @Test func migrateAgainstAGivenDatabaseThenStatus() async throws {

@@ -79,7 +79,12 @@ public struct Application: Sendable {
                         connectionTimeoutSeconds: Int(configuration.httpReadTimeout.components.seconds),
                         threadCount: configuration.httpThreads),
                     router: router, logger: logger.named("http"))
-                try http.start()
+                do {
+                    try http.start()
+                } catch let error as HTTPServerError where error.code == .startFailed {
+                    await apns.shutdown()
+                    throw CommandError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: configuration.httpPort))
+                }
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 services.append(http)
                 httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
@@ -118,5 +123,11 @@ public struct Application: Sendable {
         }
         await database.shutdown()
         logger.info("stopped")
+    }
+
+    /// What to tell an admin whose HTTP port could not be opened (usually: it is taken).
+    static func listenFailure(_ error: HTTPServerError, host: String, port: Int) -> String {
+        "the HTTP API cannot listen on \(host):\(port) (\(error.message)): is another scorecast, or another program, "
+            + "using port \(port)? Stop it, or set SCORECAST_HTTP_PORT to a free port (0 picks one)."
     }
 }
