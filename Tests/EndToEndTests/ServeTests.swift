@@ -62,6 +62,36 @@ import TestSupport
         #expect(await serve.waitForExit(timeout: .seconds(10)) == 0, "\(serve.errorOutput)")
     }
 
+    @Test func theBuiltInSimulatorKeepsItsChannelsAcrossARestartOfServe() async throws {
+        let folder = try TemporaryFolder("scorecast-restart")
+        defer { folder.remove() }
+        let environment = ["SCORECAST_STATE_DIR": folder.url.appendingPathComponent(".scorecast").path, "SCORECAST_HTTP_PORT": "0"]
+        func cli(_ arguments: String...) async throws -> String {
+            let result = try await ScorecastProcess.run(arguments, environment: environment)
+            guard result.code == 0 else { throw TestSupportError("scorecast \(arguments.joined(separator: " ")): \(result.stderr)") }
+            return result.stdout
+        }
+        var serve = try ScorecastProcess(["serve"], environment: environment)
+        _ = try await port(of: serve)
+        _ = try await cli("apps", "add", "--bundle-id", "com.example.scores", "--environment", "sandbox", "--generate-key")
+        _ = try await cli("games", "add", "--id", "ars-che", "--league", "EPL", "--home", "Arsenal", "--away", "Chelsea", "--starts-at", "2026-11-29T20:00:00Z")
+        let created = try TestHTTP.object(Array(try await cli("channels", "create", "--game", "ars-che", "--app", "com.example.scores", "--json").utf8))
+        let channelID = try #require(created["channelId"] as? String)
+        serve.signal(SIGTERM)
+        #expect(await serve.waitForExit(timeout: .seconds(20)) == 0, "\(serve.errorOutput)")
+
+        serve = try ScorecastProcess(["serve"], environment: environment)
+        _ = try await port(of: serve)
+        #expect(!serve.errorOutput.contains("no teams registered"), "a false alarm at start: \(serve.errorOutput)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(try await cli("channels", "list", "--json").utf8)) as? [[String: Any]])
+        #expect(listed.map { $0["channelId"] as? String } == [channelID])
+        #expect(listed.map { $0["status"] as? String } == ["active"])
+        let reports = try #require(try JSONSerialization.jsonObject(with: Data(try await cli("channels", "reconcile", "--json").utf8)) as? [[String: Any]])
+        #expect(reports.first?["clean"] as? Bool == true, "the simulator forgot the channel: \(reports)")
+        serve.signal(SIGTERM)
+        #expect(await serve.waitForExit(timeout: .seconds(20)) == 0, "\(serve.errorOutput)")
+    }
+
     @Test func readyzTurns503WhenTheDatabaseStops() async throws {
         let folder = try TemporaryFolder("scorecast-ready")
         defer { folder.remove() }
