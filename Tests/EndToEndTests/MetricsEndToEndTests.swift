@@ -88,7 +88,7 @@ struct MetricsEndToEndTests {
 
             var environment = e2e.environment
             environment.merge(DeliveryEndToEndTests.settings) { _, new in new }
-            environment["SCORECAST_ROUTINE_INTERVAL_MS"] = "200"
+            environment["SCORECAST_ROUTINE_INTERVAL_MS"] = "5000"
             let server = try ScorecastProcess(["serve", "--roles", "api,worker"], environment: environment)
             let url = try await DeliveryEndToEndTests.apiURL(server)
 
@@ -97,10 +97,11 @@ struct MetricsEndToEndTests {
             try await DeliveryEndToEndTests.eventually("the first goal is accepted") {
                 DeliveryEndToEndTests.broadcasts(e2e, to: channelID).contains { $0.status == 200 }
             }
-            // 2: three clock updates in one request: one payload, two coalesced.
-            let clocks = "{\"events\": [" + (2...4).map { Self.event("c\($0)", seq: $0, kind: "clock", home: 1, clock: "\($0 * 10)'") }
-                .joined(separator: ",") + "]}"
-            #expect(try await Self.post(url, key: key, clocks) == 202)
+            // 2: three clock updates: routine, so held for the routine interval after the goal;
+            // the second and third replace the pending one (coalesced), and so does the next goal.
+            for seq in 2...4 {
+                #expect(try await Self.post(url, key: key, Self.event("c\(seq)", seq: seq, kind: "clock", home: 1, clock: "\(seq * 10)'")) == 202)
+            }
             // 3: more goals: 429 from the simulator, then downgrades.
             for seq in 5...7 {
                 #expect(try await Self.post(url, key: key, Self.event("g\(seq)", seq: seq, kind: "score", home: seq - 3, clock: "\(seq * 10)'")) == 202)
@@ -186,6 +187,9 @@ struct MetricsEndToEndTests {
             #expect(named.count > 10, "\(named)")
             let exported = Set(samples.map(\.name) + samples.map(\.family))
             for name in named { #expect(exported.contains(name), "\(name) is used by Deploy/ but not exported") }
+            // APNs trouble is in the log at the default level, once per cause.
+            #expect(server.errorOutput.contains("APNs trouble: InternalServerError"), "\(server.errorOutput)")
+            #expect(server.errorOutput.contains("APNs trouble: TooManyRequests"), "\(server.errorOutput)")
             server.signal(SIGTERM)
             #expect(await server.waitForExit(timeout: .seconds(20)) == 0, "\(server.errorOutput)")
         }

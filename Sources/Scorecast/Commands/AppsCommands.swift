@@ -207,7 +207,7 @@ enum AppsCommands {
                 keyPath: changes.keyPath ?? current.keyPath, settings: settings)
             if newCredentials {
                 if app.pausedReason != nil {
-                    try await cli.withChannelRegistry { registry, _ in try await registry.resume(app) }
+                    _ = try await cli.withChannelRegistry { registry, _ in try await registry.resume(app) }
                     app.pausedReason = nil
                     note = [note, "APNs accepted the new credentials: sends for \(app.bundleID) (\(app.environment.rawValue)) are resumed"]
                         .compactMap { $0 }.joined(separator: "\n")

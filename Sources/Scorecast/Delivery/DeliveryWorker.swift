@@ -53,6 +53,7 @@ struct DeliveryWorker: Sendable {
                     }
                     writing = true
                 }
+                if index == 0 { flushTrouble(now: Date()) }
                 if claimed.count < context.settings.claimBatchSize {
                     // Everything due was taken: wait for news, unless some came in meanwhile;
                     // then let more rows fall due, so the next claim is worth its cost.
@@ -162,6 +163,27 @@ struct DeliveryWorker: Sendable {
         }
     }
 
+    /// Notes the failed attempts' causes (429, 5xx, connection failures…) in the pool's
+    /// summary and logs what it says: each cause's first occurrence, then counts per interval.
+    private func logTrouble(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) {
+        let now = Date()
+        let lines = context.trouble.withLock { summary -> [TroubleSummary.Line] in
+            var lines: [TroubleSummary.Line] = []
+            for completion in completions {
+                guard let delivery = completion.delivery, delivery.outcome != .sent else { continue }
+                let cause = FailureLabels.reasonLabel(delivery.reason ?? "unknown")
+                if let line = summary.record(cause: cause, app: bundleIDs[completion.appID] ?? "unknown", now: now) { lines.append(line) }
+            }
+            return lines + summary.flush(now: now)
+        }
+        for line in lines { context.logger.warning(line.message, line.fields) }
+    }
+
+    /// Logs the summary of a window of APNs trouble that ended while no new trouble came.
+    func flushTrouble(now: Date) {
+        for line in context.trouble.withLock({ $0.flush(now: now) }) { context.logger.warning(line.message, line.fields) }
+    }
+
     private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult, bundleIDs: [Int64: String]) {
         let fenced = Set(result.fencedOut)
         let superseded = Set(result.superseded)
@@ -183,6 +205,7 @@ struct DeliveryWorker: Sendable {
                 }
             }
         }
+        logTrouble(completions.filter { !fenced.contains($0.channelID) }, bundleIDs: bundleIDs)
         for completion in completions where !fenced.contains(completion.channelID) {
             if let alert = completion.alert {
                 context.logger.error("delivery failed: \(alert)", [
