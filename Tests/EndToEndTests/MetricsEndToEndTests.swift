@@ -187,6 +187,14 @@ struct MetricsEndToEndTests {
             #expect(named.count > 10, "\(named)")
             let exported = Set(samples.map(\.name) + samples.map(\.family))
             for name in named { #expect(exported.contains(name), "\(name) is used by Deploy/ but not exported") }
+            // The channel's budget counts accepted priority-10 sends only (a 429 spends the
+            // window for the workers but is no use of it).
+            let registryID = try #require(created["id"] as? Int)
+            let channelStats = try TestHTTP.object(try await TestHTTP.get(url + "/v1/channels/\(registryID)/stats").body)
+            let budget = try #require(channelStats["budget"] as? [String: Any])
+            #expect(budget["priority10Used"] as? Int == log.count { $0.status == 200 && $0.header("apns-priority") == "10" }, "\(budget)")
+            #expect((budget["priority10Used"] as? Int ?? 0) <= (budget["priority10Limit"] as? Int ?? 0), "\(budget)")
+
             // APNs trouble is in the log at the default level, once per cause.
             #expect(server.errorOutput.contains("APNs trouble: InternalServerError"), "\(server.errorOutput)")
             #expect(server.errorOutput.contains("APNs trouble: TooManyRequests"), "\(server.errorOutput)")

@@ -48,6 +48,11 @@ extension DashboardPage {
             if (n === null) return "—";
             return (n < 10 ? n.toFixed(1) : Math.round(n).toString()) + " ms";
           }
+          // Axis labels of latency: "7.5 ms", "250 ms", "2,500 ms" (never rounded to a neighbour).
+          function fmtAxisMs(value) {
+            if (value > 0 && value < 10) return value.toFixed(Number.isInteger(value) ? 0 : 1) + " ms";
+            return integer.format(Math.round(value)) + " ms";
+          }
           function pad(n) { return String(n).padStart(2, "0"); }
           function fmtTime(value, seconds) {
             const date = new Date(text(value));
@@ -76,8 +81,6 @@ extension DashboardPage {
             const height = options.height || 220;
             target.setAttribute("viewBox", "0 0 " + width + " " + height);
             const n = times.length;
-            const plotWidth = width - CHART.left - CHART.right;
-            const plotHeight = height - CHART.top - CHART.bottom;
             const base = new Array(n).fill(0);
             const layers = [];
             let highest = 0;
@@ -89,17 +92,22 @@ extension DashboardPage {
               layers.push({ entry, lower, upper });
             }
             const top = niceCeiling(highest);
+            // The left margin fits the longest value label ("2,500 ms" was clipped to "500 ms").
+            const ticks = [0, 1, 2, 3, 4].map((k) => options.format((top * k) / 4));
+            const left = Math.max(CHART.left, 16 + 7.5 * Math.max(...ticks.map((label) => label.length)));
+            const plotWidth = width - left - CHART.right;
+            const plotHeight = height - CHART.top - CHART.bottom;
             const slot = n > 0 ? plotWidth / n : plotWidth;
             const x = options.bars
-              ? (i) => CHART.left + slot * (i + 0.5)
-              : (i) => CHART.left + (n <= 1 ? plotWidth / 2 : (i * plotWidth) / (n - 1));
+              ? (i) => left + slot * (i + 0.5)
+              : (i) => left + (n <= 1 ? plotWidth / 2 : (i * plotWidth) / (n - 1));
             const y = (value) => CHART.top + plotHeight - (value / top) * plotHeight;
 
             const grid = svg("g", { class: "grid" });
             for (let k = 0; k <= 4; k++) {
               const value = (top * k) / 4;
-              grid.appendChild(svg("line", { x1: CHART.left, x2: width - CHART.right, y1: y(value), y2: y(value) }));
-              grid.appendChild(svg("text", { x: CHART.left - 8, y: y(value) + 4, "text-anchor": "end" }, options.format(value)));
+              grid.appendChild(svg("line", { x1: left, x2: width - CHART.right, y1: y(value), y2: y(value) }));
+              grid.appendChild(svg("text", { x: left - 8, y: y(value) + 4, "text-anchor": "end" }, ticks[k]));
             }
             target.appendChild(grid);
             const axis = svg("g", { class: "axis" });
@@ -195,7 +203,7 @@ extension DashboardPage {
               { name: "retried", label: "retried", color: COLORS.retried, values: pick("retried") },
               { name: "failed", label: "failed", color: COLORS.failed, values: pick("failed") },
             ];
-            drawChart(byId("throughput-chart"), times, entries, { bars: true, height: 240, format: (v) => integer.format(Math.round(v)) });
+            drawChart(byId("throughput-chart"), times, entries, { bars: true, height: 240, format: (v) => (Number.isInteger(v) ? integer.format(v) : v.toFixed(1)) });
             const sends = (stats.totals || {}).sends || {};
             legend(byId("throughput-legend"), entries.map((entry) => ({ color: entry.color, label: entry.label, value: fmtCount(sends[entry.name]) })));
           }
@@ -209,7 +217,7 @@ extension DashboardPage {
               { name: "p95", color: COLORS.p95, values: pick("p95Ms") },
               { name: "p99", color: COLORS.p99, values: pick("p99Ms") },
             ];
-            drawChart(byId(chartID), times, entries, { bars: false, height: 210, format: (v) => (v < 10 && v > 0 ? v.toFixed(1) : Math.round(v)) + " ms" });
+            drawChart(byId(chartID), times, entries, { bars: false, height: 210, format: fmtAxisMs });
             const whole = (((stats.totals || {}).latency || {})[leg]) || {};
             legend(byId(legendID), entries.map((entry) => ({ color: entry.color, label: entry.name, value: fmtMs(whole[entry.name + "Ms"]) })));
           }
@@ -261,7 +269,8 @@ extension DashboardPage {
           }
 
           function renderGames(live) {
-            const games = list(live.games);
+            // Only games in play: the snapshot also lists ones about to start or just finished.
+            const games = list(live.games).filter((game) => ["live", "suspended"].includes(text(game.status)));
             const target = byId("games");
             if (!games.length) {
               target.replaceChildren(h("div", "empty-note", "No games in play"));
