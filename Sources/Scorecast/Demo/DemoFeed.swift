@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 
 /// A bundled, realistic football match to replay through the real ingest API: Northbridge United
 /// v Castleford City, 90+5 minutes with five goals, six yellow cards and a red, eight
@@ -56,7 +57,7 @@ public enum DemoFeed {
             var extra = entry.extra
             if entry.kind == .scheduled {
                 let kickoff = start.addingTimeInterval(Double(DemoScript.MatchTime.kickoff) / speedup)
-                extra["kickoffAt"] = .string(Date(timeIntervalSince1970: kickoff.timeIntervalSince1970.rounded(.down)).formatted(.iso8601))
+                extra["kickoffAt"] = .string(RFC3339.format(kickoff))
             }
             let scoreboard = DemoScoreboard(home: home, away: away, period: entry.time.period, clock: entry.time.clock, extra: extra)
             let seq = index + 1

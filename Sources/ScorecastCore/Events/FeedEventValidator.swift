@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Turns an untrusted request body into validated ``FeedEvent``s, or refuses it whole with
 /// every field problem named by path.

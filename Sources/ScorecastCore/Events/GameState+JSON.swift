@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension GameState {
     /// The state as JSON for storage (`games.state`); ``init(jsonValue:)`` reads it back.

@@ -1,3 +1,5 @@
+import JSON
+
 /// A full or partial scoreboard sent with an event: only the fields present change the game.
 public struct ScoreboardUpdate: Sendable, Hashable {
     /// The home team's score, when sent.

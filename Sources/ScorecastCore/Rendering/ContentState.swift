@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// The default `content-state` of scorecast's Live Activities, and the Swift struct an iOS
 /// developer pastes into the app to decode it.
