@@ -47,7 +47,9 @@ import TestSupport
         }
         // No Schema/ beside or above this copy, nor in the working folder.
         let copy = bin.url.appendingPathComponent("scorecast")
-        try FileManager.default.copyItem(at: try ScorecastProcess.binary(), to: copy)
+        // Copied by cp, not in this process: a child forked here meanwhile by a concurrent test
+        // would inherit the open file and make running the copy fail with "Text file busy".
+        try await Shell.run("cp '\(try ScorecastProcess.binary().path)' '\(copy.path)'")
         let path = bin.url.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let serve = try ScorecastProcess(
             ["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": "0", "PATH": path], workingDirectory: work.url,
