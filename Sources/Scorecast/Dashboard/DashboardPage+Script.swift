@@ -344,9 +344,16 @@ extension DashboardPage {
             return response.json();
           }
 
+          // The window picker: 15m by default, remembered in the URL's fragment.
+          const picker = byId("window");
+          const chosen = (location.hash.match(/window=(15m|1h|6h|24h)/) || [])[1];
+          if (chosen) picker.value = chosen;
+          picker.addEventListener("change", () => { location.hash = "window=" + picker.value; });
+          const statsPath = () => picker.value === "15m" ? CONFIG.statsPath : CONFIG.statsPath.replace("window=15m", "window=" + picker.value);
+
           async function refresh() {
             try {
-              const [stats, live] = await Promise.all([getJSON(CONFIG.statsPath), getJSON(CONFIG.livePath)]);
+              const [stats, live] = await Promise.all([getJSON(statsPath()), getJSON(CONFIG.livePath)]);
               renderKpis(stats);
               renderThroughput(stats);
               renderLatency(stats, "ingestToSend", "latency-chart", "latency-legend");

@@ -87,6 +87,7 @@ struct DashboardPageTests {
         #expect(Int(attribute("data-renders", of: "body", in: dom) ?? "0") ?? 0 >= 2)
         #expect(server.requests("example").filter { $0 == "/example/v1/stats?window=15m" }.count >= 2)
         #expect(server.requests("example").contains("/example/v1/stats/live"))
+        #expect(dom.contains("<select id=\"window\""), "the window picker is missing")
 
         // Charts: one non-empty path per series.
         for (chart, series) in [("throughput-chart", 3), ("latency-chart", 3), ("answer-chart", 3)] {
