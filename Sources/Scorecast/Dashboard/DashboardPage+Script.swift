@@ -173,6 +173,26 @@ extension DashboardPage {
             return h("div", "kpi " + (kind || ""), h("div", "label", label), h("div", "value", value), h("div", "note", note));
           }
 
+          function fmtAge(seconds) {
+            const n = maybe(seconds);
+            if (n === null) return "—";
+            if (n < 60) return Math.round(n) + " s";
+            if (n < 3600) return Math.floor(n / 60) + " min " + pad(Math.round(n % 60)) + " s";
+            return Math.floor(n / 3600) + " h " + pad(Math.floor((n % 3600) / 60)) + " min";
+          }
+
+          // Backlog and feed silence, from the live snapshot.
+          function renderBacklog(live) {
+            const backlog = live.backlog || {};
+            const oldest = maybe(backlog.oldestPendingSeconds) || 0;
+            const last = backlog.lastEventAt ? new Date(text(backlog.lastEventAt)) : null;
+            const silence = last && !Number.isNaN(last.getTime()) ? Math.max(0, (new Date(text(live.generatedAt)).getTime() - last.getTime()) / 1000) : null;
+            const inPlay = list(live.games).some((game) => ["live", "suspended"].includes(text(game.status)));
+            byId("backlog").replaceChildren(
+              kpi("Backlog", fmtCount(backlog.pending), "oldest due update waited " + fmtAge(oldest), oldest > 30 ? "failed" : ""),
+              kpi("Feed", silence === null ? "no events yet" : fmtAge(silence) + " ago", "last event received", inPlay && silence !== null && silence > 300 ? "failed" : ""));
+          }
+
           function renderKpis(stats) {
             const totals = stats.totals || {};
             const sends = totals.sends || {};
@@ -363,6 +383,7 @@ extension DashboardPage {
               renderGames(live);
               renderDeliveries(live);
               const paused = renderPaused(live);
+              renderBacklog(live);
               renders += 1;
               document.body.setAttribute("data-renders", String(renders));
               setStatus(true, paused ? "live · " + paused + " app" + (paused === 1 ? "" : "s") + " paused" : "live", paused > 0);

@@ -30,6 +30,7 @@ extension DashboardPage {
         .banner { background: rgba(240, 84, 112, .14); border: 1px solid rgba(240, 84, 112, .6); border-radius: 12px;
           padding: 10px 14px; margin-bottom: 16px; color: #ffd0d8; }
         .banner[hidden] { display: none; }
+        .kpis.backlog { grid-template-columns: repeat(2, minmax(0, 1fr)); }
         .banner-line + .banner-line { margin-top: 6px; }
         main { padding: 20px 28px 8px; }
         .kpis { display: grid; grid-template-columns: repeat(8, minmax(0, 1fr)); gap: 12px; margin-bottom: 16px; }

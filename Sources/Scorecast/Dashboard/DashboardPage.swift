@@ -68,6 +68,7 @@ public enum DashboardPage {
         <main>
           <section id="paused" class="banner" role="alert" hidden></section>
           <section id="kpis" class="kpis" aria-label="Headline figures"></section>
+          <section id="backlog" class="kpis backlog" aria-label="Backlog and feed"></section>
           <section class="grid">
             <article class="card wide">
               <div class="card-head"><h2>Throughput</h2><span class="hint">broadcast sends per bucket by outcome, over the chosen window</span><div id="throughput-legend" class="legend"></div></div>

@@ -13,17 +13,37 @@ public struct LiveStatsResponse: Codable, Sendable, Equatable {
     public var recentDeliveries: [RecentDelivery]
     /// Apps whose sends are paused because APNs refused their credentials (empty when none).
     public var pausedApps: [PausedAppStatus]
+    /// The outbox backlog and when the feed last sent an event.
+    public var backlog: BacklogStatus?
 
     /// Creates a snapshot.
     public init(
         generatedAt: Date, games: [LiveGame], budgets: [ChannelBudgetStatus], recentDeliveries: [RecentDelivery],
-        pausedApps: [PausedAppStatus] = []
+        pausedApps: [PausedAppStatus] = [], backlog: BacklogStatus? = nil
     ) {
         self.generatedAt = generatedAt
         self.games = games
         self.budgets = budgets
         self.recentDeliveries = recentDeliveries
         self.pausedApps = pausedApps
+        self.backlog = backlog
+    }
+}
+
+/// Updates waiting to be sent, and the feed's last word.
+public struct BacklogStatus: Codable, Sendable, Equatable {
+    /// Outbox rows pending (one per channel at most).
+    public var pending: Int
+    /// How long the oldest due row has waited, in seconds (0 when none is due).
+    public var oldestPendingSeconds: Double
+    /// When the newest stored feed event arrived, if any.
+    public var lastEventAt: Date?
+
+    /// Creates a status.
+    public init(pending: Int, oldestPendingSeconds: Double, lastEventAt: Date?) {
+        self.pending = pending
+        self.oldestPendingSeconds = oldestPendingSeconds
+        self.lastEventAt = lastEventAt
     }
 }
 

@@ -46,7 +46,24 @@ extension StatsQuery {
                 events: try row.decode("events", as: Int?.self) ?? 0)
         }
         return LiveStatsResponse(
-            generatedAt: now, games: games, budgets: hotBudgets, recentDeliveries: recent, pausedApps: try await pausedApps())
+            generatedAt: now, games: games, budgets: hotBudgets, recentDeliveries: recent, pausedApps: try await pausedApps(),
+            backlog: try await backlog(now: now))
+    }
+
+    /// The outbox backlog at `now` (same definitions as the `/metrics` gauges) and the newest
+    /// event's arrival.
+    func backlog(now: Date) async throws -> BacklogStatus? {
+        guard let row = try await pool.query("""
+            SELECT (SELECT count(*) FROM outbox)::int AS pending,
+                   (SELECT coalesce(EXTRACT(EPOCH FROM \(now) - min(greatest(due_at, coalesce(not_before, due_at)))), 0)::float8
+                    FROM outbox
+                    WHERE due_at <= \(now) AND (not_before IS NULL OR not_before <= \(now))
+                      AND (lease_owner IS NULL OR lease_expires_at <= \(now))) AS oldest,
+                   (SELECT max(received_at) FROM events) AS last_event
+            """).first else { return nil }
+        return BacklogStatus(
+            pending: try row.decode("pending"), oldestPendingSeconds: max(0, try row.decode("oldest", as: Double.self)),
+            lastEventAt: try row.decode("last_event", as: Date?.self))
     }
 
     /// Apps paused because APNs refused their credentials, longest paused first, with the

@@ -88,6 +88,7 @@ struct DashboardPageTests {
         #expect(server.requests("example").filter { $0 == "/example/v1/stats?window=15m" }.count >= 2)
         #expect(server.requests("example").contains("/example/v1/stats/live"))
         #expect(dom.contains("<select id=\"window\""), "the window picker is missing")
+        #expect(dom.contains("oldest due update waited 1 s") && dom.contains("6 s ago"), "backlog and feed silence")
 
         // Charts: one non-empty path per series.
         for (chart, series) in [("throughput-chart", 3), ("latency-chart", 3), ("answer-chart", 3)] {

@@ -100,6 +100,7 @@ private struct Sample: Decodable {
             #expect(game.lastEvent == "Goal! Saka" && game.seq == 7 && game.channels == 2)
             #expect(live.budgets.map(\.priority10Used) == [11, 2])
             #expect(live.budgets.first?.downgrades == 3 && live.budgets.first?.remaining == 1 && live.budgets.first?.game == "live-game")
+            #expect(live.backlog != nil, "the backlog is reported")
             #expect(live.recentDeliveries.count == 25)
             #expect(live.recentDeliveries.map(\.at) == live.recentDeliveries.map(\.at).sorted(by: >))
             #expect(live.recentDeliveries.first?.outcome == .retried && live.recentDeliveries.first?.reason == "TooManyRequests")
