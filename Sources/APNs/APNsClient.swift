@@ -105,6 +105,10 @@ public final class APNsClient: Sendable {
             tokens.invalidate(token)
             let renewed = try tokens.token(for: credentials)
             response = try await send(request, token: renewed, deadline: deadline)
+        } else if response.status == 403 && response.reason == .invalidProviderToken {
+            // Not retried (the app is paused), but never reused either: the admin may replace
+            // the key file in place and resume, and the next request must be signed with it.
+            tokens.invalidate(token)
         }
         if !response.isSuccess {
             logger.debug("APNs answered with a failure", [

@@ -74,9 +74,6 @@ public final class APNsSimulator: Service {
             }
         }
         let endpoints = try result.get()
-        if state.verifier.teams.isEmpty {
-            logger.warning("no teams registered: every provider token will be refused until one is added (--team, POST /teams)")
-        }
         logger.info("APNs simulator listening", [
             "send_port": String(endpoints.sendPort), "management_port": String(endpoints.managementPort),
             "admin_port": String(endpoints.adminPort), "ca_certificate": endpoints.caCertificatePath,
@@ -90,10 +87,10 @@ public final class APNsSimulator: Service {
         let tls = try TLSContext(certificatePath: paths.certificate, privateKeyPath: paths.key)
         let send = try H2Server(
             name: "send", host: configuration.host, port: configuration.sendPort, tls: tls,
-            handler: APNsRequestHandler(port: .send, state: state), logger: logger)
+            handler: APNsRequestHandler(port: .send, state: state, logger: logger), logger: logger)
         let management = try H2Server(
             name: "management", host: configuration.host, port: configuration.managementPort, tls: tls,
-            handler: APNsRequestHandler(port: .management, state: state), logger: logger)
+            handler: APNsRequestHandler(port: .management, state: state, logger: logger), logger: logger)
         var adminConfiguration = HTTPServerConfiguration(host: configuration.adminHost, port: configuration.adminPort)
         adminConfiguration.accessLog = false
         adminConfiguration.threadCount = 2
@@ -133,6 +130,7 @@ public final class APNsSimulator: Service {
         try await running.admin.run(until: shutdown)
         await running.send.stop()
         await running.management.stop()
+        if let error = state.persist() { logger.error("could not save the simulator's channels and budgets", ["error": "\(error)"]) }
         phase.withLock { $0 = .stopped }
         logger.info("APNs simulator stopped")
     }

@@ -53,6 +53,9 @@ public struct SimulatorConfiguration: Sendable {
     public var faults: SimulatorFaults
     /// Where time comes from.
     public var clock: any SimulatorClock
+    /// Whether channels and budgets are kept in `<stateDirectory>/state.json` across restarts
+    /// (the built-in simulator of `scorecast serve` does; tests start empty).
+    public var persistsState = false
 
     /// The default hourly priority-10 budget per channel.
     public static let defaultBudgetPerHour = 12

@@ -12,8 +12,10 @@ public struct ParsedArguments: Sendable {
     /// a later option overrides an earlier one of another kind.
     public private(set) var given: [(name: String, value: String?)] = []
 
-    /// Parses `arguments` (everything after the command words) against `options`.
-    public init(_ arguments: [String], options: [OptionSpec]) throws(ArgumentError) {
+    /// Parses `arguments` (everything after the command words) against `options`; more than
+    /// `positionalLimit` positional arguments (when given) is a usage error, so a stray word is
+    /// never silently ignored.
+    public init(_ arguments: [String], options: [OptionSpec], positionalLimit: Int? = nil) throws(ArgumentError) {
         let specs = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         while index < arguments.count {
@@ -33,7 +35,9 @@ public struct ParsedArguments: Sendable {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            guard let spec = specs[name] else { throw .usage("unknown option --\(name)") }
+            guard let spec = specs[name] else {
+                throw .usage("unknown option --\(name)" + Suggestion.clause(for: name, among: options.map(\.name), prefix: "--"))
+            }
             if spec.value == nil {
                 if inlineValue != nil { throw .usage("--\(name) takes no value") }
                 flags.insert(name)
@@ -53,6 +57,12 @@ public struct ParsedArguments: Sendable {
             if values[name] != nil && !spec.repeatable { throw .usage("--\(name) given more than once") }
             values[name, default: []].append(value)
             given.append((name, value))
+        }
+        if let positionalLimit, positionals.count > positionalLimit {
+            let stray = positionals.dropFirst(positionalLimit).map { "'\($0)'" }.joined(separator: " ")
+            throw .usage(positionalLimit == 0
+                ? "unexpected argument \(stray): this command takes options only (see --help)"
+                : "unexpected argument \(stray) after the first \(positionalLimit) (see --help)")
         }
         for spec in options where spec.required && values[spec.name] == nil {
             throw .usage("missing --\(spec.name) \(spec.value ?? "")")

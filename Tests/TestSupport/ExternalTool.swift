@@ -87,4 +87,10 @@ public struct ExternalTool {
         guard process.isRunning else { return }
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }
+
+    /// The package root, found from this file's path (Tests/TestSupport/…).
+    public static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
 }

@@ -152,6 +152,11 @@ public enum SimulatorCommand {
             logger.error("apns-sim: \(error.description)")
             return 1
         }
+        if simulator.teams.isEmpty {
+            // Only here: the standalone simulator learns teams from --team or POST /teams; the
+            // one `serve` runs registers every app itself.
+            logger.warning("no teams registered: every provider token will be refused until one is added (--team, POST /teams)")
+        }
         print(endpoints.jsonLine)
         fflush(nil)
         do {

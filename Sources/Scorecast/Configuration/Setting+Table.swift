@@ -5,6 +5,7 @@ extension Setting {
     public static let databaseURL = Setting("SCORECAST_DATABASE_URL", .secret, "Postgres URL or conninfo. Unset: a private Postgres cluster is started in the state folder.")
     public static let stateDirectory = Setting("SCORECAST_STATE_DIR", .text(default: ".scorecast"), "State folder (embedded Postgres, simulator certificate and keys), relative to the working directory.")
     public static let autoMigrate = Setting("SCORECAST_AUTO_MIGRATE", .boolean(default: true), "Apply pending schema migrations when `serve` starts.")
+    public static let schemaDirectory = Setting("SCORECAST_SCHEMA_DIR", .text(default: nil), "A folder of .sql migrations to apply instead of the ones built into the binary (to try a new migration without rebuilding).")
     public static let databasePoolSize = Setting("SCORECAST_DATABASE_POOL_SIZE", .integer(default: 10, range: 1...200), "Database connections per process.")
     public static let databaseConnectTimeout = Setting("SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS", .integer(default: 5, range: 1...300), "Connect timeout.")
     public static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout.")
@@ -86,7 +87,7 @@ extension Setting {
 
     /// Every setting, in the order `scorecast config` and the README list them.
     public static let all: [Setting] = [
-        databaseURL, stateDirectory, autoMigrate, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
+        databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
         httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMaxHeaderBytes,
         opsToken, opsPublic,

@@ -68,12 +68,14 @@ struct DeliveryWorker: Sendable {
                     let completions = context.stopping.isSignalled
                         ? claimed.map(DeliveryCompletion.release) : await sendKeepingLeases(claimed)
                     if writing { await writes.next() }
+                    let bundleIDs = Dictionary(claimed.map { ($0.app.id, $0.app.bundleID) }) { first, _ in first }
                     writes.addTask {
-                        await complete(completions)
+                        await complete(completions, bundleIDs: bundleIDs)
                         context.inFlight.remove(ids)
                     }
                     writing = true
                 }
+                if index == 0 { flushTrouble(now: Date()) }
                 if claimed.count < limit {
                     // Everything due was taken: wait for news, unless some came in meanwhile;
                     // then let more rows fall due, so the next claim is worth its cost.
@@ -133,8 +135,13 @@ struct DeliveryWorker: Sendable {
     /// grace period are cancelled; their rows are released.
     private func sendAll(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
         await withTaskGroup(of: (Int, DeliveryCompletion)?.self) { group in
+            context.metrics?.inFlightSends.increment(by: Double(claimed.count))
             for (position, claim) in claimed.enumerated() {
-                group.addTask { (position, await send(claim)) }
+                group.addTask {
+                    let completion = await send(claim)
+                    context.metrics?.inFlightSends.decrement()
+                    return (position, completion)
+                }
             }
             let grace = context.settings.shutdownGrace
             let stopping = context.stopping
@@ -208,14 +215,14 @@ struct DeliveryWorker: Sendable {
 
     /// Writes a batch's outcomes, retrying while the database is unreachable; if it stays
     /// unreachable the leases run out and the rows are sent again (delivery is at least once).
-    private func complete(_ completions: [DeliveryCompletion]) async {
+    private func complete(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) async {
         var attempt = 0
         while true {
             attempt += 1
             do {
                 let result = try await context.store.complete(
                     completions, owner: owner, routineInterval: context.settings.routineInterval.seconds)
-                record(completions, result)
+                record(completions, result, bundleIDs: bundleIDs)
                 return
             } catch {
                 let deadline = attempt >= 5 || Task.isCancelled
@@ -228,9 +235,31 @@ struct DeliveryWorker: Sendable {
         }
     }
 
-    private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult) {
+    /// Notes the failed attempts' causes (429, 5xx, connection failures…) in the pool's
+    /// summary and logs what it says: each cause's first occurrence, then counts per interval.
+    private func logTrouble(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) {
+        let now = Date()
+        let lines = context.trouble.withLock { summary -> [TroubleSummary.Line] in
+            var lines: [TroubleSummary.Line] = []
+            for completion in completions {
+                guard let delivery = completion.delivery, delivery.outcome != .sent else { continue }
+                let cause = FailureLabels.reasonLabel(delivery.reason ?? "unknown")
+                if let line = summary.record(cause: cause, app: bundleIDs[completion.appID] ?? "unknown", now: now) { lines.append(line) }
+            }
+            return lines + summary.flush(now: now)
+        }
+        for line in lines { context.logger.warning(line.message, line.fields) }
+    }
+
+    /// Logs the summary of a window of APNs trouble that ended while no new trouble came.
+    func flushTrouble(now: Date) {
+        for line in context.trouble.withLock({ $0.flush(now: now) }) { context.logger.warning(line.message, line.fields) }
+    }
+
+    private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult, bundleIDs: [Int64: String]) {
         let fenced = Set(result.fencedOut)
         let superseded = Set(result.superseded)
+        context.metrics?.recordDeliveries(completions.filter { !fenced.contains($0.channelID) }, bundleIDs: bundleIDs)
         context.counters.update { totals in
             totals.batches += 1
             totals.fencedOut += fenced.count
@@ -252,6 +281,7 @@ struct DeliveryWorker: Sendable {
                 }
             }
         }
+        logTrouble(completions.filter { !fenced.contains($0.channelID) }, bundleIDs: bundleIDs)
         for completion in completions where !fenced.contains(completion.channelID) {
             if let alert = completion.alert {
                 context.logger.error("delivery failed: \(alert)", [

@@ -31,6 +31,7 @@ public final class WorkerPool: Service {
     ///   - apns: the APNs clients broadcasts go through (an `APNsClient`, or one client per
     ///     signing key), shared with the rest of the process.
     ///   - credentials: where apps' keys are loaded and cached; share one per process.
+    ///   - metrics: the process's `/metrics`, counted as sends are written.
     ///   - ownerPrefix: this process's lease owner prefix; by default `host:pid:random`.
     public init(
         pool: PostgresPool,
@@ -38,6 +39,7 @@ public final class WorkerPool: Service {
         credentials: CredentialStore = CredentialStore(),
         settings: WorkerSettings,
         logger: Logger,
+        metrics: ScorecastMetrics? = nil,
         ownerPrefix: String? = nil
     ) {
         let logger = logger.named("workers")
@@ -46,7 +48,7 @@ public final class WorkerPool: Service {
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
             logger: logger, wakeup: WakeSignal(), stopping: WakeSignal(), inFlight: InFlightChannels(),
-            counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy),
+            counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy), metrics: metrics,
             ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
     }
 

@@ -3,7 +3,8 @@ import Postgres
 import Synchronization
 
 /// `channels ensure` for games that lack a channel: every game not over yet that some app with
-/// automatic channels (and not paused) has no live channel for gets one through
+/// automatic channels (and not paused) has no live channel for, and did not opt out of (an
+/// admin deleted its channel), gets one through
 /// `ChannelRegistry.ensureChannels(gameID:)`. This is how games created by the feed get their
 /// channels. Only games that are live, or start within `window` of now
 /// (`SCORECAST_AUTO_CHANNEL_WINDOW_HOURS`), get one, so that a feed naming games far ahead (or
@@ -42,7 +43,8 @@ public final class EnsureChannelsDuty: PollerDuty {
                 WHERE a.auto_channels AND a.paused_at IS NULL
                   AND NOT EXISTS (
                     SELECT 1 FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
-                    WHERE b.game_id = g.id AND c.app_id = a.id AND c.status IN ('active', 'retiring')))
+                    WHERE b.game_id = g.id AND c.app_id = a.id AND c.status IN ('active', 'retiring'))
+                  AND NOT EXISTS (SELECT 1 FROM channel_opt_outs o WHERE o.app_id = a.id AND o.game_id = g.id))
             ORDER BY g.created_at, g.id
             """)
         let waiting = try rows.map { try $0.decode("id", as: String.self) }
