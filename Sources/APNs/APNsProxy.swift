@@ -52,7 +52,7 @@ public enum APNsProxy: Sendable, Hashable, CustomStringConvertible {
     private static func parse(_ text: String) -> (scheme: String, user: String?, host: String, port: Int)? {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
               schemes.contains(scheme), let host = components.host, !host.isEmpty,
-              (components.path.isEmpty || components.path == "/"), components.query == nil
+              components.path.isEmpty || components.path == "/", components.query == nil
         else { return nil }
         // libcurl's defaults: 1080 for every scheme without a port (443 for https).
         let port = components.port ?? (scheme == "https" ? 443 : 1080)

@@ -1,3 +1,4 @@
+import EndToEndSupport
 import APNsSimulator
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import Testing
-@testable import Scorecast
+@testable import Arguments
 
 /// "Did you mean": typos find their word; unrelated words find nothing.
 @Suite struct SuggestionTests {
@@ -14,16 +14,12 @@ import Testing
         #expect(Suggestion.distance("resume", "resmue") == 1)
     }
 
-    @Test func cliSuggestionsNameTheWholeCommand() throws {
-        #expect(ScorecastCLI.suggestion(for: ["chanels", "create"]) == " (did you mean 'channels create'?)")
-        #expect(ScorecastCLI.suggestion(for: ["channels", "craete"]) == " (did you mean 'channels create'?)")
-        #expect(ScorecastCLI.suggestion(for: ["channels", "zzz"]).contains("channels takes: create"))
-        #expect(ScorecastCLI.suggestion(for: ["frobnicate"]) == "")
-        let error = #expect(throws: CommandError.self) {
+    @Test func unknownOptionsAndStrayWordsAreRefusedWithAHint() {
+        let error = #expect(throws: ArgumentError.self) {
             try ParsedArguments(["--bundle", "x"], options: [.value("bundle-id", "BUNDLE", "")])
         }
         #expect(error?.message == "unknown option --bundle (did you mean '--bundle-id'?)")
-        let stray = #expect(throws: CommandError.self) {
+        let stray = #expect(throws: ArgumentError.self) {
             try ParsedArguments(["--json", "oops"], options: [.flag("json", "")], positionalLimit: 0)
         }
         #expect(stray?.message.contains("unexpected argument 'oops'") == true)

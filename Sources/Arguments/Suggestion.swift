@@ -1,9 +1,9 @@
 /// "Did you mean …?" for a mistyped command word or option: the closest known spelling, by
 /// edit distance (a typo, a missing or doubled letter, two swapped ones) or by being the only
 /// name that starts with what was typed. Pure.
-enum Suggestion {
+public enum Suggestion {
     /// The candidate closest to `typed`, if one is close enough to be a likely typo.
-    static func closest(to typed: String, among candidates: [String]) -> String? {
+    public static func closest(to typed: String, among candidates: [String]) -> String? {
         guard !typed.isEmpty else { return nil }
         let typed = typed.lowercased()
         let scored = candidates.map { ($0, distance(typed, $0.lowercased())) }
@@ -14,7 +14,7 @@ enum Suggestion {
     }
 
     /// `" (did you mean 'x'?)"`, or nothing when no candidate is close.
-    static func clause(for typed: String, among candidates: [String], prefix: String = "") -> String {
+    public static func clause(for typed: String, among candidates: [String], prefix: String = "") -> String {
         closest(to: typed, among: candidates).map { " (did you mean '\(prefix)\($0)'?)" } ?? ""
     }
 
