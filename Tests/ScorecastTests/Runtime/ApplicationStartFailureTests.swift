@@ -25,12 +25,15 @@ struct ApplicationStartFailureTests {
             "SCORECAST_HTTP_PORT": String(holder.port),
             "SCORECAST_SCHEMA_DIR": ScorecastProcess.packageRoot.appendingPathComponent("Schema").path,
             "SCORECAST_LOG_LEVEL": "critical",
+            // A loaded CI machine must not fail the start for another reason first.
+            "SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS": "120",
         ]
         let configuration = try Configuration.load(from: environment)
         #expect(configuration.apns == .builtInSimulator)
 
         let application = Application(configuration: configuration, environment: environment, terminal: Terminal())
-        await #expect(throws: (any Error).self) { try await application.run() }
+        let failure = await #expect(throws: HTTPServerError.self) { try await application.run() }
+        #expect(failure?.code == .startFailed, "\(String(describing: failure))")
         let stopHolder = ShutdownSignal()
         stopHolder.trigger()
         try await holder.run(until: stopHolder)
