@@ -25,8 +25,12 @@ struct ApplicationStartFailureTests {
             "SCORECAST_HTTP_PORT": String(holder.port),
             "SCORECAST_SCHEMA_DIR": ScorecastProcess.packageRoot.appendingPathComponent("Schema").path,
             "SCORECAST_LOG_LEVEL": "critical",
-            // A loaded CI machine must not fail the start for another reason first.
+            // Nothing may fail the start for another reason first: no migration (it waits on the
+            // migration lock other tests hold, past the statement timeout on a loaded machine;
+            // the APNs runtime treats an unmigrated schema as no apps), generous timeouts.
+            "SCORECAST_AUTO_MIGRATE": "false",
             "SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS": "120",
+            "SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS": "120000",
         ]
         let configuration = try Configuration.load(from: environment)
         #expect(configuration.apns == .builtInSimulator)
