@@ -7,9 +7,11 @@ import PackageDescription
 // and hashing used by APNs, the simulator and the application).
 let package = Package(
     name: "scorecast",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS("16.1")],
     products: [
-        .executable(name: "scorecast", targets: ["scorecast"])
+        .executable(name: "scorecast", targets: ["scorecast"]),
+        // The iOS contract an app adds as a dependency: ContentState, GameAttributes, strings.
+        .library(name: "ScorecastActivity", targets: ["ScorecastActivity"]),
     ],
     targets: [
         // C leaves: a module map and a shim header each.
@@ -18,8 +20,12 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
 
-        // The domain: no I/O, no C.
-        .target(name: "ScorecastCore"),
+        // The iOS contract (Swift + Foundation only; builds for iOS, macOS and Linux). The
+        // String Catalog is for the app's own target, not a resource of this module.
+        .target(name: "ScorecastActivity", exclude: ["Localizable.xcstrings"]),
+
+        // The domain: no I/O, no C. It renders through ScorecastActivity's types.
+        .target(name: "ScorecastCore", dependencies: ["ScorecastActivity"]),
 
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
         .target(name: "Logging"),
@@ -43,7 +49,8 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
-        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore"]),
+        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "ScorecastActivity"]),
+        .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),

@@ -7,7 +7,7 @@ public enum ScorecastCLI {
     static let commands: [CommandDefinition] = DemoCommand.all + ServeCommand.all + MigrateCommand.all
         + KeysCommands.all + EventsCommands.all
         + AppsCommands.all + GamesCommands.all + ChannelsCommands.all + StatsCommands.all
-        + SimulatorCommands.all + ConfigCommand.all
+        + SimulatorCommands.all + ConfigCommand.all + StringsCommand.all
 
     /// Runs `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {

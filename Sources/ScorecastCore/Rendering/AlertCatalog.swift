@@ -5,7 +5,9 @@
 /// Each kind has title variants tried in order: the first whose arguments are all known wins
 /// (a score with a player reads "Saka scores for Arsenal", without one "Arsenal scores").
 /// The body is the score line, followed by the feed's description when there is one.
-/// ``localizableStrings`` is the English `Localizable.strings` to ship in the app.
+/// ``stringCatalog`` is the English String Catalog shipped in the app (the `ScorecastActivity`
+/// package's `Localizable.xcstrings`, checked by a test to be this very text). Formats with more
+/// than one argument number them (`%1$@`, `%2$@`) so a translation may reorder them.
 public enum AlertCatalog {
     /// A value an alert format can use.
     public enum Argument: String, Sendable, Hashable, CaseIterable {
@@ -29,11 +31,12 @@ public enum AlertCatalog {
         case description
     }
 
-    /// One localizable string: key, English format (`%@` per argument, in order), arguments.
+    /// One localizable string: key, English format (`%@`, or `%1$@`… with several arguments),
+    /// arguments.
     public struct Template: Sendable, Hashable {
         /// The `loc-key`.
         public var key: String
-        /// The English format string; `%@` stands for each argument in order.
+        /// The English format string: `%@` stands for the one argument, `%n$@` for argument n.
         public var format: String
         /// The `loc-args`, in order.
         public var arguments: [Argument]
@@ -45,22 +48,22 @@ public enum AlertCatalog {
 
     /// Title variants by kind, most specific first; the last needs nothing optional.
     public static let titles: [EventKind: [Template]] = [
-        .scheduled: [template("SCHEDULED_TITLE", "%@ vs %@ is scheduled", [.home, .away])],
-        .start: [template("START_TITLE", "%@ vs %@ has started", [.home, .away])],
+        .scheduled: [template("SCHEDULED_TITLE", "%1$@ vs %2$@ is scheduled", [.home, .away])],
+        .start: [template("START_TITLE", "%1$@ vs %2$@ has started", [.home, .away])],
         .score: [
-            template("SCORE_PLAYER_TITLE", "%@ scores for %@", [.player, .team]),
+            template("SCORE_PLAYER_TITLE", "%1$@ scores for %2$@", [.player, .team]),
             template("SCORE_TEAM_TITLE", "%@ scores", [.team]),
             template("SCORE_TITLE", "Score update"),
         ],
         .period: [template("PERIOD_TITLE", "Period: %@", [.period]), template("PERIOD_CHANGE_TITLE", "New period")],
         .clock: [template("CLOCK_TITLE", "Clock: %@", [.clock]), template("CLOCK_UPDATE_TITLE", "Clock update")],
         .card: [
-            template("CARD_PLAYER_TITLE", "Card for %@ (%@)", [.player, .team]),
+            template("CARD_PLAYER_TITLE", "Card for %1$@ (%2$@)", [.player, .team]),
             template("CARD_TEAM_TITLE", "Card for %@", [.team]),
             template("CARD_TITLE", "Card shown"),
         ],
         .substitution: [
-            template("SUBSTITUTION_PLAYER_TITLE", "Substitution for %@: %@", [.team, .player]),
+            template("SUBSTITUTION_PLAYER_TITLE", "Substitution for %1$@: %2$@", [.team, .player]),
             template("SUBSTITUTION_TEAM_TITLE", "Substitution for %@", [.team]),
             template("SUBSTITUTION_TITLE", "Substitution"),
         ],
@@ -68,29 +71,21 @@ public enum AlertCatalog {
         .penalty: [template("PENALTY_TEAM_TITLE", "Penalty for %@", [.team]), template("PENALTY_TITLE", "Penalty")],
         .timeout: [template("TIMEOUT_TEAM_TITLE", "Timeout: %@", [.team]), template("TIMEOUT_TITLE", "Timeout")],
         .stats: [template("STATS_TITLE", "Stats update")],
-        .suspended: [template("SUSPENDED_TITLE", "%@ vs %@ suspended", [.home, .away])],
-        .resumed: [template("RESUMED_TITLE", "%@ vs %@ resumed", [.home, .away])],
-        .final: [template("FINAL_TITLE", "Final: %@ vs %@", [.home, .away])],
-        .cancelled: [template("CANCELLED_TITLE", "%@ vs %@ called off", [.home, .away])],
+        .suspended: [template("SUSPENDED_TITLE", "%1$@ vs %2$@ suspended", [.home, .away])],
+        .resumed: [template("RESUMED_TITLE", "%1$@ vs %2$@ resumed", [.home, .away])],
+        .final: [template("FINAL_TITLE", "Final: %1$@ vs %2$@", [.home, .away])],
+        .cancelled: [template("CANCELLED_TITLE", "%1$@ vs %2$@ called off", [.home, .away])],
     ]
 
     /// Body variants, most specific first.
     public static let bodies: [Template] = [
-        template("SCORELINE_DESCRIPTION_BODY", "%@ %@–%@ %@ · %@", [.home, .homeScore, .awayScore, .away, .description]),
-        template("SCORELINE_BODY", "%@ %@–%@ %@", [.home, .homeScore, .awayScore, .away]),
+        template("SCORELINE_DESCRIPTION_BODY", "%1$@ %2$@–%3$@ %4$@ · %5$@", [.home, .homeScore, .awayScore, .away, .description]),
+        template("SCORELINE_BODY", "%1$@ %2$@–%3$@ %4$@", [.home, .homeScore, .awayScore, .away]),
     ]
 
     /// Every template, sorted by key.
     public static var allTemplates: [Template] {
         (titles.values.flatMap { $0 } + bodies).sorted { $0.key < $1.key }
-    }
-
-    /// The English `Localizable.strings` for every key, one `"KEY" = "format";` line each,
-    /// sorted by key — ready to paste into the app.
-    public static var localizableStrings: String {
-        allTemplates.map { template in
-            "\"\(template.key)\" = \"\(template.format.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\""))\";"
-        }.joined(separator: "\n") + "\n"
     }
 
     /// The alert for `kind`, with arguments taken from `values` (missing or empty ones make a
@@ -119,15 +114,27 @@ public enum AlertCatalog {
         }
     }
 
-    /// Replaces each `%@` in `format` with the next argument, as `String(format:)` would.
+    /// Replaces each `%@` in `format` with the next argument and each `%n$@` with argument n,
+    /// as `String(format:)` would.
     static func fill(_ format: String, with arguments: [String]) -> String {
         var result = ""
-        var remaining = arguments[...]
+        var next = 0
         var rest = Substring(format)
-        while let range = rest.firstRange(of: "%@") {
-            result += rest[..<range.lowerBound]
-            result += remaining.popFirst() ?? ""
-            rest = rest[range.upperBound...]
+        while let percent = rest.firstIndex(of: "%") {
+            result += rest[..<percent]
+            let spec = rest[rest.index(after: percent)...]
+            if spec.hasPrefix("@") {
+                result += next < arguments.count ? arguments[next] : ""
+                next += 1
+                rest = spec.dropFirst()
+            } else if let dollar = spec.firstIndex(of: "$"), let number = Int(spec[..<dollar]),
+                spec[spec.index(after: dollar)...].hasPrefix("@") {
+                result += (1...arguments.count).contains(number) ? arguments[number - 1] : ""
+                rest = spec[spec.index(dollar, offsetBy: 2)...]
+            } else {
+                result += "%"
+                rest = spec
+            }
         }
         return result + rest
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Renders a game's state into one channel's Live Activity update, per the app's
 /// ``RenderSettings``:
 ///
-/// - `content-state`: the default shape (``ContentState``) mapped per app, dates per app.
+/// - `content-state`: the default shape (``ScorecastActivity/ContentState``, rendered by ``ContentStateRenderer``) mapped per app, dates per app.
 /// - `event`: `end` once the game is over (final or cancelled), with `dismissal-date` = event
 ///   time + the app's dismissal delay; `update` otherwise, with `stale-date` = event time + the
 ///   sport's staleness.
@@ -68,7 +68,7 @@ public struct LiveActivityRenderer: Sendable {
         let eventSeconds = Int(occurredAt.timeIntervalSince1970.rounded(.down))
         let timestamp = max(eventSeconds, channelLastTimestamp ?? eventSeconds)
         let contentState = settings.mapping.apply(
-            to: ContentState.render(state, dateEncoding: settings.dateEncoding, fallbackTime: occurredAt)
+            to: try ContentStateRenderer.render(state, dateEncoding: settings.dateEncoding, fallbackTime: occurredAt)
         )
         var payload = LiveActivityPayload(
             timestamp: timestamp,

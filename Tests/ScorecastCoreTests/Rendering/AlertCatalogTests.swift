@@ -21,7 +21,9 @@ import Testing
         let templates = AlertCatalog.allTemplates
         #expect(Set(templates.map(\.key)).count == templates.count)
         for template in templates {
-            #expect(template.format.components(separatedBy: "%@").count - 1 == template.arguments.count, "\(template.key)")
+            let numbered = (1...max(1, template.arguments.count)).filter { template.format.contains("%\($0)$@") }.count
+            let plain = template.format.components(separatedBy: "%@").count - 1
+            #expect(template.arguments.count < 2 ? plain == template.arguments.count : numbered == template.arguments.count && plain == 0, "\(template.key)")
         }
     }
 
@@ -61,11 +63,15 @@ import Testing
         #expect(without.body == .localized(key: "SCORELINE_BODY", arguments: ["Arsenal", "2", "1", "Chelsea"]))
     }
 
-    @Test func localizableStringsListsEveryKeyOnce() {
-        let lines = AlertCatalog.localizableStrings.split(separator: "\n")
-        #expect(lines.count == AlertCatalog.allTemplates.count)
-        #expect(lines.contains("\"SCORE_PLAYER_TITLE\" = \"%@ scores for %@\";"))
-        #expect(lines.contains("\"SCORELINE_BODY\" = \"%@ %@–%@ %@\";"))
+    @Test func stringCatalogListsEveryKeyOnceWithItsEnglishText() throws {
+        let catalog = try JSONParser().parse(AlertCatalog.stringCatalog)
+        let strings = try #require(catalog["strings"]?.objectValue)
+        #expect(strings.count == AlertCatalog.allTemplates.count)
+        for template in AlertCatalog.allTemplates {
+            #expect(strings[template.key]?["localizations"]?["en"]?["stringUnit"]?["value"]?.stringValue == template.format)
+        }
+        #expect(strings["SCORE_PLAYER_TITLE"]?["comment"] == "Arguments: 1 player, 2 team.")
+        #expect(catalog["sourceLanguage"] == "en")
     }
 
     @Test(arguments: [
@@ -73,6 +79,8 @@ import Testing
         ("%@ and %@", ["%@", "x"], "%@ and x"),
         ("none", ["A"], "none"),
         ("%@%@", ["A"], "A"),
+        ("%2$@ before %1$@", ["A", "B"], "B before A"),
+        ("%1$@ %3$@ 100%", ["A", "B"], "A  100%"),
     ])
     func fillsPlaceholdersInOrder(format: String, arguments: [String], expected: String) {
         #expect(AlertCatalog.fill(format, with: arguments) == expected)

@@ -86,7 +86,7 @@ struct IngestPlanningTests {
         #expect(entry.eventIDs == ["100", "101"])
         #expect(entry.priority == .immediate)
         #expect(entry.payload.alert != nil)
-        #expect(entry.payload.contentState["clock"]?.stringValue == "9'")
+        #expect(entry.payload.contentState["clock"]?["label"]?.stringValue == "9'")
         #expect(entry.payload.timestamp == 1_764_450_002)
     }
 
