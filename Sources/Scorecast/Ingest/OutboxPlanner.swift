@@ -92,6 +92,8 @@ public struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible 
 ///   priority and alert, its own queue time, `coalesced` and attempts from 0, due per shaping
 ///   as if the channel sent just now. Carrying the alert over would show it twice.
 /// - Due time: ``ShapingPolicy`` (alerting now; routine one interval after the last send).
+/// - A routine event that changed nothing the Live Activity shows (a clock tick the phone runs
+///   itself: ``GameFold/Step/changesWhatIsShown``) writes nothing.
 public struct OutboxPlanner: Sendable {
     /// Spacing of routine updates.
     public var shaping: ShapingPolicy
@@ -120,12 +122,12 @@ public struct OutboxPlanner: Sendable {
             var channel = working[target.channelID] ?? Working(
                 expectedVersion: target.pending?.version ?? 0, entry: target.pending?.entry,
                 mergeable: !(target.pending?.isLeased ?? false), replacesLeased: target.pending?.isLeased ?? false)
-            for step in steps {
+            for step in steps where step.changesWhatIsShown || target.renderer.settings.priority.isAlerting(step.event) {
                 let floor = max(target.lastTimestamp, channel.entry?.payload.timestamp ?? 0)
                 var update: RenderedUpdate
                 do {
                     update = try target.renderer.render(
-                        state: step.state, game: game, event: step.event, channelLastTimestamp: floor)
+                        state: step.state, game: game, event: step.event, channelLastTimestamp: floor, receivedAt: now)
                 } catch {
                     throw RenderRefusal(index: step.index, channelID: target.channelID, reason: error)
                 }

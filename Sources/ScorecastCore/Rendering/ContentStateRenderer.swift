@@ -19,32 +19,52 @@ public enum ContentStateRenderer {
         "extra", "updatedAt",
     ]
 
-    /// The content-state value of `state`. `updatedAt` is the last event's time, or
-    /// `fallbackTime` for a game without events.
-    public static func contentState(of state: GameState, fallbackTime: Date) -> ContentState {
+    /// The content-state value of `state` as `profile`'s sport shows it. `updatedAt` is the
+    /// last event's time, or `fallbackTime` for a game without events.
+    ///
+    /// - `clock`: for sports with a clock, the anchor (running from `periodStartedAt`, or
+    ///   stopped at `stoppedAt`), the profile's direction and period length, and the label.
+    /// - `scorers`, `cards` and `redCards` only for sports that list them.
+    public static func contentState(of state: GameState, profile: SportProfile = .generic, fallbackTime: Date) -> ContentState {
         var content = ContentState(
             status: ContentState.Status(state.status),
             homeScore: state.homeScore,
             awayScore: state.awayScore,
             period: state.period,
+            shootout: state.shootout,
             extra: state.extra.mapValues(text(of:)),
             updatedAt: state.updatedAt ?? fallbackTime
         )
-        if let label = state.clock {
-            content.clock = ContentState.Clock(label: label, running: false, direction: .up)
+        if let direction = profile.clockDirection, state.clock != nil || state.clockAnchor != nil {
+            let anchor = state.clockAnchor
+            let running = anchor?.running ?? false
+            content.clock = ContentState.Clock(
+                label: state.clock, running: running, direction: direction, seconds: anchor?.seconds,
+                periodStartedAt: running ? anchor?.at : nil, stoppedAt: running ? nil : anchor?.at,
+                periodLength: profile.periodLength, addedMinutes: state.addedMinutes
+            )
         }
         if let last = state.lastEvent {
             content.lastEvent = ContentState.Play(
                 kind: ContentState.Play.Kind(last.kind), text: last.description,
-                team: last.team.map(ContentState.Side.init), player: last.player, occurredAt: last.occurredAt
+                team: last.team.map(ContentState.Side.init), player: last.player,
+                minute: profile.countsMinutes ? last.minute : nil, addedMinute: profile.countsMinutes ? last.addedMinute : nil,
+                card: last.card, ownGoal: last.ownGoal, penalty: last.penalty, occurredAt: last.occurredAt
             )
+        }
+        if profile.listsScorers { content.scorers = state.scorers }
+        if profile.hasCards {
+            content.cards = state.cards
+            content.redCards = state.redCards
         }
         return content
     }
 
     /// The content-state JSON of `state`, dates written per `dateEncoding`.
-    public static func render(_ state: GameState, dateEncoding: ContentDateEncoding, fallbackTime: Date) throws(LiveActivityPayloadError) -> JSONValue {
-        try encode(contentState(of: state, fallbackTime: fallbackTime), dateEncoding: dateEncoding)
+    public static func render(
+        _ state: GameState, profile: SportProfile = .generic, dateEncoding: ContentDateEncoding, fallbackTime: Date
+    ) throws(LiveActivityPayloadError) -> JSONValue {
+        try encode(contentState(of: state, profile: profile, fallbackTime: fallbackTime), dateEncoding: dateEncoding)
     }
 
     /// `content` as JSON, dates written per `dateEncoding`: the app's `Codable` conformance

@@ -380,7 +380,7 @@ struct IngestEndpointTests {
             let rounds = 6
             for round in 1...rounds {
                 async let first = fixture.post(EventJSON.event(id: "a\(round)", game: "g1", seq: round, kind: "score", scoreboard: "{\"home\": \(round)}"))
-                async let second = fixture.post(EventJSON.event(id: "b\(round)", game: "g2", seq: round, kind: "clock"))
+                async let second = fixture.post(EventJSON.event(id: "b\(round)", game: "g2", seq: round, kind: "stats", scoreboard: "{\"extra\": {\"round\": \(round)}}"))
                 let replies = await [first, second]
                 #expect(replies.map(\.status) == [202, 202], "\(replies.map(\.text))")
             }
