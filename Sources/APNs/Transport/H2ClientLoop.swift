@@ -57,7 +57,7 @@ final class H2ClientLoop {
         self.options = options
         self.logger = logger
         self.resendPolicy = ResendPolicy(maxConnectionRetries: options.maxConnectionRetries)
-        let now = ContinuousClock.now
+        let now = options.clock.now()
         self.now = now
         self.nextHousekeeping = now + Self.maxWait
         self.lastQueueSweep = now
@@ -105,9 +105,9 @@ final class H2ClientLoop {
             // No wait when buffered TLS bytes are left to read or requests wait for a dispatch
             // (a connection that closed while flushing put its requests back in the queue).
             let timeout = readsPending.isEmpty && !dispatchNeeded
-                ? Self.milliseconds(until: nextHousekeeping, from: ContinuousClock.now) : 0
+                ? Self.milliseconds(until: nextHousekeeping, from: options.clock.now()) : 0
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32(capacity), timeout) }
-            now = ContinuousClock.now
+            now = options.clock.now()
             var woken = false
             if count > 0 {
                 for index in 0..<Int(count) {

@@ -7,9 +7,11 @@ import Synchronization
 final class HTTP2Transport: Sendable {
     private let mailbox: LoopMailbox
     private let nextID = Atomic<UInt64>(0)
+    private let clock: TransportClock
 
     /// Starts the loop thread.
     init(options: TransportOptions, logger: Logger) throws(APNsClientError) {
+        clock = options.clock
         mailbox = try H2ClientLoop.start(options: options, logger: logger)
     }
 
@@ -21,7 +23,7 @@ final class HTTP2Transport: Sendable {
     /// - Throws: `APNsClientError` for timeout, connection, TLS, cancellation or shutdown.
     func perform(_ request: HTTPRequest, timeout: Duration) async throws(APNsClientError) -> HTTPResponse {
         let id = nextID.add(1, ordering: .relaxed).newValue
-        let deadline = ContinuousClock.now + timeout
+        let deadline = clock.now() + timeout
         let cancellation = CancellationFlag()
         let mailbox = self.mailbox
         do {

@@ -51,4 +51,6 @@ struct TransportOptions: Sendable {
     /// start near the end of the 2³¹ id space to see a connection run out of ids, which a
     /// connection kept for hours at tens of thousands of requests a second does.
     var firstStreamID: Int32 = 1
+    /// Every instant the transport compares (deadlines, PINGs, the idle age) comes from here.
+    var clock: TransportClock = .continuous
 }

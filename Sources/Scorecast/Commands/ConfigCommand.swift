@@ -1,23 +1,33 @@
-/// `scorecast config`: the documented settings, and whether the current environment is valid.
+/// `scorecast config`: every setting with the value in effect and where it came from, and
+/// whether the environment is valid.
 enum ConfigCommand {
     static let all: [CommandDefinition] = [
         CommandDefinition(
-            ["config"], summary: "List every SCORECAST_* setting with its default, and check the environment",
-            options: [.flag("json", "print as JSON")]
+            ["config"], summary: "List every SCORECAST_* setting with the value in effect, and check the environment",
+            options: [
+                .flag("json", "print as JSON"),
+                .flag("markdown", "print the README's Configuration table (defaults and meanings)"),
+            ]
         ) { arguments, context in
+            if arguments.flag("markdown") {
+                context.terminal.line(Setting.markdownTable)
+                return
+            }
+            let effective = Setting.effective(in: context.environment)
             if arguments.flag("json") {
-                struct Row: Encodable { let name, defaultValue, help: String; let set: Bool }
-                try context.terminal.json(Configuration.settings.map {
-                    Row(name: $0.name, defaultValue: $0.defaultValue, help: $0.help, set: context.environment[$0.name] != nil)
+                struct Row: Encodable { let name, value, source, defaultValue, help: String }
+                try context.terminal.json(effective.map {
+                    Row(name: $0.setting.name, value: $0.value, source: $0.source.rawValue,
+                        defaultValue: $0.setting.defaultText, help: $0.setting.help)
                 })
             } else {
-                var table = TextTable(["variable", "default", "meaning"])
-                for setting in Configuration.settings {
-                    table.add([setting.name + (context.environment[setting.name] != nil ? " *" : ""), setting.defaultValue, setting.help])
+                var table = TextTable(["variable", "value", "from", "meaning"])
+                for row in effective {
+                    table.add([row.setting.name, row.value, row.source.rawValue, row.setting.help])
                 }
                 context.terminal.print(table.render())
-                context.terminal.line("(* set in this environment)")
             }
+            // Exits non-zero, naming every bad variable, when the environment is not valid.
             _ = try context.configuration()
         }
     ]

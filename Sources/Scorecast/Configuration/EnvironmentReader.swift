@@ -1,16 +1,5 @@
 import Foundation
 
-/// One documented `SCORECAST_*` environment variable: its name, default and meaning.
-/// `Configuration.settings` lists them all; `scorecast config` and the README print that list.
-public struct SettingDescription: Sendable, Equatable {
-    /// The variable's name, e.g. `SCORECAST_HTTP_PORT`.
-    public let name: String
-    /// The default as a user would write it, or a sentence when it is computed.
-    public let defaultValue: String
-    /// What the setting does.
-    public let help: String
-}
-
 /// A configuration value that is missing its rules: names the variable and what is wrong,
 /// never the value itself when the variable may hold a secret.
 public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
@@ -36,64 +25,86 @@ struct EnvironmentReader {
         return value
     }
 
-    mutating func string(_ name: String, default fallback: String) -> String {
-        raw(name) ?? fallback
+    /// A `.text` setting's value, or its default.
+    mutating func string(_ setting: Setting) -> String {
+        guard case .text(let fallback) = setting.kind else { return misread(setting, as: "text") ?? "" }
+        return raw(setting.name) ?? fallback ?? ""
     }
 
-    mutating func optionalString(_ name: String) -> String? { raw(name) }
+    /// A `.text` setting's value, or nil when neither it nor a default is there.
+    mutating func optionalString(_ setting: Setting) -> String? {
+        guard case .text(let fallback) = setting.kind else { return misread(setting, as: "text") }
+        return raw(setting.name) ?? fallback
+    }
 
-    mutating func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) -> Int {
-        guard let text = raw(name) else { return fallback }
+    mutating func integer(_ setting: Setting) -> Int {
+        guard case .integer(let fallback, let range) = setting.kind else { return misread(setting, as: "an integer") ?? 0 }
+        let name = setting.name
+        guard let text = raw(name) else { return fallback ?? 0 }
         guard let value = Int(text) else {
             problems.append("\(name) must be a whole number, got \"\(text)\"")
-            return fallback
+            return fallback ?? 0
         }
         guard range.contains(value) else {
             problems.append("\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
-            return fallback
+            return fallback ?? 0
         }
         return value
     }
 
-    mutating func boolean(_ name: String, default fallback: Bool) -> Bool {
-        guard let text = raw(name) else { return fallback }
+    mutating func boolean(_ setting: Setting) -> Bool {
+        guard case .boolean(let fallback) = setting.kind else { return misread(setting, as: "a boolean") ?? false }
+        guard let text = raw(setting.name) else { return fallback }
         switch text.lowercased() {
         case "true", "1", "yes", "on": return true
         case "false", "0", "no", "off": return false
         default:
-            problems.append("\(name) must be true or false, got \"\(text)\"")
+            problems.append("\(setting.name) must be true or false, got \"\(text)\"")
             return fallback
         }
     }
 
-    mutating func choice<T>(_ name: String, default fallback: T, from choices: [String: T]) -> T {
-        guard let text = raw(name) else { return fallback }
-        guard let value = choices[text.lowercased()] else {
-            problems.append("\(name) must be one of \(choices.keys.sorted().joined(separator: ", ")), got \"\(text)\"")
-            return fallback
+    /// A `.choice` setting's value mapped through `values`, whose keys are the setting's options.
+    mutating func choice<T>(_ setting: Setting, _ values: [String: T]) -> T? {
+        guard case .choice(let fallback, let options) = setting.kind, Set(options) == Set(values.keys) else {
+            return misread(setting, as: "a choice of \(values.keys.sorted())")
+        }
+        guard let text = raw(setting.name) else { return values[fallback] }
+        guard let value = values[text.lowercased()] else {
+            problems.append("\(setting.name) must be one of \(options.joined(separator: ", ")), got \"\(text)\"")
+            return values[fallback]
         }
         return value
     }
 
-    mutating func list(_ name: String, default fallback: [String], allowed: Set<String>) -> [String] {
-        guard let text = raw(name) else { return fallback }
+    mutating func list(_ setting: Setting) -> [String] {
+        guard case .list(let fallback, let options) = setting.kind else { return misread(setting, as: "a list") ?? [] }
+        guard let text = raw(setting.name) else { return fallback }
         let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
-        let unknown = items.filter { !allowed.contains($0) }
+        let unknown = items.filter { !options.contains($0) }
         if items.isEmpty || !unknown.isEmpty {
-            problems.append("\(name) must be a comma-separated list of \(allowed.sorted().joined(separator: ", ")), got \"\(text)\"")
+            problems.append("\(setting.name) must be a comma-separated list of \(options.joined(separator: ", ")), got \"\(text)\"")
             return fallback
         }
         return items
     }
 
-    /// A value that may hold a secret: checked for shape, never echoed in a problem.
-    mutating func secretURL(_ name: String, validate: (String) -> Bool, expectation: String) -> String? {
-        guard let text = raw(name) else { return nil }
+    /// A `.secret` setting: checked for shape, never echoed in a problem.
+    mutating func secret(_ setting: Setting, validate: (String) -> Bool, expectation: String) -> String? {
+        guard setting.isSecret else { return misread(setting, as: "a secret") }
+        guard let text = raw(setting.name) else { return nil }
         guard validate(text) else {
-            problems.append("\(name) must be \(expectation) (value not shown: it may hold a password)")
+            problems.append("\(setting.name) must be \(expectation) (value not shown: it may hold a password)")
             return nil
         }
         return text
+    }
+
+    /// A setting read as another kind than the table declares: a mistake in scorecast itself,
+    /// reported like a bad value so that it cannot pass unnoticed (`SettingTableTests`).
+    private mutating func misread<T>(_ setting: Setting, as kind: String) -> T? {
+        problems.append("\(setting.name) is read as \(kind), but the settings table declares \(setting.kind) (a bug in scorecast)")
+        return nil
     }
 
     mutating func problem(_ message: String) { problems.append(message) }

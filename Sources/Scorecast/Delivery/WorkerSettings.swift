@@ -43,22 +43,22 @@ public struct WorkerSettings: Sendable {
     /// The channel ingest NOTIFYs after it commits outbox rows (`EventIngestor`'s).
     public static let defaultNotifyChannel = EventIngestor.notificationChannel
 
-    /// Creates settings; the defaults match `Configuration`'s.
+    /// Creates settings; the defaults are the settings table's.
     public init(
-        workers: Int = 2,
-        claimBatchSize: Int = 256,
-        leaseDuration: Duration = .seconds(30),
-        pollInterval: Duration = .seconds(1),
-        claimLinger: Duration = .milliseconds(10),
-        shutdownGrace: Duration = .seconds(10),
-        routineInterval: Duration = .seconds(2),
-        budgetStandardPerHour: Int = 12,
-        budgetFrequentPerHour: Int = 60,
+        workers: Int = Setting.workers.integerDefault,
+        claimBatchSize: Int = Setting.claimBatch.integerDefault,
+        leaseDuration: Duration = .seconds(Setting.leaseSeconds.integerDefault),
+        pollInterval: Duration = .milliseconds(Setting.pollIntervalMilliseconds.integerDefault),
+        claimLinger: Duration = .milliseconds(Setting.claimLingerMilliseconds.integerDefault),
+        shutdownGrace: Duration = .seconds(Setting.shutdownGraceSeconds.integerDefault),
+        routineInterval: Duration = .milliseconds(Setting.routineIntervalMilliseconds.integerDefault),
+        budgetStandardPerHour: Int = Setting.budgetStandardPerHour.integerDefault,
+        budgetFrequentPerHour: Int = Setting.budgetFrequentPerHour.integerDefault,
         budgetPolicy: BudgetPolicy = BudgetPolicy(),
         retryPolicy: RetryPolicy = RetryPolicy(),
         storedMessageLifetime: Duration = .seconds(8 * 3600),
         notifyChannel: String = WorkerSettings.defaultNotifyChannel,
-        apnsRequestTimeout: Duration = .seconds(10)
+        apnsRequestTimeout: Duration = .milliseconds(Setting.apnsTimeoutMilliseconds.integerDefault)
     ) {
         self.workers = max(1, workers)
         self.claimBatchSize = max(1, claimBatchSize)

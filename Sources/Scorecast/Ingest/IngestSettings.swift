@@ -20,10 +20,12 @@ public struct IngestSettings: Sendable, Hashable {
     /// `stale-date` per sport (`SCORECAST_STALE_SECONDS`).
     public var staleness: StalenessPolicy
 
-    /// Creates settings.
+    /// Creates settings; the defaults are the settings table's.
     public init(
-        maximumBatchSize: Int = FeedEventLimits.defaultMaximumBatchSize, transactions: Int = 2, maximumBodyBytes: Int = 1_048_576,
-        createUnknownGames: Bool = true, signatureTolerance: Int = 300, shaping: ShapingPolicy = ShapingPolicy(),
+        maximumBatchSize: Int = Setting.ingestMaxBatch.integerDefault, transactions: Int = Setting.ingestTransactions.integerDefault,
+        maximumBodyBytes: Int = Setting.httpMaxBodyBytes.integerDefault, createUnknownGames: Bool = true,
+        signatureTolerance: Int = Setting.signatureToleranceSeconds.integerDefault,
+        shaping: ShapingPolicy = ShapingPolicy(routineInterval: Double(Setting.routineIntervalMilliseconds.integerDefault) / 1000),
         staleness: StalenessPolicy = StalenessPolicy()
     ) {
         self.maximumBatchSize = maximumBatchSize

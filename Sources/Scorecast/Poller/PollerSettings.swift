@@ -2,7 +2,7 @@ import Foundation
 
 /// How often the poller's leader does each duty, and how often instances contend for the lead.
 ///
-/// Read from `SCORECAST_POLLER_*` (see `settings`); the retention, retire grace and reconcile
+/// Read from `SCORECAST_POLLER_*` (see `Setting.all`); the retention, retire grace and reconcile
 /// switches are the general `SCORECAST_RETENTION_DAYS`, `SCORECAST_RETIRE_GRACE_MINUTES` and
 /// `SCORECAST_RECONCILE_FIX`.
 public struct PollerSettings: Sendable, Equatable {
@@ -23,16 +23,16 @@ public struct PollerSettings: Sendable, Equatable {
     /// Pruning of old deliveries, events and roll-ups.
     public var pruneInterval: Duration
 
-    /// Creates settings; the defaults are those of `Configuration`.
+    /// Creates settings; the defaults are the settings table's.
     public init(
-        leaderCheckInterval: Duration = .seconds(2),
-        statsInterval: Duration = .seconds(10),
-        rescueInterval: Duration = .seconds(10),
-        budgetInterval: Duration = .seconds(60),
-        ensureInterval: Duration = .seconds(30),
-        retireInterval: Duration = .seconds(60),
-        reconcileInterval: Duration = .seconds(15 * 60),
-        pruneInterval: Duration = .seconds(10 * 60)
+        leaderCheckInterval: Duration = .milliseconds(Setting.pollerLeaderCheckMilliseconds.integerDefault),
+        statsInterval: Duration = .seconds(Setting.pollerStatsSeconds.integerDefault),
+        rescueInterval: Duration = .seconds(Setting.pollerRescueSeconds.integerDefault),
+        budgetInterval: Duration = .seconds(Setting.pollerBudgetSeconds.integerDefault),
+        ensureInterval: Duration = .seconds(Setting.pollerEnsureSeconds.integerDefault),
+        retireInterval: Duration = .seconds(Setting.pollerRetireSeconds.integerDefault),
+        reconcileInterval: Duration = .seconds(60 * Setting.pollerReconcileMinutes.integerDefault),
+        pruneInterval: Duration = .seconds(60 * Setting.pollerPruneMinutes.integerDefault)
     ) {
         self.leaderCheckInterval = leaderCheckInterval
         self.statsInterval = statsInterval
@@ -47,25 +47,13 @@ public struct PollerSettings: Sendable, Equatable {
     /// Reads the `SCORECAST_POLLER_*` variables, recording problems in `env`.
     static func load(_ env: inout EnvironmentReader) -> PollerSettings {
         PollerSettings(
-            leaderCheckInterval: .milliseconds(env.integer("SCORECAST_POLLER_LEADER_CHECK_MS", default: 2_000, in: 50...60_000)),
-            statsInterval: .seconds(env.integer("SCORECAST_POLLER_STATS_SECONDS", default: 10, in: 1...3_600)),
-            rescueInterval: .seconds(env.integer("SCORECAST_POLLER_RESCUE_SECONDS", default: 10, in: 1...3_600)),
-            budgetInterval: .seconds(env.integer("SCORECAST_POLLER_BUDGET_SECONDS", default: 60, in: 1...3_600)),
-            ensureInterval: .seconds(env.integer("SCORECAST_POLLER_ENSURE_SECONDS", default: 30, in: 1...86_400)),
-            retireInterval: .seconds(env.integer("SCORECAST_POLLER_RETIRE_SECONDS", default: 60, in: 1...86_400)),
-            reconcileInterval: .seconds(60 * env.integer("SCORECAST_POLLER_RECONCILE_MINUTES", default: 15, in: 1...10_080)),
-            pruneInterval: .seconds(60 * env.integer("SCORECAST_POLLER_PRUNE_MINUTES", default: 10, in: 1...1_440)))
+            leaderCheckInterval: .milliseconds(env.integer(.pollerLeaderCheckMilliseconds)),
+            statsInterval: .seconds(env.integer(.pollerStatsSeconds)),
+            rescueInterval: .seconds(env.integer(.pollerRescueSeconds)),
+            budgetInterval: .seconds(env.integer(.pollerBudgetSeconds)),
+            ensureInterval: .seconds(env.integer(.pollerEnsureSeconds)),
+            retireInterval: .seconds(env.integer(.pollerRetireSeconds)),
+            reconcileInterval: .seconds(60 * env.integer(.pollerReconcileMinutes)),
+            pruneInterval: .seconds(60 * env.integer(.pollerPruneMinutes)))
     }
-
-    /// The documentation rows of the variables `load` reads.
-    static let settings: [SettingDescription] = [
-        .init(name: "SCORECAST_POLLER_LEADER_CHECK_MS", defaultValue: "2000", help: "Poller instances contend for the lead (and the leader checks its lock) this often; a dead leader is replaced within about this long."),
-        .init(name: "SCORECAST_POLLER_STATS_SECONDS", defaultValue: "10", help: "Per-minute statistics roll-ups run this often."),
-        .init(name: "SCORECAST_POLLER_RESCUE_SECONDS", defaultValue: "10", help: "Outbox rows whose lease expired are made claimable again this often."),
-        .init(name: "SCORECAST_POLLER_BUDGET_SECONDS", defaultValue: "60", help: "Budget windows are rolled and lowered limits restored this often."),
-        .init(name: "SCORECAST_POLLER_ENSURE_SECONDS", defaultValue: "30", help: "Games without a channel for an app with automatic channels get one (channels ensure) this often."),
-        .init(name: "SCORECAST_POLLER_RETIRE_SECONDS", defaultValue: "60", help: "Channels of finished games are retired, and channel counts checked against the limit, this often."),
-        .init(name: "SCORECAST_POLLER_RECONCILE_MINUTES", defaultValue: "15", help: "Each app's channels are compared with APNs' list this often (fixed only with SCORECAST_RECONCILE_FIX)."),
-        .init(name: "SCORECAST_POLLER_PRUNE_MINUTES", defaultValue: "10", help: "Deliveries, events and roll-ups older than SCORECAST_RETENTION_DAYS are pruned this often."),
-    ]
 }

@@ -138,7 +138,7 @@ struct EndToEndSuite {
         let shown = ["SCORECAST_WORKERS", "SCORECAST_CLAIM_BATCH", "SCORECAST_INGEST_TRANSACTIONS", "SCORECAST_DATABASE_POOL_SIZE",
                      "SCORECAST_APNS_CONNECTIONS", "SCORECAST_HTTP_THREADS"]
         return shown.compactMap { name in
-            Configuration.settings.first { $0.name == name }.map { "\(name)=\($0.defaultValue)" }
+            Configuration.settings.first { $0.name == name }.map { "\(name)=\($0.defaultText)" }
         }.joined(separator: ", ")
     }
 

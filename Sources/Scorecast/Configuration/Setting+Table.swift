@@ -1,0 +1,83 @@
+/// The table of every setting, in documentation order. Add a setting here and read it in
+/// `Configuration.load` (or the settings struct that owns it) through `EnvironmentReader`.
+extension Setting {
+    // Database and state.
+    public static let databaseURL = Setting("SCORECAST_DATABASE_URL", .secret, "Postgres URL or conninfo. Unset: a private Postgres cluster is started in the state folder.")
+    public static let stateDirectory = Setting("SCORECAST_STATE_DIR", .text(default: ".scorecast"), "State folder (embedded Postgres, simulator certificate and keys), relative to the working directory.")
+    public static let autoMigrate = Setting("SCORECAST_AUTO_MIGRATE", .boolean(default: true), "Apply pending schema migrations when `serve` starts.")
+    public static let databasePoolSize = Setting("SCORECAST_DATABASE_POOL_SIZE", .integer(default: 10, range: 1...200), "Database connections per process.")
+    public static let databaseConnectTimeout = Setting("SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS", .integer(default: 5, range: 1...300), "Connect timeout.")
+    public static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout.")
+
+    // HTTP API.
+    public static let httpHost = Setting("SCORECAST_HTTP_HOST", .text(default: "127.0.0.1"), "Address the HTTP API listens on.")
+    public static let httpPort = Setting("SCORECAST_HTTP_PORT", .integer(default: 8080, range: 0...65535), "HTTP port (0 picks a free one).")
+    public static let httpMaxBodyBytes = Setting("SCORECAST_HTTP_MAX_BODY_BYTES", .integer(default: 1_048_576, range: 1_024...67_108_864), "Largest request body; larger ones get 413.")
+    public static let httpReadTimeout = Setting("SCORECAST_HTTP_READ_TIMEOUT_SECONDS", .integer(default: 30, range: 1...3_600), "Idle connections are closed after this.")
+    public static let httpThreads = Setting("SCORECAST_HTTP_THREADS", .integer(default: 4, range: 1...256), "HTTP server threads.")
+
+    // Logs and roles.
+    public static let logLevel = Setting("SCORECAST_LOG_LEVEL", .choice(default: "info", options: ["trace", "debug", "info", "notice", "warning", "error", "critical"]), "Least severity logged.")
+    public static let logFormat = Setting("SCORECAST_LOG_FORMAT", .choice(default: "text", options: ["text", "json"]), "text, or json for one JSON object per line.")
+    public static let roles = Setting("SCORECAST_ROLES", .list(default: ["api", "worker", "poller"], options: ["api", "worker", "poller"]), "Roles `serve` runs (also `serve --roles`).")
+
+    // Workers.
+    public static let workers = Setting("SCORECAST_WORKERS", .integer(default: 2, range: 1...256), "Concurrent send workers per process (each claims a batch, sends it concurrently, records it while claiming the next).")
+    public static let claimBatch = Setting("SCORECAST_CLAIM_BATCH", .integer(default: 256, range: 1...1_000), "Outbox rows a worker claims at once.")
+    public static let leaseSeconds = Setting("SCORECAST_LEASE_SECONDS", .integer(default: 30, range: 2...3_600), "Lease on claimed outbox rows; expired leases are rescued.")
+    public static let pollIntervalMilliseconds = Setting("SCORECAST_POLL_INTERVAL_MS", .integer(default: 1_000, range: 10...60_000), "Workers poll this often when no NOTIFY arrives.")
+    public static let claimLingerMilliseconds = Setting("SCORECAST_CLAIM_LINGER_MS", .integer(default: 10, range: 0...1_000), "After a claim that did not fill a batch, a worker waits this long before claiming again, so claims are fewer and larger under load.")
+    public static let routineIntervalMilliseconds = Setting("SCORECAST_ROUTINE_INTERVAL_MS", .integer(default: 2_000, range: 0...3_600_000), "Least spacing of routine (priority 5) updates to one channel.")
+    public static let shutdownGraceSeconds = Setting("SCORECAST_SHUTDOWN_GRACE_SECONDS", .integer(default: 10, range: 1...600), "How long in-flight work may take to finish on SIGTERM.")
+
+    // APNs.
+    public static let apnsSendHost = Setting("SCORECAST_APNS_SEND_HOST", .text(default: nil), "Broadcast/push host, e.g. api.push.apple.com. Unset (with the management host): the built-in simulator.")
+    public static let apnsSendPort = Setting("SCORECAST_APNS_SEND_PORT", .integer(default: 443, range: 1...65535), "Port of the send host.")
+    public static let apnsManagementHost = Setting("SCORECAST_APNS_MANAGEMENT_HOST", .text(default: nil), "Channel-management host, e.g. api-manage-broadcast.push.apple.com.")
+    public static let apnsManagementPort = Setting("SCORECAST_APNS_MANAGEMENT_PORT", .integer(default: 2196, range: 1...65535), "Port of the management host (2195 sandbox, 2196 production).")
+    public static let apnsCAFile = Setting("SCORECAST_APNS_CA_FILE", .text(default: nil), "Extra CA certificate file (for a private APNs stand-in).")
+    public static let apnsConnections = Setting("SCORECAST_APNS_CONNECTIONS", .integer(default: 2, range: 1...32), "HTTP/2 connections per APNs host.")
+    public static let apnsTimeoutMilliseconds = Setting("SCORECAST_APNS_TIMEOUT_MS", .integer(default: 10_000, range: 100...120_000), "Deadline of every APNs request.")
+    public static let apnsTokenRefreshMinutes = Setting("SCORECAST_APNS_TOKEN_REFRESH_MINUTES", .integer(default: 40, range: 20...59), "Provider token age at which it is renewed.")
+
+    // Budgets and limits.
+    public static let budgetStandardPerHour = Setting("SCORECAST_BUDGET_STANDARD_PER_HOUR", .integer(default: 12, range: 0...10_000), "Priority-10 sends per channel per hour, standard apps (Apple publishes no number).")
+    public static let budgetFrequentPerHour = Setting("SCORECAST_BUDGET_FREQUENT_PER_HOUR", .integer(default: 60, range: 0...10_000), "The same for apps with frequent updates.")
+    public static let channelLimit = Setting("SCORECAST_CHANNEL_LIMIT", .integer(default: 10_000, range: 1...10_000), "Channels per app and environment (Apple's limit is 10,000).")
+
+    // Ingest.
+    public static let ingestMaxBatch = Setting("SCORECAST_INGEST_MAX_BATCH", .integer(default: 500, range: 1...10_000), "Most events in one POST /v1/events.")
+    public static let ingestTransactions = Setting("SCORECAST_INGEST_TRANSACTIONS", .integer(default: 2, range: 1...64), "Ingest transactions at once; requests arriving while all are busy share the next one (group commit, up to SCORECAST_INGEST_MAX_BATCH events).")
+    public static let unknownGames = Setting("SCORECAST_UNKNOWN_GAMES", .choice(default: "create", options: ["create", "refuse"]), "create: events for unknown games create them; refuse: 422.")
+    public static let signatureToleranceSeconds = Setting("SCORECAST_SIGNATURE_TOLERANCE_SECONDS", .integer(default: 300, range: 1...86_400), "Accepted clock skew of signed ingest requests.")
+    public static let staleSeconds = Setting("SCORECAST_STALE_SECONDS", .text(default: "900"), "Live Activity stale-date after the event: seconds (1–86400), and/or sport=seconds pairs (900,basketball=300).")
+
+    // Housekeeping.
+    public static let retentionDays = Setting("SCORECAST_RETENTION_DAYS", .integer(default: 14, range: 1...3_650), "Deliveries and events older than this are pruned.")
+    public static let retireGraceMinutes = Setting("SCORECAST_RETIRE_GRACE_MINUTES", .integer(default: 240, range: 0...10_080), "Channels of finished games are deleted this long after the final event.")
+    public static let reconcileFix = Setting("SCORECAST_RECONCILE_FIX", .boolean(default: false), "Let the poller fix what reconciliation finds (else it only reports).")
+
+    // The poller's intervals.
+    public static let pollerLeaderCheckMilliseconds = Setting("SCORECAST_POLLER_LEADER_CHECK_MS", .integer(default: 2_000, range: 50...60_000), "Poller instances contend for the lead (and the leader checks its lock) this often; a dead leader is replaced within about this long.")
+    public static let pollerStatsSeconds = Setting("SCORECAST_POLLER_STATS_SECONDS", .integer(default: 10, range: 1...3_600), "Per-minute statistics roll-ups run this often.")
+    public static let pollerRescueSeconds = Setting("SCORECAST_POLLER_RESCUE_SECONDS", .integer(default: 10, range: 1...3_600), "Outbox rows whose lease expired are made claimable again this often.")
+    public static let pollerBudgetSeconds = Setting("SCORECAST_POLLER_BUDGET_SECONDS", .integer(default: 60, range: 1...3_600), "Budget windows are rolled and lowered limits restored this often.")
+    public static let pollerEnsureSeconds = Setting("SCORECAST_POLLER_ENSURE_SECONDS", .integer(default: 30, range: 1...86_400), "Games without a channel for an app with automatic channels get one (channels ensure) this often.")
+    public static let pollerRetireSeconds = Setting("SCORECAST_POLLER_RETIRE_SECONDS", .integer(default: 60, range: 1...86_400), "Channels of finished games are retired, and channel counts checked against the limit, this often.")
+    public static let pollerReconcileMinutes = Setting("SCORECAST_POLLER_RECONCILE_MINUTES", .integer(default: 15, range: 1...10_080), "Each app's channels are compared with APNs' list this often (fixed only with SCORECAST_RECONCILE_FIX).")
+    public static let pollerPruneMinutes = Setting("SCORECAST_POLLER_PRUNE_MINUTES", .integer(default: 10, range: 1...1_440), "Deliveries, events and roll-ups older than SCORECAST_RETENTION_DAYS are pruned this often.")
+
+    /// Every setting, in the order `scorecast config` and the README list them.
+    public static let all: [Setting] = [
+        databaseURL, stateDirectory, autoMigrate, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
+        httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
+        logLevel, logFormat, roles,
+        workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
+        apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes,
+        budgetStandardPerHour, budgetFrequentPerHour, channelLimit,
+        ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,
+        retentionDays, retireGraceMinutes, reconcileFix,
+        pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,
+        pollerRetireSeconds, pollerReconcileMinutes, pollerPruneMinutes,
+    ]
+}
