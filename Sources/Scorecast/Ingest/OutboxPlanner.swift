@@ -91,7 +91,9 @@ public struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible 
 ///   and priority) is on its way, so the update becomes the next row of its own: its own
 ///   priority and alert, its own queue time, `coalesced` and attempts from 0, due per shaping
 ///   as if the channel sent just now. Carrying the alert over would show it twice.
-/// - Due time: ``ShapingPolicy`` (alerting now; routine one interval after the last send).
+/// - Due time: ``ShapingPolicy`` (alerting now; routine one interval after the last send). A
+///   notable play (a card, a period change: ``EventKind/isNotable``) is routine but goes at once
+///   too: only stats and refreshes are spaced.
 /// - A routine event that changed nothing the Live Activity shows (a clock tick the phone runs
 ///   itself: ``GameFold/Step/changesWhatIsShown``) writes nothing.
 public struct OutboxPlanner: Sendable {
@@ -133,12 +135,12 @@ public struct OutboxPlanner: Sendable {
                 }
                 update.eventID = eventIDs[step.index].map(String.init)
                 if let pending = channel.entry, channel.mergeable {
-                    let dueAt = shaping.dueAt(isAlerting: update.isAlerting, now: now, lastSentAt: target.lastSentAt)
+                    let dueAt = shaping.dueAt(isAlerting: update.isAlerting || step.event.kind.isNotable, now: now, lastSentAt: target.lastSentAt)
                     channel.entry = OutboxMerge.merge(pending: pending, update: update, dueAt: dueAt)
                 } else {
                     // No row, or the row is in flight: then the send happening now counts as the last one.
                     let lastSentAt = channel.entry == nil ? target.lastSentAt : now
-                    let dueAt = shaping.dueAt(isAlerting: update.isAlerting, now: now, lastSentAt: lastSentAt)
+                    let dueAt = shaping.dueAt(isAlerting: update.isAlerting || step.event.kind.isNotable, now: now, lastSentAt: lastSentAt)
                     channel.entry = OutboxEntry(update: update, dueAt: dueAt, now: now)
                     channel.mergeable = true
                 }
