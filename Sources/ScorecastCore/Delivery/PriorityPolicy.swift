@@ -2,8 +2,9 @@
 ///
 /// Apple's advice is to prefer 5 and spend 10 on what matters (apns.md §5). By default a game
 /// starting, a score, a penalty, a suspension, the end and a cancellation alert; everything else
-/// (clock, stats, substitutions, cards, periods, video review…) is routine. A feed overrides the
-/// default per event with `"alert": true|false` (a red card apart from a yellow one).
+/// (clock, stats, substitutions, yellow cards, periods, video review…) is routine, except a card
+/// that sends a player off (`card: red` or `second-yellow`), which alerts. A feed overrides the
+/// default per event with `"alert": true|false`.
 public struct PriorityPolicy: Sendable, Hashable {
     /// Kinds that alert when the event does not say otherwise.
     public var alertingKinds: Set<EventKind>
@@ -16,9 +17,10 @@ public struct PriorityPolicy: Sendable, Hashable {
         self.alertingKinds = alertingKinds
     }
 
-    /// Whether `event` alerts: its own `alert` flag, else its kind's default.
+    /// Whether `event` alerts: its own `alert` flag, else its kind's default (a sending-off
+    /// alerts whatever the kind's default).
     public func isAlerting(_ event: FeedEvent) -> Bool {
-        event.alert ?? alertingKinds.contains(event.kind)
+        event.alert ?? (alertingKinds.contains(event.kind) || event.card?.sendsOff == true)
     }
 
     /// The priority `event` asks for: 10 when alerting, 5 otherwise. The budget may still

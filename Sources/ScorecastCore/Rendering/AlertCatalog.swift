@@ -2,8 +2,10 @@
 /// arguments, so the phone localizes (`loc-key`/`loc-args`) and the server can fall back to
 /// plain text from the same source.
 ///
-/// Each kind has title variants tried in order: the first whose arguments are all known wins
-/// (a score with a player reads "Saka scores for Arsenal", without one "Arsenal scores").
+/// Each kind has title variants tried in order: the first whose arguments are all known and whose
+/// condition (own goal, penalty, card colour) holds wins ("12' Goal: Bell (Northbridge United)",
+/// "40' Own goal by Demiral, goal for Italy", "74' Red card: Hale (Castleford City)"; without a
+/// minute or player, "Arsenal scores").
 /// The body is the score line, followed by the feed's description when there is one.
 /// ``stringCatalog`` is the English String Catalog shipped in the app (the `ScorecastActivity`
 /// package's `Localizable.xcstrings`, checked by a test to be this very text). Formats with more
@@ -29,6 +31,22 @@ public enum AlertCatalog {
         case clock
         /// The feed's description.
         case description
+        /// The match minute of the play (`67'`, `45+2'`), for sports that count minutes.
+        case minute
+    }
+
+    /// What must hold of the event for a variant to be used.
+    public enum Condition: String, Sendable, Hashable, CaseIterable {
+        /// An own goal.
+        case ownGoal
+        /// A goal from the penalty spot.
+        case penaltyGoal
+        /// A yellow card.
+        case yellowCard
+        /// A second yellow card (sent off).
+        case secondYellowCard
+        /// A red card.
+        case redCard
     }
 
     /// One localizable string: key, English format (`%@`, or `%1$@`… with several arguments),
@@ -40,10 +58,12 @@ public enum AlertCatalog {
         public var format: String
         /// The `loc-args`, in order.
         public var arguments: [Argument]
+        /// Used only for events where this holds; `nil`: for any event.
+        public var condition: Condition?
     }
 
-    private static func template(_ key: String, _ format: String, _ arguments: [Argument] = []) -> Template {
-        Template(key: key, format: format, arguments: arguments)
+    private static func template(_ key: String, _ format: String, _ arguments: [Argument] = [], when condition: Condition? = nil) -> Template {
+        Template(key: key, format: format, arguments: arguments, condition: condition)
     }
 
     /// Title variants by kind, most specific first; the last needs nothing optional.
@@ -51,6 +71,12 @@ public enum AlertCatalog {
         .scheduled: [template("SCHEDULED_TITLE", "%1$@ vs %2$@ is scheduled", [.home, .away])],
         .start: [template("START_TITLE", "%1$@ vs %2$@ has started", [.home, .away])],
         .score: [
+            template("SCORE_OWN_GOAL_MINUTE_TITLE", "%1$@ Own goal by %2$@, goal for %3$@", [.minute, .player, .team], when: .ownGoal),
+            template("SCORE_OWN_GOAL_TITLE", "Own goal by %1$@, goal for %2$@", [.player, .team], when: .ownGoal),
+            template("SCORE_OWN_GOAL_TEAM_TITLE", "Own goal: goal for %@", [.team], when: .ownGoal),
+            template("SCORE_PENALTY_MINUTE_TITLE", "%1$@ Penalty goal: %2$@ (%3$@)", [.minute, .player, .team], when: .penaltyGoal),
+            template("SCORE_PENALTY_TITLE", "Penalty goal: %1$@ (%2$@)", [.player, .team], when: .penaltyGoal),
+            template("SCORE_PLAYER_MINUTE_TITLE", "%1$@ Goal: %2$@ (%3$@)", [.minute, .player, .team]),
             template("SCORE_PLAYER_TITLE", "%1$@ scores for %2$@", [.player, .team]),
             template("SCORE_TEAM_TITLE", "%@ scores", [.team]),
             template("SCORE_TITLE", "Score update"),
@@ -58,6 +84,15 @@ public enum AlertCatalog {
         .period: [template("PERIOD_TITLE", "Period: %@", [.period]), template("PERIOD_CHANGE_TITLE", "New period")],
         .clock: [template("CLOCK_TITLE", "Clock: %@", [.clock]), template("CLOCK_UPDATE_TITLE", "Clock update")],
         .card: [
+            template("CARD_RED_MINUTE_TITLE", "%1$@ Red card: %2$@ (%3$@)", [.minute, .player, .team], when: .redCard),
+            template("CARD_RED_TITLE", "Red card: %1$@ (%2$@)", [.player, .team], when: .redCard),
+            template("CARD_RED_TEAM_TITLE", "Red card for %@", [.team], when: .redCard),
+            template("CARD_SECOND_YELLOW_MINUTE_TITLE", "%1$@ Second yellow, sent off: %2$@ (%3$@)", [.minute, .player, .team], when: .secondYellowCard),
+            template("CARD_SECOND_YELLOW_TITLE", "Second yellow, sent off: %1$@ (%2$@)", [.player, .team], when: .secondYellowCard),
+            template("CARD_SECOND_YELLOW_TEAM_TITLE", "Second yellow, sent off: %@", [.team], when: .secondYellowCard),
+            template("CARD_YELLOW_MINUTE_TITLE", "%1$@ Yellow card: %2$@ (%3$@)", [.minute, .player, .team], when: .yellowCard),
+            template("CARD_YELLOW_TITLE", "Yellow card: %1$@ (%2$@)", [.player, .team], when: .yellowCard),
+            template("CARD_YELLOW_TEAM_TITLE", "Yellow card for %@", [.team], when: .yellowCard),
             template("CARD_PLAYER_TITLE", "Card for %1$@ (%2$@)", [.player, .team]),
             template("CARD_TEAM_TITLE", "Card for %@", [.team]),
             template("CARD_TITLE", "Card shown"),
@@ -89,10 +124,12 @@ public enum AlertCatalog {
     }
 
     /// The alert for `kind`, with arguments taken from `values` (missing or empty ones make a
-    /// variant unusable).
-    public static func alert(for kind: EventKind, values: [Argument: String], style: AlertStyle, sound: String?) -> LiveActivityAlert {
-        let title = pick(titles[kind] ?? [], values: values)
-        let body = pick(bodies, values: values)
+    /// variant unusable) and `conditions` holding of the event.
+    public static func alert(
+        for kind: EventKind, values: [Argument: String], conditions: Set<Condition> = [], style: AlertStyle, sound: String?
+    ) -> LiveActivityAlert {
+        let title = pick(titles[kind] ?? [], values: values, conditions: conditions)
+        let body = pick(bodies, values: values, conditions: conditions)
         return LiveActivityAlert(
             title: title.map { text(of: $0, values: values, style: style) },
             body: body.map { text(of: $0, values: values, style: style) },
@@ -100,8 +137,24 @@ public enum AlertCatalog {
         )
     }
 
-    static func pick(_ variants: [Template], values: [Argument: String]) -> Template? {
-        variants.first { variant in variant.arguments.allSatisfy { !(values[$0] ?? "").isEmpty } }
+    static func pick(_ variants: [Template], values: [Argument: String], conditions: Set<Condition> = []) -> Template? {
+        variants.first { variant in
+            variant.condition.map(conditions.contains) ?? true && variant.arguments.allSatisfy { !(values[$0] ?? "").isEmpty }
+        }
+    }
+
+    /// The conditions that hold of `event`.
+    public static func conditions(of event: FeedEvent) -> Set<Condition> {
+        var conditions: Set<Condition> = []
+        if event.kind == .score, event.ownGoal == true { conditions.insert(.ownGoal) }
+        if event.kind == .score, event.penalty == true { conditions.insert(.penaltyGoal) }
+        switch event.card {
+        case .yellow?: conditions.insert(.yellowCard)
+        case .secondYellow?: conditions.insert(.secondYellowCard)
+        case .red?: conditions.insert(.redCard)
+        case nil: break
+        }
+        return conditions
     }
 
     static func text(of template: Template, values: [Argument: String], style: AlertStyle) -> AlertText {

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastActivity
 
 /// Renders a game's state into one channel's Live Activity update, per the app's
 /// ``RenderSettings``:
@@ -41,12 +42,17 @@ public struct LiveActivityRenderer: Sendable {
             .homeScore: String(state.homeScore), .awayScore: String(state.awayScore),
         ]
         values[.team] = event.team.map(game.name(of:))
-        values[.player] = event.player
+        values[.player] = event.shortName ?? event.player
+        if let last = state.lastEvent, last.id == event.id, let minute = last.minute {
+            values[.minute] = ContentState.minuteText(minute, added: last.addedMinute)
+        }
         values[.period] = state.period
         values[.clock] = state.clock
         values[.description] = event.description
         let alert = alerting
-            ? AlertCatalog.alert(for: event.kind, values: values, style: settings.alertStyle, sound: settings.alertSound)
+            ? AlertCatalog.alert(
+                for: event.kind, values: values, conditions: AlertCatalog.conditions(of: event), style: settings.alertStyle,
+                sound: settings.alertSound)
             : nil
         return try render(
             state: state, game: game, occurredAt: event.occurredAt, receivedAt: receivedAt, alert: alert,

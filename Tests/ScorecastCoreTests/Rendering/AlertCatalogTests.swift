@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ScorecastCore
 
@@ -52,6 +53,51 @@ import Testing
         #expect(AlertCatalog.fill(format, with: arguments) == english)
         #expect(localized.sound == "default")
         #expect(plain.sound == nil)
+    }
+
+    @Test(arguments: [
+        (EventKind.score, Set<AlertCatalog.Condition>([.ownGoal]), "SCORE_OWN_GOAL_MINUTE_TITLE", "40' Own goal by Demiral, goal for Italy"),
+        (.score, [.penaltyGoal], "SCORE_PENALTY_MINUTE_TITLE", "40' Penalty goal: Demiral (Italy)"),
+        (.score, [], "SCORE_PLAYER_MINUTE_TITLE", "40' Goal: Demiral (Italy)"),
+        (.card, [.redCard], "CARD_RED_MINUTE_TITLE", "40' Red card: Demiral (Italy)"),
+        (.card, [.secondYellowCard], "CARD_SECOND_YELLOW_MINUTE_TITLE", "40' Second yellow, sent off: Demiral (Italy)"),
+        (.card, [.yellowCard], "CARD_YELLOW_MINUTE_TITLE", "40' Yellow card: Demiral (Italy)"),
+        (.card, [], "CARD_PLAYER_TITLE", "Card for Demiral (Italy)"),
+    ] as [(EventKind, Set<AlertCatalog.Condition>, String, String)])
+    func titlesAFanUnderstands(kind: EventKind, conditions: Set<AlertCatalog.Condition>, key: String, english: String) {
+        let values: [AlertCatalog.Argument: String] = [
+            .home: "Turkey", .away: "Italy", .homeScore: "0", .awayScore: "1", .team: "Italy", .player: "Demiral", .minute: "40'",
+        ]
+        let alert = AlertCatalog.alert(for: kind, values: values, conditions: conditions, style: .plainText, sound: nil)
+        #expect(alert.title == .plain(english))
+        let localized = AlertCatalog.alert(for: kind, values: values, conditions: conditions, style: .localized, sound: nil)
+        guard case .localized(let gotKey, _)? = localized.title else {
+            Issue.record("no localized title")
+            return
+        }
+        #expect(gotKey == key)
+    }
+
+    @Test func anOwnGoalWithoutAPlayerNeverCreditsTheScorer() {
+        let values: [AlertCatalog.Argument: String] = [.home: "Turkey", .away: "Italy", .homeScore: "0", .awayScore: "1", .team: "Italy"]
+        let alert = AlertCatalog.alert(for: .score, values: values, conditions: [.ownGoal], style: .plainText, sound: nil)
+        #expect(alert.title == .plain("Own goal: goal for Italy"))
+    }
+
+    @Test func conditionsComeFromTheEvent() {
+        let at = Date(timeIntervalSince1970: 0)
+        #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .score, ownGoal: true, penalty: false)) == [.ownGoal])
+        #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .secondYellow)) == [.secondYellowCard])
+        #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .score, penalty: true)) == [.penaltyGoal])
+    }
+
+    @Test func aSendingOffAlertsAYellowDoesNot() {
+        let at = Date(timeIntervalSince1970: 0)
+        let policy = PriorityPolicy()
+        #expect(policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .red)))
+        #expect(policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .secondYellow)))
+        #expect(!policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .yellow)))
+        #expect(!policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, alert: false, card: .red)))
     }
 
     @Test func bodyAddsTheDescriptionWhenThereIsOne() {
