@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, one way only: C leaves → adapters (Postgres, Crypto, APNs, HTTPServer, APNsSimulator)
-// → the application (Scorecast) → the executable. The pure core (ScorecastCore) has no I/O and
+// Layers, one way only: C leaves and the JSON leaf → adapters (Postgres, Crypto, APNs,
+// HTTPServer, APNsSimulator) → the application (Scorecast) → the executable. The pure core (ScorecastCore) has no I/O and
 // no C; adapters depend on it at most, never on each other (Crypto is a shared leaf of signing
 // and hashing used by APNs, the simulator and the application).
 let package = Package(
@@ -20,28 +20,31 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
 
+        // The one strict JSON parser and encoder every module uses: a leaf, no dependencies.
+        .target(name: "JSON"),
+
         // The iOS contract (Swift + Foundation only; builds for iOS, macOS and Linux). The
         // String Catalog is for the app's own target, not a resource of this module.
         .target(name: "ScorecastActivity", exclude: ["Localizable.xcstrings"]),
 
         // The domain: no I/O, no C. It renders through ScorecastActivity's types.
-        .target(name: "ScorecastCore", dependencies: ["ScorecastActivity"]),
+        .target(name: "ScorecastCore", dependencies: ["JSON", "ScorecastActivity"]),
 
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
-        .target(name: "Logging"),
+        .target(name: "Logging", dependencies: ["JSON"]),
         .target(name: "Lifecycle", dependencies: ["Logging"]),
 
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "Logging"]),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
-        .target(name: "APNs", dependencies: ["ScorecastCore", "Crypto", "Logging", "COpenSSL", "CNGHTTP2"]),
-        .target(name: "HTTPServer", dependencies: ["Logging", "Lifecycle", "CMicroHTTPD"]),
-        .target(name: "APNsSimulator", dependencies: ["ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
+        .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "COpenSSL", "CNGHTTP2"]),
+        .target(name: "HTTPServer", dependencies: ["JSON", "Logging", "Lifecycle", "CMicroHTTPD"]),
+        .target(name: "APNsSimulator", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
+            dependencies: ["JSON", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
@@ -49,15 +52,17 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
-        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "ScorecastActivity"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity"]),
         .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
-        .testTarget(name: "APNsSimulatorTests", dependencies: ["APNsSimulator", "Crypto", "TestSupport"]),
-        .testTarget(name: "ScorecastTests", dependencies: ["Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
+        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
+        .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "Crypto", "TestSupport"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
     ],

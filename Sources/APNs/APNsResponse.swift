@@ -1,3 +1,4 @@
+import JSON
 import ScorecastCore
 
 /// APNs's answer to one request, success or failure: the status, the `reason` of a failure, the

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Logging
 
 /// Where a started simulator listens, and the CA file clients must trust.
@@ -23,6 +24,6 @@ public struct SimulatorEndpoints: Sendable, Equatable, Codable {
     /// The one line printed on start:
     /// `{"sendPort":…,"managementPort":…,"adminPort":…,"caCertificate":"…"}`.
     public var jsonLine: String {
-        "{\"sendPort\":\(sendPort),\"managementPort\":\(managementPort),\"adminPort\":\(adminPort),\"caCertificate\":\(LogLine.jsonString(caCertificatePath))}"
+        "{\"sendPort\":\(sendPort),\"managementPort\":\(managementPort),\"adminPort\":\(adminPort),\"caCertificate\":\(JSONValue.quoted(caCertificatePath))}"
     }
 }

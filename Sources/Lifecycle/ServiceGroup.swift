@@ -10,8 +10,9 @@ public struct ServiceGroup: Sendable {
     private let gracePeriod: Duration
     private let logger: Logger
 
-    /// Creates a group. `gracePeriod` bounds each service's graceful stop; past it the service's
-    /// task is cancelled.
+    /// Creates a group. `gracePeriod` bounds each service's graceful stop; past it the group
+    /// escalates to cancellation, as swift-service-lifecycle does: every service still running
+    /// is cancelled, and a `CancellationError` one throws then is not counted as a failure.
     public init(
         services: [any Service],
         signals: [Int32] = [SIGTERM, SIGINT],
@@ -31,6 +32,7 @@ public struct ServiceGroup: Sendable {
         let finished = services.map { _ in ShutdownSignal() }
         let anyEnded = ShutdownSignal()
         let failure = FirstFailure()
+        let escalated = EscalationFlag()
         let signalWatcher = SignalWatcher(signals: signals)
         defer { signalWatcher.cancel() }
 
@@ -40,6 +42,8 @@ public struct ServiceGroup: Sendable {
                 group.addTask {
                     do {
                         try await service.run(until: stops[index])
+                    } catch is CancellationError where escalated.isSet {
+                        logger.info("service cancelled", ["service": service.name])
                     } catch {
                         failure.record(error)
                         logger.error("service failed", ["service": service.name, "error": "\(error)"])
@@ -57,6 +61,7 @@ public struct ServiceGroup: Sendable {
                 let inTime = await waitWithTimeout(finished[index], timeout: gracePeriod)
                 if !inTime {
                     logger.warning("service did not stop in time; cancelling", ["service": services[index].name])
+                    escalated.set()
                     group.cancelAll()
                     await finished[index].wait()
                 }
@@ -93,6 +98,13 @@ public struct ServiceGroup: Sendable {
             return first
         }
     }
+}
+
+/// Whether the group has escalated a late graceful stop to cancellation.
+private final class EscalationFlag: Sendable {
+    private let flag = Atomic(false)
+    func set() { flag.store(true, ordering: .releasing) }
+    var isSet: Bool { flag.load(ordering: .acquiring) }
 }
 
 /// Keeps the first error thrown by any service.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Synchronization
 
 /// How important a log line is; lines below the logger's threshold are dropped.
@@ -148,9 +149,9 @@ public enum LogLine {
             for key in keys { line += " \(key)=\(quotedIfNeeded(metadata[key]!))" }
             return line
         case .json:
-            var line = "{\"time\":\(jsonString(stamp)),\"level\":\(jsonString(level.name)),\"label\":\(jsonString(label)),\"message\":\(jsonString(message))"
+            var line = "{\"time\":\(JSONValue.quoted(stamp)),\"level\":\(JSONValue.quoted(level.name)),\"label\":\(JSONValue.quoted(label)),\"message\":\(JSONValue.quoted(message))"
             for key in keys where !["time", "level", "label", "message"].contains(key) {
-                line += ",\(jsonString(key)):\(jsonString(metadata[key]!))"
+                line += ",\(JSONValue.quoted(key)):\(JSONValue.quoted(metadata[key]!))"
             }
             return line + "}"
         }
@@ -161,24 +162,6 @@ public enum LogLine {
     }
 
     private static func quotedIfNeeded(_ value: String) -> String {
-        value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) || value.isEmpty ? jsonString(value) : value
-    }
-
-    /// A JSON string literal for `value`, escaping quotes, backslashes and control characters.
-    public static func jsonString(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) || value.isEmpty ? JSONValue.quoted(value) : value
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import Synchronization
 import Logging
 
@@ -20,7 +21,7 @@ struct BenchRun {
             return 1
         }
         var report = BenchReport(
-            started: ISO8601DateFormatter().string(from: Date()), cores: ProcFS.coreCount,
+            started: RFC3339.format(Date()), cores: ProcFS.coreCount,
             mode: options.quick ? "quick" : "full",
             command: (["scorecast-bench", "run"] + options.arguments).joined(separator: " "),
             tools: toolVersions(), ceiling: nil, peer: nil, endToEnd: [], endToEndSetup: [:], memory: nil, scaling: [],

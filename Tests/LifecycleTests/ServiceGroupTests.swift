@@ -58,6 +58,56 @@ private struct RecordingService: Service {
         #expect(journal.all.contains("stop db"))
     }
 
+    /// A service that ignores its shutdown signal and only stops when cancelled.
+    private struct StubbornService: Service {
+        let name = "stubborn"
+        let journal: Journal
+
+        func run(until shutdown: ShutdownSignal) async throws {
+            journal.add("start stubborn")
+            do {
+                // Far longer than any test: only cancellation ends it.
+                try await Task.sleep(for: .seconds(3_600))
+            } catch {
+                journal.add("cancelled stubborn")
+                throw error
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func gracePeriodEscalatesToCancellation() async throws {
+        let journal = Journal()
+        let group = ServiceGroup(
+            services: [RecordingService(name: "db", journal: journal), StubbornService(journal: journal)],
+            signals: [], gracePeriod: .milliseconds(5), logger: logger)
+        let stop = ShutdownSignal()
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run(until: stop) }
+            while journal.all.count < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            stop.trigger()
+            // Returns without an error: the CancellationError of an escalated stop is expected.
+            try await tasks.waitForAll()
+        }
+        // Escalation cancels every service still running, so both end; in which order is the
+        // scheduler's business.
+        #expect(Set(journal.all.filter { !$0.hasPrefix("start") }) == ["cancelled stubborn", "stop db"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func waitingOnTheSignalEndsWhenTheTaskIsCancelled() async {
+        let signal = ShutdownSignal()
+        let waiter = Task { await signal.wait() }
+        waiter.cancel()
+        await waiter.value
+        #expect(!signal.isTriggered)
+        // An already-cancelled task does not block either.
+        await withTaskGroup(of: Void.self) { group in
+            group.cancelAll()
+            group.addTask { await signal.wait() }
+        }
+    }
+
     @Test func shutdownSignalWakesEveryWaiterOnce() async {
         let signal = ShutdownSignal()
         async let first: Void = signal.wait()
@@ -67,32 +117,5 @@ private struct RecordingService: Service {
         _ = await (first, second)
         #expect(signal.isTriggered)
         await signal.wait()  // returns at once once triggered
-    }
-}
-
-@Suite struct LogLineTests {
-    @Test func jsonLinesEscapeAndKeepMetadata() throws {
-        let line = LogLine.render(
-            time: Date(timeIntervalSince1970: 0), level: .warning, label: "http",
-            message: "quote \" and\nnewline", metadata: ["status": "503"], format: .json)
-        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
-        #expect(object?["message"] == "quote \" and\nnewline")
-        #expect(object?["status"] == "503")
-        #expect(object?["level"] == "warning")
-    }
-
-    @Test func textLinesQuoteValuesWithSpaces() {
-        let line = LogLine.render(
-            time: Date(timeIntervalSince1970: 0), level: .info, label: "db",
-            message: "ready", metadata: ["reason": "two words"], format: .text)
-        #expect(line.hasSuffix("INFO db: ready reason=\"two words\""))
-    }
-
-    @Test func levelsFilter() {
-        let sink = MemorySink()
-        let logger = Logger(label: "x", level: .warning, sink: sink)
-        logger.info("dropped")
-        logger.error("kept")
-        #expect(sink.lines.count == 1)
     }
 }

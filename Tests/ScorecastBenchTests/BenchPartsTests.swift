@@ -1,4 +1,5 @@
 import Foundation
+import Scorecast
 import ScorecastCore
 import Testing
 @testable import scorecast_bench
@@ -31,14 +32,17 @@ struct BenchPartsTests {
         #expect(throws: BenchError.self) { try H2Load.parse("connect: Connection refused\n") }
     }
 
-    @Test("nearest-rank percentiles")
+    @Test("percentiles interpolate like the product's /v1/stats (PostgreSQL percentile_cont)")
     func percentiles() throws {
+        // PostgreSQL: select percentile_cont(p) within group (order by v) from generate_series(1, 100) v;
+        // → 50.5, 90.1, 99.01 (nearest rank would say 50, 90, 99).
         let values = (1...100).map(Double.init)
         let result = try #require(Percentiles(values.shuffled()))
-        #expect(result.p50 == 50)
-        #expect(result.p90 == 90)
-        #expect(result.p99 == 99)
+        #expect(result.p50 == 50.5)
+        #expect(abs(result.p90 - 90.1) < 1e-9)
+        #expect(abs(result.p99 - 99.01) < 1e-9)
         #expect(result.max == 100)
+        #expect(result.p99 == Percentile.value(of: values, at: 0.99))
         #expect(Percentiles([]) == nil)
         #expect([3.0, 1, 2].median == 2)
         #expect([4.0, 1, 2, 3].median == 2.5)
@@ -67,7 +71,7 @@ struct BenchPartsTests {
         var state = GameState.initial
         let now = Date()
         for index in 0..<100 {
-            let event = try FeedEventValidator().event(from: JSONParser().parse(EventPoster.eventBody(plan, index: index)), now: now)
+            let event = try #require(try FeedEventValidator().events(fromBody: EventPoster.eventBody(plan, index: index), now: now).first)
             state = try #require(state.applying(event, profile: .football).state)
             #expect(state.shownSeq == event.seq || PriorityPolicy().isAlerting(event), "event \(index) would send nothing")
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 import ScorecastCore
 
 /// One APNs provider token: an ES256 JWT with header `{"alg":"ES256","kid":…}` and claims

@@ -1,3 +1,5 @@
+import JSON
+
 /// The header and payload rules of `POST /4/broadcasts/apps/<bundleId>` (apns.md §3). Pure.
 enum BroadcastRules {
     /// The broadcast payload limit in bytes.
@@ -45,6 +47,6 @@ enum BroadcastRules {
     static func checkPayload(_ body: [UInt8], length: Int, limit: Int = payloadLimit) -> APNsReason? {
         if length == 0 { return .payloadEmpty }
         if length > limit { return .payloadTooLarge }
-        return JSONSyntax.isObject(body) ? nil : .badRequestPayload
+        return (try? JSONParser().parse(body))?.objectValue == nil ? .badRequestPayload : nil
     }
 }

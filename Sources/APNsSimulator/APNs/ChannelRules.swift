@@ -1,14 +1,16 @@
+import JSON
+
 /// The rules of channel management requests (apns.md §2). Pure.
 enum ChannelRules {
     /// Reads the create body `{"message-storage-policy": 0|1, "push-type": "LiveActivity"}`.
     static func createBody(_ body: [UInt8], length: Int) -> Result<MessageStoragePolicy, APNsReason> {
         if length == 0 { return .failure(.payloadEmpty) }
-        guard length <= H2Connection.storedBodyLimit, JSONSyntax.isObject(body), let object = JSONValue.parse(body) else {
+        guard length <= H2Connection.storedBodyLimit, let object = (try? JSONParser().parse(body))?.objectValue else {
             return .failure(.badRequestPayload)
         }
         guard let pushType = object["push-type"] else { return .failure(.missingPushType) }
-        guard pushType.string == "LiveActivity" else { return .failure(.invalidPushType) }
-        guard let policy = object["message-storage-policy"]?.integer.flatMap(MessageStoragePolicy.init(rawValue:)) else {
+        guard pushType.stringValue == "LiveActivity" else { return .failure(.invalidPushType) }
+        guard let policy = object["message-storage-policy"]?.integerValue.flatMap(MessageStoragePolicy.init(rawValue:)) else {
             return .failure(.badRequestParams)
         }
         return .success(policy)

@@ -1,4 +1,5 @@
 import HTTPServer
+import JSON
 
 /// Reading admin request bodies strictly: a JSON object with known keys only, each of the
 /// right type, errors naming the field.
@@ -11,15 +12,49 @@ enum AdminBody {
 
     /// The body as a JSON object whose keys are all in `allowed`.
     static func object(_ request: HTTPRequest, allowed: Set<String>) throws -> [String: JSONValue] {
-        guard !request.body.isEmpty else { throw Problem.badRequest("the request body is empty; expected a JSON object") }
-        guard let value = JSONValue.parse(request.body) else { throw Problem.badRequest("the request body is not valid JSON") }
-        guard case .object(let members) = value else { throw Problem.unprocessable("the request body must be a JSON object") }
+        let members = try request.jsonObject()
         for key in members.keys.sorted() where !allowed.contains(key) {
             throw Problem.unprocessable(
                 "unknown field \(key); expected one of \(allowed.sorted().joined(separator: ", "))",
                 errors: [.init(field: key, detail: "is not a known field")])
         }
         return members
+    }
+
+    /// The body of `POST /teams`: every member of ``SimulatorTeam`` required, nothing else.
+    static func team(_ request: HTTPRequest) throws -> SimulatorTeam {
+        let body = try object(request, allowed: ["teamID", "keyID", "publicKeyPEM", "bundleIDs"])
+        return SimulatorTeam(
+            teamID: try string(body, "teamID"), keyID: try string(body, "keyID"),
+            publicKeyPEM: try string(body, "publicKeyPEM"), bundleIDs: try strings(body, "bundleIDs"))
+    }
+
+    /// The string at `key`, required.
+    static func string(_ body: [String: JSONValue], _ key: String) throws -> String {
+        guard let value = body[key] else {
+            throw Problem.unprocessable("\(key) is required", errors: [.init(field: key, detail: "is required")])
+        }
+        guard let text = value.stringValue else {
+            throw Problem.unprocessable("\(key) must be a string", errors: [.init(field: key, detail: "must be a string, got \(value.typeName)")])
+        }
+        return text
+    }
+
+    /// The array of strings at `key`, required; an error names the first element that is not a string.
+    static func strings(_ body: [String: JSONValue], _ key: String) throws -> [String] {
+        guard let value = body[key] else {
+            throw Problem.unprocessable("\(key) is required", errors: [.init(field: key, detail: "is required")])
+        }
+        guard let elements = value.arrayValue else {
+            throw Problem.unprocessable("\(key) must be an array of strings", errors: [.init(field: key, detail: "must be an array, got \(value.typeName)")])
+        }
+        return try elements.enumerated().map { index, element in
+            guard let text = element.stringValue else {
+                let field = "\(key)[\(index)]"
+                throw Problem.unprocessable("\(field) must be a string", errors: [.init(field: field, detail: "must be a string, got \(element.typeName)")])
+            }
+            return text
+        }
     }
 
     /// The integer at `key`: `nil` when absent or `null` (an error if `required`), an error when
@@ -29,7 +64,7 @@ enum AdminBody {
             if required { throw Problem.unprocessable("\(key) is required", errors: [.init(field: key, detail: "is required")]) }
             return nil
         }
-        guard let integer = value.integer else {
+        guard let integer = value.integerValue else {
             throw Problem.unprocessable("\(key) must be a whole number", errors: [.init(field: key, detail: "must be a whole number")])
         }
         return integer
@@ -38,7 +73,7 @@ enum AdminBody {
     /// The number at `key`, or an error when it is not one.
     static func number(_ body: [String: JSONValue], _ key: String) throws -> Double? {
         guard let value = body[key] else { return nil }
-        guard let number = value.number else {
+        guard let number = value.doubleValue else {
             throw Problem.unprocessable("\(key) must be a number", errors: [.init(field: key, detail: "must be a number")])
         }
         return number
@@ -55,7 +90,7 @@ enum AdminBody {
         if let value = try number(patch, "resetPercent") { faults.resetPercent = value }
         if let value = try integer(patch, "latencyMilliseconds", required: false) { faults.latencyMilliseconds = value }
         if let value = patch["blackHole"] {
-            guard let flag = value.bool else {
+            guard let flag = value.boolValue else {
                 throw Problem.unprocessable("blackHole must be true or false", errors: [.init(field: "blackHole", detail: "must be a boolean")])
             }
             faults.blackHole = flag

@@ -1,3 +1,5 @@
+import JSON
+
 /// `GET /requests`.
 struct AdminRequestList: Encodable {
     let total: Int
@@ -34,7 +36,7 @@ struct AdminRequest: Encodable {
         method = request.method
         path = request.path
         headers = request.headers
-        let decoded = request.body.isEmpty ? nil : JSONValue.parse(Array(request.body.utf8))
+        let decoded = request.body.isEmpty ? nil : (try? JSONParser().parse(Array(request.body.utf8)))
         payload = decoded
         body = decoded == nil && !request.body.isEmpty ? request.body : nil
         bodyBytes = request.bodyBytes

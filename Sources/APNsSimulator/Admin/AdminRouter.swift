@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 
 /// The simulator's admin API: plain HTTP/1.1 JSON on the admin port, for tests, scripts and
 /// people. Errors are `application/problem+json` (RFC 9457) naming the field at fault.
@@ -74,7 +75,7 @@ enum AdminRouter {
 
         router.get("/teams") { _ in try .json(["teams": state.verifier.teams]) }
         router.post("/teams") { request in
-            let team = try request.decodeJSON(SimulatorTeam.self)
+            let team = try AdminBody.team(request)
             try AdminBody.control { () throws(SimulatorError) in try state.verifier.register(team) }
             return try .json(team, status: .created)
         }
@@ -93,7 +94,7 @@ enum AdminRouter {
                 ? current.noMessageStoredBudgetPerHour : try AdminBody.integer(body, "noMessageStoredPerHour", required: false)
             var retryAfter = current.retryAfter
             if let value = body["retryAfter"] {
-                let text = value.string ?? value.integer.map(String.init)
+                let text = value.stringValue ?? value.integerValue.map(String.init)
                 guard let text, let policy = RetryAfterPolicy(argument: text) else {
                     throw Problem.unprocessable("retryAfter must be \"none\", \"auto\" or a number of seconds",
                                                 errors: [.init(field: "retryAfter", detail: "must be \"none\", \"auto\" or seconds ≥ 0")])
@@ -108,7 +109,7 @@ enum AdminRouter {
         }
         router.post("/device-tokens/unregistered") { request in
             let body = try AdminBody.object(request, allowed: ["token", "timestamp"])
-            guard let token = body["token"]?.string else {
+            guard let token = body["token"]?.stringValue else {
                 throw Problem.unprocessable("token is required", errors: [.init(field: "token", detail: "must be a string of hex digits")])
             }
             let timestamp = try AdminBody.integer(body, "timestamp", required: false)

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Reads the `--config` JSON file of `scorecast apns-sim` (keys listed in `SimulatorCommand.helpText`).
 /// Unknown keys are errors, so a typo never silently falls back to a default.
@@ -14,9 +15,13 @@ enum SimulatorConfigFile {
     /// resolved against the file's folder.
     static func load(path: String) throws(SimulatorError) -> SimulatorConfiguration {
         let text = try read(path)
-        guard let root = JSONValue.parse(Array(text.utf8)), case .object(let members) = root else {
-            throw .file(path: path, reason: "is not a JSON object")
+        let root: JSONValue
+        do {
+            root = try JSONParser().parse(Array(text.utf8))
+        } catch {
+            throw .file(path: path, reason: "is not valid JSON: \(error)")
         }
+        guard case .object(let members) = root else { throw .file(path: path, reason: "is not a JSON object") }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         let reader = Reader(members: members, path: path, context: "")
         try reader.rejectUnknown(keys)
@@ -34,7 +39,7 @@ enum SimulatorConfigFile {
             configuration.noMessageStoredBudgetPerHour = try reader.integer("noMessageStoredBudgetPerHour")
         }
         if let value = members["retryAfter"] {
-            let text = value.string ?? value.integer.map(String.init)
+            let text = value.stringValue ?? value.integerValue.map(String.init)
             guard let text, let policy = RetryAfterPolicy(argument: text) else {
                 throw .file(path: path, reason: "retryAfter must be \"none\", \"auto\" or a number of seconds")
             }
@@ -81,7 +86,7 @@ enum SimulatorConfigFile {
                     throw .file(path: path, reason: "teams[\(index)].bundleIDs must be an array of strings")
                 }
                 let bundleIDs = try bundles.map { (bundle: JSONValue) throws(SimulatorError) -> String in
-                    guard let text = bundle.string else { throw .file(path: path, reason: "teams[\(index)].bundleIDs must be strings") }
+                    guard let text = bundle.stringValue else { throw .file(path: path, reason: "teams[\(index)].bundleIDs must be strings") }
                     return text
                 }
                 configuration.teams.append(SimulatorTeam(teamID: teamID, keyID: keyID, publicKeyPEM: pem, bundleIDs: bundleIDs))
@@ -116,25 +121,25 @@ enum SimulatorConfigFile {
 
         func string(_ key: String) throws(SimulatorError) -> String? {
             guard let value = members[key], value != .null else { return nil }
-            guard let text = value.string else { throw .file(path: path, reason: "\(context)\(key) must be a string") }
+            guard let text = value.stringValue else { throw .file(path: path, reason: "\(context)\(key) must be a string") }
             return text
         }
 
         func integer(_ key: String) throws(SimulatorError) -> Int? {
             guard let value = members[key], value != .null else { return nil }
-            guard let number = value.integer else { throw .file(path: path, reason: "\(context)\(key) must be a whole number") }
+            guard let number = value.integerValue else { throw .file(path: path, reason: "\(context)\(key) must be a whole number") }
             return number
         }
 
         func number(_ key: String) throws(SimulatorError) -> Double? {
             guard let value = members[key], value != .null else { return nil }
-            guard let number = value.number else { throw .file(path: path, reason: "\(context)\(key) must be a number") }
+            guard let number = value.doubleValue else { throw .file(path: path, reason: "\(context)\(key) must be a number") }
             return number
         }
 
         func bool(_ key: String) throws(SimulatorError) -> Bool? {
             guard let value = members[key], value != .null else { return nil }
-            guard let flag = value.bool else { throw .file(path: path, reason: "\(context)\(key) must be true or false") }
+            guard let flag = value.boolValue else { throw .file(path: path, reason: "\(context)\(key) must be true or false") }
             return flag
         }
     }

@@ -51,7 +51,7 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// The JSON conventions shared by requests and responses.
+/// How responses encode `Encodable` values.
 enum JSONCoding {
     /// Sorted keys, ISO 8601 dates, unescaped slashes. A fresh encoder per call: encoders carry
     /// mutable configuration and are cheap next to a request.
@@ -60,12 +60,5 @@ enum JSONCoding {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
-    }
-
-    /// ISO 8601 dates, to match the encoder.
-    static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
     }
 }

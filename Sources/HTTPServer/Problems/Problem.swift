@@ -1,3 +1,5 @@
+import JSON
+
 /// An error that chooses its own HTTP response: an RFC 9457 problem detail
 /// (`application/problem+json`).
 ///
@@ -126,19 +128,19 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
     /// The JSON body, members in RFC 9457 order.
     func json(requestID: String?) -> String {
         var members: [(String, String)] = [
-            ("type", JSONText.string(type)),
-            ("title", JSONText.string(title)),
+            ("type", JSONValue.quoted(type)),
+            ("title", JSONValue.quoted(title)),
             ("status", String(status.code)),
         ]
-        if let detail { members.append(("detail", JSONText.string(detail))) }
-        if let instance { members.append(("instance", JSONText.string(instance))) }
+        if let detail { members.append(("detail", JSONValue.quoted(detail))) }
+        if let instance { members.append(("instance", JSONValue.quoted(instance))) }
         if !errors.isEmpty {
             let list = errors.map { error in
-                "{\"pointer\":\(JSONText.string(error.path.jsonPointer)),\"field\":\(JSONText.string(error.path.dotted)),\"detail\":\(JSONText.string(error.detail))}"
+                "{\"pointer\":\(JSONValue.quoted(error.path.jsonPointer)),\"field\":\(JSONValue.quoted(error.path.dotted)),\"detail\":\(JSONValue.quoted(error.detail))}"
             }
             members.append(("errors", "[" + list.joined(separator: ",") + "]"))
         }
-        if let requestID { members.append(("requestId", JSONText.string(requestID))) }
-        return "{" + members.map { "\(JSONText.string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+        if let requestID { members.append(("requestId", JSONValue.quoted(requestID))) }
+        return "{" + members.map { "\(JSONValue.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }
 }

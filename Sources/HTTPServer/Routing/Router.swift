@@ -8,7 +8,7 @@
 ///     return try .json(channels(for: id))
 /// }
 /// router.post("/v1/events", options: .json(maxBodyBytes: 4 << 20), middleware: [apiKeyAuth]) { request in
-///     let batch = try request.decodeJSON(EventBatch.self)
+///     let batch = try EventBatch(json: request.jsonBody())
 ///     return try .json(ingest(batch), status: .accepted)
 /// }
 /// ```

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import ScorecastCore
 
 /// `scorecast events send`: posts events to a running server, as a feed would.

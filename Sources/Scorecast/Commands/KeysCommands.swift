@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import ScorecastCore
 
 /// `scorecast keys create|list|revoke`: the feeds' API keys.
 enum KeysCommands {
@@ -126,7 +127,7 @@ enum KeysCommands {
         }
 
         static func format(_ date: Date) -> String {
-            ISO8601DateFormatter().string(from: date)
+            RFC3339.format(date)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 
 /// One event of the demo match, in the JSON shape a sports feed posts to `POST /v1/events`:
 ///
@@ -65,7 +66,7 @@ public struct DemoEvent: Codable, Sendable, Equatable {
         game = try container.decode(String.self, forKey: .game)
         seq = try container.decode(Int.self, forKey: .seq)
         let text = try container.decode(String.self, forKey: .occurredAt)
-        guard let date = try? Date(text, strategy: .iso8601) else {
+        guard let date = RFC3339.parse(text) else {
             throw DecodingError.dataCorruptedError(forKey: .occurredAt, in: container, debugDescription: "occurredAt \"\(text)\" is not an RFC 3339 time")
         }
         occurredAt = date
@@ -85,7 +86,7 @@ public struct DemoEvent: Codable, Sendable, Equatable {
         try container.encode(id, forKey: .id)
         try container.encode(game, forKey: .game)
         try container.encode(seq, forKey: .seq)
-        try container.encode(occurredAt.formatted(.iso8601), forKey: .occurredAt)
+        try container.encode(RFC3339.format(occurredAt), forKey: .occurredAt)
         try container.encode(kind, forKey: .kind)
         try container.encode(scoreboard, forKey: .scoreboard)
         try container.encode(description, forKey: .description)

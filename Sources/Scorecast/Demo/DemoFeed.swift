@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 
 /// A bundled, realistic football match to replay through the real ingest API: Northbridge United
 /// v Castleford City, 90+5 minutes with five goals, six yellow cards and a red, eight
@@ -56,7 +57,7 @@ public enum DemoFeed {
             var extra = entry.extra
             if entry.kind == .scheduled {
                 let kickoff = start.addingTimeInterval(Double(DemoScript.MatchTime.kickoff) / speedup)
-                extra["kickoffAt"] = .string(Date(timeIntervalSince1970: kickoff.timeIntervalSince1970.rounded(.down)).formatted(.iso8601))
+                extra["kickoffAt"] = .string(RFC3339.format(kickoff))
             }
             // The script's notes that the feed schema has fields for travel in those fields.
             let card = extra.removeValue(forKey: "card").flatMap { if case .string(let colour) = $0 { colour } else { nil } }

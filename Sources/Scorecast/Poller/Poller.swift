@@ -91,7 +91,7 @@ public final class Poller: Service {
                 return nil
             }
             group.addTask {
-                await Self.waitForShutdown(shutdown)
+                await shutdown.wait()
                 return .shutdown
             }
             var ending = LeadEnding.shutdown
@@ -149,17 +149,9 @@ public final class Poller: Service {
     private func sleep(_ duration: Duration, orUntil shutdown: ShutdownSignal) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.clock.sleep(for: duration) }
-            group.addTask { await Self.waitForShutdown(shutdown) }
+            group.addTask { await shutdown.wait() }
             await group.next()
             group.cancelAll()
-        }
-    }
-
-    /// Returns once `shutdown` is triggered or the task is cancelled. `ShutdownSignal.wait()`
-    /// cannot be cancelled, so this looks every 50 ms (a lock read) instead.
-    private static func waitForShutdown(_ shutdown: ShutdownSignal) async {
-        while !shutdown.isTriggered && !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 }

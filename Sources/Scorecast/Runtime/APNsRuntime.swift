@@ -1,6 +1,7 @@
 import APNs
 import APNsSimulator
 import Foundation
+import Lifecycle
 import Logging
 import Postgres
 
@@ -38,16 +39,22 @@ public struct APNsRuntime: Sendable {
             return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: nil)
         case .builtInSimulator:
             let (simulator, endpoints) = try BuiltInSimulator.start(configuration: configuration, logger: logger)
-            let apps: [AppRecord]
             do {
-                apps = try await AppStore(pool: pool).all()
-            } catch let error as PostgresError where error.sqlState == "42P01" {
-                apps = []  // not migrated yet (SCORECAST_AUTO_MIGRATE=false): nothing to register
+                let apps: [AppRecord]
+                do {
+                    apps = try await AppStore(pool: pool).all()
+                } catch let error as PostgresError where error.sqlState == "42P01" {
+                    apps = []  // not migrated yet (SCORECAST_AUTO_MIGRATE=false): nothing to register
+                }
+                let teams = simulator.register(apps: apps)
+                logger.info("registered apps with the built-in APNs simulator", ["apps": String(apps.count), "teams": String(teams)])
+                let clients = try makeClients(configuration, endpoints: endpoints, logger: logger)
+                return APNsRuntime(clients: clients, simulator: simulator, simulatorEndpoints: endpoints)
+            } catch {
+                // The simulator is listening already: stop it rather than leak its ports and file.
+                await ServiceGroup.stop([simulator], gracePeriod: configuration.shutdownGrace, logger: logger)
+                throw error
             }
-            let teams = simulator.register(apps: apps)
-            logger.info("registered apps with the built-in APNs simulator", ["apps": String(apps.count), "teams": String(teams)])
-            let clients = try makeClients(configuration, endpoints: endpoints, logger: logger)
-            return APNsRuntime(clients: clients, simulator: simulator, simulatorEndpoints: endpoints)
         }
     }
 

@@ -5,7 +5,8 @@ import Logging
 import Postgres
 
 /// The running service: opens the database (embedded or not), migrates, starts the roles
-/// as services of one group, and tears everything down in reverse order on SIGTERM/SIGINT.
+/// as services of one group — the pool, the APNs clients, the simulator and the HTTP server
+/// included — and tears everything down in reverse order on SIGTERM/SIGINT or a failure.
 public struct Application: Sendable {
     /// What extra services (the demo's feed replay) get to work with once everything is up.
     public struct Running: Sendable {
@@ -45,13 +46,18 @@ public struct Application: Sendable {
 
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
         let migrator = Migrator(files: try SchemaFolder.read(try SchemaFolder.locate(environment: environment)), logger: logger)
-        let database: DatabaseRuntime
+        // Every resource joins `services` the moment it is started, in start order; whatever
+        // fails later, what was started is stopped in reverse order (nothing leaks on a failed
+        // start: the APNs clients and the simulator when the HTTP port is taken, for instance).
+        var services: [any Service] = []
         do {
-            database = try await DatabaseRuntime.open(configuration, logger: logger)
-        } catch let error as PostgresError {
-            throw CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
-        }
-        do {
+            let database: DatabaseRuntime
+            do {
+                database = try await DatabaseRuntime.open(configuration, logger: logger)
+            } catch let error as PostgresError {
+                throw CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
+            }
+            services.append(ReleaseOnShutdown("database") { await database.shutdown() })
             if configuration.autoMigrate && !stopRequested.isTriggered {
                 try await migrator.migrate(database.pool)
             }
@@ -67,9 +73,9 @@ public struct Application: Sendable {
             ).register(on: &router)
 
             let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
-            var services: [any Service] = []
-            var httpBaseURL: URL?
+            services.append(ReleaseOnShutdown("apns-clients") { await apns.shutdown() })
             if let simulator = apns.simulator { services.append(simulator) }
+            var httpBaseURL: URL?
             if configuration.roles.contains(.api) {
                 let http = HTTPServer(
                     configuration: HTTPServerConfiguration(
@@ -79,8 +85,8 @@ public struct Application: Sendable {
                         threadCount: configuration.httpThreads),
                     router: router, logger: logger.named("http"))
                 try http.start()
-                logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 services.append(http)
+                logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
             }
             // One key store for the process: a key reloaded after APNs refused it is reloaded
@@ -99,23 +105,17 @@ public struct Application: Sendable {
             services += try addOns(Running(
                 configuration: configuration, pool: database.pool, apns: apns, httpBaseURL: httpBaseURL,
                 terminal: terminal, logger: logger))
-            if stopRequested.isTriggered {
-                logger.info("stop requested during start-up")
-            } else {
-                let group = ServiceGroup(services: services, signals: [], gracePeriod: configuration.shutdownGrace, logger: logger)
-                do {
-                    try await group.run(until: stopRequested)
-                } catch {
-                    await apns.shutdown()
-                    throw error
-                }
-            }
-            await apns.shutdown()
         } catch {
-            await database.shutdown()
+            await ServiceGroup.stop(services, gracePeriod: configuration.shutdownGrace, logger: logger)
             throw error
         }
-        await database.shutdown()
+        if stopRequested.isTriggered {
+            logger.info("stop requested during start-up")
+            await ServiceGroup.stop(services, gracePeriod: configuration.shutdownGrace, logger: logger)
+        } else {
+            let group = ServiceGroup(services: services, signals: [], gracePeriod: configuration.shutdownGrace, logger: logger)
+            try await group.run(until: stopRequested)
+        }
         logger.info("stopped")
     }
 }

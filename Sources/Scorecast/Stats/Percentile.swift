@@ -1,6 +1,8 @@
-/// Percentiles of a set of observations, computed the way PostgreSQL's `percentile_cont` does
-/// (linear interpolation between the two nearest ranks), so figures computed in Swift and in SQL
-/// agree.
+/// The project's one percentile definition: PostgreSQL's `percentile_cont` (linear
+/// interpolation between the two nearest ranks, position `fraction × (n − 1)`), so figures
+/// computed in Swift (roll-ups, the bench) and in SQL (`/v1/stats`) are the same number.
+/// Nearest rank is deliberately not offered: on 100 samples it says p99 = the 99th value where
+/// `percentile_cont` says 99.01 % of the way to the 100th.
 public enum Percentile {
     /// The `fraction` percentile (0…1, e.g. 0.99) of `values`; `nil` when there is no finite
     /// value or `fraction` is outside 0…1. NaN and infinite values are ignored.

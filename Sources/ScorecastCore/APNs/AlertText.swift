@@ -1,3 +1,5 @@
+import JSON
+
 /// A title or body of a Live Activity `alert`: plain text, or a localization key with arguments
 /// that the device resolves in the app's `Localizable.strings` (apns.md §4).
 public enum AlertText: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import JSON
+
 extension LiveActivityPayload {
     /// Reads a body in the shape ``jsonValue`` writes (`{"aps": {…}}`), for payloads stored in the
     /// outbox or received by the simulator. Unknown `aps` keys are refused; rules that depend on

@@ -1,3 +1,5 @@
+import JSON
+
 /// The body of a Live Activity push: `{"aps": {…}}` (apns.md §4, §7).
 ///
 /// Build it with values, then ``encode(for:)`` checks every rule that depends on the target

@@ -1,3 +1,5 @@
+import JSON
+
 extension FeedEvent {
     /// The event in its wire shape (`Schema/event.schema.json`), for storing and replaying:
     /// ``FeedEventValidator`` reads it back to an equal event. `occurredAt` is written in UTC

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import ScorecastActivity
 
 /// Turns an untrusted request body into validated ``FeedEvent``s, or refuses it whole with

@@ -1,3 +1,5 @@
+import JSON
+
 /// Collects field errors while checking one input; shared by the event and settings validators.
 struct FieldChecker {
     private(set) var errors: [FieldError] = []

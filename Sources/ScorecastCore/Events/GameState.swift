@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import ScorecastActivity
 
 /// A game's current state, folded from its events in `seq` order.

@@ -1,3 +1,4 @@
+import JSON
 import ScorecastActivity
 
 /// A full or partial scoreboard sent with an event: only the fields present change the game.

@@ -1,3 +1,5 @@
+import JSON
+
 extension AlertCatalog {
     /// The English String Catalog (`Localizable.xcstrings`) of every alert key, laid out as Xcode
     /// writes it (two-space indent, `" : "`, keys sorted), so the file in the ScorecastActivity

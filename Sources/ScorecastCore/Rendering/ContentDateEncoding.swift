@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// How dates are written into `content-state`, per app (apns.md §4).
 ///

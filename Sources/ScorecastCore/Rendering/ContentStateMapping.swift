@@ -1,3 +1,5 @@
+import JSON
+
 /// A per-app change to the default `content-state` shape (``ContentStateRenderer``): keys renamed or
 /// left out, for apps whose `ContentState` struct already exists with other names.
 ///

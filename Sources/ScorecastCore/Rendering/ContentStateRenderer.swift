@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import ScorecastActivity
 
 /// Renders a ``GameState`` as `content-state` through ``ScorecastActivity/ContentState``, the

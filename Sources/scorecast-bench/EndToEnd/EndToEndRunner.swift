@@ -116,9 +116,9 @@ struct EndToEndRunner {
         let filter = alertingOnly ? "AND requested_priority = 10" : ""
         guard let row = try await environment.pool.query("""
             SELECT count(*) AS n,
-                   percentile_disc(0.5) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p50,
-                   percentile_disc(0.9) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p90,
-                   percentile_disc(0.99) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p99,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p50,
+                   percentile_cont(0.9) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p90,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p99,
                    max(ingest_to_send_ms) AS worst
             FROM deliveries
             WHERE outcome = 'sent' AND ingest_to_send_ms IS NOT NULL

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import Synchronization
 
 /// What a feed should post: `rate` events per second for `seconds`, spread over `games`.
@@ -142,23 +143,7 @@ enum EventPoster {
             // A tick alone is run by the phone and sends nothing: the routine event also changes
             // a shown value, so every posted event still costs one update.
             : #"{"clock":"\#(minute)'","extra":{"round":\#(round)}}"#
-        let text = #"{"id":"\#(plan.runTag)-\#(index)","game":"\#(game)","seq":\#(seq),"occurredAt":"\#(Timestamp.rfc3339Now())","kind":"\#(kind)","scoreboard":\#(scoreboard)}"#
+        let text = #"{"id":"\#(plan.runTag)-\#(index)","game":"\#(game)","seq":\#(seq),"occurredAt":"\#(RFC3339.format(Date(), includeFraction: true))","kind":"\#(kind)","scoreboard":\#(scoreboard)}"#
         return Array(text.utf8)
-    }
-}
-
-/// RFC 3339 timestamps with milliseconds, in UTC, without a formatter object per call.
-enum Timestamp {
-    /// Now, e.g. `2026-11-29T22:41:06.123Z`.
-    static func rfc3339Now() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
-        let millis = now.tv_nsec / 1_000_000
-        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : String(millis)
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
     }
 }

@@ -1,4 +1,8 @@
-/// Nearest-rank percentiles of a sample.
+import Scorecast
+
+/// Percentiles of a sample, by the product's one definition (``Percentile``: PostgreSQL's
+/// `percentile_cont`, linear interpolation between the nearest ranks), so the p99 the bench
+/// reports is the number `/v1/stats` and the dashboard show for the same deliveries.
 struct Percentiles: Sendable, Codable {
     /// Number of values.
     let count: Int
@@ -11,7 +15,7 @@ struct Percentiles: Sendable, Codable {
     /// Largest value.
     let max: Double
 
-    /// Percentiles computed elsewhere (e.g. by Postgres' percentile_disc).
+    /// Percentiles computed elsewhere (by Postgres' `percentile_cont`).
     init(count: Int, p50: Double, p90: Double, p99: Double, max: Double) {
         self.count = count
         self.p50 = p50
@@ -23,24 +27,16 @@ struct Percentiles: Sendable, Codable {
     /// Computes the percentiles of `values`; `nil` when there are none.
     init?(_ values: [Double]) {
         guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        func rank(_ q: Double) -> Double {
-            let index = Int((q * Double(sorted.count)).rounded(.up)) - 1
-            return sorted[Swift.max(0, Swift.min(sorted.count - 1, index))]
-        }
-        count = sorted.count
-        p50 = rank(0.50)
-        p90 = rank(0.90)
-        p99 = rank(0.99)
-        max = sorted[sorted.count - 1]
+        let sorted = values.filter(\.isFinite).sorted()
+        guard let p50 = Percentile.value(ofSorted: sorted, at: 0.50), let p90 = Percentile.value(ofSorted: sorted, at: 0.90),
+              let p99 = Percentile.value(ofSorted: sorted, at: 0.99), let max = sorted.last else { return nil }
+        self.init(count: sorted.count, p50: p50, p90: p90, p99: p99, max: max)
     }
 }
 
 extension Array where Element == Double {
-    /// The median, or 0 for an empty array.
+    /// The median (``Percentile`` at 0.5), or 0 for an empty array.
     var median: Double {
-        guard !isEmpty else { return 0 }
-        let sorted = self.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        Percentile.value(of: self, at: 0.5) ?? 0
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import JSON
 import Logging
 import Foundation
 import ScorecastCore

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import ScorecastActivity
 import Testing
 @testable import ScorecastCore

@@ -55,8 +55,18 @@ extension JSONValue {
         }
     }
 
+    /// `text` as a JSON string literal, quotes included: the one escaper of the project, for the
+    /// few places that write fixed-shape JSON by hand (log lines, problem bodies) and must keep
+    /// their member order.
+    public static func quoted(_ text: String) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count + 2)
+        writeString(text, into: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
     /// Keys in UTF-8 byte order: independent of locale and of String's Unicode-aware comparison.
-    static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
+    public static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
         members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 

@@ -1,25 +1,32 @@
 import Foundation
+import JSON
 
 extension HTTPRequest {
-    /// Decodes the body as JSON (dates as ISO 8601 strings).
+    /// The body parsed by the project's one strict JSON parser (duplicate keys, invalid UTF-8,
+    /// trailing content and deep nesting refused).
     ///
-    /// Throws a `Problem` a client can act on:
-    /// - `400` when the body is empty or not JSON, with the line and column of the first
-    ///   syntax error;
-    /// - `422` when it is JSON of the wrong shape, naming the field at fault both in `detail`
-    ///   and in `errors` (`events[2].seq`, pointer `/events/2/seq`): a wrong type, a missing
-    ///   key, a `null`, a number out of range, an invalid date or enum value.
-    ///
-    /// A `Problem` thrown by a type's own `init(from:)` passes through unchanged.
-    public func decodeJSON<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+    /// Throws a `400` `Problem` when the body is empty or not JSON, naming the byte offset and
+    /// the reason. Checking the shape is the caller's job: it knows the field names to put in a
+    /// `422`'s `errors`.
+    public func jsonBody() throws -> JSONValue {
         guard !body.isEmpty else {
             throw Problem.badRequest("the request body is empty; expected a JSON document")
         }
         do {
-            return try JSONCoding.decoder().decode(type, from: Data(body))
-        } catch let error as DecodingError {
-            throw JSONProblem.explain(body: body, type: type, error: error)
+            return try JSONParser().parse(body)
+        } catch {
+            throw Problem.badRequest("the request body is not valid JSON: \(error)")
         }
+    }
+
+    /// The body as a JSON object: ``jsonBody()``, then a `422` `Problem` when the document is
+    /// not an object.
+    public func jsonObject() throws -> [String: JSONValue] {
+        let document = try jsonBody()
+        guard let members = document.objectValue else {
+            throw Problem.unprocessable("the request body must be a JSON object, got \(document.typeName)")
+        }
+        return members
     }
 
     /// Throws a `415` `Problem` unless `Content-Type` is `application/json` or an

@@ -1,5 +1,5 @@
 import Testing
-@testable import ScorecastCore
+@testable import JSON
 
 @Suite struct JSONParserTests {
     @Test(arguments: [

@@ -1,5 +1,6 @@
+import Foundation
 import Testing
-@testable import ScorecastCore
+@testable import JSON
 
 @Suite struct JSONValueEncodingTests {
     @Test(arguments: [
@@ -51,5 +52,21 @@ import Testing
         #expect(value["missing"] == nil)
         #expect(value["i"]?.typeName == "integer")
         #expect(value["f"]?.typeName == "number")
+    }
+
+    /// The one escaper used for hand-written JSON (log lines, problem bodies) is the encoder's.
+    @Test(arguments: ["", "plain", "quote\" back\\ nl\n cr\r tab\t bell\u{07} nul\u{00} é ⚽", "</script>"])
+    func quotedIsTheEncodersStringForm(text: String) throws {
+        #expect(JSONValue.quoted(text) == (try JSONValue.string(text).encodedString()))
+        #expect(try JSONParser().parse(JSONValue.quoted(text)) == .string(text))
+    }
+
+    @Test func encodableThroughFoundationKeepsEveryCase() throws {
+        let value: JSONValue = ["s": "x", "i": 3, "f": 2.5, "b": true, "n": nil, "a": [1, "two"]]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+        #expect(text == #"{"a":[1,"two"],"b":true,"f":2.5,"i":3,"n":null,"s":"x"}"#)
+        #expect(try JSONParser().parse(text) == value)
     }
 }
