@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, one way only: C leaves and the JSON leaf → adapters (Postgres, Crypto, APNs,
+// Layers, one way only: C leaves and the JSON and Arguments leaves → adapters (Postgres, Crypto, APNs,
 // HTTPServer, APNsSimulator) → the application (Scorecast) → the executable. The pure core (ScorecastCore) has no I/O and
 // no C; adapters depend on it at most, never on each other (Crypto is a shared leaf of signing
 // and hashing used by APNs, the simulator and the application).
@@ -18,10 +18,14 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // nghttp2 only for the simulator's HTTP/2 server; every client speaks through CCurl.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
 
         // The one strict JSON parser and encoder every module uses: a leaf, no dependencies.
         .target(name: "JSON"),
+        // The one command-line parser (the CLI, `apns-sim` and the bench): a leaf.
+        .target(name: "Arguments"),
 
         // The iOS contract (Swift + Foundation only; builds for iOS, macOS and Linux). The
         // String Catalog is for the app's own target, not a resource of this module.
@@ -30,6 +34,12 @@ let package = Package(
         // The domain: no I/O, no C. It renders through ScorecastActivity's types.
         .target(name: "ScorecastCore", dependencies: ["JSON", "ScorecastActivity"]),
 
+        // The project's one HTTP client library: libcurl's global setup and header lists shared
+        // by APNs' HTTP/2 transport (multi interface), and CurlHTTPConnection (easy interface)
+        // for the CLI's events send, the demo's replay, the simulator's admin calls and the
+        // benchmark's feed. A leaf on CCurl, so adapters use it without depending on each other.
+        .target(name: "CurlHTTP", dependencies: ["CCurl"]),
+
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
         .target(name: "Logging", dependencies: ["JSON"]),
         .target(name: "Lifecycle", dependencies: ["Logging"]),
@@ -37,34 +47,42 @@ let package = Package(
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "Logging"]),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
-        .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "COpenSSL", "CNGHTTP2"]),
+        // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
+        .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "CCurl", "CurlHTTP"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "Logging", "Lifecycle", "CMicroHTTPD"]),
-        .target(name: "APNsSimulator", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
+        .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator"]
+            dependencies: ["JSON", "Arguments", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging", "CurlHTTP"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity"]),
         .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "Logging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
-        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
+        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "Crypto", "TestSupport"]),
         .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
+        .target(
+            name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging"],
+            path: "Tests/EndToEndSupport"),
+        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
+        // The delivery guarantee under faults (issue 11): the built binary, real Postgres, the simulator's faults.
+        .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

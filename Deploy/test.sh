@@ -21,6 +21,11 @@ fi
 failed=()
 passed_tests=0
 failed_tests=0
+# The format lint (Deploy/lint.sh, ~15 s) runs first; a finding fails CI like a failing target.
+if [ $# -eq 0 ]; then
+  echo "== lint"
+  Deploy/lint.sh || failed+=("lint")
+fi
 for target in "${targets[@]}"; do
   echo "== $target"
   log=$(mktemp)

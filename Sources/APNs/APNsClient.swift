@@ -4,10 +4,10 @@ import ScorecastCore
 
 /// The APNs client: channel management, broadcasts and device pushes over HTTP/2 and TLS.
 ///
-/// One client keeps a small pool of connections to each of its two hosts, driven by nghttp2
-/// client sessions over OpenSSL on one epoll thread of its own; every method is `async` and
-/// safe to call from many tasks at once. Idle connections are kept for hours and checked with
-/// HTTP/2 PING (apns.md §9).
+/// One client keeps a small pool of connections to each of its two hosts, driven by one libcurl
+/// multi handle on a thread of its own; every method is `async` and safe to call from many
+/// tasks at once. Idle connections are kept for hours and watched with TCP keepalive
+/// (apns.md §9).
 /// Each request carries the team's shared provider token; when APNs calls it expired
 /// (`403 ExpiredProviderToken`) the token is renewed once and the request sent again.
 ///
@@ -39,6 +39,9 @@ public final class APNsClient: Sendable {
         self.builder = APNsRequestBuilder(sendEndpoint: configuration.sendEndpoint,
                                           managementEndpoint: configuration.managementEndpoint)
         self.transport = try HTTP2Transport(options: configuration.transportOptions, logger: logger)
+        if case .url = configuration.proxy {
+            logger.info("APNs connections go through a proxy", ["proxy": configuration.proxy.description])
+        }
     }
 
     /// Creates a broadcast channel (`201`, its id in ``APNsResponse/channelID``).
@@ -102,6 +105,10 @@ public final class APNsClient: Sendable {
             tokens.invalidate(token)
             let renewed = try tokens.token(for: credentials)
             response = try await send(request, token: renewed, deadline: deadline)
+        } else if response.status == 403 && response.reason == .invalidProviderToken {
+            // Not retried (the app is paused), but never reused either: the admin may replace
+            // the key file in place and resume, and the next request must be signed with it.
+            tokens.invalidate(token)
         }
         if !response.isSuccess {
             logger.debug("APNs answered with a failure", [

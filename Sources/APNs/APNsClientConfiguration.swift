@@ -27,13 +27,16 @@ public struct APNsClientConfiguration: Sendable, Hashable {
     /// How long an idle connection is kept for reuse; APNs wants connections kept for hours.
     /// Default 6 hours.
     public var idleConnectionMaxAge: Duration = .seconds(6 * 3600)
-    /// Idle time before TCP keepalive probes start, and between probes; also how long a
-    /// connection may stay silent before the client sends an HTTP/2 PING (a PING unanswered
-    /// for 5 s drops the connection). Default 60 s.
+    /// Idle time before TCP keepalive probes start, and between probes: a peer that vanished
+    /// is noticed on a quiet connection (libcurl also checks a cached connection before reusing
+    /// it). Default 60 s.
     public var keepAliveInterval: Duration = .seconds(60)
     /// The largest response body accepted (APNs bodies are tiny; a list of 10,000 channel ids is
     /// the largest). Default 2 MiB.
     public var maxResponseBytes: Int = 2 << 20
+    /// The proxy connections go through. Default: the environment's `HTTPS_PROXY` / `NO_PROXY`,
+    /// as libcurl reads them.
+    public var proxy: APNsProxy = .environment
 
     /// A configuration for two explicit endpoints (for example the simulator's ports).
     public init(sendEndpoint: APNsEndpoint, managementEndpoint: APNsEndpoint) {
@@ -69,6 +72,7 @@ public struct APNsClientConfiguration: Sendable, Hashable {
         try require(keepAliveInterval >= .seconds(1) && keepAliveInterval <= .seconds(7200),
                     "keepAliveInterval must be 1 s–2 h, got \(keepAliveInterval)")
         try require((1024...(64 << 20)).contains(maxResponseBytes), "maxResponseBytes must be 1 KiB–64 MiB, got \(maxResponseBytes)")
+        try proxy.validate()
     }
 
     var transportOptions: TransportOptions {
@@ -78,7 +82,6 @@ public struct APNsClientConfiguration: Sendable, Hashable {
             idleConnectionMaxAgeSeconds: Int(idleConnectionMaxAge.components.seconds),
             keepAliveIdleSeconds: Int(keepAliveInterval.components.seconds),
             keepAliveIntervalSeconds: Int(keepAliveInterval.components.seconds),
-            maxResponseBytes: maxResponseBytes,
-            idlePingInterval: keepAliveInterval)
+            maxResponseBytes: maxResponseBytes, proxy: proxy.curlValue)
     }
 }

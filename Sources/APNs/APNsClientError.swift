@@ -28,7 +28,7 @@ public struct APNsClientError: Error, Sendable, Equatable, CustomStringConvertib
         case cancelled
         /// The client was shut down before the request finished.
         case shutdown
-        /// The transport failed in a way not listed above (a system call or nghttp2 itself).
+        /// The transport failed in a way not listed above (a system call or libcurl itself).
         case transport
     }
 

@@ -74,9 +74,6 @@ public final class APNsSimulator: Service {
             }
         }
         let endpoints = try result.get()
-        if state.verifier.teams.isEmpty {
-            logger.warning("no teams registered: every provider token will be refused until one is added (--team, POST /teams)")
-        }
         logger.info("APNs simulator listening", [
             "send_port": String(endpoints.sendPort), "management_port": String(endpoints.managementPort),
             "admin_port": String(endpoints.adminPort), "ca_certificate": endpoints.caCertificatePath,
@@ -90,11 +87,11 @@ public final class APNsSimulator: Service {
         let tls = try TLSContext(certificatePath: paths.certificate, privateKeyPath: paths.key)
         let send = try H2Server(
             name: "send", host: configuration.host, port: configuration.sendPort, tls: tls,
-            handler: APNsRequestHandler(port: .send, state: state), logger: logger)
+            handler: APNsRequestHandler(port: .send, state: state, logger: logger), logger: logger)
         let management = try H2Server(
             name: "management", host: configuration.host, port: configuration.managementPort, tls: tls,
-            handler: APNsRequestHandler(port: .management, state: state), logger: logger)
-        var adminConfiguration = HTTPServerConfiguration(host: configuration.host, port: configuration.adminPort)
+            handler: APNsRequestHandler(port: .management, state: state, logger: logger), logger: logger)
+        var adminConfiguration = HTTPServerConfiguration(host: configuration.adminHost, port: configuration.adminPort)
         adminConfiguration.accessLog = false
         adminConfiguration.threadCount = 2
         adminConfiguration.shutdownGracePeriod = .seconds(1)
@@ -107,7 +104,7 @@ public final class APNsSimulator: Service {
             do {
                 try admin.start()
             } catch {
-                throw SimulatorError.state("the admin API cannot listen on \(configuration.host):\(configuration.adminPort): \(error)")
+                throw SimulatorError.state("the admin API cannot listen on \(configuration.adminHost):\(configuration.adminPort): \(error)")
             }
         } catch {
             // Leave nothing half-started behind.
@@ -133,6 +130,7 @@ public final class APNsSimulator: Service {
         try await running.admin.run(until: shutdown)
         await running.send.stop()
         await running.management.stop()
+        if let error = state.persist() { logger.error("could not save the simulator's channels and budgets", ["error": "\(error)"]) }
         phase.withLock { $0 = .stopped }
         logger.info("APNs simulator stopped")
     }
@@ -181,6 +179,9 @@ public final class APNsSimulator: Service {
 
     /// Every channel, oldest first.
     public func channels() -> [SimulatorChannel] { state.channelList() }
+
+    /// Device tokens that received Live Activity pushes or were marked unregistered, by token.
+    public func deviceTokens() -> [SimulatorDeviceToken] { state.deviceTokenList() }
 
     /// The budget position of every channel.
     public func budgets() -> [SimulatorBudgetUsage] { state.budgetUsage() }

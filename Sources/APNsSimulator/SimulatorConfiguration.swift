@@ -3,8 +3,12 @@ import Foundation
 /// Everything the simulator needs to start: where to listen, its TLS identity, who may call it,
 /// the limits it enforces and the faults to begin with.
 public struct SimulatorConfiguration: Sendable {
-    /// The address every port binds (loopback by default).
+    /// The address the send and management ports bind (loopback by default).
     public var host: String
+    /// The address the admin API binds: loopback unless set on purpose, whatever `host` is,
+    /// because the admin API has no authentication (it injects faults, adds teams and lists
+    /// what was received).
+    public var adminHost: String
     /// The send port (broadcasts, device pushes); 0 picks a free one.
     public var sendPort: Int
     /// The channel-management port; 0 picks a free one.
@@ -49,6 +53,9 @@ public struct SimulatorConfiguration: Sendable {
     public var faults: SimulatorFaults
     /// Where time comes from.
     public var clock: any SimulatorClock
+    /// Whether channels and budgets are kept in `<stateDirectory>/state.json` across restarts
+    /// (the built-in simulator of `scorecast serve` does; tests start empty).
+    public var persistsState = false
 
     /// The default hourly priority-10 budget per channel.
     public static let defaultBudgetPerHour = 12
@@ -58,6 +65,7 @@ public struct SimulatorConfiguration: Sendable {
     /// A configuration with Apple's documented limits and every port picked by the system.
     public init(
         host: String = "127.0.0.1",
+        adminHost: String = "127.0.0.1",
         sendPort: Int = 0,
         managementPort: Int = 0,
         adminPort: Int = 0,
@@ -79,6 +87,7 @@ public struct SimulatorConfiguration: Sendable {
         clock: any SimulatorClock = SystemSimulatorClock()
     ) {
         self.host = host
+        self.adminHost = adminHost
         self.sendPort = sendPort
         self.managementPort = managementPort
         self.adminPort = adminPort
@@ -106,6 +115,7 @@ public struct SimulatorConfiguration: Sendable {
             guard (0...65_535).contains(port) else { throw .invalidConfiguration("\(name) \(port) is outside 0…65535") }
         }
         guard !host.isEmpty else { throw .invalidConfiguration("host is empty") }
+        guard !adminHost.isEmpty else { throw .invalidConfiguration("admin host is empty") }
         guard (certificatePath == nil) == (privateKeyPath == nil) else {
             throw .invalidConfiguration("--cert and --key go together: give both or neither")
         }

@@ -24,14 +24,20 @@ final class SimulatorState: Sendable {
     struct Core: Sendable {
         var channels = ChannelStore()
         var budgets = BudgetLedger()
+        /// Bumped by every change worth saving (channels and budgets).
+        var generation: UInt64 = 0
         var faults: FaultPlan
         var settings: Settings
         /// Device tokens answered with `410 Unregistered`, and since when (UNIX milliseconds).
         var unregisteredTokens: [String: Int] = [:]
+        /// Live Activity pushes accepted per device token.
+        var deviceTokens = DeviceTokenLedger()
     }
 
     let core: Mutex<Core>
     let log: Mutex<RequestLog>
+    /// Where channels and budgets are kept across restarts, when they are.
+    let stateFile: SimulatorStateFile?
     let verifier: ProviderTokenVerifier
     let clock: any SimulatorClock
     let authPolicy: ProviderAuthentication.Policy
@@ -60,7 +66,13 @@ final class SimulatorState: Sendable {
             noMessageStoredBudgetPerHour: configuration.noMessageStoredBudgetPerHour,
             retryAfter: configuration.retryAfter,
             allowsPriorityOneBroadcasts: configuration.allowsPriorityOneBroadcasts)
-        core = Mutex(Core(faults: FaultPlan(faults: configuration.faults), settings: settings))
+        var initial = Core(faults: FaultPlan(faults: configuration.faults), settings: settings)
+        stateFile = configuration.persistsState ? SimulatorStateFile(stateDirectory: configuration.stateDirectory) : nil
+        if let saved = try stateFile?.load() {
+            initial.channels = ChannelStore(records: saved.channels)
+            initial.budgets = saved.budgets
+        }
+        core = Mutex(initial)
         log = Mutex(RequestLog(capacity: configuration.requestLogCapacity))
         publishFaultFlags(configuration.faults)
     }
@@ -150,6 +162,24 @@ final class SimulatorState: Sendable {
         core.withLock { $0.unregisteredTokens[token.lowercased()] = stamp }
     }
 
+    // MARK: - Persistence
+
+    /// Saves channels and budgets when the state is kept across restarts. Called after a
+    /// channel create or delete and on stop; a failure is returned for the caller to log.
+    func persist() -> (any Error)? {
+        guard let stateFile else { return nil }
+        let (snapshot, generation) = core.withLock { core in
+            core.generation += 1
+            return (SimulatorStateFile.Snapshot(channels: core.channels.all, budgets: core.budgets), core.generation)
+        }
+        do {
+            try stateFile.save(snapshot, generation: generation)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     // MARK: - Reset
 
     /// Forgets channels, budgets, received requests, unregistered tokens and faults; teams and
@@ -159,6 +189,7 @@ final class SimulatorState: Sendable {
             core.channels.removeAll()
             core.budgets.removeAll()
             core.unregisteredTokens.removeAll()
+            core.deviceTokens.removeAll()
         }
         apply(.none)
         log.withLock { $0.removeAll() }

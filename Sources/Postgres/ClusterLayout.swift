@@ -6,16 +6,27 @@ struct ClusterLayout: Sendable, Equatable {
     let root: URL
 
     var data: URL { root.appendingPathComponent("data") }
-    var socketDirectory: URL { root.appendingPathComponent("run") }
+    /// The folder of the server's Unix socket, the only way in (no TCP): `<root>/run`, mode 700,
+    /// so that no other local user can reach the socket. When that path is too long for a Unix
+    /// socket, a folder in `/tmp` named after a hash of `root` (also mode 700, checked on
+    /// creation to be a real folder of the right owner).
+    var socketDirectory: URL {
+        let inside = root.appendingPathComponent("run")
+        if Self.socketFits(in: inside) { return inside }
+        return URL(fileURLWithPath: "/tmp").appendingPathComponent("scorecast-pg-\(Self.fnv1a(root.standardizedFileURL.path))")
+    }
     var logFile: URL { root.appendingPathComponent("postgres.log") }
     /// Written after a successful `initdb`; a data folder without it is a failed attempt.
     var initializedMarker: URL { root.appendingPathComponent("initialized") }
     var pidFile: URL { data.appendingPathComponent("postmaster.pid") }
     var settingsFile: URL { data.appendingPathComponent("scorecast.conf") }
+    var accessRulesFile: URL { data.appendingPathComponent("pg_hba.conf") }
 
-    /// Unix socket paths are limited to 107 bytes (`sun_path`); beyond that the server only
-    /// listens on TCP.
-    var socketDirectoryFits: Bool { socketDirectory.path.utf8.count + "/.s.PGSQL.65535".utf8.count <= 107 }
+    /// Whether the socket lives inside `root` (its path fits a Unix socket address).
+    var socketDirectoryIsInside: Bool { Self.socketFits(in: root.appendingPathComponent("run")) }
+
+    /// Unix socket paths are limited to 107 bytes (`sun_path`).
+    static func socketFits(in folder: URL) -> Bool { folder.path.utf8.count + "/.s.PGSQL.65535".utf8.count <= 107 }
 
     /// `<state>/postgres`, or, when the server's user cannot reach the state folder, a folder
     /// in `temporaryDirectory` named after the state folder (its name and a hash of its path,

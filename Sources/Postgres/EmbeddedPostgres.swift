@@ -6,8 +6,11 @@ import Synchronization
 /// is configured.
 ///
 /// The first `start()` runs `initdb` under the state folder; later starts reuse the cluster.
-/// It listens on 127.0.0.1 only, on a free port, with its Unix socket inside its own folder,
-/// and creates the database `scorecast`. As root, the server's programs run as the `postgres`
+/// It listens on a Unix socket only (no TCP), in a folder of mode 700 inside its own folder,
+/// and creates the database `scorecast`: the folder's permission is what keeps other local
+/// users out, so `pg_hba.conf` admits socket connections only and is rewritten on every start
+/// (which also upgrades clusters made by earlier versions, that listened on 127.0.0.1 with
+/// `trust`). As root, the server's programs run as the `postgres`
 /// user (they refuse root); when that user cannot reach the state folder (under `/root`, for
 /// example) the cluster lives in the system temp folder instead, and the log says where.
 /// A lock file keeps two processes from running the same cluster; a server left running by
@@ -15,6 +18,16 @@ import Synchronization
 public final class EmbeddedPostgres: Sendable {
     /// The database created and returned by `start()`.
     public static let databaseName = "scorecast"
+    /// The port number naming the socket file (`.s.PGSQL.<port>`); nothing listens on TCP.
+    static let socketPort = 5432
+    /// What `pg_hba.conf` says, every start: Unix-socket connections only. Who may open the
+    /// socket is decided by its folder's mode (700, owned by the server's user).
+    static let accessRules = """
+        # Written by scorecast on every start; edits are lost. The server listens on a Unix
+        # socket only, in a folder of mode 700: only its owner (and root) can reach it.
+        local all all trust
+
+        """
 
     private struct Running {
         var postmasterPID: pid_t
@@ -103,18 +116,16 @@ public final class EmbeddedPostgres: Sendable {
             try createFolder(layout.root, owner: serverUser, mode: 0o700)
             try stopLeftoverServer(layout)
             try initializeIfNeeded(layout, installation)
-            let (port, pid) = try launch(layout, installation)
+            let pid = try launch(layout, installation)
             running.withLock { $0 = Running(postmasterPID: pid, layout: layout, lockDescriptor: lock) }
-            let configuration = PostgresConfiguration(
-                host: "127.0.0.1", port: port, user: "postgres", database: Self.databaseName, sslMode: "disable",
-                connectTimeout: .seconds(5))
+            let configuration = Self.configuration(socketDirectory: layout.socketDirectory.path, port: Self.socketPort)
             do throws(PostgresError) {
                 try createDatabaseIfMissing(configuration)
             } catch {
                 stop()
                 throw error
             }
-            logger.info("embedded postgres started", ["port": "\(port)", "data": layout.data.path])
+            logger.info("embedded postgres started", ["socket": layout.socketDirectory.path, "data": layout.data.path])
             return configuration
         } catch {
             if running.withLock({ $0 == nil }) { close(lock) }
@@ -126,22 +137,26 @@ public final class EmbeddedPostgres: Sendable {
     /// runs, if any. This handle does not own it: `stop()` leaves it running.
     private func sharedServerConfiguration() throws(PostgresError) -> PostgresConfiguration? {
         let layout = try chooseLayout()
-        guard let (pid, port) = Self.readPidFile(layout.pidFile), port > 0,
-              Self.isPostgres(pid: pid, dataDirectory: layout.data)
+        guard let info = Self.readPidFile(layout.pidFile), info.port > 0,
+              Self.isPostgres(pid: info.pid, dataDirectory: layout.data)
         else { return nil }
-        logger.debug("using the embedded postgres another process runs", ["port": "\(port)", "pid": "\(pid)"])
-        return PostgresConfiguration(
-            host: "127.0.0.1", port: port, user: "postgres", database: Self.databaseName, sslMode: "disable",
-            connectTimeout: .seconds(5))
+        logger.debug("using the embedded postgres another process runs", ["socket": info.socketDirectory, "pid": "\(info.pid)"])
+        return Self.configuration(socketDirectory: info.socketDirectory, port: info.port)
     }
 
     private func runningConfiguration() -> PostgresConfiguration? {
         guard let current = running.withLock({ $0 }),
-              let port = Self.readPidFile(current.layout.pidFile)?.port
+              let info = Self.readPidFile(current.layout.pidFile)
         else { return nil }
-        return PostgresConfiguration(
-            host: "127.0.0.1", port: port, user: "postgres", database: Self.databaseName, sslMode: "disable",
-            connectTimeout: .seconds(5))
+        return Self.configuration(socketDirectory: info.socketDirectory, port: info.port)
+    }
+
+    /// How to reach a server from its `postmaster.pid`: through its socket folder; a server an
+    /// earlier version started (still running, TCP only) through 127.0.0.1.
+    private static func configuration(socketDirectory: String, port: Int) -> PostgresConfiguration {
+        PostgresConfiguration(
+            host: socketDirectory.isEmpty ? "127.0.0.1" : socketDirectory, port: port, user: "postgres",
+            database: databaseName, sslMode: "disable", connectTimeout: .seconds(5))
     }
 
     /// Takes `<state>/postgres.lock` for as long as the server runs; another process holding it
@@ -230,21 +245,17 @@ public final class EmbeddedPostgres: Sendable {
         }
     }
 
-    /// Starts the server on a free port, retrying with another port if one was taken between
-    /// choosing it and binding it. Returns the port and the postmaster's pid.
-    private func launch(_ layout: ClusterLayout, _ installation: PostgresInstallation) throws(PostgresError) -> (Int, pid_t) {
+    /// Writes the settings and access rules and starts the server; returns the postmaster's pid.
+    private func launch(_ layout: ClusterLayout, _ installation: PostgresInstallation) throws(PostgresError) -> pid_t {
         try createFolder(layout.socketDirectory, owner: serverUser, mode: 0o700)
-        if !layout.socketDirectoryFits {
-            logger.notice("the socket folder's path is too long for a Unix socket; TCP only", ["folder": layout.socketDirectory.path])
+        if !layout.socketDirectoryIsInside {
+            logger.notice("the socket folder's path would be too long for a Unix socket; using another", ["folder": layout.socketDirectory.path])
         }
-        var lastFailure = ""
-        for _ in 0..<3 {
-            let port = try Self.freePort()
-            let socketDirectory = layout.socketDirectoryFits ? layout.socketDirectory.path : ""
-            let settings = """
-                listen_addresses = '127.0.0.1'
-                port = \(port)
-                unix_socket_directories = '\(socketDirectory.replacingOccurrences(of: "'", with: "''"))'
+        let settings = """
+                listen_addresses = ''
+                port = \(Self.socketPort)
+                unix_socket_directories = '\(layout.socketDirectory.path.replacingOccurrences(of: "'", with: "''"))'
+                unix_socket_permissions = 0700
                 max_connections = 200
                 fsync = \(durable ? "on" : "off")
                 synchronous_commit = \(durable ? "on" : "off")
@@ -255,20 +266,22 @@ public final class EmbeddedPostgres: Sendable {
                 autovacuum_naptime = 5s
 
                 """
-            guard FileManager.default.createFile(atPath: layout.settingsFile.path, contents: Data(settings.utf8)) else {
-                throw PostgresError(.embeddedServerFailed, "cannot write \(layout.settingsFile.path)")
-            }
-            if let user = serverUser { try Self.chown(layout.settingsFile.path, to: user) }
-            let result = try ProcessRunner.run(
-                installation.pgCtl, ["-D", layout.data.path, "-l", layout.logFile.path, "-w", "-t", "60", "start"],
-                asUser: serverUser, currentDirectory: layout.root)
-            if result.status == 0, let info = Self.readPidFile(layout.pidFile) {
-                return (port, info.pid)
-            }
-            lastFailure = Self.tail((try? String(contentsOf: layout.logFile, encoding: .utf8)) ?? result.text)
-            guard lastFailure.contains("could not bind") || lastFailure.contains("Address already in use") else { break }
+        try writeServerFile(layout.settingsFile, settings)
+        try writeServerFile(layout.accessRulesFile, Self.accessRules)
+        let result = try ProcessRunner.run(
+            installation.pgCtl, ["-D", layout.data.path, "-l", layout.logFile.path, "-w", "-t", "60", "start"],
+            asUser: serverUser, currentDirectory: layout.root)
+        if result.status == 0, let info = Self.readPidFile(layout.pidFile) { return info.pid }
+        let failure = Self.tail((try? String(contentsOf: layout.logFile, encoding: .utf8)) ?? result.text)
+        throw PostgresError(.embeddedServerFailed, "pg_ctl could not start the server; log \(layout.logFile.path): \(failure)")
+    }
+
+    /// Replaces one of the server's configuration files (owned by the server's user, mode 600).
+    private func writeServerFile(_ url: URL, _ text: String) throws(PostgresError) {
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw PostgresError(.embeddedServerFailed, "cannot write \(url.path)")
         }
-        throw PostgresError(.embeddedServerFailed, "pg_ctl could not start the server; log \(layout.logFile.path): \(lastFailure)")
+        if let user = serverUser { try Self.chown(url.path, to: user) }
     }
 
     private func createDatabaseIfMissing(_ configuration: PostgresConfiguration) throws(PostgresError) {
@@ -283,7 +296,20 @@ public final class EmbeddedPostgres: Sendable {
 
     // MARK: - Files and processes
 
+    /// Creates `url` (and its parents) and gives it to `owner` with `mode`. A folder that is
+    /// already there must be a real folder (not a link) owned by us or by `owner`: in a shared
+    /// folder such as `/tmp`, another user could otherwise have made it first and kept a way in.
     private func createFolder(_ url: URL, owner: String?, mode: Int? = nil) throws(PostgresError) {
+        var existing = stat()
+        if lstat(url.path, &existing) == 0 {
+            let ownerID = owner.flatMap { getpwnam($0)?.pointee.pw_uid }
+            guard existing.st_mode & S_IFMT == S_IFDIR else {
+                throw PostgresError(.embeddedServerFailed, "\(url.path) exists and is not a folder; remove it")
+            }
+            guard existing.st_uid == getuid() || existing.st_uid == ownerID else {
+                throw PostgresError(.embeddedServerFailed, "\(url.path) belongs to another user (uid \(existing.st_uid)); remove it")
+            }
+        }
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
@@ -304,13 +330,15 @@ public final class EmbeddedPostgres: Sendable {
         }
     }
 
-    /// The postmaster's pid (line 1) and port (line 4) from `postmaster.pid`.
-    static func readPidFile(_ url: URL) -> (pid: pid_t, port: Int)? {
+    /// The postmaster's pid (line 1), port (line 4) and first socket folder (line 5, empty
+    /// when it has none) from `postmaster.pid`.
+    static func readPidFile(_ url: URL) -> (pid: pid_t, port: Int, socketDirectory: String)? {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.first, let pid = pid_t(first.trimmingCharacters(in: .whitespaces)), pid > 0 else { return nil }
         let port = lines.count > 3 ? Int(lines[3].trimmingCharacters(in: .whitespaces)) ?? 0 : 0
-        return (pid, port)
+        let socketDirectory = lines.count > 4 ? lines[4].trimmingCharacters(in: .whitespaces) : ""
+        return (pid, port, socketDirectory)
     }
 
     /// Whether `pid` is a live postgres process serving `dataDirectory` (Linux `/proc`).

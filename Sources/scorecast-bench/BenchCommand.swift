@@ -1,4 +1,5 @@
 import APNsSimulator
+import Arguments
 import Foundation
 import Logging
 
@@ -10,7 +11,8 @@ enum BenchCommand {
 
     Options of run:
       --quick                 short runs for iteration (memory run ~60 s)
-      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5)
+      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5,6)
+      --devices N             devices following the kick-off game in part 6 (default 1000000; 100000 with --quick)
       --memory-seconds N      length of the memory run (default 600; 60 with --quick)
       --rates LIST            end-to-end event rates (default 500,1000,2000)
       --games N               live games (default 1000)
@@ -56,7 +58,8 @@ enum BenchCommand {
 /// The options of `scorecast-bench run`.
 struct BenchOptions: Sendable {
     var quick = false
-    var parts: Set<Int> = [1, 2, 3, 4, 5]
+    var parts: Set<Int> = [1, 2, 3, 4, 5, 6]
+    var devices: Int?
     var memorySeconds: Int?
     var rates = [500, 1000, 2000]
     var games = 1000
@@ -69,15 +72,32 @@ struct BenchOptions: Sendable {
     /// The arguments as given, for the report.
     var arguments: [String]
 
+    /// The options of `run` (described in `usage`).
+    static let options: [OptionSpec] = [
+        .flag("quick", "a short run"),
+        .value("parts", "N[,N…]", "parts 1–6 to run"),
+        .value("memory-seconds", "S", "how long the memory part runs"),
+        .value("rates", "N[,N…]", "end-to-end event rates"),
+        .value("devices", "N", "devices following the kick-off game in part 6"),
+        .value("games", "N", "games in the end-to-end runs"),
+        .value("channels", "N", "channels per game"),
+        .value("alerting-percent", "P", "share of alerting events"),
+        .value("serve-env", "SCORECAST_NAME=VALUE", repeatable: true, "a setting for the served process"),
+        .value("out", "FOLDER", "where the report goes"),
+        .value("scorecast", "PATH", "the scorecast binary"),
+        .value("scripts", "FOLDER", "the bench scripts"),
+    ]
+
     /// Parses the arguments after `run`; the error names the bad option.
     init(_ arguments: [String]) throws(BenchError) {
         self.arguments = arguments
-        var index = 0
-        func value(_ flag: String) throws(BenchError) -> String {
-            index += 1
-            guard index < arguments.count else { throw BenchError("\(flag) needs a value") }
-            return arguments[index]
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, options: Self.options)
+        } catch {
+            throw BenchError(error.message)
         }
+        if let unexpected = parsed.positionals.first { throw BenchError("unexpected argument '\(unexpected)'") }
         func integers(_ flag: String, _ text: String) throws(BenchError) -> [Int] {
             let numbers = text.split(separator: ",").compactMap { Int($0) }
             guard !numbers.isEmpty, numbers.count == text.split(separator: ",").count, numbers.allSatisfy({ $0 > 0 }) else {
@@ -85,33 +105,34 @@ struct BenchOptions: Sendable {
             }
             return numbers
         }
-        while index < arguments.count {
-            let flag = arguments[index]
+        for (name, given) in parsed.given {
+            let flag = "--" + name
+            let value = given ?? ""
             switch flag {
             case "--quick": quick = true
-            case "--parts": parts = Set(try integers(flag, try value(flag)))
-            case "--memory-seconds": memorySeconds = try integers(flag, try value(flag))[0]
-            case "--rates": rates = try integers(flag, try value(flag))
-            case "--games": games = try integers(flag, try value(flag))[0]
-            case "--channels": channelsPerGame = try integers(flag, try value(flag))[0]
+            case "--parts": parts = Set(try integers(flag, value))
+            case "--memory-seconds": memorySeconds = try integers(flag, value)[0]
+            case "--rates": rates = try integers(flag, value)
+            case "--devices": devices = try integers(flag, value)[0]
+            case "--games": games = try integers(flag, value)[0]
+            case "--channels": channelsPerGame = try integers(flag, value)[0]
             case "--alerting-percent":
-                let percent = try integers(flag, try value(flag))[0]
+                let percent = try integers(flag, value)[0]
                 guard percent <= 100 else { throw BenchError("--alerting-percent takes 0–100, got \(percent)") }
                 alertingShare = Double(percent) / 100
             case "--serve-env":
-                let setting = try value(flag)
+                let setting = value
                 let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, parts[0].hasPrefix("SCORECAST_") else {
                     throw BenchError("--serve-env takes SCORECAST_NAME=VALUE, got '\(setting)'")
                 }
                 serveEnvironment[parts[0]] = parts[1]
-            case "--out": outputFolder = try value(flag)
-            case "--scorecast": scorecastBinary = try value(flag)
-            case "--scripts": scriptsFolder = try value(flag)
-            default: throw BenchError("unknown option \(flag)")
+            case "--out": outputFolder = value
+            case "--scorecast": scorecastBinary = value
+            case "--scripts": scriptsFolder = value
+            default: throw BenchError("unknown option \(flag)")  // the parser refused it already
             }
-            index += 1
         }
-        if let wrong = parts.first(where: { !(1...5).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
+        if let wrong = parts.first(where: { !(1...6).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
     }
 }

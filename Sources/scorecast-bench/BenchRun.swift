@@ -35,7 +35,7 @@ struct BenchRun {
         }
         if options.parts.contains(1) {
             let part = CeilingBenchmark(requests: options.quick ? 40_000 : 150_000, rounds: options.quick ? 3 : 5, connectionCounts: [1, 4],
-                                        streams: 100, folder: folder, logger: logger)
+                                        streams: 100, folder: folder, scriptsFolder: options.scriptsFolder, logger: logger)
             let load = ProcFS.loadAverage
             do { report.ceiling = try await part.run(key: key) } catch { report.skipped["1 client vs h2load"] = "\(error)" }
             report.loadAverage["1"] = "\(load) → \(ProcFS.loadAverage)"
@@ -53,6 +53,22 @@ struct BenchRun {
             let load = ProcFS.loadAverage
             await EndToEndSuite(options: options, folder: folder, key: key, logger: logger).run(into: &report) { write($0) }
             report.loadAverage["3–5"] = "\(load) → \(ProcFS.loadAverage)"
+            write(report)
+        }
+        if options.parts.contains(6) {
+            let scorecast = options.scorecastBinary ?? (URL(fileURLWithPath: BenchPaths.selfExecutable)
+                .deletingLastPathComponent().appendingPathComponent("scorecast").path)
+            let part = KickoffBenchmark(
+                devices: options.devices ?? (options.quick ? 100_000 : 1_000_000), folder: folder + "/kickoff", key: key,
+                scorecast: scorecast, serveEnvironment: options.serveEnvironment, logger: logger)
+            let load = ProcFS.loadAverage
+            do {
+                try FileManager.default.createDirectory(atPath: folder + "/kickoff", withIntermediateDirectories: true)
+                report.kickoff = try await part.run(clientRate: report.peer.map { $0.ours.map(\.rate).median })
+            } catch {
+                report.skipped["6 kick-off"] = "\(error)"
+            }
+            report.loadAverage["6"] = "\(load) → \(ProcFS.loadAverage)"
             write(report)
         }
         for (part, reason) in report.skipped.sorted(by: { $0.key < $1.key }) {

@@ -1,6 +1,7 @@
 import APNsSimulator
 import Foundation
 import Testing
+import TestSupport
 
 /// Injected faults, set through the admin API and observed with `curl` and `nghttp`.
 @Suite struct FaultTests {
@@ -51,7 +52,7 @@ import Testing
             let list = "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"
             // nghttp sends all three requests at once on one connection (distinct URIs: it
             // fetches each URI once; the query is ignored by APNs' routing).
-            let output = try await ProcessRunner.run("nghttp", [
+            let output = try await ExternalTool.run("nghttp", [
                 "-v", "-n", "-H", "authorization: bearer \(try sim.token())", list + "?n=1", list + "?n=2", list + "?n=3",
             ])
             let sent = output.stdout.components(separatedBy: "\n").filter { $0.contains("send HEADERS frame") }
@@ -72,9 +73,9 @@ import Testing
         try await SimulatorFixture.with { sim in
             _ = try await sim.admin("POST", "/faults", body: #"{"resetNext": 1}"#)
             let list = "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"
-            let reset = try await ProcessRunner.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS",
+            let reset = try await ExternalTool.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS",
                                                             "--header", "authorization: bearer \(try sim.token())", list])
-            #expect(reset.exitCode != 0)
+            #expect(reset.status != 0)
             #expect(reset.stderr.contains("INTERNAL_ERROR"))
             #expect(try await sim.curl(["--header", "authorization: bearer \(try sim.token())", list]).status == 200)
             #expect(sim.simulator.receivedRequests().map(\.outcome) == ["reset", "answered"])
@@ -96,10 +97,10 @@ import Testing
     @Test func blackHoleNeverAnswers() async throws {
         try await SimulatorFixture.with { sim in
             _ = try await sim.admin("POST", "/faults", body: #"{"blackHole": true}"#)
-            let output = try await ProcessRunner.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "--max-time", "1",
+            let output = try await ExternalTool.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "--max-time", "1",
                                                              "--header", "authorization: bearer \(try sim.token())",
                                                              "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"])
-            #expect(output.exitCode == 28, "curl gives up on its own deadline: \(output.stderr)")
+            #expect(output.status == 28, "curl gives up on its own deadline: \(output.stderr)")
             #expect(sim.simulator.receivedRequests().last?.outcome == "ignored")
             _ = try await sim.admin("POST", "/faults", body: #"{"blackHole": false}"#)
             #expect(try await sim.curl(["--header", "authorization: bearer \(try sim.token())", "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"]).status == 200)
@@ -109,10 +110,10 @@ import Testing
     @Test func advertisedStreamLimit() async throws {
         try await SimulatorFixture.with(configure: { $0.maxConcurrentStreams = 1500 }) { sim in
             let list = "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"
-            let before = try await ProcessRunner.run("nghttp", ["-v", "-n", "-H", "authorization: bearer \(try sim.token())", list])
+            let before = try await ExternalTool.run("nghttp", ["-v", "-n", "-H", "authorization: bearer \(try sim.token())", list])
             #expect(before.stdout.contains("SETTINGS_MAX_CONCURRENT_STREAMS(0x03):1500"))
             _ = try await sim.admin("POST", "/faults", body: #"{"maxConcurrentStreams": 7}"#)
-            let after = try await ProcessRunner.run("nghttp", ["-v", "-n", "-H", "authorization: bearer \(try sim.token())", list])
+            let after = try await ExternalTool.run("nghttp", ["-v", "-n", "-H", "authorization: bearer \(try sim.token())", list])
             #expect(after.stdout.contains("SETTINGS_MAX_CONCURRENT_STREAMS(0x03):7"))
             let settings = try await sim.admin("GET", "/settings")
             #expect(settings.json?["maxConcurrentStreams"] as? Int == 7)

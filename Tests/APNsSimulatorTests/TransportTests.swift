@@ -2,18 +2,19 @@ import APNsSimulator
 import Foundation
 import Logging
 import Testing
+import TestSupport
 
 /// The HTTP/2-over-TLS transport: ALPN, certificates, load, start and stop.
 @Suite struct TransportTests {
     @Test func onlyHTTP2IsSpoken() async throws {
         try await SimulatorFixture.with { sim in
-            let output = try await ProcessRunner.run("curl", ["--http1.1", "--cacert", sim.endpoints.caCertificatePath, "-sS",
+            let output = try await ExternalTool.run("curl", ["--http1.1", "--cacert", sim.endpoints.caCertificatePath, "-sS",
                                                              "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"])
-            #expect(output.exitCode != 0, "an HTTP/1.1 request over TLS is not answered: \(output.stdout)")
+            #expect(output.status != 0, "an HTTP/1.1 request over TLS is not answered: \(output.stdout)")
             // The certificate names localhost and 127.0.0.1.
-            let byAddress = try await ProcessRunner.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "-o", "/dev/null",
+            let byAddress = try await ExternalTool.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "-o", "/dev/null",
                                                                 "-w", "%{http_version}", "https://127.0.0.1:\(sim.endpoints.sendPort)/3/device/x"])
-            #expect(byAddress.exitCode == 0, "\(byAddress.stderr)")
+            #expect(byAddress.status == 0, "\(byAddress.stderr)")
             #expect(byAddress.stdout == "2")
         }
     }
@@ -24,13 +25,13 @@ import Testing
             let folder = try TemporaryFolder.make(prefix: "apns-sim-h2load")
             let payloadPath = folder + "/payload.json"
             try SimulatorFixture.updatePayload.write(toFile: payloadPath, atomically: true, encoding: .utf8)
-            let output = try await ProcessRunner.run("h2load", [
+            let output = try await ExternalTool.run("h2load", [
                 "-n", "20000", "-c", "2", "-m", "100", "-d", payloadPath,
                 "-H", "authorization: bearer \(try sim.token())", "-H", "apns-channel-id: \(channelID)",
                 "-H", "apns-push-type: liveactivity", "-H", "apns-priority: 10", "-H", "apns-expiration: 0",
                 "https://127.0.0.1:\(sim.endpoints.sendPort)/4/broadcasts/apps/\(sim.bundleID)",
             ])
-            #expect(output.exitCode == 0, "\(output.stderr)")
+            #expect(output.status == 0, "\(output.stderr)")
             #expect(output.stdout.contains("20000 succeeded, 0 failed, 0 errored, 0 timeout"), "\(output.stdout)")
             #expect(output.stdout.contains("status codes: 20000 2xx"), "\(output.stdout)")
             #expect(sim.simulator.statistics().answers["200"] == 20000)
@@ -42,10 +43,10 @@ import Testing
     @Test func oneStreamUntilAuthenticated() async throws {
         try await SimulatorFixture.with(configure: { $0.oneStreamUntilAuthenticated = true; $0.maxConcurrentStreams = 900 }) { sim in
             let list = "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"
-            let good = try await ProcessRunner.run("nghttp", ["-v", "-n", "-H", "authorization: bearer \(try sim.token())", list])
+            let good = try await ExternalTool.run("nghttp", ["-v", "-n", "-H", "authorization: bearer \(try sim.token())", list])
             #expect(Self.receivedStreamLimits(good.stdout) == [1, 900], "\(good.stdout)")
             // A refused token does not lift the limit.
-            let bad = try await ProcessRunner.run("nghttp", ["-v", "-n", "-H", "authorization: bearer x.y.z", list])
+            let bad = try await ExternalTool.run("nghttp", ["-v", "-n", "-H", "authorization: bearer x.y.z", list])
             #expect(Self.receivedStreamLimits(bad.stdout) == [1], "\(bad.stdout)")
             // curl follows the limit: sequential requests on one connection all succeed.
             let answers = try await sim.curlOnOneConnection(Array(repeating: ["--header", "authorization: bearer \(try sim.token())", list], count: 3))
@@ -69,12 +70,12 @@ import Testing
 
     @Test func givenCertificateIsServed() async throws {
         let folder = try TemporaryFolder.make(prefix: "apns-sim-cert")
-        let made = try await ProcessRunner.run("openssl", [
+        let made = try await ExternalTool.run("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
             "-subj", "/CN=own", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
             "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
         ])
-        #expect(made.exitCode == 0, "\(made.stderr)")
+        #expect(made.status == 0, "\(made.stderr)")
         try await SimulatorFixture.with(configure: {
             $0.certificatePath = folder + "/cert.pem"
             $0.privateKeyPath = folder + "/key.pem"
@@ -116,11 +117,11 @@ import Testing
     @Test func stopClosesOpenConnections() async throws {
         let clock = ContinuousClock()
         let started = clock.now
-        let output = try await withThrowingTaskGroup(of: ProcessOutput?.self) { group in
+        let output = try await withThrowingTaskGroup(of: ExternalTool.Result?.self) { group in
             try await SimulatorFixture.with(configure: { $0.faults = SimulatorFaults(blackHole: true) }) { sim in
                 let token = try sim.token()
                 group.addTask {
-                    try await ProcessRunner.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "--max-time", "20",
+                    try await ExternalTool.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "--max-time", "20",
                                                          "--header", "authorization: bearer \(token)",
                                                          "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"])
                 }
@@ -130,7 +131,7 @@ import Testing
             return try await group.next() ?? nil
         }
         let result = try #require(output)
-        #expect(result.exitCode != 0 && result.exitCode != 28, "curl sees the connection close, not its own timeout: \(result.stderr)")
+        #expect(result.status != 0 && result.status != 28, "curl sees the connection close, not its own timeout: \(result.stderr)")
         #expect(clock.now - started < .seconds(15))
     }
 }

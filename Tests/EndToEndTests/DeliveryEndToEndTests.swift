@@ -1,4 +1,5 @@
 import APNsSimulator
+import EndToEndSupport
 import Foundation
 import Postgres
 import Testing

@@ -1,5 +1,6 @@
 import APNs
 import APNsSimulator
+import EndToEndSupport
 import Foundation
 import FoundationNetworking
 import Postgres
@@ -160,7 +161,7 @@ struct RegistryCLITests {
             let key = try await fixture.addApp("com.example.scores")
             try await fixture.addGame("epl-1")
             let kept = try #require(try await fixture.json("channels", "create", "--game", "epl-1", "--app", "com.example.scores") as? [String: Any])
-            let vanishing = try #require(try await fixture.json("channels", "create", "--game", "epl-1", "--app", "com.example.scores") as? [String: Any])
+            let vanishing = try #require(try await fixture.json("channels", "create", "--game", "epl-1", "--app", "com.example.scores", "--another") as? [String: Any])
             let keptID = try #require(kept["channelId"] as? String)
             let vanishingID = try #require(vanishing["channelId"] as? String)
 
@@ -195,7 +196,7 @@ struct RegistryCLITests {
         try await RegistryE2E.with(["SCORECAST_CHANNEL_LIMIT": "2"]) { fixture in
             try await fixture.addApp("com.example.scores")
             try await fixture.addGame("epl-1")
-            let create = ["channels", "create", "--game", "epl-1", "--app", "com.example.scores"]
+            let create = ["channels", "create", "--game", "epl-1", "--app", "com.example.scores", "--another"]
             let first = try await fixture.run(create)
             #expect(first.code == 0 && !first.stderr.contains("warning"))
             let second = try await fixture.run(create)
@@ -212,7 +213,7 @@ struct RegistryCLITests {
             // APNs' own limit, lowered in the simulator: its refusal and reason are printed.
             try await fixture.addApp("com.example.other")
             try fixture.simulator.setChannelLimit(1)
-            let other = ["channels", "create", "--game", "epl-1", "--app", "com.example.other"]
+            let other = ["channels", "create", "--game", "epl-1", "--app", "com.example.other", "--another"]
             #expect(try await fixture.run(other).code == 0)
             let apnsRefused = try await fixture.run(other)
             #expect(apnsRefused.code == 4)

@@ -1,4 +1,6 @@
+import EndToEndSupport
 import Foundation
+import Glibc
 import Postgres
 import Testing
 import TestSupport
@@ -35,6 +37,62 @@ import TestSupport
         #expect(code == 0, "stderr:\n\(serve.errorOutput)")
         #expect(ContinuousClock.now - started < .seconds(5))
         for pid in postgresPIDs { #expect(!isAlive(pid), "postgres \(pid) is still running; serve said:\n\(serve.errorOutput)") }
+    }
+
+    @Test func aCopyOfTheBinaryOnPATHServesFromAnyFolderWithItsBuiltInMigrations() async throws {
+        let bin = try TemporaryFolder("scorecast-bin")
+        let work = try TemporaryFolder("scorecast-elsewhere")
+        defer {
+            bin.remove()
+            work.remove()
+        }
+        // No Schema/ beside or above this copy, nor in the working folder.
+        let copy = bin.url.appendingPathComponent("scorecast")
+        // Copied by cp, not in this process: a child forked here meanwhile by a concurrent test
+        // would inherit the open file and make running the copy fail with "Text file busy".
+        try await Shell.run("cp '\(try ScorecastProcess.binary().path)' '\(copy.path)'")
+        let path = bin.url.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let serve = try ScorecastProcess(
+            ["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": "0", "PATH": path], workingDirectory: work.url,
+            executable: copy)
+        let port = try await port(of: serve)
+        let ready = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
+        #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))\n\(serve.errorOutput)")
+        let migrations = try TestHTTP.object(ready.body)["migrations"] as? Int
+        let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ScorecastProcess.packageRoot.appendingPathComponent("Schema").path)
+        #expect(migrations == schemaFiles.filter { $0.hasSuffix(".sql") }.count)
+        serve.signal(SIGTERM)
+        #expect(await serve.waitForExit(timeout: .seconds(10)) == 0, "\(serve.errorOutput)")
+    }
+
+    @Test func theBuiltInSimulatorKeepsItsChannelsAcrossARestartOfServe() async throws {
+        let folder = try TemporaryFolder("scorecast-restart")
+        defer { folder.remove() }
+        let environment = ["SCORECAST_STATE_DIR": folder.url.appendingPathComponent(".scorecast").path, "SCORECAST_HTTP_PORT": "0"]
+        func cli(_ arguments: String...) async throws -> String {
+            let result = try await ScorecastProcess.run(arguments, environment: environment)
+            guard result.code == 0 else { throw TestSupportError("scorecast \(arguments.joined(separator: " ")): \(result.stderr)") }
+            return result.stdout
+        }
+        var serve = try ScorecastProcess(["serve"], environment: environment)
+        _ = try await port(of: serve)
+        _ = try await cli("apps", "add", "--bundle-id", "com.example.scores", "--environment", "sandbox", "--generate-key")
+        _ = try await cli("games", "add", "--id", "ars-che", "--league", "EPL", "--home", "Arsenal", "--away", "Chelsea", "--starts-at", "2026-11-29T20:00:00Z")
+        let created = try TestHTTP.object(Array(try await cli("channels", "create", "--game", "ars-che", "--app", "com.example.scores", "--json").utf8))
+        let channelID = try #require(created["channelId"] as? String)
+        serve.signal(SIGTERM)
+        #expect(await serve.waitForExit(timeout: .seconds(20)) == 0, "\(serve.errorOutput)")
+
+        serve = try ScorecastProcess(["serve"], environment: environment)
+        _ = try await port(of: serve)
+        #expect(!serve.errorOutput.contains("no teams registered"), "a false alarm at start: \(serve.errorOutput)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(try await cli("channels", "list", "--json").utf8)) as? [[String: Any]])
+        #expect(listed.map { $0["channelId"] as? String } == [channelID])
+        #expect(listed.map { $0["status"] as? String } == ["active"])
+        let reports = try #require(try JSONSerialization.jsonObject(with: Data(try await cli("channels", "reconcile", "--json").utf8)) as? [[String: Any]])
+        #expect(reports.first?["clean"] as? Bool == true, "the simulator forgot the channel: \(reports)")
+        serve.signal(SIGTERM)
+        #expect(await serve.waitForExit(timeout: .seconds(20)) == 0, "\(serve.errorOutput)")
     }
 
     @Test func readyzTurns503WhenTheDatabaseStops() async throws {
@@ -77,6 +135,46 @@ import TestSupport
         #expect(serveHelp.code == 0 && serveHelp.stdout.contains("--roles"))
         let unknown = try await ScorecastProcess.run(["frobnicate"])
         #expect(unknown.code == 2)
+    }
+
+    @Test func versionHelpNounsSuggestionsAndStrayArguments() async throws {
+        let version = try await ScorecastProcess.run(["--version"])
+        #expect(version.code == 0 && version.stdout.hasPrefix("scorecast ") && version.stdout.contains("schema "), "\(version.stdout)")
+        let helpGames = try await ScorecastProcess.run(["help", "games"])
+        #expect(helpGames.code == 0 && helpGames.stdout.contains("games add") && helpGames.stdout.contains("games show"))
+        let helpResume = try await ScorecastProcess.run(["help", "apps", "resume"])
+        #expect(helpResume.code == 0 && helpResume.stdout.contains("usage: scorecast apps resume"))
+        let typo = try await ScorecastProcess.run(["chanels", "list"])
+        #expect(typo.code == 2 && typo.stderr.contains("did you mean 'channels list'?"), "\(typo.stderr)")
+        let option = try await ScorecastProcess.run(["games", "list", "--jsn"])
+        #expect(option.code == 2 && option.stderr.contains("did you mean '--json'?"), "\(option.stderr)")
+        let stray = try await ScorecastProcess.run(["games", "list", "today"])
+        #expect(stray.code == 2 && stray.stderr.contains("unexpected argument 'today'"), "\(stray.stderr)")
+        let extra = try await ScorecastProcess.run(["games", "show", "a", "b"])
+        #expect(extra.code == 2 && extra.stderr.contains("unexpected argument 'b'"), "\(extra.stderr)")
+    }
+
+    @Test func aBusyPortIsNamedWithTheSettingToChange() async throws {
+        // Hold a port the way another server would.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && listen(socket, 1) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let folder = try TemporaryFolder("scorecast-busy")
+        defer { folder.remove() }
+        let serve = try ScorecastProcess(["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": String(port)], workingDirectory: folder.url)
+        let code = await serve.waitForExit(timeout: .seconds(60))
+        #expect(code == 1, "\(serve.errorOutput)")
+        #expect(serve.errorOutput.contains("cannot listen on 127.0.0.1:\(port)") && serve.errorOutput.contains("SCORECAST_HTTP_PORT"),
+                "\(serve.errorOutput)")
+        #expect(!serve.errorOutput.contains("startFailed"), "\(serve.errorOutput)")
     }
 
     @Test func migrateAgainstAGivenDatabaseThenStatus() async throws {

@@ -44,6 +44,38 @@ struct AccessLogTests {
         }
     }
 
+    @Test func noQueryStringReachesTheLogOnAnyPath() async throws {
+        // Every way a request can end — answered, refused by the router, refused for its
+        // headers or body, malformed, absolute-form — with a secret in its query; the test
+        // logger records debug lines too.
+        try await withServer(testRouter(), configure: { $0.maxBodyBytes = 1024 }) { server in
+            let big = String(repeating: "h", count: 40 << 10)
+            let requests = [
+                "GET /echo?token=plain-secret-1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET http://x/echo?token=absolute-secret-2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /echo?token=%zz-invalid-secret-3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /nowhere?token=missing-secret-4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /echo?token=header-refused-secret-5 HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\nConnection: close\r\n\r\n",
+                "POST /small?token=body-refused-secret-6 HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n",
+                "BREW /echo?token=method-secret-7 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /echo?token=fragment-secret-8#frag HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            ]
+            for request in requests { _ = try await RawHTTP.exchange(port: server.port, request) }
+            var lines: [String] = []
+            for _ in 0..<300 {
+                lines = server.sink.lines.filter { $0.contains("http: request ") }
+                if lines.count >= requests.count { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(lines.count >= requests.count)
+            #expect(lines.contains { $0.contains("path=/echo ") && $0.contains("status=431") })
+            #expect(lines.contains { $0.contains("path=/small ") && $0.contains("status=413") })
+            let everything = server.sink.lines.joined(separator: "\n")
+            #expect(!everything.contains("secret"), "\(everything)")
+            #expect(!everything.contains("token="))
+        }
+    }
+
     @Test func accessLogCanBeTurnedOff() async throws {
         try await withServer(testRouter(), configure: { $0.accessLog = false }) { server in
             _ = try await fetch("GET", server.url("/echo"))

@@ -39,10 +39,16 @@ enum RawHTTP {
 
     /// Connects to 127.0.0.1:`port`, sends each part (pausing `pause` seconds between parts),
     /// then reads until the server closes or `readTimeout` seconds pass without data.
-    static func exchange(host: String = "127.0.0.1", port: Int, parts: [[UInt8]], pause: Double = 0, readTimeout: Double = 5) async throws -> Exchange {
+    /// `source` binds the client's end to that IPv4 address first (127.0.0.2 is "another
+    /// client" on loopback).
+    static func exchange(
+        host: String = "127.0.0.1", source: String? = nil, port: Int, parts: [[UInt8]], pause: Double = 0, readTimeout: Double = 5
+    ) async throws -> Exchange {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try run(host: host, port: port, parts: parts, pause: pause, readTimeout: readTimeout) })
+                continuation.resume(with: Result {
+                    try run(host: host, source: source, port: port, parts: parts, pause: pause, readTimeout: readTimeout)
+                })
             }
             thread.start()
         }
@@ -57,12 +63,13 @@ enum RawHTTP {
         let description: String
     }
 
-    private static func run(host: String, port: Int, parts: [[UInt8]], pause: Double, readTimeout: Double) throws -> Exchange {
+    private static func run(host: String, source: String?, port: Int, parts: [[UInt8]], pause: Double, readTimeout: Double) throws -> Exchange {
         let start = Date()
         let ipv6 = host.contains(":")
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(description: "socket() failed: errno \(errno)") }
         defer { close(fd) }
+        if let source { try bind(fd, to: source) }
         let connected: Int32
         if ipv6 {
             var address = sockaddr_in6()
@@ -84,12 +91,12 @@ enum RawHTTP {
         guard connected == 0 else { throw SocketError(description: "connect() failed: errno \(errno)") }
         var timeout = timeval(tv_sec: Int(readTimeout), tv_usec: Int((readTimeout - Double(Int(readTimeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        for (index, part) in parts.enumerated() {
+        sending: for (index, part) in parts.enumerated() {
             if index > 0, pause > 0 { Thread.sleep(forTimeInterval: pause) }
             var offset = 0
             while offset < part.count {
                 let sent = part[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if sent <= 0 { break }  // the server may close early (e.g. after a 413)
+                if sent <= 0 { break sending }  // the server may close early (e.g. after a 413)
                 offset += sent
             }
         }
@@ -107,4 +114,16 @@ enum RawHTTP {
         }
         return Exchange(received: received, closedByServer: closed, elapsed: Date().timeIntervalSince(start))
     }
+
+    /// Binds `fd` to the IPv4 address `source` (any port).
+    static func bind(_ fd: Int32, to source: String) throws {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &address.sin_addr)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw SocketError(description: "bind(\(source)) failed: errno \(errno)") }
+    }
 }
+

@@ -22,14 +22,14 @@ import Testing
 
         let first = try await server.start()
         #expect(server.isRunning)
-        #expect(first.host == "127.0.0.1")
+        #expect(first.host == state.appendingPathComponent("postgres/run").path)
         #expect(first.database == "scorecast")
         let connection = try await PostgresConnection.connect(configuration: first, logger: logger)
         try await connection.execute("CREATE TABLE kept (id int)")
         try await connection.execute("INSERT INTO kept VALUES (1), (2)")
         let listen = try await connection.query("SELECT current_setting('listen_addresses') AS a, current_setting('unix_socket_directories') AS s")
-        #expect(try listen[0].decode("a", as: String.self) == "127.0.0.1")
-        #expect(try listen[0].decode("s", as: String.self).hasPrefix(state.path))
+        #expect(try listen[0].decode("a", as: String.self) == "")
+        #expect(try listen[0].decode("s", as: String.self) == state.appendingPathComponent("postgres/run").path)
         await connection.close()
         // Starting again while running answers the same server.
         #expect(try await server.start().port == first.port)
@@ -74,6 +74,91 @@ import Testing
         #expect(!EmbeddedPostgres.isPostgres(pid: leftoverPID, dataDirectory: dataDirectory))
         #expect(sink.lines.contains { $0.contains("left running by an earlier process") })
         heir.stop()
+    }
+
+    // MARK: - Who gets in
+
+    /// `psql … -c 'SELECT count(*) FROM kept'` as `user` (nil: this process's user).
+    private func psql(as user: String?, _ connection: [String]) async throws -> ProcessRunner.Output {
+        try await run("/usr/bin/psql", connection + ["-U", "postgres", "-d", "scorecast", "-w", "-Atc", "SELECT count(*) FROM kept"], asUser: user)
+    }
+
+    /// `ProcessRunner.run` on a thread of its own: it blocks until the program exits, and the
+    /// tests' concurrency pool must not wait with it.
+    private func run(_ executable: String, _ arguments: [String], asUser user: String?) async throws -> ProcessRunner.Output {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { () throws(PostgresError) in try ProcessRunner.run(executable, arguments, asUser: user) })
+            }
+        }
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to act as another local user"))
+    func anotherLocalUserCannotConnect() async throws {
+        let state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scorecast-embedded-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
+        defer { server.stop() }
+        let configuration = try await server.start()
+        let socket = try #require(configuration.host)
+        let connection = try await PostgresConnection.connect(configuration: configuration, logger: logger)
+        try await connection.execute("CREATE TABLE kept (id int)")
+        await connection.close()
+
+        // The owner gets in through the socket; `nobody`, with the same command, does not.
+        let owner = try await psql(as: nil, ["-h", socket, "-p", "\(configuration.port ?? 0)"])
+        #expect(owner.status == 0 && owner.text.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        let stranger = try await psql(as: "nobody", ["-h", socket, "-p", "\(configuration.port ?? 0)"])
+        #expect(stranger.status != 0)
+        #expect(stranger.text.contains("Permission denied"))
+        var info = stat()
+        #expect(stat(socket, &info) == 0 && info.st_mode & 0o777 == 0o700)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to act as another local user"))
+    func aClusterOfThePreviousVersionIsUpgradedInPlace() async throws {
+        let state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scorecast-embedded-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let layout = ClusterLayout(root: state.appendingPathComponent("postgres"))
+        let first = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
+        let connection = try await PostgresConnection.connect(configuration: try await first.start(), logger: logger)
+        try await connection.execute("CREATE TABLE kept (id int)")
+        try await connection.execute("INSERT INTO kept VALUES (1), (2)")
+        await connection.close()
+        first.stop()
+
+        // What the previous version left: initdb's `trust` rules for TCP and a server on
+        // 127.0.0.1. Started that way, any local user reads the data.
+        let port = try EmbeddedPostgres.freePort()
+        try """
+            local all all trust
+            host all all 127.0.0.1/32 trust
+            host all all ::1/128 trust
+
+            """.write(to: layout.accessRulesFile, atomically: false, encoding: .utf8)
+        try """
+            listen_addresses = '127.0.0.1'
+            port = \(port)
+            unix_socket_directories = '\(layout.socketDirectory.path)'
+
+            """.write(to: layout.settingsFile, atomically: false, encoding: .utf8)
+        let pgCtl = try PostgresInstallation.find().pgCtl
+        let started = try await run(pgCtl, ["-D", layout.data.path, "-l", layout.logFile.path, "-w", "start"], asUser: "postgres")
+        #expect(started.status == 0)
+        let before = try await psql(as: "nobody", ["-h", "127.0.0.1", "-p", "\(port)"])
+        _ = try await run(pgCtl, ["-D", layout.data.path, "-w", "stop"], asUser: "postgres")
+        #expect(before.status == 0 && before.text.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+
+        // This version's start upgrades it: rows kept, TCP closed, the socket private.
+        let upgraded = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
+        defer { upgraded.stop() }
+        let configuration = try await upgraded.start()
+        #expect(try await count(configuration) == 2)
+        let tcp = try await psql(as: "nobody", ["-h", "127.0.0.1", "-p", "\(port)"])
+        #expect(tcp.status != 0 && tcp.text.contains("Connection refused"))
+        let socket = try await psql(as: "nobody", ["-h", configuration.host ?? "", "-p", "\(configuration.port ?? 0)"])
+        #expect(socket.status != 0 && socket.text.contains("Permission denied"))
+        #expect(try String(contentsOf: layout.accessRulesFile, encoding: .utf8) == EmbeddedPostgres.accessRules)
     }
 
     /// The pid of a process that has exited and been reaped.
@@ -129,8 +214,11 @@ import Testing
         let other = ClusterLayout.choose(
             stateDirectory: base.appendingPathComponent("elsewhere/.scorecast"), serverCanReachState: false, temporaryDirectory: temporary)
         #expect(other.root != moved.root)
-        #expect(ClusterLayout(root: URL(fileURLWithPath: "/tmp/x")).socketDirectoryFits)
-        #expect(!ClusterLayout(root: URL(fileURLWithPath: "/tmp/" + String(repeating: "d", count: 100))).socketDirectoryFits)
+        #expect(ClusterLayout(root: URL(fileURLWithPath: "/tmp/x")).socketDirectory.path == "/tmp/x/run")
+        let deep = ClusterLayout(root: URL(fileURLWithPath: "/tmp/" + String(repeating: "d", count: 100)))
+        #expect(!deep.socketDirectoryIsInside)
+        #expect(deep.socketDirectory.path.hasPrefix("/tmp/scorecast-pg-"))
+        #expect(ClusterLayout.socketFits(in: deep.socketDirectory))
     }
 
     @Test func aMissingInstallationSaysHowToInstallIt() {

@@ -32,6 +32,13 @@ struct BenchPartsTests {
         #expect(throws: BenchError.self) { try H2Load.parse("connect: Connection refused\n") }
     }
 
+    @Test("the libcurl floor's one line gives 2xx answers, failures and its time; anything else is nothing")
+    func parsesCurlFloor() throws {
+        let floor = try #require(CurlFloor.parse("succeeded 39990 failed 10 seconds 2.500000\n"))
+        #expect(floor.succeeded == 39_990 && floor.failed == 10 && floor.seconds == 2.5)
+        #expect(CurlFloor.parse("usage: curl-floor …") == nil)
+    }
+
     @Test("percentiles interpolate like the product's /v1/stats (PostgreSQL percentile_cont)")
     func percentiles() throws {
         // PostgreSQL: select percentile_cont(p) within group (order by v) from generate_series(1, 100) v;
@@ -80,14 +87,16 @@ struct BenchPartsTests {
     @Test("options: defaults, values, and errors that name the option")
     func options() throws {
         let defaults = try BenchOptions([])
-        #expect(defaults.parts == [1, 2, 3, 4, 5])
+        #expect(defaults.parts == [1, 2, 3, 4, 5, 6])
+        #expect(defaults.devices == nil)
+        #expect(try BenchOptions(["--parts", "6", "--devices", "5000"]).devices == 5_000)
         #expect(defaults.quick == false)
         let chosen = try BenchOptions(["--quick", "--parts", "1,2", "--rates", "100,200", "--serve-env", "SCORECAST_WORKERS=8"])
         #expect(chosen.quick)
         #expect(chosen.parts == [1, 2])
         #expect(chosen.rates == [100, 200])
         #expect(chosen.serveEnvironment == ["SCORECAST_WORKERS": "8"])
-        for bad in [["--parts", "6"], ["--rates", "1,x"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
+        for bad in [["--parts", "7"], ["--devices", "0"], ["--rates", "1,x"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
             #expect(throws: BenchError.self) { try BenchOptions(bad) }
         }
     }
@@ -119,14 +128,18 @@ struct BenchPartsTests {
     func markdown() {
         let figure = RateFigure(rate: 10_000, succeeded: 40_000, failed: 0, seconds: 4, clientCPUSeconds: 2, serverCPUSeconds: 1)
         let reference = RateFigure(rate: 80_000, succeeded: 40_000, failed: 0, seconds: 0.5, clientCPUSeconds: 0.15, serverCPUSeconds: 0.3)
+        let floor = RateFigure(rate: 12_500, succeeded: 40_000, failed: 0, seconds: 3.2, clientCPUSeconds: 1.5, serverCPUSeconds: 0.9)
         let row = CeilingRow(connections: 1, streams: 100, requests: 40_000, ours: [figure], h2load: [reference], ratio: 0.125,
-                             roundRatios: [0.125], h2loadCommand: "h2load …")
+                             roundRatios: [0.125], h2loadCommand: "h2load …", curlFloor: [floor], floorRatio: 0.8,
+                             curlFloorCommand: "curl-floor …")
         var report = BenchReport(started: "now", cores: 2, mode: "quick", command: "scorecast-bench run --quick", tools: [:],
                                  ceiling: CeilingReport(bodyBytes: 361, topology: "separate processes", rows: [row], target: 0.5, met: false),
                                  peer: nil, endToEnd: [], endToEndSetup: [:], memory: nil, scaling: [], profiles: [:], skipped: [:])
         report.skipped["3–5 end to end"] = "setup failed: example"
         let text = MarkdownReport.render(report)
         #expect(text.contains("| client / h2load, 1 connection | 0.12 (10,000 vs 80,000) | ≥ 0.5 | **no** |"))
+        #expect(text.contains("| client / libcurl floor (C, multi interface), 1 connection | 0.80 (10,000 vs 12,500) | ≥ 0.9 | **no** |"))
+        #expect(text.contains("- libcurl floor, 1 connection(s): `curl-floor …`"))
         #expect(text.contains("**3–5 end to end**: setup failed: example"))
     }
 }

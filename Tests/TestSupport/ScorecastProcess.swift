@@ -44,10 +44,11 @@ public final class ScorecastProcess: Sendable {
     private let stdout = Buffer()
     private let stderr = Buffer()
 
-    /// Starts `scorecast arguments…` with `environment` added to a minimal base environment.
-    public init(_ arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil) throws {
+    /// Starts `scorecast arguments…` with `environment` added to a minimal base environment;
+    /// `executable` runs another copy of the binary.
+    public init(_ arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil, executable: URL? = nil) throws {
         let process = Process()
-        process.executableURL = try Self.binary()
+        process.executableURL = try executable ?? Self.binary()
         process.arguments = arguments
         var base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SCORECAST_") }
         base.merge(environment) { _, new in new }

@@ -1,8 +1,8 @@
 import Logging
 import Synchronization
 
-/// The async face of the HTTP/2 loop thread (`H2ClientLoop`: nghttp2 client sessions over
-/// OpenSSL on one epoll thread): `perform` hands a request to it and suspends until the answer,
+/// The async face of the curl thread (`CurlEventLoop`: one libcurl multi handle driving
+/// HTTP/2 streams over TLS): `perform` hands a request to it and suspends until the answer,
 /// the deadline, cancellation or shutdown.
 final class HTTP2Transport: Sendable {
     private let mailbox: LoopMailbox
@@ -12,7 +12,7 @@ final class HTTP2Transport: Sendable {
     /// Starts the loop thread.
     init(options: TransportOptions, logger: Logger) throws(APNsClientError) {
         clock = options.clock
-        mailbox = try H2ClientLoop.start(options: options, logger: logger)
+        mailbox = try CurlEventLoop.start(options: options, logger: logger)
     }
 
     deinit {

@@ -1,48 +1,42 @@
-internal import CNGHTTP2
-import Foundation
+internal import CCurl
 import Synchronization
 
-/// The lock-protected hand-over between callers and the transport's loop thread: new
-/// transfers, cancellations, resolved addresses and the stop request, plus one wake-up of the
-/// loop's `epoll_wait` (an eventfd write) per batch, not per request.
+/// A libcurl multi handle pointer that other threads may use for `curl_multi_wakeup` only.
+/// `@unchecked Sendable` is safe because: `curl_multi_wakeup` is documented thread-safe, every
+/// call to it happens under the mailbox lock while the loop has not stopped, and the curl
+/// thread frees the handle only after it has seen `stopping` under that same lock. All other
+/// uses happen on the curl thread.
+struct MultiPointer: @unchecked Sendable {
+    let raw: OpaquePointer
+}
+
+/// The lock-protected hand-over between callers and the curl thread: new transfers,
+/// cancellations and the stop request, plus a wakeup of `curl_multi_poll` for each batch.
 final class LoopMailbox: Sendable {
     struct Inbox {
         var submissions: [Transfer] = []
         var cancellations: [UInt64] = []
-        var resolutions: [Resolution] = []
         var stopping = false
         var stopped = false
         var wakeupPending = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// What the loop thread takes at the top of each turn.
+    /// What the curl thread takes at the top of each turn.
     struct Batch {
         var submissions: [Transfer]
         var cancellations: [UInt64]
-        var resolutions: [Resolution]
         var stopping: Bool
     }
 
-    /// The eventfd the loop watches; written to wake it. Closed in `deinit`, when neither the
-    /// loop nor any caller or resolver thread holds the mailbox any more.
-    let wakeFD: Int32
+    let multi: MultiPointer
     private let inbox = Mutex(Inbox())
 
-    /// Creates the eventfd.
-    init() throws(APNsClientError) {
-        let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard fd >= 0 else {
-            throw APNsClientError(.transport, "eventfd failed: \(TransportErrorMapping.describe(errno: errno))")
-        }
-        wakeFD = fd
+    init(multi: MultiPointer) {
+        self.multi = multi
     }
 
-    deinit {
-        close(wakeFD)
-    }
-
-    /// Hands a transfer to the loop thread; `false` once the loop is stopping.
+    /// Hands a transfer to the curl thread; `false` once the loop is stopping.
     func submit(_ transfer: Transfer) -> Bool {
         inbox.withLock { box in
             guard !box.stopping else { return false }
@@ -52,7 +46,7 @@ final class LoopMailbox: Sendable {
         }
     }
 
-    /// Asks the loop thread to abandon transfer `id` if it still runs or waits.
+    /// Asks the curl thread to abandon transfer `id` if it still runs or waits.
     func cancel(_ id: UInt64) {
         inbox.withLock { box in
             guard !box.stopping else { return }
@@ -61,25 +55,16 @@ final class LoopMailbox: Sendable {
         }
     }
 
-    /// Hands a host resolution over (from a resolver thread); dropped once stopping.
-    func deliver(_ resolution: Resolution) {
-        inbox.withLock { box in
-            guard !box.stopping else { return }
-            box.resolutions.append(resolution)
-            wakeIfNeeded(&box)
-        }
-    }
-
-    /// Asks the loop thread to fail everything with `.shutdown` and exit.
+    /// Asks the curl thread to fail everything with `.shutdown` and exit.
     func requestStop() {
         inbox.withLock { box in
             guard !box.stopping else { return }
             box.stopping = true
-            signal()
+            curl_multi_wakeup(multi.raw)
         }
     }
 
-    /// Returns once the loop thread has exited.
+    /// Returns once the curl thread has exited.
     func waitUntilStopped() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = inbox.withLock { box in
@@ -91,22 +76,18 @@ final class LoopMailbox: Sendable {
         }
     }
 
-    /// Loop thread: takes everything handed over since the last turn (and clears the eventfd).
+    /// Curl thread: takes everything handed over since the last turn.
     func take() -> Batch {
-        var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { read(wakeFD, $0.baseAddress, 8) }
-        return inbox.withLock { box in
+        inbox.withLock { box in
             box.wakeupPending = false
-            let batch = Batch(submissions: box.submissions, cancellations: box.cancellations,
-                              resolutions: box.resolutions, stopping: box.stopping)
+            let batch = Batch(submissions: box.submissions, cancellations: box.cancellations, stopping: box.stopping)
             box.submissions.removeAll(keepingCapacity: true)
             box.cancellations.removeAll()
-            box.resolutions.removeAll()
             return batch
         }
     }
 
-    /// Loop thread, after it has closed everything: marks the loop stopped, returns the
+    /// Curl thread, after it has freed the multi handle: marks the loop stopped, returns the
     /// submissions that raced with the stop, and wakes every `waitUntilStopped`.
     func markStopped() -> [Transfer] {
         let (late, waiters) = inbox.withLock { box in
@@ -121,15 +102,10 @@ final class LoopMailbox: Sendable {
         return late
     }
 
-    /// One wake-up per batch: later submissions in the same batch find the loop already woken.
+    /// One wakeup per batch: later submissions in the same batch find the poll already woken.
     private func wakeIfNeeded(_ box: inout Inbox) {
         guard !box.wakeupPending else { return }
         box.wakeupPending = true
-        signal()
-    }
-
-    private func signal() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
+        curl_multi_wakeup(multi.raw)
     }
 }

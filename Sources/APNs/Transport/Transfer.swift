@@ -43,14 +43,12 @@ struct TransportOptions: Sendable {
     var keepAliveIdleSeconds: Int
     var keepAliveIntervalSeconds: Int
     var maxResponseBytes: Int
-    /// A connection on which nothing arrived for this long gets an HTTP/2 PING.
-    var idlePingInterval: Duration = .seconds(60)
-    /// A PING unanswered for this long means the peer is gone: the connection is dropped.
-    var pingTimeout: Duration = .seconds(5)
-    /// The first stream id of a new connection (odd, as client streams are). 1 in use; tests
-    /// start near the end of the 2³¹ id space to see a connection run out of ids, which a
-    /// connection kept for hours at tens of thousands of requests a second does.
-    var firstStreamID: Int32 = 1
-    /// Every instant the transport compares (deadlines, PINGs, the idle age) comes from here.
+    /// The proxy every request goes through (`CURLOPT_PROXY`, e.g. `http://user:pass@host:3128`);
+    /// `nil` lets libcurl follow the standard `HTTPS_PROXY` / `NO_PROXY` variables.
+    var proxy: String? = nil
+    /// Every instant the transport compares (deadlines, the idle age) comes from here.
     var clock: TransportClock = .continuous
+
+    /// The most requests in flight to one endpoint: every connection's streams.
+    var inFlightCapPerEndpoint: Int { maxConnectionsPerHost * maxConcurrentStreams }
 }

@@ -1,59 +1,46 @@
-import Foundation
+internal import CCurl
 
-/// Turns what the socket, OpenSSL and nghttp2 report into the client's error. Pure: every
-/// mapping is tested without I/O. Messages name the endpoint and the cause, never a header
-/// (so never a token).
+/// Turns what libcurl reports into the client's error. Pure: every mapping is tested without
+/// I/O. Messages name the endpoint and the cause, never a header (so never a token): libcurl's
+/// error buffer describes connections and TLS, not requests.
 enum TransportErrorMapping {
-    /// HTTP/2 error codes (RFC 9113 §7) by name, for messages.
-    static func http2ErrorName(_ code: UInt32) -> String {
+    /// The error for a transfer to `endpoint` that libcurl ended with `code`.
+    /// - Parameters:
+    ///   - detail: libcurl's error buffer text (empty when it wrote none).
+    ///   - reachedTransfer: whether libcurl got as far as sending the request; a failure
+    ///     before that point means the server cannot have acted on it.
+    ///   - responseTooLarge: whether our write callback refused the body.
+    ///   - limit: the body cap, for the message.
+    ///   - proxyStatus: the proxy's answer to `CONNECT` (0 without a proxy).
+    static func error(_ endpoint: APNsEndpoint, code: CURLcode, detail: String, reachedTransfer: Bool,
+                      responseTooLarge: Bool = false, limit: Int = 0, proxyStatus: Int = 0) -> APNsClientError {
+        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if proxyStatus >= 300 {
+            return APNsClientError(.connectionFailed, "the proxy refused the tunnel to \(endpoint) (HTTP \(proxyStatus)"
+                + (proxyStatus == 401 || proxyStatus == 407 ? ": check the proxy credentials)" : ")"), neverProcessed: true)
+        }
         switch code {
-        case 0x0: "NO_ERROR"
-        case 0x1: "PROTOCOL_ERROR"
-        case 0x2: "INTERNAL_ERROR"
-        case 0x3: "FLOW_CONTROL_ERROR"
-        case 0x4: "SETTINGS_TIMEOUT"
-        case 0x5: "STREAM_CLOSED"
-        case 0x6: "FRAME_SIZE_ERROR"
-        case 0x7: "REFUSED_STREAM"
-        case 0x8: "CANCEL"
-        case 0x9: "COMPRESSION_ERROR"
-        case 0xa: "CONNECT_ERROR"
-        case 0xb: "ENHANCE_YOUR_CALM"
-        case 0xc: "INADEQUATE_SECURITY"
-        case 0xd: "HTTP_1_1_REQUIRED"
-        default: "error \(code)"
+        case CURLE_OPERATION_TIMEDOUT:
+            return APNsClientError(.timeout, "no answer from \(endpoint) before the deadline: \(text)", neverProcessed: !reachedTransfer)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY, CURLE_NO_CONNECTION_AVAILABLE:
+            return APNsClientError(.connectionFailed, "could not connect to \(endpoint): \(text)", neverProcessed: true)
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return APNsClientError(.tlsFailure, "TLS with \(endpoint) failed: certificate not trusted: \(text)", neverProcessed: true)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR,
+             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CRL_BADFILE, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT,
+             CURLE_SSL_ENGINE_INITFAILED:
+            return APNsClientError(.tlsFailure, "TLS with \(endpoint) failed: \(text)", neverProcessed: true)
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+            return APNsClientError(.connectionLost, "connection to \(endpoint) lost: \(text)", neverProcessed: !reachedTransfer)
+        case CURLE_WRITE_ERROR where responseTooLarge:
+            return responseTooLargeError(limit: limit)
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_UNSUPPORTED_PROTOCOL:
+            return APNsClientError(.invalidResponse, "unusable answer from \(endpoint): \(text)")
+        case CURLE_URL_MALFORMAT:
+            return APNsClientError(.invalidRequest, "malformed URL for \(endpoint): \(text)", neverProcessed: true)
+        default:
+            return APNsClientError(.transport, "libcurl error \(code.rawValue) with \(endpoint): \(text)", neverProcessed: !reachedTransfer)
         }
-    }
-
-    static let refusedStream: UInt32 = 0x7
-
-    /// The host name could not be resolved (`getaddrinfo` failed with `detail`).
-    static func resolutionFailed(_ endpoint: APNsEndpoint, detail: String) -> APNsClientError {
-        APNsClientError(.connectionFailed, "could not resolve \(endpoint.host): \(detail)", neverProcessed: true)
-    }
-
-    /// `connect(2)` failed with `errno` on every address.
-    static func connectFailed(_ endpoint: APNsEndpoint, errno code: Int32) -> APNsClientError {
-        APNsClientError(.connectionFailed, "could not connect to \(endpoint): \(describe(errno: code))", neverProcessed: true)
-    }
-
-    /// TCP and TLS did not complete within the connect timeout.
-    static func connectTimedOut(_ endpoint: APNsEndpoint, after timeout: Duration) -> APNsClientError {
-        APNsClientError(.timeout, "no connection to \(endpoint) within the connect timeout (\(timeout))", neverProcessed: true)
-    }
-
-    /// The TLS handshake failed. `verification` is OpenSSL's verify result text when the
-    /// certificate was refused, `detail` its error queue.
-    static func tlsFailed(_ endpoint: APNsEndpoint, verification: String?, detail: String) -> APNsClientError {
-        if let verification {
-            return APNsClientError(.tlsFailure, "TLS with \(endpoint) failed: certificate not trusted: \(verification)", neverProcessed: true)
-        }
-        return APNsClientError(.tlsFailure, "TLS with \(endpoint) failed: \(detail)", neverProcessed: true)
-    }
-
-    /// The CA file or trust store could not be loaded.
-    static func trustStoreFailed(_ endpoint: APNsEndpoint, detail: String) -> APNsClientError {
-        APNsClientError(.tlsFailure, "TLS setup for \(endpoint) failed: \(detail)", neverProcessed: true)
     }
 
     /// ALPN did not select `h2`.
@@ -62,51 +49,22 @@ enum TransportErrorMapping {
                         neverProcessed: true)
     }
 
-    /// The stream closed with `code` before a complete response arrived.
-    static func streamClosed(_ endpoint: APNsEndpoint, code: UInt32) -> APNsClientError {
-        if code == refusedStream {
-            return APNsClientError(.connectionLost, "\(endpoint) refused the stream (REFUSED_STREAM)", neverProcessed: true)
-        }
-        return APNsClientError(.connectionLost, "\(endpoint) reset the stream (\(http2ErrorName(code)))")
-    }
-
-    /// The stream was above the last stream id of the server's GOAWAY.
-    static func goAwayRefused(_ endpoint: APNsEndpoint) -> APNsClientError {
-        APNsClientError(.connectionLost, "\(endpoint) sent GOAWAY before processing the request", neverProcessed: true)
-    }
-
-    /// The connection ended while the request was on it. `sent`: whether its HEADERS had
-    /// been written (if not, the server cannot have acted on it).
-    static func connectionClosed(_ endpoint: APNsEndpoint, reason: String, sent: Bool) -> APNsClientError {
-        APNsClientError(.connectionLost, "connection to \(endpoint) lost: \(reason)", neverProcessed: !sent)
-    }
-
-    /// The request could not be submitted to the HTTP/2 session (`detail`: nghttp2's reason).
-    static func submitFailed(_ endpoint: APNsEndpoint, detail: String) -> APNsClientError {
-        APNsClientError(.connectionLost, "could not start a stream to \(endpoint): \(detail)", neverProcessed: true)
-    }
-
     /// The response body passed the size cap.
-    static func responseTooLarge(limit: Int) -> APNsClientError {
+    static func responseTooLargeError(limit: Int) -> APNsClientError {
         APNsClientError(.invalidResponse, "the response body is larger than the client accepts (\(limit) bytes)")
     }
 
-    /// The response ended without a usable `:status`.
-    static func missingStatus(_ endpoint: APNsEndpoint) -> APNsClientError {
-        APNsClientError(.invalidResponse, "\(endpoint) answered without a valid :status")
-    }
-
-    /// The deadline passed while the request waited for a connection or a free stream.
+    /// The deadline passed while the request waited for a free stream.
     static func deadlineWhileQueued() -> APNsClientError {
         APNsClientError(.timeout, "the deadline passed before a stream was free", neverProcessed: true)
     }
 
-    /// The deadline passed while the request was on a stream.
-    static func deadlineOnStream(_ endpoint: APNsEndpoint, sent: Bool) -> APNsClientError {
-        APNsClientError(.timeout, "no answer from \(endpoint) before the deadline", neverProcessed: !sent)
+    /// libcurl refused to take the request (an option or `curl_multi_add_handle` failed).
+    static func notStarted(_ what: String) -> APNsClientError {
+        APNsClientError(.transport, "libcurl refused the request: \(what)", neverProcessed: true)
     }
 
-    /// The caller cancelled; `onStream` when the request had been handed to a connection.
+    /// The caller cancelled; `onStream` when the request had been handed to libcurl.
     static func cancelled(onStream: Bool) -> APNsClientError {
         APNsClientError(.cancelled, "the request was cancelled", neverProcessed: !onStream)
     }
@@ -114,10 +72,5 @@ enum TransportErrorMapping {
     /// The client was shut down; `onStream` as for `cancelled`.
     static func shutdown(onStream: Bool) -> APNsClientError {
         APNsClientError(.shutdown, "the APNs client was shut down", neverProcessed: !onStream)
-    }
-
-    /// `strerror` text with the symbolic number, e.g. "Connection refused (errno 111)".
-    static func describe(errno code: Int32) -> String {
-        "\(String(cString: strerror(code))) (errno \(code))"
     }
 }

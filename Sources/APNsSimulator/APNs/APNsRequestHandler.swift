@@ -1,3 +1,5 @@
+import Logging
+
 /// What one APNs connection remembers between requests.
 final class APNsConnection {
     let id: UInt64
@@ -16,10 +18,12 @@ final class APNsConnection {
 final class APNsRequestHandler: H2Handler {
     let port: APNsPort
     let state: SimulatorState
+    let logger: Logger
 
-    init(port: APNsPort, state: SimulatorState) {
+    init(port: APNsPort, state: SimulatorState, logger: Logger) {
         self.port = port
         self.state = state
+        self.logger = logger
     }
 
     func streamLimit(for connection: AnyObject) -> UInt32 {
@@ -148,7 +152,7 @@ final class APNsRequestHandler: H2Handler {
             case .success(let parsed): policy = parsed
             case .failure(let reason): return .failure(reason, id: id)
             }
-            return state.core.withLock { core -> APNsAnswer in
+            let answer = state.core.withLock { core -> APNsAnswer in
                 var channelID = Identifiers.channelID()
                 while core.channels.channel(id: channelID, bundleID: bundleID) != nil { channelID = Identifiers.channelID() }
                 switch core.channels.create(id: channelID, bundleID: bundleID, policy: policy, limit: core.settings.channelLimit, now: now) {
@@ -158,6 +162,8 @@ final class APNsRequestHandler: H2Handler {
                     return .failure(.cannotCreateChannelConfig, id: id)
                 }
             }
+            persistChannels()
+            return answer
         case "GET":
             switch ChannelRules.channelID(of: request) {
             case .failure(let reason): return .failure(reason, id: id)
@@ -176,9 +182,15 @@ final class APNsRequestHandler: H2Handler {
                     core.budgets.forget(channelID: channelID)
                     return true
                 }
+                if deleted { persistChannels() }
                 return deleted ? .success(status: 204, headers: [id]) : .failure(.channelNotRegistered, id: id)
             }
         }
+    }
+
+    /// Saves the channel set (when the state is kept across restarts).
+    private func persistChannels() {
+        if let error = state.persist() { logger.error("could not save the simulator's channels", ["error": "\(error)"]) }
     }
 
     private func devicePush(
@@ -197,9 +209,14 @@ final class APNsRequestHandler: H2Handler {
         if let reason = BroadcastRules.checkPayload(request.body, length: request.bodyLength, limit: DevicePushRules.payloadLimit) {
             return .failure(reason, id: id)
         }
-        if let since = state.core.withLock({ $0.unregisteredTokens[token.lowercased()] }) {
-            return .unregistered(id: id, timestampMilliseconds: since)
+        let key = token.lowercased()
+        let push = headers.pushType == "liveactivity" ? DeviceTokenLedger.Push(body: request.body) : nil
+        let unregisteredSince = state.core.withLock { core -> Int? in
+            if let since = core.unregisteredTokens[key] { return since }
+            if let push { core.deviceTokens.record(token: key, bundleID: headers.bundleID, push: push) }
+            return nil
         }
+        if let since = unregisteredSince { return .unregistered(id: id, timestampMilliseconds: since) }
         return .success(status: 200, headers: [id, ("apns-unique-id", Identifiers.uuid(using: &connection.random))])
     }
 

@@ -5,14 +5,14 @@
 /// for the last `max(budget, keptTimesFloor)` sends (all a decision needs, and enough history to
 /// apply a lower budget set at run time), and the hour's total is also counted in per-minute
 /// buckets, which is what is reported once more sends happened than times are kept.
-struct BudgetLedger: Sendable {
+struct BudgetLedger: Sendable, Codable {
     /// The rolling window, in seconds.
     static let window: Double = 3600
     /// Send times kept per channel even under a smaller (or no) budget.
     static let keptTimesFloor = 1000
 
     /// What the ledger knows about one channel.
-    struct Usage: Sendable, Equatable {
+    struct Usage: Sendable, Equatable, Codable {
         /// Accepted priority-10 send times, ascending: at least the latest `keptLimit`, trimmed
         /// back to that many once twice as many pile up (amortised O(1) per send).
         fileprivate var times: [Double] = []
@@ -92,7 +92,7 @@ struct BudgetLedger: Sendable {
     }
 
     /// One minute's count.
-    struct MinuteCount: Sendable, Equatable {
+    struct MinuteCount: Sendable, Equatable, Codable {
         var minute: Int
         var count: Int
     }

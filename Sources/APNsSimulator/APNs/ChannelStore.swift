@@ -15,7 +15,7 @@ enum MessageStoragePolicy: Int, Sendable, Codable {
 }
 
 /// One channel as APNs keeps it.
-struct ChannelRecord: Sendable, Equatable {
+struct ChannelRecord: Sendable, Equatable, Codable {
     let id: String
     let bundleID: String
     let policy: MessageStoragePolicy
@@ -26,6 +26,17 @@ struct ChannelRecord: Sendable, Equatable {
 struct ChannelStore: Sendable {
     private var channels: [String: ChannelRecord] = [:]
     private var countsByApp: [String: Int] = [:]
+
+    /// An empty store.
+    init() {}
+
+    /// A store holding `records` (a saved state read back).
+    init(records: [ChannelRecord]) {
+        for record in records {
+            channels[record.id] = record
+            countsByApp[record.bundleID, default: 0] += 1
+        }
+    }
 
     /// Why a channel could not be created.
     enum CreateFailure: Error, Equatable {

@@ -35,6 +35,9 @@ import JSON
 ///   or for `noMessageStoredPerHour` the same as `perHour`) and the `Retry-After` policy.
 /// - `POST /device-tokens/unregistered` with `{"token": hex, "timestamp": ms?}` → pushes to that
 ///   token answer `410 Unregistered`.
+/// - `GET /device-tokens` → `{"tokens": [{token, bundleID, accepted, starts, updates, ends,
+///   lastEvent, lastStartInput, unregisteredAt}]}`: every token that received Live Activity
+///   pushes or was marked unregistered.
 /// - `POST /reset` → forgets channels, budgets, requests, unregistered tokens and faults (`204`);
 ///   teams and limits stay.
 enum AdminRouter {
@@ -116,6 +119,7 @@ enum AdminRouter {
             try AdminBody.control { () throws(SimulatorError) in try state.unregisterDeviceToken(token, timestampMilliseconds: timestamp) }
             return .empty()
         }
+        router.get("/device-tokens") { _ in try .json(["tokens": state.deviceTokenList()]) }
         router.post("/reset") { _ in
             state.reset()
             return .empty()

@@ -1,3 +1,4 @@
+import Arguments
 import Foundation
 import Lifecycle
 import Logging
@@ -13,7 +14,9 @@ public enum SimulatorCommand {
       {"sendPort":…,"managementPort":…,"adminPort":…,"caCertificate":"…"}
 
     Listening:
-      --host ADDRESS            address to bind (default 127.0.0.1)
+      --host ADDRESS            address the send and management ports bind (default 127.0.0.1)
+      --admin-host ADDRESS      address the admin API binds (default 127.0.0.1 whatever --host
+                                is: the admin API has no authentication)
       --send-port N             broadcasts and device pushes (default 0: any free port)
       --management-port N       channel management (default 0)
       --admin-port N            admin API, HTTP/1.1 JSON (default 0)
@@ -27,7 +30,7 @@ public enum SimulatorCommand {
       --team TEAMID:KEYID:PUBLIC_KEY.pem:BUNDLE[,BUNDLE…]
                                 accept provider tokens of this team for these apps (repeatable)
       --config FILE.json        settings as JSON (flags given on the command line win):
-                                {"host", "sendPort", "managementPort", "adminPort", "stateDirectory",
+                                {"host", "adminHost", "sendPort", "managementPort", "adminPort", "stateDirectory",
                                  "certificatePath", "privateKeyPath", "channelLimit", "budgetPerHour",
                                  "noMessageStoredBudgetPerHour", "retryAfter", "allowsPriorityOneBroadcasts",
                                  "maxConcurrentStreams", "oneStreamUntilAuthenticated", "requestLogCapacity",
@@ -53,6 +56,15 @@ public enum SimulatorCommand {
       --black-hole              accept requests and never answer
     """
 
+    /// The options of `apns-sim` (their help is ``helpText``).
+    static let options: [OptionSpec] = [
+        "host", "admin-host", "send-port", "management-port", "admin-port", "state-dir", "cert", "key", "max-streams", "config",
+        "channel-limit", "budget", "no-storage-budget", "retry-after", "request-log",
+        "fail-next", "fail-percent", "fail-status", "goaway-after", "reset-next", "reset-percent", "latency-ms",
+    ].map { OptionSpec.value($0, "VALUE", "see apns-sim --help") }
+        + [OptionSpec.value("team", "TEAMID:KEYID:PUBLIC_KEY.pem:BUNDLE[,BUNDLE…]", repeatable: true, "see apns-sim --help")]
+        + ["allow-priority-1", "one-stream-until-auth", "black-hole"].map { OptionSpec.flag($0, "see apns-sim --help") }
+
     /// Whether the arguments ask for help (`--help` or `-h`).
     public static func wantsHelp(_ arguments: [String]) -> Bool {
         arguments.contains("--help") || arguments.contains("-h")
@@ -62,16 +74,27 @@ public enum SimulatorCommand {
     /// the command line override it. Throws `SimulatorError.invalidConfiguration` naming the
     /// offending flag or value, `.file` for an unreadable file.
     public static func parse(arguments: [String]) throws(SimulatorError) -> SimulatorConfiguration {
-        let flags = try FlagList(arguments)
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, options: options)
+        } catch {
+            throw .invalidConfiguration("\(error.message) (see --help)")
+        }
+        if let unexpected = parsed.positionals.first {
+            throw .invalidConfiguration("unexpected argument '\(unexpected)' (see --help)")
+        }
         var configuration = SimulatorConfiguration()
-        if let path = flags.last("--config") {
+        if let path = parsed.value("config") {
             configuration = try SimulatorConfigFile.load(path: path)
         }
         var faults = configuration.faults
-        for (flag, value) in flags.pairs {
+        for (name, given) in parsed.given {
+            let flag = "--" + name
+            let value = given ?? ""
             switch flag {
             case "--config": break
             case "--host": configuration.host = value
+            case "--admin-host": configuration.adminHost = value
             case "--send-port": configuration.sendPort = try integer(flag, value)
             case "--management-port": configuration.managementPort = try integer(flag, value)
             case "--admin-port": configuration.adminPort = try integer(flag, value)
@@ -99,7 +122,7 @@ public enum SimulatorCommand {
             case "--reset-percent": faults.resetPercent = try number(flag, value)
             case "--latency-ms": faults.latencyMilliseconds = try integer(flag, value)
             case "--black-hole": faults.blackHole = true
-            default: throw .invalidConfiguration("unknown option \(flag) (see --help)")
+            default: throw .invalidConfiguration("unknown option \(flag) (see --help)")  // the parser refused it already
             }
         }
         configuration.faults = faults
@@ -128,6 +151,11 @@ public enum SimulatorCommand {
         } catch {
             logger.error("apns-sim: \(error.description)")
             return 1
+        }
+        if simulator.teams.isEmpty {
+            // Only here: the standalone simulator learns teams from --team or POST /teams; the
+            // one `serve` runs registers every app itself.
+            logger.warning("no teams registered: every provider token will be refused until one is added (--team, POST /teams)")
         }
         print(endpoints.jsonLine)
         fflush(nil)
@@ -161,39 +189,4 @@ public enum SimulatorCommand {
         let pem = try SimulatorConfigFile.read(path)
         return SimulatorTeam(teamID: parts[0], keyID: parts[1], publicKeyPEM: pem, bundleIDs: bundles)
     }
-}
-
-/// The command line as (flag, value) pairs; switches get an empty value.
-private struct FlagList {
-    static let switches: Set<String> = ["--allow-priority-1", "--black-hole", "--one-stream-until-auth"]
-
-    let pairs: [(String, String)]
-
-    init(_ arguments: [String]) throws(SimulatorError) {
-        var pairs: [(String, String)] = []
-        var index = 0
-        while index < arguments.count {
-            var flag = arguments[index]
-            var value: String?
-            if let equals = flag.firstIndex(of: "="), flag.hasPrefix("--") {
-                value = String(flag[flag.index(after: equals)...])
-                flag = String(flag[..<equals])
-            }
-            guard flag.hasPrefix("--") else { throw .invalidConfiguration("unexpected argument '\(flag)' (see --help)") }
-            if Self.switches.contains(flag) {
-                pairs.append((flag, ""))
-            } else {
-                if value == nil {
-                    index += 1
-                    guard index < arguments.count else { throw .invalidConfiguration("\(flag) needs a value") }
-                    value = arguments[index]
-                }
-                pairs.append((flag, value ?? ""))
-            }
-            index += 1
-        }
-        self.pairs = pairs
-    }
-
-    func last(_ flag: String) -> String? { pairs.last { $0.0 == flag }?.1 }
 }

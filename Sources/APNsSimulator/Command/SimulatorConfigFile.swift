@@ -5,7 +5,7 @@ import JSON
 /// Unknown keys are errors, so a typo never silently falls back to a default.
 enum SimulatorConfigFile {
     static let keys: Set<String> = [
-        "host", "sendPort", "managementPort", "adminPort", "stateDirectory", "certificatePath", "privateKeyPath",
+        "host", "adminHost", "sendPort", "managementPort", "adminPort", "stateDirectory", "certificatePath", "privateKeyPath",
         "channelLimit", "budgetPerHour", "noMessageStoredBudgetPerHour", "retryAfter", "allowsPriorityOneBroadcasts",
         "maxConcurrentStreams", "oneStreamUntilAuthenticated", "requestLogCapacity", "faults", "teams",
     ]
@@ -27,6 +27,7 @@ enum SimulatorConfigFile {
         try reader.rejectUnknown(keys)
         var configuration = SimulatorConfiguration()
         if let value = try reader.string("host") { configuration.host = value }
+        if let value = try reader.string("adminHost") { configuration.adminHost = value }
         if let value = try reader.integer("sendPort") { configuration.sendPort = value }
         if let value = try reader.integer("managementPort") { configuration.managementPort = value }
         if let value = try reader.integer("adminPort") { configuration.adminPort = value }

@@ -7,6 +7,19 @@ extension SimulatorState {
     }
 
     /// Every channel, oldest first.
+    /// Every device token that received Live Activity pushes or was marked unregistered, by token.
+    func deviceTokenList() -> [SimulatorDeviceToken] {
+        core.withLock { core in
+            Set(core.deviceTokens.entries.keys).union(core.unregisteredTokens.keys).sorted().map { token in
+                let entry = core.deviceTokens.entries[token]
+                return SimulatorDeviceToken(
+                    token: token, bundleID: entry?.bundleID, accepted: entry?.accepted ?? 0, starts: entry?.starts ?? 0,
+                    updates: entry?.updates ?? 0, ends: entry?.ends ?? 0, lastEvent: entry?.lastEvent,
+                    lastStartInput: entry?.lastStartInput, unregisteredAt: core.unregisteredTokens[token])
+            }
+        }
+    }
+
     func channelList() -> [SimulatorChannel] {
         core.withLock { $0.channels.all }.map {
             SimulatorChannel(id: $0.id, bundleID: $0.bundleID, messageStoragePolicy: $0.policy.rawValue, createdAt: $0.createdAt)

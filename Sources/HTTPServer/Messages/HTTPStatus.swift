@@ -37,6 +37,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let noContent = HTTPStatus(code: 204)
     /// 301 Moved Permanently.
     public static let movedPermanently = HTTPStatus(code: 301)
+    /// 303 See Other (after a form post).
+    public static let seeOther = HTTPStatus(code: 303)
     /// 304 Not Modified.
     public static let notModified = HTTPStatus(code: 304)
     /// 400 Bad Request.
@@ -53,6 +55,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let conflict = HTTPStatus(code: 409)
     /// 413 Content Too Large.
     public static let contentTooLarge = HTTPStatus(code: 413)
+    /// 431 Request Header Fields Too Large.
+    public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
     /// 415 Unsupported Media Type.
     public static let unsupportedMediaType = HTTPStatus(code: 415)
     /// 422 Unprocessable Content.

@@ -95,6 +95,11 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
         Problem(status: .contentTooLarge, detail: "the request body exceeds the limit of \(limit) bytes")
     }
 
+    /// 431: the request's header fields together are larger than `limit` bytes.
+    public static func headersTooLarge(limit: Int) -> Problem {
+        Problem(status: .requestHeaderFieldsTooLarge, detail: "the request's header fields exceed the limit of \(limit) bytes")
+    }
+
     /// 415: the body's media type is not the one expected.
     public static func unsupportedMediaType(expected: String, got: String?) -> Problem {
         Problem(

@@ -68,6 +68,7 @@ public final class HTTPServer: Service {
                 reply.complete(with: Problem.serviceUnavailable("the server is shutting down").response(requestID: reply.requestID))
             }
             MHD_stop_daemon(daemon.pointer)
+            core.connectionGuard.stop()
             daemon.context.release()
         }
     }
@@ -148,6 +149,7 @@ public final class HTTPServer: Service {
             stopper.start()
         }
         if listenSocket >= 0 { close(listenSocket) }
+        core.connectionGuard.stop()
         daemon.context.release()
         state.withLock { state in
             if case .stopping(let port) = state { state = .stopped(port: port) }
@@ -177,6 +179,8 @@ public final class HTTPServer: Service {
                     UInt32(configuration.threadCount),
                     UInt32(configuration.connectionTimeoutSeconds),
                     UInt32(configuration.maxConnections),
+                    UInt32(configuration.maxConnectionsPerAddress),
+                    configuration.connectionMemoryBytes,
                     { cls, connection, _, method, _, uploadData, uploadSize, conCls in
                         guard let cls, let connection, let uploadSize, let slot = conCls?.pointee else { return .NO }
                         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
@@ -189,11 +193,29 @@ public final class HTTPServer: Service {
                         return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestStarted(uri: uri)
                     },
                     opaque,
-                    { cls, _, conCls, termination in
+                    { cls, connection, conCls, termination in
                         guard let cls, let conCls, let slot = conCls.pointee else { return }
                         conCls.pointee = nil
                         let context = Unmanaged<RequestContext>.fromOpaque(slot).takeRetainedValue()
-                        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(context, termination: termination)
+                        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+                            .requestCompleted(context, connection: connection, termination: termination)
+                    },
+                    opaque,
+                    { cls, connection, socketContext, notice in
+                        guard let cls, let connection, let socketContext else { return }
+                        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+                        // The guard's id for the connection rides in its socket context as a
+                        // plain integer: nothing to retain or release.
+                        switch notice {
+                        case .CONNECTION_NOTIFY_STARTED:
+                            let id = core.connectionGuard.opened(descriptor: CMicroHTTPD_connection_socket(connection))
+                            socketContext.pointee = UnsafeMutableRawPointer(bitPattern: id)
+                        case .CONNECTION_NOTIFY_CLOSED:
+                            if let id = socketContext.pointee.map({ Int(bitPattern: $0) }) { core.connectionGuard.closed(id) }
+                            socketContext.pointee = nil
+                        default:
+                            break
+                        }
                     },
                     opaque,
                     { cls, format, arguments in
@@ -212,6 +234,7 @@ public final class HTTPServer: Service {
             let reason = core.lastDaemonMessage.withLock { $0 } ?? "libmicrohttpd gave no reason"
             throw HTTPServerError(.startFailed, "could not listen on \(configuration.host):\(configuration.port) (\(reason))")
         }
+        core.connectionGuard.start()
         let port = Int(CMicroHTTPD_bound_port(pointer))
         return (Daemon(pointer: pointer, context: context), port == 0 ? configuration.port : port)
     }

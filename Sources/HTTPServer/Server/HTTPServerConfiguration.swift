@@ -19,8 +19,29 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
     /// concurrency pool, not on these. Default: the number of processors, at least 2.
     public var threadCount: Int
     /// The most connections open at once; further ones are closed on arrival. Each takes a file
-    /// descriptor, so keep it below the process's limit (`ulimit -n`). Default 1000.
+    /// descriptor, so keep it below the process's limit (`ulimit -n`). libmicrohttpd shares
+    /// it out among the `threadCount` threads. Default 1000.
     public var maxConnections: Int
+    /// The most connections open at once from one client address; further ones from it are
+    /// closed on arrival, so that one client cannot take every connection. `0`: no cap.
+    /// Default 100.
+    public var maxConnectionsPerAddress: Int
+    /// The most bytes a request's header fields may take together (names and values); more
+    /// are answered `431`. Each connection's buffer is sized from it (`connectionMemoryBytes`);
+    /// header blocks too large even for that buffer get libmicrohttpd's own `431`, a short
+    /// HTML page. Default 32 KiB.
+    public var maxHeaderBytes: Int
+    /// Seconds from a connection's opening (or its previous response) within which a request's
+    /// headers must have arrived in full; a client still sending them is cut off. Unlike
+    /// `connectionTimeoutSeconds` this is a deadline, not an idle timeout: trickling bytes
+    /// does not extend it. Default 10.
+    public var headerTimeoutSeconds: Int
+    /// Seconds from a request's headers within which its body must have arrived in full.
+    /// Default 60.
+    public var bodyTimeoutSeconds: Int
+    /// Connections refused at the caps or cut at a deadline are logged as one summary line per
+    /// this interval (never one line each). Default 10 s.
+    public var refusalSummaryInterval: Duration
     /// Whether to write one `info` line per request (method, path without query, status,
     /// bytes, duration, request id). Default `true`.
     public var accessLog: Bool
@@ -36,6 +57,11 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         connectionTimeoutSeconds: Int = 30,
         threadCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
         maxConnections: Int = 1000,
+        maxConnectionsPerAddress: Int = 100,
+        maxHeaderBytes: Int = 32 << 10,
+        headerTimeoutSeconds: Int = 10,
+        bodyTimeoutSeconds: Int = 60,
+        refusalSummaryInterval: Duration = .seconds(10),
         accessLog: Bool = true,
         shutdownGracePeriod: Duration = .seconds(5)
     ) {
@@ -45,9 +71,18 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.threadCount = threadCount
         self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.maxHeaderBytes = maxHeaderBytes
+        self.headerTimeoutSeconds = headerTimeoutSeconds
+        self.bodyTimeoutSeconds = bodyTimeoutSeconds
+        self.refusalSummaryInterval = refusalSummaryInterval
         self.accessLog = accessLog
         self.shutdownGracePeriod = shutdownGracePeriod
     }
+
+    /// Each connection's libmicrohttpd buffer: room for a header block four times the limit,
+    /// so that blocks over the limit still reach the server and get its `431` problem.
+    var connectionMemoryBytes: Int { max(128 << 10, maxHeaderBytes * 4) }
 
     /// The first problem with the settings, or `nil` when they are usable.
     func validationError() -> String? {
@@ -56,6 +91,11 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         if connectionTimeoutSeconds < 1 { return "connectionTimeoutSeconds must be at least 1 (got \(connectionTimeoutSeconds))" }
         if !(1...1024).contains(threadCount) { return "threadCount must be in 1...1024 (got \(threadCount))" }
         if !(1...1_000_000).contains(maxConnections) { return "maxConnections must be in 1...1000000 (got \(maxConnections))" }
+        if !(0...1_000_000).contains(maxConnectionsPerAddress) { return "maxConnectionsPerAddress must be in 0...1000000 (got \(maxConnectionsPerAddress))" }
+        if !(1_024...(1 << 20)).contains(maxHeaderBytes) { return "maxHeaderBytes must be in 1024...1048576 (got \(maxHeaderBytes))" }
+        if headerTimeoutSeconds < 1 { return "headerTimeoutSeconds must be at least 1 (got \(headerTimeoutSeconds))" }
+        if bodyTimeoutSeconds < 1 { return "bodyTimeoutSeconds must be at least 1 (got \(bodyTimeoutSeconds))" }
+        if refusalSummaryInterval <= .zero { return "refusalSummaryInterval must be positive" }
         if shutdownGracePeriod < .zero { return "shutdownGracePeriod must not be negative" }
         return nil
     }

@@ -30,6 +30,10 @@ final class RequestContext {
     var bodyLimit = 0
     /// Bytes beyond `bodyLimit` read and thrown away so that a `413` can still be sent.
     var discardedBytes = 0
+    /// Answered before its body was read: once the answer is out, the connection is handed to
+    /// the guard, which reads and drops the rest so that the client sees the answer instead of
+    /// a reset (a lingering close).
+    var lingerAfterResponse = false
     var requestID = ""
     var remoteAddress: String?
     /// The status and body size sent, for the access log.

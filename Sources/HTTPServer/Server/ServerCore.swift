@@ -24,12 +24,22 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     /// libmicrohttpd's latest error message, used to explain a failed start.
     let lastDaemonMessage = Mutex<String?>(nil)
+    /// Header and body deadlines; the summary of refused connections.
+    let connectionGuard: ConnectionGuard
     private let clock = ContinuousClock()
 
     init(router: Router, configuration: HTTPServerConfiguration, logger: Logger) {
         self.router = router
         self.configuration = configuration
         self.logger = logger
+        self.connectionGuard = ConnectionGuard(
+            headerTimeout: .seconds(configuration.headerTimeoutSeconds), bodyTimeout: .seconds(configuration.bodyTimeoutSeconds),
+            summaryInterval: configuration.refusalSummaryInterval, logger: logger)
+    }
+
+    /// The guard's id of `connection` (see `HTTPServer.launch`), if it has one.
+    private static func guardID(of connection: OpaquePointer?) -> Int? {
+        connection.flatMap(CMicroHTTPD_connection_context).map { Int(bitPattern: $0) }
     }
 
     // MARK: - Callbacks (on libmicrohttpd's threads)
@@ -53,6 +63,7 @@ final class ServerCore: Sendable {
     ) -> MHD_Result {
         switch context.phase {
         case .new:
+            if let id = Self.guardID(of: connection) { connectionGuard.headersReceived(id) }
             return accept(connection: connection, method: method, context: context)
         case .receiving:
             let size = uploadSize.pointee
@@ -76,7 +87,11 @@ final class ServerCore: Sendable {
 
     /// The completed callback: the request is over (answered, failed, timed out, or the
     /// daemon stopped). Releases the context.
-    func requestCompleted(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
+    func requestCompleted(_ context: RequestContext, connection: OpaquePointer?, termination: MHD_RequestTerminationCode) {
+        if let id = Self.guardID(of: connection) { connectionGuard.requestFinished(id) }
+        if context.lingerAfterResponse, termination == .REQUEST_TERMINATED_COMPLETED_OK, let connection {
+            connectionGuard.linger(descriptor: CMicroHTTPD_connection_socket(connection))
+        }
         if case .dispatched(let reply) = context.phase {
             // The connection ended while a handler was still working (daemon stop).
             reply.cancelTask()
@@ -90,6 +105,11 @@ final class ServerCore: Sendable {
 
     /// libmicrohttpd's own diagnostics (bind failures, malformed requests, resets).
     func daemonMessage(_ message: String) {
+        // At the caps libmicrohttpd says so once per connection: counted, summarised by the guard.
+        if message.contains("reached connection limit") {
+            connectionGuard.refusedAtCap()
+            return
+        }
         lastDaemonMessage.withLock { $0 = message }
         logger.debug("libmicrohttpd: \(message)")
     }
@@ -99,6 +119,8 @@ final class ServerCore: Sendable {
     private func accept(connection: OpaquePointer, method: UnsafePointer<CChar>?, context: RequestContext) -> MHD_Result {
         context.methodText = method.map { String(cString: $0) } ?? "-"
         context.headers = Self.requestHeaders(of: connection)
+        let hasBody = context.headers["Transfer-Encoding"] != nil
+            || context.headers["Content-Length"].map { $0.trimmingCharacters(in: .whitespaces) != "0" } == true
         if let given = context.headers["X-Request-ID"], RequestID.isAcceptable(given) {
             context.requestID = given
         } else {
@@ -107,7 +129,13 @@ final class ServerCore: Sendable {
         if let address = CMicroHTTPD_client_address(connection) {
             context.remoteAddress = SocketAddress.ipText(address)
         }
+        let headerBytes = context.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        if headerBytes > configuration.maxHeaderBytes {
+            context.lingerAfterResponse = hasBody
+            return reject(.headersTooLarge(limit: configuration.maxHeaderBytes), on: connection, context: context)
+        }
         guard let method = HTTPMethod(rawValue: context.methodText) else {
+            context.lingerAfterResponse = hasBody
             return reject(Problem(status: .notImplemented, detail: "the method \(context.methodText.prefix(32)) is not supported"), on: connection, context: context)
         }
         context.method = method
@@ -118,7 +146,8 @@ final class ServerCore: Sendable {
         }
         if let declared = context.headers["Content-Length"].flatMap({ UInt64($0.trimmingCharacters(in: .whitespaces)) }),
            declared > UInt64(context.bodyLimit) {
-            // Refuse before reading a byte of it.
+            // Refuse before reading a byte of it; the guard drains what the client sends anyway.
+            context.lingerAfterResponse = true
             return reject(.contentTooLarge(limit: context.bodyLimit), on: connection, context: context)
         }
         context.phase = .receiving
@@ -132,15 +161,15 @@ final class ServerCore: Sendable {
             }
             return .YES
         }
-        // Over the limit (a chunked body that gave no length, or one longer than it said):
-        // read on and discard, up to as much again, so the client still receives its 413;
-        // past that, close the connection rather than keep reading.
+        // Over the limit (a chunked body that gave no length): libmicrohttpd cannot answer in
+        // the middle of a body, so read on and discard, up to `maximumDiscardBytes`, and answer
+        // 413 at its end; past that, close the connection rather than keep reading.
         if context.discardedBytes == 0 {
             context.discardedBytes = context.body.count
             context.body = []
         }
         context.discardedBytes += size
-        if context.discardedBytes > context.bodyLimit * 2 + 65536 {
+        if context.discardedBytes > max(context.bodyLimit * 2 + 65536, Self.maximumDiscardBytes) {
             logger.debug("closing a connection whose body far exceeds the limit", ["request_id": context.requestID, "limit": String(context.bodyLimit)])
             return .NO
         }
@@ -148,6 +177,7 @@ final class ServerCore: Sendable {
     }
 
     private func dispatch(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        if let id = Self.guardID(of: connection) { connectionGuard.bodyReceived(id) }
         guard let method = context.method else { return .NO }
         if context.discardedBytes > 0 {
             return reject(.contentTooLarge(limit: context.bodyLimit), on: connection, context: context)
@@ -221,11 +251,14 @@ final class ServerCore: Sendable {
             }
         }
         _ = MHD_add_response_header(mhdResponse, "X-Request-ID", context.requestID)
-        if draining.load(ordering: .relaxed) {
+        if draining.load(ordering: .relaxed) || context.lingerAfterResponse {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
         return MHD_queue_response(connection, UInt32(code), mhdResponse)
     }
+
+    /// How much of an over-long chunked body is read and dropped to answer it 413.
+    static let maximumDiscardBytes = 64 << 20
 
     /// Headers libmicrohttpd writes itself (framing) or that the server sets.
     private static let transportHeaders: Set<String> = ["content-length", "transfer-encoding", "connection", "x-request-id"]

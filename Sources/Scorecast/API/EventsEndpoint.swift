@@ -26,15 +26,21 @@ public struct EventsEndpoint: Sendable {
     let tallies: IngestTally
     let settings: IngestSettings
     let logger: Logger
+    let metrics: ScorecastMetrics?
     let clock: @Sendable () -> Date
 
-    /// Creates the endpoint on `pool` with the settings of `configuration`.
-    public init(pool: PostgresPool, configuration: Configuration, logger: Logger) {
-        self.init(pool: pool, settings: IngestSettings(configuration: configuration), logger: logger)
+    /// Creates the endpoint on `pool` with the settings of `configuration`; received events are
+    /// counted in `metrics`.
+    public init(pool: PostgresPool, configuration: Configuration, logger: Logger, metrics: ScorecastMetrics? = nil) {
+        self.init(pool: pool, settings: IngestSettings(configuration: configuration), logger: logger, metrics: metrics)
     }
 
     /// Creates the endpoint with explicit settings and clock (tests).
-    public init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        pool: PostgresPool, settings: IngestSettings, logger: Logger, metrics: ScorecastMetrics? = nil,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.metrics = metrics
         let keys = APIKeyStore(pool: pool)
         self.keys = keys
         self.tallies = IngestTally(pool: pool)
@@ -76,10 +82,16 @@ public struct EventsEndpoint: Sendable {
         do {
             report = try await ingestor.ingest(events, feed: feed.name)
         } catch let error as IngestError {
+            metrics?.eventsIngested.increment(.rejected(feed: feed.name), by: Double(events.count))
             await tally(duplicates: 0, rejected: events.count, request)
             throw Self.problem(for: error, events: events, isBatch: isBatch)
         } catch let error as PostgresError {
             throw Self.unavailable(error, request)
+        }
+        if let metrics {
+            for (outcome, count) in [(IngestOutcome.accepted, report.accepted), (.duplicate, report.duplicates), (.stale, report.stale)] where count > 0 {
+                metrics.eventsIngested.increment(IngestLabels(feed: feed.name, outcome: outcome), by: Double(count))
+            }
         }
         if report.duplicates > 0 { await tally(duplicates: report.duplicates, rejected: 0, request) }
         if feed.needsTouch(now: clock()) {
@@ -140,6 +152,13 @@ public struct EventsEndpoint: Sendable {
             return Problem.unprocessable(
                 "unknown games are refused (SCORECAST_UNKNOWN_GAMES=refuse): create the game first; nothing was stored",
                 errors: indices.map { Problem.FieldError(field: path($0, "game"), detail: "names game \(events[$0].game), which does not exist") })
+        case .gameQuotaExceeded(let indices, let new, let remaining, let limit):
+            return Problem(
+                status: .tooManyRequests,
+                detail: "these events name \(new) unknown game(s) and this feed key may create \(remaining) more this hour "
+                    + "(SCORECAST_FEED_GAMES_PER_HOUR=\(limit)); nothing was stored",
+                errors: indices.prefix(100).map { Problem.FieldError(field: path($0, "game"), detail: "names game \(events[$0].game), which does not exist") },
+                headers: ["Retry-After": "60"])
         case .unrenderable(let refusal):
             return Problem.unprocessable(
                 "event \(events[refusal.index].id) would render a Live Activity that cannot be sent: \(refusal.reason); nothing was stored",

@@ -1,11 +1,25 @@
+import Foundation
 import HTTPServer
 import Postgres
 
 /// `/healthz` (the process is alive) and `/readyz` (the database answers and is fully
 /// migrated; `503` with the reason otherwise).
+///
+/// Paused apps are reported in `/readyz`'s detail but keep it `200`: restarting or draining the
+/// process cannot fix refused credentials, and ingest must keep running meanwhile.
 struct HealthEndpoints: Sendable {
     let pool: PostgresPool
     let migrator: Migrator
+    let stats: StatsQuery
+
+    /// `/readyz`'s answer when ready.
+    struct Readiness: Codable, Sendable {
+        var status = "ready"
+        /// Migrations applied.
+        var migrations: Int
+        /// Apps whose sends are paused (`scorecast apps resume`), e.g. `com.example.scores (production): InvalidProviderToken`.
+        var pausedApps: [String]
+    }
 
     func register(on router: inout Router) {
         router.get("/healthz") { _ in
@@ -18,7 +32,8 @@ struct HealthEndpoints: Sendable {
                     throw Problem.serviceUnavailable(
                         "database is not fully migrated: pending \(plan.pending.map(\.name).joined(separator: ", "))")
                 }
-                return try .json(["status": "ready", "migrations": "\(plan.applied.count)"])
+                let paused = try await stats.pausedApps().map { "\($0.app) (\($0.environment)): \($0.reason)" }
+                return try .json(Readiness(migrations: plan.applied.count, pausedApps: paused))
             } catch let problem as Problem {
                 throw problem
             } catch let error as PostgresError {

@@ -12,20 +12,23 @@ import ScorecastCore
 /// - `GET /metrics` — Prometheus text, database gauges refreshed at scrape time;
 /// - `GET /dashboard` — the self-contained HTML page.
 ///
+/// Every one of them is an operator route: guarded by `access` (`SCORECAST_OPS_TOKEN`).
 /// A malformed `window` is a `400` naming it; an unknown channel, game or app a `404`; a
 /// database that does not answer a `503`.
 public struct StatsEndpoints: Sendable {
     let query: StatsQuery
     let registry: MetricsRegistry
     let refresher: MetricsRefresher?
+    let access: OpsAccess
     let clock: @Sendable () -> Date
 
     /// Creates the endpoints. `refresher` may be nil when the database gauges are not wanted
     /// (its gauge can be registered once per registry).
     public init(
-        query: StatsQuery, registry: MetricsRegistry, refresher: MetricsRefresher?,
+        query: StatsQuery, registry: MetricsRegistry, refresher: MetricsRefresher?, access: OpsAccess = OpsAccess(token: nil),
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.access = access
         self.query = query
         self.registry = registry
         self.refresher = refresher
@@ -34,14 +37,16 @@ public struct StatsEndpoints: Sendable {
 
     /// Adds every route to `router`.
     public func register(on router: inout Router) {
-        router.get("/v1/stats") { request in
+        let ops = [access.middleware]
+        access.registerLogin(on: &router)
+        router.get("/v1/stats", middleware: ops) { request in
             let window = try Self.window(request)
             return try .json(try await guarded(request) { try await query.overview(window: window, now: clock()) })
         }
-        router.get("/v1/stats/live") { request in
+        router.get("/v1/stats/live", middleware: ops) { request in
             try .json(try await guarded(request) { try await query.live(now: clock()) })
         }
-        router.get("/v1/channels/{id}/stats") { request in
+        router.get("/v1/channels/{id}/stats", middleware: ops) { request in
             let id = try request.pathParameter("id")
             let window = try Self.window(request)
             guard let answer = try await guarded(request, { try await query.channel(id, window: window, now: clock()) }) else {
@@ -49,7 +54,7 @@ public struct StatsEndpoints: Sendable {
             }
             return try .json(answer)
         }
-        router.get("/v1/games/{id}/stats") { request in
+        router.get("/v1/games/{id}/stats", middleware: ops) { request in
             let id = try request.pathParameter("id")
             let window = try Self.window(request)
             guard let answer = try await guarded(request, { try await query.game(id, window: window, now: clock()) }) else {
@@ -57,7 +62,7 @@ public struct StatsEndpoints: Sendable {
             }
             return try .json(answer)
         }
-        router.get("/v1/apps/{bundle-id}/stats") { request in
+        router.get("/v1/apps/{bundle-id}/stats", middleware: ops) { request in
             let bundleID = try request.pathParameter("bundle-id")
             let window = try Self.window(request)
             var environment: APNsEnvironment?
@@ -81,7 +86,7 @@ public struct StatsEndpoints: Sendable {
                     errors: [.init(field: "environment", detail: "is required for this bundle id")])
             }
         }
-        router.get("/metrics") { request in
+        router.get("/metrics", middleware: ops) { request in
             if let refresher {
                 do {
                     try await refresher.refresh()
@@ -92,7 +97,7 @@ public struct StatsEndpoints: Sendable {
             }
             return HTTPResponse(status: .ok, headers: ["Content-Type": MetricsRegistry.contentType], body: Array(registry.render().utf8))
         }
-        router.get("/dashboard") { _ in
+        router.get("/dashboard", middleware: [access.dashboardMiddleware]) { _ in
             HTTPResponse(
                 status: .ok,
                 headers: [

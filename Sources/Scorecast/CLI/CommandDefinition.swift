@@ -1,3 +1,5 @@
+import Arguments
+
 /// One `scorecast` command: the words that name it, its options, and what it does.
 public struct CommandDefinition: Sendable {
     /// The command words, e.g. `["channels", "create"]`.

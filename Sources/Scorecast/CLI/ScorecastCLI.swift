@@ -1,3 +1,4 @@
+import Arguments
 import Foundation
 
 /// The `scorecast` command line: finds the command named by the leading words, parses its
@@ -7,11 +8,25 @@ public enum ScorecastCLI {
     static let commands: [CommandDefinition] = DemoCommand.all + ServeCommand.all + MigrateCommand.all
         + KeysCommands.all + EventsCommands.all
         + AppsCommands.all + GamesCommands.all + ChannelsCommands.all + StatsCommands.all
-        + SimulatorCommands.all + ConfigCommand.all + StringsCommand.all
+        + SimulatorCommands.all + ConfigCommand.all + StringsCommand.all + DeviceCommands.all
+
+    /// `scorecast --version`: the release and the newest migration built in.
+    static var version: String {
+        let schema = EmbeddedSchema.files.last.map { String($0.name.prefix(4)) } ?? "none"
+        return "scorecast \(release) (schema \(schema))"
+    }
+
+    /// The release number.
+    static let release = "0.9.0"
 
     /// Runs `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
         let terminal = context.terminal
+        if arguments == ["--version"] || arguments == ["version"] {
+            terminal.line(version)
+            return ExitCode.success.rawValue
+        }
+        if arguments.first == "help" { return help(Array(arguments.dropFirst()), terminal: terminal) }
         let wantsHelp = arguments.contains("--help") || arguments.contains("-h")
         let words = arguments.prefix { !$0.hasPrefix("-") }
 
@@ -28,7 +43,7 @@ public enum ScorecastCLI {
                 terminal.print(groupHelp(words[words.startIndex], group))
                 return wantsHelp ? ExitCode.success.rawValue : ExitCode.usage.rawValue
             }
-            terminal.error("scorecast: unknown command '\(words.joined(separator: " "))' (see scorecast --help)")
+            terminal.error("scorecast: unknown command '\(words.joined(separator: " "))'\(suggestion(for: Array(words))) (see scorecast --help)")
             return ExitCode.usage.rawValue
         }
         if wantsHelp {
@@ -37,7 +52,9 @@ public enum ScorecastCLI {
         }
         do {
             let rest = Array(arguments.dropFirst(command.words.count))
-            let parsed = try ParsedArguments(command.rawArguments ? ["--"] + rest : rest, options: command.options)
+            let parsed = try ParsedArguments(
+                command.rawArguments ? ["--"] + rest : rest, options: command.options,
+                positionalLimit: command.rawArguments ? nil : command.positionals.count)
             try await command.run(parsed, context)
             return ExitCode.success.rawValue
         } catch let error as CommandError {
@@ -50,13 +67,49 @@ public enum ScorecastCLI {
         }
     }
 
+    /// `scorecast help [noun [verb]]`: the overview, a noun's verbs, or a command's help.
+    static func help(_ words: [String], terminal: Terminal) -> Int32 {
+        if words.isEmpty {
+            terminal.print(overview())
+            return ExitCode.success.rawValue
+        }
+        if let command = commands.first(where: { $0.words == words }) {
+            terminal.line(command.help)
+            return ExitCode.success.rawValue
+        }
+        let group = commands.filter { $0.words.first == words.first }
+        if words.count == 1 && !group.isEmpty {
+            terminal.print(groupHelp(words[0], group))
+            return ExitCode.success.rawValue
+        }
+        terminal.error("scorecast help: no command '\(words.joined(separator: " "))'\(suggestion(for: words)) (see scorecast --help)")
+        return ExitCode.usage.rawValue
+    }
+
+    /// " (did you mean 'channels create'?)" for mistyped command words, or nothing.
+    static func suggestion(for words: [String]) -> String {
+        guard let first = words.first else { return "" }
+        let nouns = Array(Set(commands.map { $0.words[0] })).sorted()
+        let noun = nouns.contains(first) ? first : Suggestion.closest(to: first, among: nouns)
+        guard let noun else { return "" }
+        let group = commands.filter { $0.words[0] == noun }
+        guard words.count > 1, group.contains(where: { $0.words.count > 1 }) else {
+            return noun == first ? "" : " (did you mean '\(noun)'?)"
+        }
+        let verbs = group.compactMap { $0.words.count > 1 ? $0.words[1] : nil }
+        guard let verb = verbs.contains(words[1]) ? words[1] : Suggestion.closest(to: words[1], among: verbs) else {
+            return " (\(noun) takes: \(verbs.joined(separator: ", ")))"
+        }
+        return " (did you mean '\(noun) \(verb)'?)"
+    }
+
     static func overview() -> String {
         var table = TextTable(["command", "what it does"])
         for command in commands { table.add([command.words.joined(separator: " "), command.summary]) }
         return """
             scorecast: Live Activity score updates through APNs broadcast channels.
 
-            usage: scorecast <command> [options]    (scorecast <command> --help for more)
+            usage: scorecast <command> [options]    (scorecast help <command>, or <command> --help, for more)
 
             \(table.render())
             Configuration comes from SCORECAST_* environment variables: see `scorecast config`.

@@ -1,4 +1,5 @@
 import APNsSimulator
+import Arguments
 import Crypto
 import Foundation
 import ScorecastCore
@@ -6,7 +7,7 @@ import ScorecastCore
 /// `scorecast apps add|list|show|update`: the iOS apps scorecast sends for, with their APNs
 /// credentials (the key's path only) and delivery settings.
 enum AppsCommands {
-    static let all: [CommandDefinition] = [add, list, show, update]
+    static let all: [CommandDefinition] = [add, list, show, update, resume]
 
     /// The settings options `add` and `update` share.
     private static let settingOptions: [OptionSpec] = [
@@ -161,6 +162,10 @@ enum AppsCommands {
         details: """
             Only the options given change. --budget default returns to the profile's setting. A new
             storage policy applies to channels created from now on (APNs cannot change a channel's).
+
+            New credentials (--team-id, --key-id, --key-file) are tried against APNs first with a
+            call that changes nothing (listing the app's channels): if APNs refuses them nothing is
+            written (exit 4); if it accepts them and the app was paused, the app is resumed.
             """
     ) { arguments, context in
         let bundleID = try bundleArgument(arguments)
@@ -187,13 +192,63 @@ enum AppsCommands {
         try await RegistryCLI.run(context, "apps") { cli in
             let current = try await cli.apps.resolve(bundleID: bundleID, environment: try RegistryCLI.environment(arguments))
             let settings = changes.applied(to: AppSettings(current))
-            let app = try await cli.apps.update(
+            let newCredentials = changes.teamID != nil || changes.keyID != nil || changes.keyPath != nil
+            var note: String?
+            if newCredentials {
+                var candidate = current
+                candidate.teamID = changes.teamID ?? current.teamID
+                candidate.keyID = changes.keyID ?? current.keyID
+                candidate.keyPath = changes.keyPath ?? current.keyPath
+                // The built-in simulator learns the key first, as Apple knows an issued key.
+                note = await registerWithRunningSimulator(cli, app: candidate, publicKeyPEM: nil)
+                try await cli.withChannelRegistry { registry, _ in try await registry.checkCredentials(of: candidate) }
+            }
+            var app = try await cli.apps.update(
                 id: current.id, teamID: changes.teamID ?? current.teamID, keyID: changes.keyID ?? current.keyID,
                 keyPath: changes.keyPath ?? current.keyPath, settings: settings)
-            var note: String?
-            if changes.teamID != nil || changes.keyID != nil || changes.keyPath != nil {
-                note = await registerWithRunningSimulator(cli, app: app, publicKeyPEM: nil)
+            if newCredentials {
+                if app.pausedReason != nil {
+                    _ = try await cli.withChannelRegistry { registry, _ in try await registry.resume(app) }
+                    app.pausedReason = nil
+                    note = [note, "APNs accepted the new credentials: sends for \(app.bundleID) (\(app.environment.rawValue)) are resumed"]
+                        .compactMap { $0 }.joined(separator: "\n")
+                }
             }
+            try await printApp(cli, app, json: arguments.flag("json"), note: note)
+        }
+    }
+
+    static let resume = CommandDefinition(
+        ["apps", "resume"], summary: "Resume an app's sends after APNs refused its credentials",
+        options: [
+            .environment,
+            .flag("no-check", "resume without first trying the credentials against APNs"),
+            .json,
+        ],
+        positionals: ["BUNDLE"],
+        details: """
+            When APNs refuses an app's credentials (InvalidProviderToken, a revoked key…) its sends
+            are PAUSED: its updates wait in the outbox. Fix the key first (`apps update BUNDLE
+            --key-file …` tests the new key and resumes by itself), or replace the file in place and
+            run this: the credentials are tried against APNs with a call that changes nothing
+            (listing the app's channels), and the pause is lifted only if APNs accepts them (exit 4
+            with APNs' reason otherwise). The waiting updates are then sent at once.
+
+            Example:
+              scorecast apps resume com.example.scores --environment production
+            """
+    ) { arguments, context in
+        let bundleID = try bundleArgument(arguments)
+        try await RegistryCLI.run(context, "apps") { cli in
+            var app = try await cli.apps.resolve(bundleID: bundleID, environment: try RegistryCLI.environment(arguments))
+            let resumed = try await cli.withChannelRegistry { registry, _ in
+                if !arguments.flag("no-check") { try await registry.checkCredentials(of: app) }
+                return try await registry.resume(app)
+            }
+            app.pausedReason = nil
+            let note = resumed
+                ? "resumed: sends for \(app.bundleID) (\(app.environment.rawValue)) start again"
+                : "\(app.bundleID) (\(app.environment.rawValue)) was not paused; nothing changed"
             try await printApp(cli, app, json: arguments.flag("json"), note: note)
         }
     }
@@ -201,7 +256,7 @@ enum AppsCommands {
     // MARK: - Helpers
 
     /// The settings options as changes (nil: not given).
-    private static func settingsChanges(_ arguments: ParsedArguments) throws(CommandError) -> AppChanges {
+    private static func settingsChanges(_ arguments: ParsedArguments) throws(ArgumentError) -> AppChanges {
         var changes = AppChanges()
         if arguments.flag("frequent-updates") { changes.frequentUpdates = true }
         if let budget = arguments.value("budget") {

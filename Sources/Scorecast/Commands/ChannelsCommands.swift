@@ -1,3 +1,4 @@
+import Arguments
 import Foundation
 import ScorecastCore
 
@@ -13,9 +14,15 @@ enum ChannelsCommands {
             .value("app", "BUNDLE", required: true, "the app's bundle id"),
             .environment,
             .value("policy", "POLICY", "no-store (No Message Stored, higher budget) or most-recent; default: the app's setting"),
+            .flag("another", "create one more even if the game already has a live channel of this app and policy"),
             .json,
         ],
         details: """
+            Idempotent: if the game already has a live channel of the app (in that environment) with
+            the same storage policy, that channel is shown and nothing is created (every update
+            would otherwise be broadcast twice); --another creates one more anyway. It also lifts
+            the game's opt-out of the app's automatic channels (see `channels delete`).
+
             Asks APNs to create the channel, then records it and its binding to the game in one
             transaction. If that write fails, the channel is deleted at APNs again (or recorded for
             `channels reconcile --fix`): nothing leaks. From 90 % of the channel limit
@@ -30,9 +37,14 @@ enum ChannelsCommands {
             let app = try await cli.app(arguments)
             try await cli.games.requireExisting(gameID)
             let created = try await cli.withChannelRegistry { registry, _ in
-                try await registry.createChannel(gameID: gameID, app: app, policy: policy)
+                try await registry.createChannel(gameID: gameID, app: app, policy: policy, another: arguments.flag("another"))
             }
             if let warning = created.limitWarning { cli.terminal.error("warning: \(warning)") }
+            if created.alreadyExisted {
+                cli.terminal.error(
+                    "note: game \(gameID) already has live channel \(created.listing.channel.id) of \(app.bundleID) (\(app.environment.rawValue)) "
+                        + "with this storage policy: nothing created (--another makes one more)")
+            }
             try printChannel(cli, created.listing, json: arguments.flag("json"))
         }
     }
@@ -62,6 +74,7 @@ enum ChannelsCommands {
                     case .created(let listing): ("created", "\(listing.channel.id)  \(listing.channel.apnsChannelID)")
                     case .existing(let listing): ("exists", "\(listing.channel.id)  \(listing.channel.apnsChannelID)")
                     case .skippedPaused(let reason): ("skipped (paused: \(reason))", "-")
+                    case .optedOut: ("skipped (an admin deleted its channel; `channels create` brings it back)", "-")
                     case .failed(let error): ("failed: \(error.message)", "-")
                     }
                     table.add([result.app.bundleID, result.app.environment.rawValue, text, channel])
@@ -126,32 +139,45 @@ enum ChannelsCommands {
             ID is the registry id or the APNs channel id. Deleting is irreversible at APNs. Safe to
             repeat: an already deleted channel is left alone, and one APNs no longer knows is marked
             deleted as well. If APNs refuses, nothing changes (exit code 4, reason printed).
+
+            For an app with automatic channels, the channel's games opt out of them: neither
+            `channels ensure` nor the poller creates a new channel of that app for those games
+            (phones subscribed to the old id would never hear it). `channels create` lifts it.
             """
     ) { arguments, context in
         let id = try channelArgument(arguments)
         try await RegistryCLI.run(context, "channels") { cli in
             let listing = try await cli.channel(id)
-            let outcome: DeleteOutcome
+            let result: DeleteResult
             if listing.channel.status == .deleted {
-                outcome = .alreadyDeleted
+                result = DeleteResult(outcome: .alreadyDeleted, optedOutGames: [])
             } else {
-                outcome = try await cli.withChannelRegistry { registry, _ in try await registry.deleteChannel(id: listing.channel.id) }
+                result = try await cli.withChannelRegistry { registry, _ in
+                    try await registry.deleteChannel(id: listing.channel.id, reason: .admin)
+                }
             }
+            let outcome = result.outcome
             let text = switch outcome {
             case .deleted: "deleted"
             case .unknownToAPNs: "deleted (APNs no longer knew it)"
             case .alreadyDeleted: "already deleted"
             }
             if arguments.flag("json") {
-                struct Result: Encodable { let id: Int64; let channelId: String; let outcome: String }
+                struct Result: Encodable { let id: Int64; let channelId: String; let outcome: String; let optedOutGames: [String] }
                 let name = switch outcome {
                 case .deleted: "deleted"
                 case .unknownToAPNs: "unknown-to-apns"
                 case .alreadyDeleted: "already-deleted"
                 }
-                try cli.terminal.json(Result(id: listing.channel.id, channelId: listing.channel.apnsChannelID, outcome: name))
+                try cli.terminal.json(Result(
+                    id: listing.channel.id, channelId: listing.channel.apnsChannelID, outcome: name, optedOutGames: result.optedOutGames))
             } else {
                 cli.terminal.line("channel \(listing.channel.id) (\(listing.channel.apnsChannelID)): \(text)")
+                for game in result.optedOutGames {
+                    cli.terminal.line(
+                        "game \(game) opts out of \(listing.bundleID)'s automatic channels: none will be created for it again "
+                            + "(`scorecast channels create --game \(game) --app \(listing.bundleID)` brings one back)")
+                }
             }
         }
     }
@@ -357,6 +383,7 @@ struct EnsureView: Encodable {
             case .created(let listing): Result(bundleId: bundle, environment: environment, outcome: "created", channel: ChannelView(listing), error: nil)
             case .existing(let listing): Result(bundleId: bundle, environment: environment, outcome: "exists", channel: ChannelView(listing), error: nil)
             case .skippedPaused(let reason): Result(bundleId: bundle, environment: environment, outcome: "paused", channel: nil, error: reason)
+            case .optedOut: Result(bundleId: bundle, environment: environment, outcome: "opted-out", channel: nil, error: nil)
             case .failed(let error): Result(bundleId: bundle, environment: environment, outcome: "failed", channel: nil, error: error.message)
             }
         }

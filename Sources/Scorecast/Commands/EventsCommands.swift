@@ -1,3 +1,4 @@
+import Arguments
 import Foundation
 import JSON
 import ScorecastCore

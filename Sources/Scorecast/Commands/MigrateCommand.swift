@@ -14,7 +14,7 @@ enum MigrateCommand {
         ) { arguments, context in
             let configuration = try context.configuration()
             let logger = context.logger("migrate", configuration)
-            let files = try SchemaFolder.read(try SchemaFolder.locate(environment: context.environment))
+            let files = try SchemaFolder.migrations(environment: context.environment)
             let migrator = Migrator(files: files, logger: logger)
             try await context.withDatabase(configuration, logger: logger) { database in
                 if arguments.flag("status") {

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import Logging
 
@@ -63,10 +64,21 @@ public struct Configuration: Sendable {
     public var apnsConnectionsPerHost: Int
     public var apnsRequestTimeout: Duration
     public var apnsTokenRefresh: Duration
+    /// `SCORECAST_APNS_PROXY`: the proxy for Apple's hosts; `nil` leaves libcurl to the standard
+    /// `HTTPS_PROXY` / `NO_PROXY` variables. May hold a password: never logged.
+    public var apnsProxy: String?
 
     public var budgetStandardPerHour: Int
     public var budgetFrequentPerHour: Int
     public var channelLimit: Int
+    /// The longest `Retry-After` honoured (`SCORECAST_RETRY_AFTER_MAX_SECONDS`).
+    public var retryAfterMax: Duration
+    /// Attempts of one content before it is given up (its state stays pending).
+    public var retryMaxAttempts: Int
+    /// The backoff bound of the first retry.
+    public var retryBase: Duration
+    /// The largest backoff bound.
+    public var retryMax: Duration
 
     public var ingestMaxBatch: Int
     public var ingestTransactions: Int
@@ -81,6 +93,25 @@ public struct Configuration: Sendable {
 
     /// The poller's intervals (`SCORECAST_POLLER_*`).
     public var poller: PollerSettings
+
+    /// Connection caps and deadlines of the HTTP server (slow or greedy clients).
+    public var httpMaxConnections: Int
+    public var httpMaxConnectionsPerAddress: Int
+    public var httpHeaderTimeout: Duration
+    public var httpBodyTimeout: Duration
+    public var httpMaxHeaderBytes: Int
+
+    /// Bounds on the channels and games a feed can make scorecast create.
+    public var autoChannelWindow: Duration
+    public var feedGamesPerHour: Int
+    public var feedGameTimeout: Duration
+
+    /// The operator token guarding the ops routes (`nil`: open), and whether an open exposure on
+    /// a public address is intended.
+    public var opsToken: String?
+    public var opsPublic: Bool
+    /// The device side: app API limits, kick-off, device expiry.
+    public var devices: DeviceSettings
 }
 
 extension Configuration {
@@ -128,6 +159,11 @@ extension Configuration {
             env.problem("SCORECAST_APNS_CA_FILE names a file that cannot be read: \(caFile)")
         }
 
+        let apnsProxy = env.secret(
+            .apnsProxy,
+            validate: { text in (try? APNsProxy.url(text).validate()) != nil },
+            expectation: "a proxy URL such as http://proxy.internal:3128 or http://user:password@proxy.internal:3128 (http, https, socks4, socks4a, socks5 or socks5h)")
+
         let levels = Dictionary(uniqueKeysWithValues: LogLevel.allCases.map { ($0.name, $0) })
         let formats = Dictionary(uniqueKeysWithValues: LogFormat.allCases.map { ($0.rawValue, $0) })
 
@@ -168,9 +204,14 @@ extension Configuration {
             apnsConnectionsPerHost: env.integer(.apnsConnections),
             apnsRequestTimeout: .milliseconds(env.integer(.apnsTimeoutMilliseconds)),
             apnsTokenRefresh: .seconds(60 * env.integer(.apnsTokenRefreshMinutes)),
+            apnsProxy: apnsProxy,
             budgetStandardPerHour: env.integer(.budgetStandardPerHour),
             budgetFrequentPerHour: env.integer(.budgetFrequentPerHour),
             channelLimit: env.integer(.channelLimit),
+            retryAfterMax: .seconds(env.integer(.retryAfterMaxSeconds)),
+            retryMaxAttempts: env.integer(.retryMaxAttempts),
+            retryBase: .milliseconds(env.integer(.retryBaseMilliseconds)),
+            retryMax: .milliseconds(env.integer(.retryMaxMilliseconds)),
             ingestMaxBatch: env.integer(.ingestMaxBatch),
             ingestTransactions: env.integer(.ingestTransactions),
             ingestCreateUnknownGames: env.choice(.unknownGames, ["create": true, "refuse": false]) ?? true,
@@ -179,8 +220,24 @@ extension Configuration {
             retentionDays: env.integer(.retentionDays),
             retireGrace: .seconds(60 * env.integer(.retireGraceMinutes)),
             reconcileFix: env.boolean(.reconcileFix),
-            poller: PollerSettings.load(&env))
+            poller: PollerSettings.load(&env),
+            httpMaxConnections: env.integer(.httpMaxConnections),
+            httpMaxConnectionsPerAddress: env.integer(.httpMaxConnectionsPerAddress),
+            httpHeaderTimeout: .seconds(env.integer(.httpHeaderTimeoutSeconds)),
+            httpBodyTimeout: .seconds(env.integer(.httpBodyTimeoutSeconds)),
+            httpMaxHeaderBytes: env.integer(.httpMaxHeaderBytes),
+            autoChannelWindow: .seconds(3_600 * env.integer(.autoChannelWindowHours)),
+            feedGamesPerHour: env.integer(.feedGamesPerHour),
+            feedGameTimeout: .seconds(3_600 * env.integer(.feedGameTimeoutHours)),
+            opsToken: env.secret(
+                .opsToken, validate: { $0.count >= 16 && !$0.contains(where: \.isWhitespace) },
+                expectation: "at least 16 characters without spaces (e.g. `openssl rand -hex 32`)"),
+            opsPublic: env.boolean(.opsPublic),
+            devices: DeviceSettings.load(&env))
 
+        if configuration.retryBase > configuration.retryMax {
+            env.problem("SCORECAST_RETRY_BASE_MS (\(configuration.retryBase)) must not exceed SCORECAST_RETRY_MAX_MS (\(configuration.retryMax))")
+        }
         if !env.problems.isEmpty { throw ConfigurationError(problems: env.problems) }
         return configuration
     }

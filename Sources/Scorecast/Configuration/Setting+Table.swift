@@ -5,6 +5,7 @@ extension Setting {
     public static let databaseURL = Setting("SCORECAST_DATABASE_URL", .secret, "Postgres URL or conninfo. Unset: a private Postgres cluster is started in the state folder.")
     public static let stateDirectory = Setting("SCORECAST_STATE_DIR", .text(default: ".scorecast"), "State folder (embedded Postgres, simulator certificate and keys), relative to the working directory.")
     public static let autoMigrate = Setting("SCORECAST_AUTO_MIGRATE", .boolean(default: true), "Apply pending schema migrations when `serve` starts.")
+    public static let schemaDirectory = Setting("SCORECAST_SCHEMA_DIR", .text(default: nil), "A folder of .sql migrations to apply instead of the ones built into the binary (to try a new migration without rebuilding).")
     public static let databasePoolSize = Setting("SCORECAST_DATABASE_POOL_SIZE", .integer(default: 10, range: 1...200), "Database connections per process.")
     public static let databaseConnectTimeout = Setting("SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS", .integer(default: 5, range: 1...300), "Connect timeout.")
     public static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout.")
@@ -15,6 +16,13 @@ extension Setting {
     public static let httpMaxBodyBytes = Setting("SCORECAST_HTTP_MAX_BODY_BYTES", .integer(default: 1_048_576, range: 1_024...67_108_864), "Largest request body; larger ones get 413.")
     public static let httpReadTimeout = Setting("SCORECAST_HTTP_READ_TIMEOUT_SECONDS", .integer(default: 30, range: 1...3_600), "Idle connections are closed after this.")
     public static let httpThreads = Setting("SCORECAST_HTTP_THREADS", .integer(default: 4, range: 1...256), "HTTP server threads.")
+    public static let httpMaxConnections = Setting("SCORECAST_HTTP_MAX_CONNECTIONS", .integer(default: 1_000, range: 1...100_000), "Most HTTP connections open at once; more are closed on arrival (keep below `ulimit -n`).")
+    public static let httpMaxConnectionsPerAddress = Setting("SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", .integer(default: 100, range: 0...100_000), "Most HTTP connections from one client address (0: no cap), so that one client cannot take them all.")
+    public static let httpHeaderTimeoutSeconds = Setting("SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", .integer(default: 10, range: 1...600), "A request's headers must arrive in full within this of the connection opening (or its previous response); trickling bytes does not extend it.")
+    public static let httpBodyTimeoutSeconds = Setting("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", .integer(default: 60, range: 1...3_600), "A request's body must arrive in full within this of its headers.")
+    public static let opsToken = Setting("SCORECAST_OPS_TOKEN", .secret, "Operator token (16+ characters) for /metrics, /v1/stats*, the statistics routes and /dashboard: `Authorization: Bearer …`, or the dashboard's login form. Unset: those routes are open, and `serve` refuses a non-loopback SCORECAST_HTTP_HOST unless SCORECAST_OPS_PUBLIC=true.")
+    public static let opsPublic = Setting("SCORECAST_OPS_PUBLIC", .boolean(default: false), "Serve the operator routes without a token on a non-loopback address, on purpose.")
+    public static let httpMaxHeaderBytes = Setting("SCORECAST_HTTP_MAX_HEADER_BYTES", .integer(default: 32_768, range: 1_024...1_048_576), "Largest header block (names and values); larger ones get 431 problem+json.")
 
     // Logs and roles.
     public static let logLevel = Setting("SCORECAST_LOG_LEVEL", .choice(default: "info", options: ["trace", "debug", "info", "notice", "warning", "error", "critical"]), "Least severity logged.")
@@ -24,7 +32,7 @@ extension Setting {
     // Workers.
     public static let workers = Setting("SCORECAST_WORKERS", .integer(default: 2, range: 1...256), "Concurrent send workers per process (each claims a batch, sends it concurrently, records it while claiming the next).")
     public static let claimBatch = Setting("SCORECAST_CLAIM_BATCH", .integer(default: 256, range: 1...1_000), "Outbox rows a worker claims at once.")
-    public static let leaseSeconds = Setting("SCORECAST_LEASE_SECONDS", .integer(default: 30, range: 2...3_600), "Lease on claimed outbox rows; expired leases are rescued.")
+    public static let leaseSeconds = Setting("SCORECAST_LEASE_SECONDS", .integer(default: 10, range: 2...3_600), "Lease on claimed outbox rows; a send that lasts longer extends it (heartbeat every third of it); a crashed worker's rows are sent again once it expires.")
     public static let pollIntervalMilliseconds = Setting("SCORECAST_POLL_INTERVAL_MS", .integer(default: 1_000, range: 10...60_000), "Workers poll this often when no NOTIFY arrives.")
     public static let claimLingerMilliseconds = Setting("SCORECAST_CLAIM_LINGER_MS", .integer(default: 10, range: 0...1_000), "After a claim that did not fill a batch, a worker waits this long before claiming again, so claims are fewer and larger under load.")
     public static let routineIntervalMilliseconds = Setting("SCORECAST_ROUTINE_INTERVAL_MS", .integer(default: 10_000, range: 0...3_600_000), "Least spacing of routine updates to one channel that carry no notable play (stats, refreshes); notable plays go at once.")
@@ -38,12 +46,22 @@ extension Setting {
     public static let apnsCAFile = Setting("SCORECAST_APNS_CA_FILE", .text(default: nil), "Extra CA certificate file (for a private APNs stand-in).")
     public static let apnsConnections = Setting("SCORECAST_APNS_CONNECTIONS", .integer(default: 2, range: 1...32), "HTTP/2 connections per APNs host.")
     public static let apnsTimeoutMilliseconds = Setting("SCORECAST_APNS_TIMEOUT_MS", .integer(default: 10_000, range: 100...120_000), "Deadline of every APNs request.")
+    public static let apnsProxy = Setting("SCORECAST_APNS_PROXY", .secret, "Proxy for Apple's hosts, e.g. http://user:password@proxy.internal:3128 (credentials never logged). Unset: the standard HTTPS_PROXY / NO_PROXY apply. The built-in simulator is always reached directly.")
     public static let apnsTokenRefreshMinutes = Setting("SCORECAST_APNS_TOKEN_REFRESH_MINUTES", .integer(default: 40, range: 20...59), "Provider token age at which it is renewed.")
 
     // Budgets and limits.
     public static let budgetStandardPerHour = Setting("SCORECAST_BUDGET_STANDARD_PER_HOUR", .integer(default: 12, range: 0...10_000), "Priority-10 sends per channel per hour, standard apps (Apple publishes no number).")
     public static let budgetFrequentPerHour = Setting("SCORECAST_BUDGET_FREQUENT_PER_HOUR", .integer(default: 60, range: 0...10_000), "The same for apps with frequent updates.")
-    public static let channelLimit = Setting("SCORECAST_CHANNEL_LIMIT", .integer(default: 10_000, range: 1...10_000), "Channels per app and environment (Apple's limit is 10,000).")
+    public static let channelLimit = Setting("SCORECAST_CHANNEL_LIMIT", .integer(default: 10_000, range: 1...10_000), "Channels per app and environment (Apple's limit is 10,000); creating warns from 80 % of it and is refused at it.")
+    public static let autoChannelWindowHours = Setting("SCORECAST_AUTO_CHANNEL_WINDOW_HOURS", .integer(default: 24, range: 1...720), "Automatic channels only for games that are live or start within this many hours of now (before or after).")
+    public static let feedGamesPerHour = Setting("SCORECAST_FEED_GAMES_PER_HOUR", .integer(default: 200, range: 0...1_000_000), "Games one feed key may create per hour with events for unknown games; a request over it gets 429 and stores nothing.")
+    public static let feedGameTimeoutHours = Setting("SCORECAST_FEED_GAME_TIMEOUT_HOURS", .integer(default: 12, range: 1...720), "A game a feed created that has had no event for this long is cancelled, and its channels retired.")
+
+    // Delivery guarantee: retries.
+    public static let retryMaxAttempts = Setting("SCORECAST_RETRY_MAX_ATTEMPTS", .integer(default: 12, range: 1...1_000), "Attempts of one update before it is given up (recorded as failed, logged); the channel's newest state stays pending and goes when APNs answers.")
+    public static let retryBaseMilliseconds = Setting("SCORECAST_RETRY_BASE_MS", .integer(default: 500, range: 1...60_000), "Backoff bound of the first retry; it doubles per attempt, with full jitter. At most SCORECAST_RETRY_MAX_MS.")
+    public static let retryMaxMilliseconds = Setting("SCORECAST_RETRY_MAX_MS", .integer(default: 300_000, range: 10...3_600_000), "Largest backoff bound (also the retry interval of an update given up).")
+    public static let retryAfterMaxSeconds = Setting("SCORECAST_RETRY_AFTER_MAX_SECONDS", .integer(default: 60, range: 0...3_600), "Longest APNs Retry-After honoured; after a 429 it only bars priority 10 (state keeps flowing at 5), and never freezes a channel longer.")
 
     // Ingest.
     public static let ingestMaxBatch = Setting("SCORECAST_INGEST_MAX_BATCH", .integer(default: 500, range: 1...10_000), "Most events in one POST /v1/events.")
@@ -69,15 +87,18 @@ extension Setting {
 
     /// Every setting, in the order `scorecast config` and the README list them.
     public static let all: [Setting] = [
-        databaseURL, stateDirectory, autoMigrate, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
+        databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
+        httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMaxHeaderBytes,
+        opsToken, opsPublic,
         logLevel, logFormat, roles,
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
-        apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes,
-        budgetStandardPerHour, budgetFrequentPerHour, channelLimit,
+        apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes, apnsProxy,
+        budgetStandardPerHour, budgetFrequentPerHour, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
+        retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,
         ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,
         retentionDays, retireGraceMinutes, reconcileFix,
         pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,
         pollerRetireSeconds, pollerReconcileMinutes, pollerPruneMinutes,
-    ]
+    ] + devices
 }

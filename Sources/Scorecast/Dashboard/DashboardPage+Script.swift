@@ -48,6 +48,11 @@ extension DashboardPage {
             if (n === null) return "—";
             return (n < 10 ? n.toFixed(1) : Math.round(n).toString()) + " ms";
           }
+          // Axis labels of latency: "7.5 ms", "250 ms", "2,500 ms" (never rounded to a neighbour).
+          function fmtAxisMs(value) {
+            if (value > 0 && value < 10) return value.toFixed(Number.isInteger(value) ? 0 : 1) + " ms";
+            return integer.format(Math.round(value)) + " ms";
+          }
           function pad(n) { return String(n).padStart(2, "0"); }
           function fmtTime(value, seconds) {
             const date = new Date(text(value));
@@ -76,8 +81,6 @@ extension DashboardPage {
             const height = options.height || 220;
             target.setAttribute("viewBox", "0 0 " + width + " " + height);
             const n = times.length;
-            const plotWidth = width - CHART.left - CHART.right;
-            const plotHeight = height - CHART.top - CHART.bottom;
             const base = new Array(n).fill(0);
             const layers = [];
             let highest = 0;
@@ -89,17 +92,22 @@ extension DashboardPage {
               layers.push({ entry, lower, upper });
             }
             const top = niceCeiling(highest);
+            // The left margin fits the longest value label ("2,500 ms" was clipped to "500 ms").
+            const ticks = [0, 1, 2, 3, 4].map((k) => options.format((top * k) / 4));
+            const left = Math.max(CHART.left, 16 + 7.5 * Math.max(...ticks.map((label) => label.length)));
+            const plotWidth = width - left - CHART.right;
+            const plotHeight = height - CHART.top - CHART.bottom;
             const slot = n > 0 ? plotWidth / n : plotWidth;
             const x = options.bars
-              ? (i) => CHART.left + slot * (i + 0.5)
-              : (i) => CHART.left + (n <= 1 ? plotWidth / 2 : (i * plotWidth) / (n - 1));
+              ? (i) => left + slot * (i + 0.5)
+              : (i) => left + (n <= 1 ? plotWidth / 2 : (i * plotWidth) / (n - 1));
             const y = (value) => CHART.top + plotHeight - (value / top) * plotHeight;
 
             const grid = svg("g", { class: "grid" });
             for (let k = 0; k <= 4; k++) {
               const value = (top * k) / 4;
-              grid.appendChild(svg("line", { x1: CHART.left, x2: width - CHART.right, y1: y(value), y2: y(value) }));
-              grid.appendChild(svg("text", { x: CHART.left - 8, y: y(value) + 4, "text-anchor": "end" }, options.format(value)));
+              grid.appendChild(svg("line", { x1: left, x2: width - CHART.right, y1: y(value), y2: y(value) }));
+              grid.appendChild(svg("text", { x: left - 8, y: y(value) + 4, "text-anchor": "end" }, ticks[k]));
             }
             target.appendChild(grid);
             const axis = svg("g", { class: "axis" });
@@ -165,6 +173,26 @@ extension DashboardPage {
             return h("div", "kpi " + (kind || ""), h("div", "label", label), h("div", "value", value), h("div", "note", note));
           }
 
+          function fmtAge(seconds) {
+            const n = maybe(seconds);
+            if (n === null) return "—";
+            if (n < 60) return Math.round(n) + " s";
+            if (n < 3600) return Math.floor(n / 60) + " min " + pad(Math.round(n % 60)) + " s";
+            return Math.floor(n / 3600) + " h " + pad(Math.floor((n % 3600) / 60)) + " min";
+          }
+
+          // Backlog and feed silence, from the live snapshot.
+          function renderBacklog(live) {
+            const backlog = live.backlog || {};
+            const oldest = maybe(backlog.oldestPendingSeconds) || 0;
+            const last = backlog.lastEventAt ? new Date(text(backlog.lastEventAt)) : null;
+            const silence = last && !Number.isNaN(last.getTime()) ? Math.max(0, (new Date(text(live.generatedAt)).getTime() - last.getTime()) / 1000) : null;
+            const inPlay = list(live.games).some((game) => ["live", "suspended"].includes(text(game.status)));
+            byId("backlog").replaceChildren(
+              kpi("Backlog", fmtCount(backlog.pending), "oldest due update waited " + fmtAge(oldest), oldest > 30 ? "failed" : ""),
+              kpi("Feed", silence === null ? "no events yet" : fmtAge(silence) + " ago", "last event received", inPlay && silence !== null && silence > 300 ? "failed" : ""));
+          }
+
           function renderKpis(stats) {
             const totals = stats.totals || {};
             const sends = totals.sends || {};
@@ -195,7 +223,7 @@ extension DashboardPage {
               { name: "retried", label: "retried", color: COLORS.retried, values: pick("retried") },
               { name: "failed", label: "failed", color: COLORS.failed, values: pick("failed") },
             ];
-            drawChart(byId("throughput-chart"), times, entries, { bars: true, height: 240, format: (v) => integer.format(Math.round(v)) });
+            drawChart(byId("throughput-chart"), times, entries, { bars: true, height: 240, format: (v) => (Number.isInteger(v) ? integer.format(v) : v.toFixed(1)) });
             const sends = (stats.totals || {}).sends || {};
             legend(byId("throughput-legend"), entries.map((entry) => ({ color: entry.color, label: entry.label, value: fmtCount(sends[entry.name]) })));
           }
@@ -209,7 +237,7 @@ extension DashboardPage {
               { name: "p95", color: COLORS.p95, values: pick("p95Ms") },
               { name: "p99", color: COLORS.p99, values: pick("p99Ms") },
             ];
-            drawChart(byId(chartID), times, entries, { bars: false, height: 210, format: (v) => (v < 10 && v > 0 ? v.toFixed(1) : Math.round(v)) + " ms" });
+            drawChart(byId(chartID), times, entries, { bars: false, height: 210, format: fmtAxisMs });
             const whole = (((stats.totals || {}).latency || {})[leg]) || {};
             legend(byId(legendID), entries.map((entry) => ({ color: entry.color, label: entry.name, value: fmtMs(whole[entry.name + "Ms"]) })));
           }
@@ -261,7 +289,8 @@ extension DashboardPage {
           }
 
           function renderGames(live) {
-            const games = list(live.games);
+            // Only games in play: the snapshot also lists ones about to start or just finished.
+            const games = list(live.games).filter((game) => ["live", "suspended"].includes(text(game.status)));
             const target = byId("games");
             if (!games.length) {
               target.replaceChildren(h("div", "empty-note", "No games in play"));
@@ -309,9 +338,22 @@ extension DashboardPage {
             body.replaceChildren(...rows);
           }
 
-          function setStatus(ok, message) {
+          // Paused apps send nothing until an admin resumes them: say so above everything else.
+          function renderPaused(live) {
+            const paused = list(live.pausedApps);
+            const target = byId("paused");
+            target.hidden = paused.length === 0;
+            target.replaceChildren(...paused.map((app) => h("div", "banner-line",
+              h("strong", "", "PAUSED · " + text(app.app) + " (" + text(app.environment) + ")"),
+              " — APNs refused its credentials (" + text(app.reason) + ") since " + fmtTime(app.since, false) + "; " +
+                fmtCount(app.waitingUpdates) + " update" + (count(app.waitingUpdates) === 1 ? "" : "s") + " waiting. Fix the key, then ",
+              h("code", "", "scorecast apps resume " + text(app.app) + " --environment " + text(app.environment)))));
+            return paused.length;
+          }
+
+          function setStatus(ok, message, warn) {
             const pill = byId("status");
-            pill.className = "pill " + (ok ? "ok" : "error");
+            pill.className = "pill " + (ok ? (warn ? "warn" : "ok") : "error");
             pill.textContent = message;
             document.body.setAttribute("data-status", ok ? "ok" : "error");
           }
@@ -322,9 +364,16 @@ extension DashboardPage {
             return response.json();
           }
 
+          // The window picker: 15m by default, remembered in the URL's fragment.
+          const picker = byId("window");
+          const chosen = (location.hash.match(/window=(15m|1h|6h|24h)/) || [])[1];
+          if (chosen) picker.value = chosen;
+          picker.addEventListener("change", () => { location.hash = "window=" + picker.value; });
+          const statsPath = () => picker.value === "15m" ? CONFIG.statsPath : CONFIG.statsPath.replace("window=15m", "window=" + picker.value);
+
           async function refresh() {
             try {
-              const [stats, live] = await Promise.all([getJSON(CONFIG.statsPath), getJSON(CONFIG.livePath)]);
+              const [stats, live] = await Promise.all([getJSON(statsPath()), getJSON(CONFIG.livePath)]);
               renderKpis(stats);
               renderThroughput(stats);
               renderLatency(stats, "ingestToSend", "latency-chart", "latency-legend");
@@ -333,9 +382,11 @@ extension DashboardPage {
               renderBudgets(live);
               renderGames(live);
               renderDeliveries(live);
+              const paused = renderPaused(live);
+              renderBacklog(live);
               renders += 1;
               document.body.setAttribute("data-renders", String(renders));
-              setStatus(true, "live");
+              setStatus(true, paused ? "live · " + paused + " app" + (paused === 1 ? "" : "s") + " paused" : "live", paused > 0);
               byId("updated").textContent = "updated " + fmtTime(live.generatedAt || new Date().toISOString(), true);
             } catch (error) {
               setStatus(false, "cannot refresh: " + text(error && error.message ? error.message : error));

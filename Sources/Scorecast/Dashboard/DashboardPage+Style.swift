@@ -25,6 +25,13 @@ extension DashboardPage {
         .pill.ok::before { background: var(--accepted); box-shadow: 0 0 0 3px rgba(55, 201, 139, .18); }
         .pill.error { color: #ffd0d8; border-color: rgba(240, 84, 112, .5); }
         .pill.error::before { background: var(--failed); }
+        .pill.warn { color: #ffe3b8; border-color: rgba(243, 167, 59, .6); }
+        .pill.warn::before { background: var(--retried); }
+        .banner { background: rgba(240, 84, 112, .14); border: 1px solid rgba(240, 84, 112, .6); border-radius: 12px;
+          padding: 10px 14px; margin-bottom: 16px; color: #ffd0d8; }
+        .banner[hidden] { display: none; }
+        .kpis.backlog { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+        .banner-line + .banner-line { margin-top: 6px; }
         main { padding: 20px 28px 8px; }
         .kpis { display: grid; grid-template-columns: repeat(8, minmax(0, 1fr)); gap: 12px; margin-bottom: 16px; }
         .kpi { background: var(--panel); border: 1px solid var(--line); border-radius: 12px; padding: 12px 14px; min-width: 0; }

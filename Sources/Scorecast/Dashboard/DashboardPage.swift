@@ -2,11 +2,13 @@
 /// plain JavaScript, inline SVG; no external scripts, fonts, images or CDNs, so it works offline
 /// and behind a strict Content-Security-Policy).
 ///
-/// Every 2 seconds it fetches `v1/stats?window=15m` (`StatsResponse`) and `v1/stats/live`
+/// Every 2 seconds it fetches `v1/stats?window=15m` (`StatsResponse`; the window picker, kept
+/// in the URL's `#window=…`, changes it) and `v1/stats/live`
 /// (`LiveStatsResponse`), relative to its own URL so it also works under a path prefix, and
 /// draws: headline counts (sends, accepted, failed, retried and throttled, coalesced,
 /// downgraded, latency), throughput by outcome, latency percentiles of both legs, failures by
-/// reason, the channels closest to their priority-10 budget, live games and recent deliveries.
+/// reason, the channels closest to their priority-10 budget, live games and recent deliveries;
+/// a red banner names every paused app (and the status pill stops saying a plain "live").
 /// All data reaches the page through `textContent` and `setAttribute`, never as markup.
 ///
 /// For tests and diagnostics the page records its state on the document: `data-renders` on
@@ -61,13 +63,15 @@ public enum DashboardPage {
     static let body = #"""
         <header class="top">
           <div class="brand"><span class="logo" aria-hidden="true"></span><h1>scorecast</h1><span class="sub">Live Activity broadcasts</span></div>
-          <div class="meta"><span id="status" class="pill">connecting…</span><span id="updated" class="muted"></span></div>
+          <div class="meta"><label class="muted">window <select id="window" aria-label="Statistics window"><option value="15m">15 min</option><option value="1h">1 hour</option><option value="6h">6 hours</option><option value="24h">24 hours</option></select></label><span id="status" class="pill">connecting…</span><span id="updated" class="muted"></span></div>
         </header>
         <main>
+          <section id="paused" class="banner" role="alert" hidden></section>
           <section id="kpis" class="kpis" aria-label="Headline figures"></section>
+          <section id="backlog" class="kpis backlog" aria-label="Backlog and feed"></section>
           <section class="grid">
             <article class="card wide">
-              <div class="card-head"><h2>Throughput</h2><span class="hint">broadcast sends per minute by outcome · last 15 min</span><div id="throughput-legend" class="legend"></div></div>
+              <div class="card-head"><h2>Throughput</h2><span class="hint">broadcast sends per bucket by outcome, over the chosen window</span><div id="throughput-legend" class="legend"></div></div>
               <svg id="throughput-chart" class="chart" role="img" aria-label="Sends per minute by outcome"></svg>
             </article>
             <article class="card">

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Postgres
 import ScorecastCore
 
@@ -18,6 +19,10 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var requestedPriority: BroadcastPriority
     /// Whether an event in the row wanted an alert.
     public var alerting: Bool
+    /// The oldest alert the channel still owes: this send carries it beside the newest state.
+    public var headAlert: QueuedAlert?
+    /// Alerts queued on the row, the head included.
+    public var queuedAlerts: Int
     /// The events this row carries.
     public var eventIDs: [Int64]
     /// When the oldest event folded into the row was ingested.
@@ -26,6 +31,8 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var coalesced: Int
     /// Attempts made so far (the next one is `attempts + 1`).
     public var attempts: Int
+    /// APNs answered 429 with a `Retry-After` (capped): no priority 10 before this.
+    public var throttledUntil: Date?
     /// The lease owner written by the claim.
     public var leaseOwner: String
     /// When the claim took the row (the database's clock): every event folded into the row
@@ -48,15 +55,20 @@ public struct ClaimedDelivery: Sendable, Hashable {
     /// Creates a claimed delivery (the store decodes them; tests may build their own).
     public init(
         channelID: Int64, version: Int64, payload: [UInt8], payloadTimestamp: Int64, requestedPriority: BroadcastPriority,
-        alerting: Bool, eventIDs: [Int64], firstIngestedAt: Date, coalesced: Int, attempts: Int, leaseOwner: String,
-        claimedAt: Date, apnsChannelID: String, storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?
+        alerting: Bool, headAlert: QueuedAlert? = nil, queuedAlerts: Int = 0, eventIDs: [Int64], firstIngestedAt: Date,
+        coalesced: Int, attempts: Int, leaseOwner: String, claimedAt: Date, apnsChannelID: String,
+        storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?,
+        throttledUntil: Date? = nil
     ) {
+        self.throttledUntil = throttledUntil
         self.channelID = channelID
         self.version = version
         self.payload = payload
         self.payloadTimestamp = payloadTimestamp
         self.requestedPriority = requestedPriority
         self.alerting = alerting
+        self.headAlert = headAlert
+        self.queuedAlerts = headAlert == nil ? 0 : max(1, queuedAlerts)
         self.eventIDs = eventIDs
         self.firstIngestedAt = firstIngestedAt
         self.coalesced = coalesced
@@ -82,10 +94,17 @@ public struct ClaimedDelivery: Sendable, Hashable {
         }
         requestedPriority = requested
         alerting = try row.decode("alerting")
+        if let head = try row.decode("head_alert", as: PostgresJSON?.self) {
+            headAlert = try QueuedAlert(jsonValue: try JSONParser().parse(head.bytes))
+        } else {
+            headAlert = nil
+        }
+        queuedAlerts = try row.decode("queued_alerts")
         eventIDs = try row.decode("event_ids")
         firstIngestedAt = try row.decode("first_ingested_at")
         coalesced = try row.decode("coalesced")
         attempts = try row.decode("attempts")
+        throttledUntil = try row.decode("throttled_until", as: Date?.self)
         leaseOwner = try row.decode("lease_owner")
         claimedAt = try row.decode("claimed_at")
         apnsChannelID = try row.decode("apns_channel_id")

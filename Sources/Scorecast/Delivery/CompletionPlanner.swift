@@ -20,12 +20,22 @@ public enum CompletionPlanner {
         random: inout some RandomNumberGenerator
     ) -> DeliveryCompletion {
         var completion = DeliveryCompletion(claim: claim)
+        // An alert send counts the alert's event and its wait; a state send the row's.
+        var eventIDs = claim.eventIDs
+        if let key = claim.headAlert?.key, let id = Int64(key), !eventIDs.contains(id) { eventIDs.append(id) }
+        let since = claim.headAlert?.queuedAt ?? claim.firstIngestedAt
         var record = DeliveryRecord(
-            eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
+            eventIDs: eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
             priority: plan.priority, downgraded: plan.downgraded, coalesced: claim.coalesced, attempt: claim.attempt,
             outcome: .failed, statusCode: nil, reason: nil, apnsRequestID: nil, apnsUniqueID: nil,
             apnsLatencyMilliseconds: nil,
-            ingestToSendMilliseconds: max(0, now.timeIntervalSince(claim.firstIngestedAt) * 1000))
+            ingestToSendMilliseconds: max(0, now.timeIntervalSince(since) * 1000))
+        /// The send settled the head alert: it leaves the queue (dropped when it was not in the body or refused).
+        func settleAlert(dropped: Bool) {
+            guard let key = claim.headAlert?.key else { return }
+            completion.sentAlertKey = key
+            completion.alertDropped = dropped
+        }
 
         let result: SendResult
         switch outcome {
@@ -65,6 +75,7 @@ public enum CompletionPlanner {
                     record.reason = "refused before sending (\(error.code.rawValue)): \(error.message)"
                     record.outcome = .failed
                     completion.action = .finish
+                    settleAlert(dropped: true)
                 }
                 completion.delivery = record
                 return completion
@@ -83,7 +94,8 @@ public enum CompletionPlanner {
         case .done:
             record.outcome = .sent
             completion.action = .finish
-            completion.sentTimestamp = claim.payloadTimestamp
+            completion.sentTimestamp = plan.timestamp
+            settleAlert(dropped: plan.alertDropped)
             var budget = plan.budget
             budget.recordSent(priority: plan.priority, downgraded: plan.downgraded, now: now, policy: plan.budgetPolicy)
             // A priority-5 send that was not a downgrade counts nothing: the stored row, rolled
@@ -95,19 +107,28 @@ public enum CompletionPlanner {
         case .retry(let at, let reason):
             record.outcome = .retry
             completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
-            if result.outcomeClass == .throttled {
-                var budget = plan.budget
-                budget.recordThrottled(now: now, policy: plan.budgetPolicy)
-                completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
-            }
+        case .throttled(let at, let priorityTenAfter, let reason):
+            record.outcome = .retry
+            completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
+            completion.throttledUntil = priorityTenAfter
+            var budget = plan.budget
+            budget.recordThrottled(now: now, policy: plan.budgetPolicy)
+            completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
         case .renewTokenAndRetry:
             // Not produced with `tokenWasRenewed: true`; kept total: send again at once.
             record.outcome = .retry
             completion.action = .retry(delay: policy.minimumDelay, error: result.label)
+        case .gaveUp(let at, let reason, let alert):
+            // The attempt failed for good; the state does not: it stays pending.
+            record.outcome = .failed
+            if record.reason == nil { record.reason = reason }
+            completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
+            completion.alert = alert ? "\(reason); the newest state stays pending and goes when APNs answers again" : nil
         case .fail(let reason, let alert):
             record.outcome = .failed
             if record.reason == nil { record.reason = reason }
             completion.action = .finish
+            settleAlert(dropped: true)
             completion.alert = alert ? reason : nil
         case .channelGone:
             record.outcome = .gone
@@ -117,6 +138,7 @@ public enum CompletionPlanner {
             // A device-token answer to a broadcast: nothing to forget, the send failed.
             record.outcome = .failed
             completion.action = .finish
+            settleAlert(dropped: true)
         case .pauseApp(let reason, _):
             record.outcome = .paused
             completion.action = .pauseApp(reason: reason)

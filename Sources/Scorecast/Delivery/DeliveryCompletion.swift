@@ -44,6 +44,13 @@ public struct DeliveryCompletion: Sendable, Hashable {
     public var claimedCoalesced: Int
     /// When the row was claimed; `nil` when unknown.
     public var claimedAt: Date?
+    /// The key of the queued alert this send settled (accepted, or refused for good): the
+    /// completion removes it from the row's queue. `nil` when the send carried none or will be retried.
+    public var sentAlertKey: String?
+    /// Whether the settled alert was dropped rather than sent (counted as dropped by policy).
+    public var alertDropped = false
+    /// After a 429: no priority-10 send to the channel before this (`outbox.throttled_until`).
+    public var throttledUntil: Date?
     /// Set when an operator must hear about this outcome (a configuration error, retries
     /// exhausted, a channel gone): what to say. Expected failures are only counted.
     public var alert: String?

@@ -24,13 +24,35 @@ struct DeliveryWorker: Sendable {
             var failures = 0
             while !context.stopping.isSignalled && !Task.isCancelled {
                 let seen = context.wakeup.generation
+                // While the APNs host fails, nothing is sent but one probe per interval.
+                var limit = context.settings.claimBatchSize
+                var probing = false
+                switch context.breaker.permission() {
+                case .send:
+                    break
+                case .probe:
+                    limit = 1
+                    probing = true
+                case .wait(let until):
+                    let wait = max(0.01, until.timeIntervalSinceNow)
+                    await context.wakeup.wait(after: seen, timeout: .milliseconds(Int64(min(wait, 60) * 1000)))
+                    continue
+                }
                 let claimed: [ClaimedDelivery]
                 do {
                     claimed = try await context.store.claim(
-                        owner: owner, limit: context.settings.claimBatchSize, lease: context.settings.leaseDuration,
-                        excluding: context.inFlight.snapshot)
+                        owner: owner, limit: limit, lease: context.settings.leaseDuration,
+                        excluding: context.inFlight.snapshot, ignoringBackoff: probing)
                     failures = 0
+                    if probing {
+                        if claimed.isEmpty {
+                            context.breaker.probeFoundNothing()
+                        } else {
+                            context.counters.update { $0.probes += 1 }
+                        }
+                    }
                 } catch {
+                    if probing { context.breaker.probeFoundNothing() }
                     failures += 1
                     if failures == 1 || failures % 30 == 0 {
                         context.logger.warning("claiming outbox rows failed; retrying", [
@@ -44,15 +66,17 @@ struct DeliveryWorker: Sendable {
                     let ids = claimed.map(\.channelID)
                     context.inFlight.insert(ids)
                     let completions = context.stopping.isSignalled
-                        ? claimed.map(DeliveryCompletion.release) : await sendAll(claimed)
+                        ? claimed.map(DeliveryCompletion.release) : await sendKeepingLeases(claimed)
                     if writing { await writes.next() }
+                    let bundleIDs = Dictionary(claimed.map { ($0.app.id, $0.app.bundleID) }) { first, _ in first }
                     writes.addTask {
-                        await complete(completions)
+                        await complete(completions, bundleIDs: bundleIDs)
                         context.inFlight.remove(ids)
                     }
                     writing = true
                 }
-                if claimed.count < context.settings.claimBatchSize {
+                if index == 0 { flushTrouble(now: Date()) }
+                if claimed.count < limit {
                     // Everything due was taken: wait for news, unless some came in meanwhile;
                     // then let more rows fall due, so the next claim is worth its cost.
                     await idle(after: seen)
@@ -76,12 +100,48 @@ struct DeliveryWorker: Sendable {
         await context.wakeup.wait(after: seen, timeout: timeout)
     }
 
+    /// ``sendAll(_:)`` while a heartbeat extends the batch's leases every third of the lease:
+    /// a send slower than the lease (a slow APNs, a long timeout) keeps its rows, and only a
+    /// crashed worker's rows are taken over when the lease runs out.
+    private func sendKeepingLeases(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
+        let ids = claimed.map(\.channelID)
+        return await withTaskGroup(of: [DeliveryCompletion]?.self) { group in
+            group.addTask { await sendAll(claimed) }
+            group.addTask {
+                let lease = context.settings.leaseDuration
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: lease / 3)
+                    if Task.isCancelled { break }
+                    do {
+                        try await context.store.extendLeases(channelIDs: ids, owner: owner, lease: lease)
+                    } catch {
+                        context.logger.warning("extending the leases of a batch in flight failed", [
+                            "worker": String(index), "rows": String(ids.count), "error": "\(error)"])
+                    }
+                }
+                return nil
+            }
+            var completions: [DeliveryCompletion] = []
+            while let next = await group.next() {
+                guard let next else { continue }
+                completions = next
+                group.cancelAll()
+            }
+            return completions
+        }
+    }
+
     /// Sends every row concurrently. Once the pool is stopping, sends still running after the
     /// grace period are cancelled; their rows are released.
     private func sendAll(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
         await withTaskGroup(of: (Int, DeliveryCompletion)?.self) { group in
+            context.metrics?.inFlightSends.increment(by: Double(claimed.count))
             for (position, claim) in claimed.enumerated() {
-                group.addTask { (position, await send(claim)) }
+                group.addTask {
+                    let completion = await send(claim)
+                    context.metrics?.inFlightSends.decrement()
+                    return (position, completion)
+                }
             }
             let grace = context.settings.shutdownGrace
             let stopping = context.stopping
@@ -117,7 +177,7 @@ struct DeliveryWorker: Sendable {
             let credentials = try await context.credentials.credentials(for: claim.app)
             let broadcast = Broadcast(
                 bundleID: claim.app.bundleID, channelID: claim.apnsChannelID, priority: plan.priority,
-                expiration: plan.expiration, payload: claim.payload, requestID: UUID())
+                expiration: plan.expiration, payload: plan.body, requestID: UUID())
             do {
                 let client = try context.apns.client(for: credentials)
                 outcome = .answered(try await client.sendBroadcast(broadcast, credentials: credentials))
@@ -127,6 +187,7 @@ struct DeliveryWorker: Sendable {
         } catch {
             outcome = .credentialsUnavailable(error.message)
         }
+        await recordHostHealth(outcome)
         var random = SystemRandomNumberGenerator()
         let completion = CompletionPlanner.completion(
             for: claim, plan: plan, outcome: outcome, now: Date(), policy: context.settings.retryPolicy, random: &random)
@@ -134,16 +195,34 @@ struct DeliveryWorker: Sendable {
         return completion
     }
 
+    /// Feeds the host's circuit breaker; when it closes, every row's backoff goes (the rows
+    /// backed off because of the host) and idle workers are woken: recovery takes seconds.
+    private func recordHostHealth(_ outcome: SendOutcome) async {
+        switch context.breaker.record(outcome.hostOutcome) {
+        case .none:
+            break
+        case .opened(let until):
+            context.counters.update { $0.breakerOpened += 1 }
+            context.logger.warning("the APNs host is failing: sends are held back; one probe goes when the breaker half-opens", [
+                "worker": String(index), "probe_in_ms": String(Int(max(0, until.timeIntervalSinceNow) * 1000))])
+        case .closed:
+            let released = (try? await context.store.releaseBackoffs()) ?? 0
+            context.logger.notice("the APNs host answers again: sends resume", [
+                "worker": String(index), "backoffs_released": String(released)])
+            context.wakeup.signal()
+        }
+    }
+
     /// Writes a batch's outcomes, retrying while the database is unreachable; if it stays
     /// unreachable the leases run out and the rows are sent again (delivery is at least once).
-    private func complete(_ completions: [DeliveryCompletion]) async {
+    private func complete(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) async {
         var attempt = 0
         while true {
             attempt += 1
             do {
                 let result = try await context.store.complete(
                     completions, owner: owner, routineInterval: context.settings.routineInterval.seconds)
-                record(completions, result)
+                record(completions, result, bundleIDs: bundleIDs)
                 return
             } catch {
                 let deadline = attempt >= 5 || Task.isCancelled
@@ -156,9 +235,31 @@ struct DeliveryWorker: Sendable {
         }
     }
 
-    private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult) {
+    /// Notes the failed attempts' causes (429, 5xx, connection failures…) in the pool's
+    /// summary and logs what it says: each cause's first occurrence, then counts per interval.
+    private func logTrouble(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) {
+        let now = Date()
+        let lines = context.trouble.withLock { summary -> [TroubleSummary.Line] in
+            var lines: [TroubleSummary.Line] = []
+            for completion in completions {
+                guard let delivery = completion.delivery, delivery.outcome != .sent else { continue }
+                let cause = FailureLabels.reasonLabel(delivery.reason ?? "unknown")
+                if let line = summary.record(cause: cause, app: bundleIDs[completion.appID] ?? "unknown", now: now) { lines.append(line) }
+            }
+            return lines + summary.flush(now: now)
+        }
+        for line in lines { context.logger.warning(line.message, line.fields) }
+    }
+
+    /// Logs the summary of a window of APNs trouble that ended while no new trouble came.
+    func flushTrouble(now: Date) {
+        for line in context.trouble.withLock({ $0.flush(now: now) }) { context.logger.warning(line.message, line.fields) }
+    }
+
+    private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult, bundleIDs: [Int64: String]) {
         let fenced = Set(result.fencedOut)
         let superseded = Set(result.superseded)
+        context.metrics?.recordDeliveries(completions.filter { !fenced.contains($0.channelID) }, bundleIDs: bundleIDs)
         context.counters.update { totals in
             totals.batches += 1
             totals.fencedOut += fenced.count
@@ -167,6 +268,7 @@ struct DeliveryWorker: Sendable {
                 switch completion.delivery?.outcome {
                 case .sent?:
                     totals.sent += 1
+                    if completion.sentAlertKey != nil { totals.alertsSent += 1 }
                     if completion.delivery?.downgraded == true { totals.downgraded += 1 }
                 case .retry?: totals.retried += 1
                 case .failed?: totals.failed += 1
@@ -174,14 +276,21 @@ struct DeliveryWorker: Sendable {
                 case .paused?: totals.paused += 1
                 case nil: totals.released += 1
                 }
+                if completion.alertDropped {
+                    totals.alertsDropped += 1
+                }
             }
         }
+        logTrouble(completions.filter { !fenced.contains($0.channelID) }, bundleIDs: bundleIDs)
         for completion in completions where !fenced.contains(completion.channelID) {
             if let alert = completion.alert {
                 context.logger.error("delivery failed: \(alert)", [
                     "channel": String(completion.channelID), "app": String(completion.appID),
                     "status": completion.delivery?.statusCode.map(String.init) ?? "none",
                     "reason": completion.delivery?.reason ?? "none"])
+            } else if completion.alertDropped {
+                context.logger.warning("an alert was dropped: it does not fit beside the channel's newest state", [
+                    "channel": String(completion.channelID), "alert": completion.sentAlertKey ?? "none"])
             } else if completion.delivery?.outcome == .failed {
                 context.logger.warning("delivery failed", [
                     "channel": String(completion.channelID), "status": completion.delivery?.statusCode.map(String.init) ?? "none",

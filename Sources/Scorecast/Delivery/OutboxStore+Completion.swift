@@ -93,7 +93,8 @@ extension OutboxStore {
                     \(completions.map(\.appID))::bigint[], \(actions)::text[], \(delays)::float8[], \(errors)::text[],
                     \(pauseReasons)::text[], \(completions.map { arrayLiteral($0.claimedEventIDs) })::text[],
                     \(completions.map(\.claimedCoalesced))::int8[], \(completions.map(\.claimedAt))::timestamptz[],
-                    \(completions.map(\.sentTimestamp))::int8[],
+                    \(completions.map(\.sentTimestamp))::int8[], \(completions.map(\.sentAlertKey))::text[],
+                    \(completions.map(\.throttledUntil))::timestamptz[],
                     \(deliveries.map { $0.map { arrayLiteral($0.eventIDs) } })::text[], \(deliveries.map { $0?.outboxVersion })::bigint[],
                     \(deliveries.map { $0.map { Int($0.requestedPriority.rawValue) } })::int8[],
                     \(deliveries.map { $0.map { Int($0.priority.rawValue) } })::int8[],
@@ -108,25 +109,37 @@ extension OutboxStore {
                     \(budgets.map { $0?.budgetLimit })::int8[], \(budgets.map { $0?.shrunkLimit })::int8[],
                     \(budgets.map { $0?.lastThrottledAt })::timestamptz[])
                 AS u(channel_id, claimed_version, app_id, action, delay, error, pause_reason, claimed_events,
-                     claimed_coalesced, claimed_at, sent_ts,
+                     claimed_coalesced, claimed_at, sent_ts, sent_alert, throttled_until,
                      d_event_ids, d_version, d_requested, d_priority, d_downgraded, d_coalesced, d_attempt, d_outcome, d_status,
                      d_reason, d_request_id, d_unique_id, d_latency, d_ingest,
                      b_window, b_sent, b_downgraded, b_throttled, b_limit, b_shrunk, b_throttled_at)
             ),
             -- The fence: the rows `owner` still holds, locked in channel order, at their newest version.
             held AS MATERIALIZED (
-                SELECT o.channel_id, o.version FROM outbox o
+                SELECT o.channel_id, o.version, o.alerts FROM outbox o
                 WHERE o.channel_id IN (SELECT channel_id FROM u) AND o.lease_owner = \(owner)
                 ORDER BY o.channel_id
                 FOR UPDATE
             ),
+            -- The alerts left once the one this send settled is removed (by key: ingest only
+            -- appends, so it is still there, at the head).
+            remaining AS MATERIALIZED (
+                SELECT u.channel_id,
+                       CASE WHEN u.sent_alert IS NULL THEN h.alerts ELSE COALESCE(
+                           (SELECT jsonb_agg(t.a ORDER BY t.n) FROM jsonb_array_elements(h.alerts) WITH ORDINALITY AS t(a, n)
+                            WHERE t.a ->> 'key' IS DISTINCT FROM u.sent_alert),
+                           '[]'::jsonb) END AS alerts
+                FROM u JOIN held h ON h.channel_id = u.channel_id
+            ),
+            -- A finished send deletes the row only when its state was the newest and no alert is left.
             plan AS MATERIALIZED (
-                SELECT u.*, CASE
-                    WHEN u.action = 'cancel' OR (u.action = 'finish' AND h.version = u.claimed_version) THEN 'delete'
+                SELECT u.*, r.alerts AS remaining_alerts, h.alerts <> '[]'::jsonb AS had_alerts, CASE
+                    WHEN u.action = 'cancel'
+                      OR (u.action = 'finish' AND h.version = u.claimed_version AND r.alerts = '[]'::jsonb) THEN 'delete'
                     WHEN u.action = 'finish' THEN 'finished'
                     WHEN u.action = 'retry' THEN 'retry'
                     ELSE 'release' END AS op
-                FROM u JOIN held h ON h.channel_id = u.channel_id
+                FROM u JOIN held h ON h.channel_id = u.channel_id JOIN remaining r ON r.channel_id = u.channel_id
             ),
             deleted AS (
                 DELETE FROM outbox o USING plan p
@@ -150,7 +163,14 @@ extension OutboxStore {
                         WHEN 'finished' THEN NULL
                         ELSE o.not_before END,
                     last_error = CASE p.op WHEN 'retry' THEN p.error WHEN 'finished' THEN NULL ELSE o.last_error END,
-                    due_at = CASE WHEN p.op = 'finished' AND NOT o.alerting
+                    alerts = CASE p.op WHEN 'finished' THEN p.remaining_alerts ELSE o.alerts END,
+                    throttled_until = GREATEST(o.throttled_until, p.throttled_until),
+                    -- (A row stored before the queue existed carries its alert in the payload.)
+                    alerting = CASE p.op WHEN 'finished'
+                        THEN p.remaining_alerts <> '[]'::jsonb OR (o.alerting AND NOT p.had_alerts) ELSE o.alerting END,
+                    priority = CASE WHEN p.op = 'finished' AND p.had_alerts AND p.remaining_alerts = '[]'::jsonb
+                        THEN 5 ELSE o.priority END,
+                    due_at = CASE WHEN p.op = 'finished' AND p.remaining_alerts = '[]'::jsonb AND NOT (o.alerting AND NOT p.had_alerts)
                         THEN GREATEST(o.due_at, now() + make_interval(secs => \(routineInterval)))
                         ELSE o.due_at END,
                     event_ids = CASE WHEN p.op = 'finished'

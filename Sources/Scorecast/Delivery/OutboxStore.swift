@@ -31,7 +31,11 @@ public struct OutboxStore: Sendable {
     /// work), of sendable channels of unpaused apps, alerting rows first and then the rest,
     /// each oldest due first (goals do not wait behind routine updates), skipping rows another
     /// transaction holds and the channels in `excluding` (this process's own sends in flight).
-    public func claim(owner: String, limit: Int, lease: Duration, excluding: [Int64] = []) async throws -> [ClaimedDelivery] {
+    /// A circuit breaker's probe claims with `ignoringBackoff`: rows back off because the host
+    /// failed, not because of anything they carry.
+    public func claim(
+        owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false
+    ) async throws -> [ClaimedDelivery] {
         let rows = try await pool.query("""
             WITH picked AS (
                 SELECT o.channel_id
@@ -39,7 +43,7 @@ public struct OutboxStore: Sendable {
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
                 WHERE o.due_at <= now()
-                  AND (o.not_before IS NULL OR o.not_before <= now())
+                  AND (o.not_before IS NULL OR o.not_before <= now() OR \(ignoringBackoff))
                   AND (o.lease_owner IS NULL OR o.lease_expires_at < now())
                   AND c.status = ANY(\(Self.sendableChannelStatuses))
                   AND a.paused_at IS NULL
@@ -56,7 +60,9 @@ public struct OutboxStore: Sendable {
                 FROM picked
                 WHERE o.channel_id = picked.channel_id
                 RETURNING o.channel_id, o.version, o.payload, o.payload_timestamp, o.priority, o.alerting,
-                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at
+                          o.alerts -> 0 AS head_alert, jsonb_array_length(o.alerts) AS queued_alerts,
+                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at,
+                          o.throttled_until
             )
             SELECT claimed.*, now() AS claimed_at, c.apns_channel_id, c.storage_policy, c.last_timestamp,
                    a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
@@ -97,6 +103,27 @@ public struct OutboxStore: Sendable {
             ) o
             """)
         return try rows.first?.decode("wait", as: Double?.self)
+    }
+
+    /// Extends `owner`'s leases on `channelIDs` to now + `lease` (the heartbeat of a long send).
+    /// Returns how many rows it still held.
+    @discardableResult
+    public func extendLeases(channelIDs: [Int64], owner: String, lease: Duration) async throws -> Int {
+        guard !channelIDs.isEmpty else { return 0 }
+        return try await pool.execute("""
+            UPDATE outbox SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
+            WHERE channel_id = ANY(\(channelIDs)) AND lease_owner = \(owner)
+            """)
+    }
+
+    /// Lets every unleased row's backoff go (the APNs host answers again: the rows backed off
+    /// because of it). Returns how many rows became claimable.
+    @discardableResult
+    public func releaseBackoffs() async throws -> Int {
+        try await pool.execute("""
+            UPDATE outbox SET not_before = NULL, updated_at = now()
+            WHERE not_before > now() AND lease_owner IS NULL
+            """)
     }
 
     // MARK: - Release

@@ -1,7 +1,8 @@
 import Foundation
 import ScorecastCore
 
-/// How one claimed row is sent: the priority after the channel's budget had its say, and the
+/// How one claimed row is sent: the body (the newest state with the head of the alert queue,
+/// ``ComposedSend``), the priority after the channel's budget had its say, and the
 /// `apns-expiration` its storage policy allows. Pure: time is passed in.
 public struct SendPlan: Sendable, Hashable {
     /// `apns-priority` to send.
@@ -14,18 +15,37 @@ public struct SendPlan: Sendable, Hashable {
     public var budgetPolicy: BudgetPolicy
     /// The channel's budget state before this send.
     public var budget: ChannelBudget
+    /// The exact bytes to send.
+    public var body: [UInt8]
+    /// Their `aps.timestamp`.
+    public var timestamp: Int64
+    /// Whether the row's head alert had to be left out (it does not fit beside the state): an
+    /// alert dropped by policy, counted.
+    public var alertDropped: Bool
 
     /// Plans the send of `claim` at `now` under `settings`.
     public init(claim: ClaimedDelivery, now: Date, settings: WorkerSettings) {
         let policy = settings.budgetPolicy(for: claim.app)
         let budget = ChannelBudget(row: claim.budget, now: now, policy: policy)
         let decision = budget.decide(wanting: claim.requestedPriority, now: now, policy: policy)
-        priority = decision.priority
-        downgraded = decision.downgraded
+        if decision.priority == .immediate, let until = claim.throttledUntil, until > now {
+            // APNs asked for no priority 10 until then: the update (and its alert) goes at 5.
+            priority = .opportunistic
+            downgraded = true
+        } else {
+            priority = decision.priority
+            downgraded = decision.downgraded
+        }
         expiration = claim.storagePolicy.expirationHeader(
             now: Int(now.timeIntervalSince1970), desiredOffset: Int(settings.storedMessageLifetime.components.seconds))
         budgetPolicy = policy
         self.budget = budget
+        let composed = ComposedSend.compose(
+            stored: claim.payload, storedTimestamp: Int(claim.payloadTimestamp), alert: claim.headAlert?.alert,
+            channelLastTimestamp: Int(claim.lastTimestamp))
+        body = composed.body
+        timestamp = Int64(composed.timestamp)
+        alertDropped = claim.headAlert != nil && !composed.alertSent
     }
 }
 

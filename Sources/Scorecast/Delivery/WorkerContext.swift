@@ -19,6 +19,12 @@ struct WorkerContext: Sendable {
     /// ran out during a slow send.
     let inFlight: InFlightChannels
     let counters: WorkerCounters
+    /// The APNs send host's circuit breaker.
+    let breaker: HostBreaker
+    /// The process's `/metrics` counters, when it serves them.
+    let metrics: ScorecastMetrics?
+    /// APNs trouble gathered for the log, shared by the pool's workers.
+    let trouble = TroubleLog()
     /// The prefix of every lease owner of this pool (`host:pid:random`).
     let ownerPrefix: String
 }

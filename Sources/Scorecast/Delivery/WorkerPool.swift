@@ -31,6 +31,7 @@ public final class WorkerPool: Service {
     ///   - apns: the APNs clients broadcasts go through (an `APNsClient`, or one client per
     ///     signing key), shared with the rest of the process.
     ///   - credentials: where apps' keys are loaded and cached; share one per process.
+    ///   - metrics: the process's `/metrics`, counted as sends are written.
     ///   - ownerPrefix: this process's lease owner prefix; by default `host:pid:random`.
     public init(
         pool: PostgresPool,
@@ -38,6 +39,7 @@ public final class WorkerPool: Service {
         credentials: CredentialStore = CredentialStore(),
         settings: WorkerSettings,
         logger: Logger,
+        metrics: ScorecastMetrics? = nil,
         ownerPrefix: String? = nil
     ) {
         let logger = logger.named("workers")
@@ -46,7 +48,8 @@ public final class WorkerPool: Service {
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
             logger: logger, wakeup: WakeSignal(), stopping: WakeSignal(), inFlight: InFlightChannels(),
-            counters: WorkerCounters(), ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
+            counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy), metrics: metrics,
+            ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
     }
 
     /// The prefix of this pool's lease owners (`<prefix>/w<n>`).
@@ -63,10 +66,6 @@ public final class WorkerPool: Service {
         context.logger.info("worker pool starting", [
             "workers": String(settings.workers), "batch": String(settings.claimBatchSize),
             "lease": "\(settings.leaseDuration)", "owner": context.ownerPrefix])
-        if settings.leaseDuration <= settings.apnsRequestTimeout {
-            context.logger.warning("the lease is not longer than the APNs request timeout: a slow send may lose its lease and be sent twice", [
-                "lease": "\(settings.leaseDuration)", "apns_timeout": "\(settings.apnsRequestTimeout)"])
-        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.listen(context: context, pool: self.pool) }
             group.addTask {

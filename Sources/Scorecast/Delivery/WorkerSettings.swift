@@ -31,13 +31,15 @@ public struct WorkerSettings: Sendable {
     public var budgetPolicy: BudgetPolicy
     /// Backoff, jitter, `Retry-After` and the attempt limit.
     public var retryPolicy: RetryPolicy
+    /// When the APNs host's circuit breaker opens and how often it probes.
+    public var breakerPolicy: CircuitBreaker.Policy
     /// `apns-expiration` offset on Most-Recent-Message-Stored channels (at most 8 hours there;
     /// always 0 on No-Message-Stored channels, apns.md §3).
     public var storedMessageLifetime: Duration
     /// The NOTIFY channel ingest signals after committing new outbox rows.
     public var notifyChannel: String
-    /// The APNs request deadline; the lease should outlast it, or a slow send may lose its
-    /// lease and go out twice (only a warning: delivery is at least once).
+    /// The APNs request deadline. A send may outlast the lease: the worker extends the leases
+    /// of its batch every third of the lease while it is in flight.
     public var apnsRequestTimeout: Duration
 
     /// The channel ingest NOTIFYs after it commits outbox rows (`EventIngestor`'s).
@@ -56,6 +58,7 @@ public struct WorkerSettings: Sendable {
         budgetFrequentPerHour: Int = Setting.budgetFrequentPerHour.integerDefault,
         budgetPolicy: BudgetPolicy = BudgetPolicy(),
         retryPolicy: RetryPolicy = RetryPolicy(),
+        breakerPolicy: CircuitBreaker.Policy? = nil,
         storedMessageLifetime: Duration = .seconds(8 * 3600),
         notifyChannel: String = WorkerSettings.defaultNotifyChannel,
         apnsRequestTimeout: Duration = .milliseconds(Setting.apnsTimeoutMilliseconds.integerDefault)
@@ -71,6 +74,8 @@ public struct WorkerSettings: Sendable {
         self.budgetFrequentPerHour = max(0, budgetFrequentPerHour)
         self.budgetPolicy = budgetPolicy
         self.retryPolicy = retryPolicy
+        // A probe normally answers within the request deadline; give it that and a margin.
+        self.breakerPolicy = breakerPolicy ?? CircuitBreaker.Policy(probeTimeout: apnsRequestTimeout.seconds + 5)
         self.storedMessageLifetime = max(.zero, storedMessageLifetime)
         self.notifyChannel = notifyChannel
         self.apnsRequestTimeout = apnsRequestTimeout
@@ -93,6 +98,10 @@ public struct WorkerSettings: Sendable {
             routineInterval: configuration.routineInterval,
             budgetStandardPerHour: configuration.budgetStandardPerHour,
             budgetFrequentPerHour: configuration.budgetFrequentPerHour,
+            retryPolicy: RetryPolicy(
+                baseDelay: configuration.retryBase.seconds, maximumDelay: configuration.retryMax.seconds,
+                maximumAttempts: configuration.retryMaxAttempts, maximumRetryAfter: configuration.retryAfterMax.seconds,
+                throttledRetryDelay: configuration.routineInterval.seconds),
             apnsRequestTimeout: configuration.apnsRequestTimeout)
     }
 

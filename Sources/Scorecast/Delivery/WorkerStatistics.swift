@@ -22,6 +22,16 @@ public struct WorkerStatistics: Sendable, Hashable {
     public var fencedOut = 0
     /// Rows given back unsent (shutdown, cancellation).
     public var released = 0
+    /// Alerts APNs accepted (each alerting event once, in event order per channel).
+    public var alertsSent = 0
+    /// Alerts dropped by policy: left out of a send because they did not fit beside the
+    /// channel's newest state, or ended with a send refused for good (payload refused). Ingest
+    /// logs the alerts a full queue dropped (``OutboxEntry/maximumAlerts``).
+    public var alertsDropped = 0
+    /// Times the APNs host's circuit breaker opened (or reopened after a failed probe).
+    public var breakerOpened = 0
+    /// Probes sent while it was open.
+    public var probes = 0
     /// Batches completed.
     public var batches = 0
 

@@ -89,7 +89,8 @@ struct DemoReplay: Service {
             awayTeam: DemoFeed.awayTeam, startsAt: Date()))
         let registry = ChannelRegistry(
             pool: running.pool, apns: running.apns.clients, credentials: CredentialStore(),
-            channelLimit: configuration.channelLimit, logger: running.logger)
+            channelLimit: configuration.channelLimit, staleness: IngestSettings(configuration: configuration).staleness,
+            logger: running.logger)
         let channel = try await registry.createChannel(gameID: gameID, app: app)
         let key = try await APIKeyStore(pool: running.pool).create(name: "demo-\(stamp)", signed: false)
         return Setup(gameID: gameID, channelID: channel.listing.channel.id, token: key.token.text)

@@ -75,7 +75,7 @@ public struct EventIngestor: Sendable {
 
     private func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date?, on connection: PostgresConnection) async throws -> IngestReport {
         let now = receivedAt ?? clock()
-        let games = try await lockGames(for: events, on: connection)
+        let games = try await lockGames(for: events, feed: feed, on: connection)
         let storedIDs = try await insertEvents(events, feed: feed, on: connection)
         let fold = GameFold(
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
@@ -101,6 +101,11 @@ public struct EventIngestor: Sendable {
             if !writes.isEmpty {
                 try await upsertOutbox(writes, on: connection)
             }
+            let alertsDropped = writes.reduce(0) { $0 + $1.entry.alertsDropped }
+            if alertsDropped > 0 {
+                logger.warning("alert queues were full: the oldest alerts were dropped", [
+                    "feed": feed, "alerts_dropped": "\(alertsDropped)", "limit": "\(OutboxEntry.maximumAlerts)"])
+            }
             logger.debug("ingested", [
                 "feed": feed, "events": "\(events.count)", "games": "\(fold.states.count)", "outbox_rows": "\(writes.count)",
             ])
@@ -116,7 +121,7 @@ public struct EventIngestor: Sendable {
 
     private static let gameColumns = "id, sport, home_team, away_team, status, state, applied_seq"
 
-    private func lockGames(for events: [FeedEvent], on connection: PostgresConnection) async throws -> [String: LockedGame] {
+    private func lockGames(for events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> [String: LockedGame] {
         let ids = Set(events.map(\.game)).sorted()
         var rows = try await connection.query(
             "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE")
@@ -127,7 +132,10 @@ public struct EventIngestor: Sendable {
                 let unknown = Set(missing)
                 throw IngestError.unknownGames(events.indices.filter { unknown.contains(events[$0].game) })
             }
-            try await connection.execute("INSERT INTO games (id) SELECT unnest(\(missing)) ON CONFLICT (id) DO NOTHING")
+            try await checkGameQuota(newGames: missing, events: events, feed: feed, on: connection)
+            try await connection.execute("""
+                INSERT INTO games (id, created_by_feed) SELECT unnest(\(missing)), \(feed) ON CONFLICT (id) DO NOTHING
+                """)
             rows += try await connection.query(
                 "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(missing)) ORDER BY id FOR UPDATE")
         }
@@ -141,9 +149,24 @@ public struct EventIngestor: Sendable {
         return games
     }
 
+    /// Refuses the request when creating `newGames` would take `feed` past its hourly quota.
+    /// A transaction-scoped advisory lock per feed makes concurrent requests count in turn.
+    private func checkGameQuota(newGames: [String], events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws {
+        let limit = settings.gamesPerFeedPerHour
+        try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\("scorecast-feed-games:" + feed)))")
+        let rows = try await connection.query("""
+            SELECT count(*) AS n FROM games WHERE created_by_feed = \(feed) AND created_at > now() - interval '1 hour'
+            """)
+        let remaining = max(0, limit - (try rows[0].decode("n", as: Int.self)))
+        guard newGames.count > remaining else { return }
+        let unknown = Set(newGames)
+        throw IngestError.gameQuotaExceeded(
+            indices: events.indices.filter { unknown.contains(events[$0].game) }, new: newGames.count, remaining: remaining, limit: limit)
+    }
+
     /// The folded state of a `games` row; a game without events (`state = {}`) starts from
     /// its `status` column. `applied_seq` is the column's.
-    private static func state(of row: PostgresRow) throws -> GameState {
+    static func state(of row: PostgresRow) throws -> GameState {
         let json = try JSONParser().parse(try row.decode("state", as: PostgresJSON.self).bytes)
         var state: GameState
         if json.objectValue?.isEmpty ?? false {
@@ -198,7 +221,7 @@ public struct EventIngestor: Sendable {
         // Lock first, then read the channels: a worker that finished a send meanwhile has
         // committed both its outbox delete and the channel's new last_timestamp.
         let pendingRows = try await connection.query("""
-            SELECT o.channel_id, o.version, o.payload, o.priority, o.event_ids, o.first_ingested_at, o.coalesced,
+            SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
                    o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now() AND COALESCE(o.claimed_version = o.version, true)) AS leased
             FROM outbox o
             WHERE o.channel_id IN (
@@ -212,9 +235,9 @@ public struct EventIngestor: Sendable {
             pending[try row.decode("channel_id")] = try PendingOutboxRow(row: row)
         }
         let rows = try await connection.query("""
-            SELECT t.game_id, t.channel_id, t.last_timestamp, t.last_sent_at, a.*
+            SELECT t.game_id, t.channel_id, t.last_timestamp, t.last_sent_at, t.tier, a.*
             FROM (
-                SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.last_sent_at, c.app_id
+                SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.last_sent_at, c.app_id, b.tier
                 FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
                 WHERE b.game_id = ANY(\(games)) AND c.status = 'active'
             ) t
@@ -234,7 +257,9 @@ public struct EventIngestor: Sendable {
                     renderers[app.id] = .some(nil)
                 }
             }
-            guard let renderer = renderers[app.id] ?? nil else { continue }
+            guard var renderer = renderers[app.id] ?? nil else { continue }
+            // A light channel (frequent updates off) spends priority 10 on kick-off, goals and full time only.
+            if try row.decode("tier", as: String.self) == "light" { renderer.settings.priority = .lightTier }
             let channelID: Int64 = try row.decode("channel_id")
             targets.append(ChannelTarget(
                 channelID: channelID, gameID: try row.decode("game_id"), lastTimestamp: try row.decode("last_timestamp"),
@@ -247,26 +272,27 @@ public struct EventIngestor: Sendable {
         let entries = writes.map(\.entry)
         let payloads = entries.map { String(decoding: $0.body, as: UTF8.self) }
         let eventIDs = entries.map { "{" + $0.eventIDs.joined(separator: ",") + "}" }
+        let alerts = entries.map { QueuedAlert.encodedQueue($0.alerts) }
         // pg_notify runs once per written row; Postgres folds identical notifications of one
         // transaction into one, delivered at commit. Saves a round trip.
         let rows = try await connection.query("""
             WITH written AS (
-            INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
+            INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
                                      first_ingested_at, coalesced, due_at, attempts)
             SELECT u.channel_id, u.version, convert_to(u.payload, 'UTF8'), u.payload_timestamp, u.priority, u.alerting,
-                   u.event_ids::bigint[], u.first_ingested_at, u.coalesced, u.due_at, u.attempts
+                   u.alerts::jsonb, u.event_ids::bigint[], u.first_ingested_at, u.coalesced, u.due_at, u.attempts
             FROM unnest(\(writes.map(\.channelID)), \(writes.map(\.version)), \(payloads),
                         \(entries.map { Int64($0.payload.timestamp) }), \(entries.map { Int16($0.priority.rawValue) }),
-                        \(entries.map(\.isAlerting)), \(eventIDs), \(entries.map(\.enqueuedAt)),
+                        \(entries.map(\.isAlerting)), \(alerts), \(eventIDs), \(entries.map(\.enqueuedAt)),
                         \(entries.map { Int32(clamping: $0.coalesced) }), \(entries.map(\.claimableAt)),
                         \(entries.map { Int32(clamping: $0.attempts) }))
-                 AS u(channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
+                 AS u(channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
                       first_ingested_at, coalesced, due_at, attempts)
             ON CONFLICT (channel_id) DO UPDATE SET
                 version = EXCLUDED.version, payload = EXCLUDED.payload, payload_timestamp = EXCLUDED.payload_timestamp,
-                priority = EXCLUDED.priority, alerting = EXCLUDED.alerting, event_ids = EXCLUDED.event_ids,
+                priority = EXCLUDED.priority, alerting = EXCLUDED.alerting, alerts = EXCLUDED.alerts, event_ids = EXCLUDED.event_ids,
                 first_ingested_at = EXCLUDED.first_ingested_at, coalesced = EXCLUDED.coalesced,
-                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, updated_at = now()
+                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, not_before = NULL, updated_at = now()
             WHERE o.version = EXCLUDED.version - 1
             RETURNING o.channel_id
             )

@@ -1,7 +1,5 @@
+import CurlHTTP
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Posts events to a running scorecast (`POST /v1/events`), as a feed would: for
 /// `scorecast events send` and for trying things out.
@@ -39,31 +37,19 @@ public struct EventsClient: Sendable {
 
     /// Posts `body` (one event or `{"events": [...]}`) and returns the answer, whatever its status.
     public func send(body: [UInt8], now: Date = Date()) async throws -> Answer {
-        let url = baseURL.appendingPathComponent("v1").appendingPathComponent("events")
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let url = baseURL.appendingPathComponent("v1").appendingPathComponent("events").absoluteString
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")]
         if let signingSecret {
             let timestamp = Int(now.timeIntervalSince1970)
-            request.setValue(String(timestamp), forHTTPHeaderField: RequestSignature.timestampHeader)
-            request.setValue(
-                RequestSignature.sign(body: body, timestamp: timestamp, secret: signingSecret),
-                forHTTPHeaderField: RequestSignature.signatureHeader)
+            headers.append((RequestSignature.timestampHeader, String(timestamp)))
+            headers.append((RequestSignature.signatureHeader, RequestSignature.sign(body: body, timestamp: timestamp, secret: signingSecret)))
         }
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
         do {
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else {
-                throw TransportError(description: "\(url.absoluteString) did not answer with HTTP")
-            }
-            return Answer(status: http.statusCode, body: [UInt8](data))
-        } catch let error as TransportError {
-            throw error
+            let answer = try await CurlHTTPConnection.perform(CurlHTTPRequest(method: "POST", url: url, headers: headers, body: body),
+                                                              timeout: .milliseconds(Int(timeout * 1000)))
+            return Answer(status: answer.status, body: answer.body)
         } catch {
-            throw TransportError(description: "cannot reach \(url.absoluteString): \(error.localizedDescription)")
+            throw TransportError(description: "cannot reach \(url): \(error.description)")
         }
     }
 }

@@ -5,6 +5,9 @@ public enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownGames([Int])
     /// An accepted event renders into a Live Activity that cannot be sent (over 4 KB).
     case unrenderable(RenderRefusal)
+    /// The events name `new` unknown games, more than the feed may still create this hour
+    /// (`SCORECAST_FEED_GAMES_PER_HOUR` = `limit`, `remaining` left): the events' positions.
+    case gameQuotaExceeded(indices: [Int], new: Int, remaining: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -12,6 +15,8 @@ public enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(indices.count) event(s) name a game that does not exist, and unknown games are refused"
         case .unrenderable(let refusal):
             refusal.description
+        case .gameQuotaExceeded(_, let new, let remaining, let limit):
+            "the events name \(new) unknown game(s); this feed may create \(remaining) more this hour (\(limit) an hour)"
         }
     }
 }

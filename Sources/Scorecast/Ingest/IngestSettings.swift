@@ -19,6 +19,8 @@ public struct IngestSettings: Sendable, Hashable {
     public var shaping: ShapingPolicy
     /// `stale-date` per sport (`SCORECAST_STALE_SECONDS`).
     public var staleness: StalenessPolicy
+    /// Games one feed may create per hour (`SCORECAST_FEED_GAMES_PER_HOUR`).
+    public var gamesPerFeedPerHour: Int
 
     /// Creates settings; the defaults are the settings table's.
     public init(
@@ -26,8 +28,9 @@ public struct IngestSettings: Sendable, Hashable {
         maximumBodyBytes: Int = Setting.httpMaxBodyBytes.integerDefault, createUnknownGames: Bool = true,
         signatureTolerance: Int = Setting.signatureToleranceSeconds.integerDefault,
         shaping: ShapingPolicy = ShapingPolicy(routineInterval: Double(Setting.routineIntervalMilliseconds.integerDefault) / 1000),
-        staleness: StalenessPolicy = StalenessPolicy()
+        staleness: StalenessPolicy = StalenessPolicy(), gamesPerFeedPerHour: Int = Setting.feedGamesPerHour.integerDefault
     ) {
+        self.gamesPerFeedPerHour = gamesPerFeedPerHour
         self.maximumBatchSize = maximumBatchSize
         self.transactions = transactions
         self.maximumBodyBytes = maximumBodyBytes
@@ -48,7 +51,8 @@ public struct IngestSettings: Sendable, Hashable {
             createUnknownGames: configuration.ingestCreateUnknownGames,
             signatureTolerance: Int(configuration.signatureTolerance.components.seconds),
             shaping: ShapingPolicy(routineInterval: Self.seconds(configuration.routineInterval)),
-            staleness: StalenessPolicy(defaultSeconds: fallback, bySport: bySport))
+            staleness: StalenessPolicy(defaultSeconds: fallback, bySport: bySport),
+            gamesPerFeedPerHour: configuration.feedGamesPerHour)
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -84,13 +84,12 @@ public struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible 
 ///
 /// - The payload's `timestamp` never goes below the channel's last sent one nor the pending
 ///   row's (the renderer and ``OutboxMerge``).
-/// - An update meeting a pending row that no worker holds replaces it (``OutboxMerge``: newest
-///   payload, strongest priority, the alert kept, event ids appended, first-queued time kept,
-///   `coalesced` + 1).
-/// - An update meeting a row being sent does not merge into it: that payload (with its alert
-///   and priority) is on its way, so the update becomes the next row of its own: its own
-///   priority and alert, its own queue time, `coalesced` and attempts from 0, due per shaping
-///   as if the channel sent just now. Carrying the alert over would show it twice.
+/// - Every update merges into the channel's row (``OutboxMerge``): the newest state replaces
+///   the older one, and an alerting update's alert joins the row's alert queue — coalescing
+///   merges state, never announcements.
+/// - A row being sent is merged into as well: its head alert is in flight and the send's
+///   fenced completion removes it; what the update brought stays pending, due per shaping as
+///   if the channel sent just now.
 /// - Due time: ``ShapingPolicy`` (alerting now; routine one interval after the last send). A
 ///   notable play (a card, a period change: ``EventKind/isNotable``) is routine but goes at once
 ///   too: only stats and refreshes are spaced.
@@ -113,8 +112,8 @@ public struct OutboxPlanner: Sendable {
         struct Working {
             var expectedVersion: Int64
             var entry: OutboxEntry?
-            /// Whether the next update merges into `entry` (false while it is a row in flight).
-            var mergeable: Bool
+            /// Whether `entry` is the content a worker is sending right now.
+            var inFlight: Bool
             var replacesLeased: Bool
         }
         var working: [Int64: Working] = [:]
@@ -123,7 +122,7 @@ public struct OutboxPlanner: Sendable {
             guard let steps = fold.steps[target.gameID], !steps.isEmpty, let game = games[target.gameID] else { continue }
             var channel = working[target.channelID] ?? Working(
                 expectedVersion: target.pending?.version ?? 0, entry: target.pending?.entry,
-                mergeable: !(target.pending?.isLeased ?? false), replacesLeased: target.pending?.isLeased ?? false)
+                inFlight: target.pending?.isLeased ?? false, replacesLeased: target.pending?.isLeased ?? false)
             for step in steps where step.changesWhatIsShown || target.renderer.settings.priority.isAlerting(step.event) {
                 let floor = max(target.lastTimestamp, channel.entry?.payload.timestamp ?? 0)
                 var update: RenderedUpdate
@@ -134,16 +133,17 @@ public struct OutboxPlanner: Sendable {
                     throw RenderRefusal(index: step.index, channelID: target.channelID, reason: error)
                 }
                 update.eventID = eventIDs[step.index].map(String.init)
-                if let pending = channel.entry, channel.mergeable {
-                    let dueAt = shaping.dueAt(isAlerting: update.isAlerting || step.event.kind.isNotable, now: now, lastSentAt: target.lastSentAt)
-                    channel.entry = OutboxMerge.merge(pending: pending, update: update, dueAt: dueAt)
+                // A row in flight: the send happening now counts as the channel's last one.
+                let lastSentAt = channel.inFlight ? now : target.lastSentAt
+                let dueAt = shaping.dueAt(isAlerting: update.isAlerting || step.event.kind.isNotable, now: now, lastSentAt: lastSentAt)
+                if var pending = channel.entry {
+                    // The in-flight content's due time has passed; what follows it is spaced from this send.
+                    if channel.inFlight { pending.dueAt = dueAt }
+                    channel.entry = OutboxMerge.merge(pending: pending, update: update, dueAt: dueAt, now: now)
                 } else {
-                    // No row, or the row is in flight: then the send happening now counts as the last one.
-                    let lastSentAt = channel.entry == nil ? target.lastSentAt : now
-                    let dueAt = shaping.dueAt(isAlerting: update.isAlerting || step.event.kind.isNotable, now: now, lastSentAt: lastSentAt)
                     channel.entry = OutboxEntry(update: update, dueAt: dueAt, now: now)
-                    channel.mergeable = true
                 }
+                channel.inFlight = false
             }
             working[target.channelID] = channel
         }

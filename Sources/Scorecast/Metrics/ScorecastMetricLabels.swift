@@ -30,29 +30,30 @@ public struct AppLabels: MetricLabels {
     public init(app: String) { self.app = app }
 }
 
-/// Labels `{app, outcome}` of a received feed event: one of ingest's `IngestOutcome`s
-/// (`accepted`, `duplicate`, `stale`), or `rejected` for the events of a refused request.
+/// Labels `{feed, outcome}` of a received feed event: one of ingest's `IngestOutcome`s
+/// (`accepted`, `duplicate`, `stale`), or `rejected` for the events of a refused request. Events
+/// belong to games, not apps; the feed is the API key's name (admins create a handful).
 public struct IngestLabels: MetricLabels {
-    /// `["app", "outcome"]`.
-    public static let names = ["app", "outcome"]
+    /// `["feed", "outcome"]`.
+    public static let names = ["feed", "outcome"]
     /// The label value of events in a refused request.
     public static let rejectedOutcome = "rejected"
-    /// The app's bundle id (`unknown` when the request was refused before its app was known).
-    public var app: String
+    /// The feed's API key name.
+    public var feed: String
     /// `accepted`, `duplicate`, `stale` or `rejected`.
     public private(set) var outcome: String
-    /// `[app, outcome]`.
-    public var values: [String] { [app, outcome] }
+    /// `[feed, outcome]`.
+    public var values: [String] { [feed, outcome] }
 
     /// Labels for an event ingest decided about.
-    public init(app: String, outcome: IngestOutcome) {
-        self.app = app
+    public init(feed: String, outcome: IngestOutcome) {
+        self.feed = feed
         self.outcome = outcome.rawValue
     }
 
-    /// Labels for an event of a request ingest refused (`400`, `413`, `415`, `422`).
-    public static func rejected(app: String) -> IngestLabels {
-        var labels = IngestLabels(app: app, outcome: .accepted)
+    /// Labels for an event of a request ingest refused.
+    public static func rejected(feed: String) -> IngestLabels {
+        var labels = IngestLabels(feed: feed, outcome: .accepted)
         labels.outcome = rejectedOutcome
         return labels
     }
@@ -95,15 +96,21 @@ public struct FailureLabels: MetricLabels {
         self.reason = Self.reasonLabel(reason)
     }
 
-    /// Keeps a reason made of at most 64 letters, digits, `_`, `.` or `-` verbatim (APNs' reasons
-    /// are CamelCase words; unknown ones are kept too), maps an empty one to `unknown` and
-    /// anything else to `invalid`.
+    /// Keeps an APNs reason (CamelCase letters, digits, `_`, `.`, `-`; unknown ones too) verbatim.
+    /// A transport failure or refusal described in words ("connection reset", "invalid
+    /// credentials: …") becomes its words before any `:`, joined by `_` ("connection_reset"),
+    /// so the label names the cause without the free text. Empty → `unknown`; whatever is still
+    /// odd or longer than 64 characters → `invalid`.
     public static func reasonLabel(_ reason: String) -> String {
         if reason.isEmpty { return "unknown" }
-        let allowed = reason.utf8.count <= 64 && reason.unicodeScalars.allSatisfy {
-            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == "." || $0 == "-"
+        func allowed(_ scalar: Unicode.Scalar) -> Bool {
+            (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))) || scalar == "_" || scalar == "." || scalar == "-"
         }
-        return allowed ? reason : "invalid"
+        let cause = reason.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let words = cause.split(separator: " ").map(String.init)
+        let label = words.joined(separator: "_")
+        guard !label.isEmpty, label.utf8.count <= 64, label.unicodeScalars.allSatisfy(allowed) else { return "invalid" }
+        return label
     }
 }
 

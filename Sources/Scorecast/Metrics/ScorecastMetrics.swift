@@ -2,14 +2,15 @@
 /// workers, the APNs client and the poller. Every label comes from a small set (app bundle id,
 /// outcome, reason, priority, pool): never a channel id or a device token.
 public struct ScorecastMetrics: Sendable {
-    /// `scorecast_events_ingested_total{app,outcome}`: feed events by ingest outcome (accepted,
+    /// `scorecast_events_ingested_total{feed,outcome}`: feed events by ingest outcome (accepted,
     /// duplicate, stale, rejected).
     public let eventsIngested: Counter<IngestLabels>
     /// `scorecast_broadcasts_sent_total{app,outcome,priority}`: broadcast send attempts.
     public let broadcastsSent: Counter<SendLabels>
     /// `scorecast_broadcast_failures_total{app,reason}`: failed attempts by APNs or transport reason.
     public let broadcastFailures: Counter<FailureLabels>
-    /// `scorecast_updates_coalesced_total{app}`: pending updates replaced by a newer one before sending.
+    /// `scorecast_updates_coalesced_total{app}`: pending updates replaced by a newer one before
+    /// sending, counted when the payload that replaced them is settled (as `/v1/stats` does).
     public let coalesced: Counter<AppLabels>
     /// `scorecast_broadcasts_downgraded_total{app}`: priority-10 updates sent at priority 5 because the
     /// channel's hourly budget was spent.

@@ -45,7 +45,7 @@ public enum MigrationError: Error, Equatable, CustomStringConvertible {
         case .appliedButMissing(let name):
             "migration \(name) is applied in the database but not among the schema files (is this binary older than the database?)"
         case .schemaFolderNotFound(let looked):
-            "no Schema folder found (looked in \(looked.joined(separator: ", "))); set SCORECAST_SCHEMA_DIR"
+            "SCORECAST_SCHEMA_DIR names \(looked.joined(separator: ", ")), which holds no .sql file (unset it to use the migrations built into the binary)"
         case .failed(let name, let reason):
             "migration \(name) failed and was rolled back: \(reason)"
         }

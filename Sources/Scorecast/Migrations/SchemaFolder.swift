@@ -1,38 +1,26 @@
 import Crypto
 import Foundation
 
-/// Finds and reads the numbered SQL files of `Schema/`.
-///
-/// The binary looks, in order: `SCORECAST_SCHEMA_DIR`; `../share/scorecast/Schema` beside an
-/// installed binary; `Schema/` in a folder above the binary (the package it was built from:
-/// `.build/<triple>/<configuration>/scorecast`); `Schema/` in the working directory.
+/// The numbered SQL migrations: the ones embedded in the binary (``EmbeddedSchema``, generated
+/// from `Schema/` by `Deploy/embed.py`), or the `.sql` files of `SCORECAST_SCHEMA_DIR` when that
+/// is set (for trying a migration without rebuilding). So `scorecast` migrates from any folder.
 public enum SchemaFolder {
-    /// The folders searched, in order.
-    public static func candidates(environment: [String: String]) -> [URL] {
-        var urls: [URL] = []
-        if let explicit = environment["SCORECAST_SCHEMA_DIR"], !explicit.isEmpty {
-            urls.append(URL(fileURLWithPath: explicit))
+    /// The migrations to apply: `SCORECAST_SCHEMA_DIR`'s files when set, else the embedded ones.
+    public static func migrations(environment: [String: String]) throws -> [MigrationFile] {
+        if let explicit = environment[Setting.schemaDirectory.name], !explicit.isEmpty {
+            let folder = URL(fileURLWithPath: explicit)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            guard names.contains(where: { $0.hasSuffix(".sql") }) else { throw MigrationError.schemaFolderNotFound([folder.path]) }
+            return try read(folder)
         }
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        let binDirectory = executable.deletingLastPathComponent()
-        urls.append(binDirectory.appendingPathComponent("../share/scorecast/Schema").standardizedFileURL)
-        var ancestor = binDirectory
-        for _ in 0..<4 {
-            ancestor = ancestor.deletingLastPathComponent()
-            urls.append(ancestor.appendingPathComponent("Schema"))
-        }
-        urls.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Schema"))
-        return urls
+        return try embedded()
     }
 
-    /// The first candidate folder that holds at least one `.sql` file.
-    public static func locate(environment: [String: String]) throws(MigrationError) -> URL {
-        let candidates = candidates(environment: environment)
-        for url in candidates {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            if names.contains(where: { $0.hasSuffix(".sql") }) { return url }
+    /// The migrations built into the binary, checksummed exactly as the files they came from.
+    public static func embedded() throws(MigrationError) -> [MigrationFile] {
+        try EmbeddedSchema.files.map { file throws(MigrationError) in
+            try MigrationFile(name: file.name, sql: file.text, checksum: SHA256.hexDigest(Array(file.text.utf8)))
         }
-        throw .schemaFolderNotFound(candidates.map(\.path))
     }
 
     /// Reads every `.sql` file of `folder` as a migration, checksummed.

@@ -3,9 +3,13 @@ import Postgres
 import Synchronization
 
 /// `channels ensure` for games that lack a channel: every game not over yet that some app with
-/// automatic channels (and not paused) has no live channel for gets one through
+/// automatic channels (and not paused) has no live channel for, and did not opt out of (an
+/// admin deleted its channel), gets one through
 /// `ChannelRegistry.ensureChannels(gameID:)`. This is how games created by the feed get their
-/// channels. Games whose ensure failed wait (`EnsureBackoff`) before being tried again.
+/// channels. Only games that are live, or start within `window` of now
+/// (`SCORECAST_AUTO_CHANNEL_WINDOW_HOURS`), get one, so that a feed naming games far ahead (or
+/// never) cannot fill the app's channel limit. Games whose ensure failed wait
+/// (`EnsureBackoff`) before being tried again.
 public final class EnsureChannelsDuty: PollerDuty {
     /// `ensure`.
     public let name = "ensure"
@@ -13,27 +17,34 @@ public final class EnsureChannelsDuty: PollerDuty {
     public let interval: Duration
     /// Games looked at per round at most (oldest first).
     public let batchSize: Int
+    /// How far from now a game's start may be for it to get a channel before it is live.
+    public let window: Duration
     private let registry: ChannelRegistry
     private let backoff = Mutex(EnsureBackoff())
 
     /// Creates the duty.
-    public init(registry: ChannelRegistry, interval: Duration, batchSize: Int = 50) {
+    public init(registry: ChannelRegistry, interval: Duration, batchSize: Int = 50, window: Duration = .seconds(24 * 3600)) {
         self.registry = registry
+        self.window = window
         self.interval = interval
         self.batchSize = max(1, batchSize)
     }
 
     /// Ensures channels for the games that need one at `now`.
     public func run(at now: Date) async throws -> DutyReport {
+        let windowSeconds = Double(window.components.seconds)
         let rows = try await registry.pool.query("""
             SELECT g.id FROM games g
             WHERE g.status NOT IN ('final', 'cancelled')
+              AND (g.status IN ('live', 'suspended')
+                   OR g.starts_at BETWEEN \(now.addingTimeInterval(-windowSeconds)) AND \(now.addingTimeInterval(windowSeconds)))
               AND EXISTS (
                 SELECT 1 FROM apps a
                 WHERE a.auto_channels AND a.paused_at IS NULL
                   AND NOT EXISTS (
                     SELECT 1 FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
-                    WHERE b.game_id = g.id AND c.app_id = a.id AND c.status IN ('active', 'retiring')))
+                    WHERE b.game_id = g.id AND c.app_id = a.id AND c.status IN ('active', 'retiring'))
+                  AND NOT EXISTS (SELECT 1 FROM channel_opt_outs o WHERE o.app_id = a.id AND o.game_id = g.id))
             ORDER BY g.created_at, g.id
             """)
         let waiting = try rows.map { try $0.decode("id", as: String.self) }

@@ -17,7 +17,8 @@ extension Poller {
             BudgetWindowDuty(
                 pool: pool, interval: settings.budgetInterval,
                 standardPerHour: configuration.budgetStandardPerHour, frequentPerHour: configuration.budgetFrequentPerHour),
-            EnsureChannelsDuty(registry: registry, interval: settings.ensureInterval),
+            EnsureChannelsDuty(registry: registry, interval: settings.ensureInterval, window: configuration.autoChannelWindow),
+            AbandonedGamesDuty(pool: pool, interval: settings.retireInterval, timeout: configuration.feedGameTimeout),
             RetireDuty(registry: registry, interval: settings.retireInterval, grace: configuration.retireGrace, channelLimit: configuration.channelLimit),
             ReconcileDuty(registry: registry, interval: settings.reconcileInterval, fix: configuration.reconcileFix),
             PruneDuty(pool: pool, interval: settings.pruneInterval, plan: PrunePlan(retentionDays: configuration.retentionDays)),

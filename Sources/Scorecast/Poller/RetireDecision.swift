@@ -23,7 +23,7 @@ public enum RetireDecision: Sendable, Hashable {
     }
 }
 
-/// Warns when an app nears its channel limit (90 %, like `ChannelLimit`), at most once an hour
+/// Warns when an app nears its channel limit (80 %, like `ChannelLimit`), at most once an hour
 /// per app unless its count grew by another 1 % of the limit. Pure state, fed by the retire duty.
 public struct ChannelLimitWatch: Sendable {
     /// The limit per app and environment.

@@ -76,7 +76,7 @@ public final class RetireDuty: PollerDuty {
         var failed = 0
         for id in toDelete.prefix(maxDeletions) {
             do {
-                _ = try await registry.deleteChannel(id: id)
+                _ = try await registry.deleteChannel(id: id, reason: .retired)
                 deleted += 1
             } catch {
                 failed += 1

@@ -13,13 +13,14 @@ public struct ChannelLimit: Sendable, Hashable {
 
     /// The most channels an app may have in one environment.
     public let limit: Int
-    /// From this share of the limit on, creating warns (90 %).
-    public static let warningFraction = 0.9
+    /// From this share of the limit on, creating warns (80 %: time to act before new games
+    /// go without channels).
+    public static let warningFraction = 0.8
 
     /// Creates the rule for `limit` channels.
     public init(limit: Int) { self.limit = limit }
 
-    /// The first channel count that warns: 90 % of the limit, rounded up.
+    /// The first channel count that warns: 80 % of the limit, rounded up.
     public var warningThreshold: Int {
         Int((Double(limit) * Self.warningFraction).rounded(.up))
     }

@@ -23,10 +23,16 @@ public struct ChannelRegistry: Sendable {
     public let credentials: CredentialStore
     /// Channels per app and environment (`SCORECAST_CHANNEL_LIMIT`).
     public let channelLimit: ChannelLimit
+    /// `stale-date` per sport, for the current state a new channel is seeded with.
+    public let staleness: StalenessPolicy
     let logger: Logger
 
-    /// Creates a registry.
-    public init(pool: PostgresPool, apns: any ChannelManaging, credentials: CredentialStore, channelLimit: Int, logger: Logger) {
+    /// Creates a registry; `staleness` is ingest's (`IngestSettings.staleness`).
+    public init(
+        pool: PostgresPool, apns: any ChannelManaging, credentials: CredentialStore, channelLimit: Int,
+        staleness: StalenessPolicy = StalenessPolicy(), logger: Logger
+    ) {
+        self.staleness = staleness
         self.pool = pool
         self.apns = apns
         self.credentials = credentials
@@ -44,13 +50,23 @@ public struct ChannelRegistry: Sendable {
     /// - Parameter policy: the storage policy; the app's default when nil.
     /// - Throws: `RegistryError`: `.notFound` (game), `.channelLimitReached` (before asking
     ///   APNs), `.apnsRefused`/`.apnsUnavailable`, `.databaseUnavailable`.
-    public func createChannel(gameID: String, app: AppRecord, policy: ChannelStoragePolicy? = nil) async throws -> CreatedChannel {
+    ///
+    /// Idempotent: when the game already has a live channel of `app` with the same storage
+    /// policy, that one is returned (``CreatedChannel/alreadyExisted``) unless `another` asks for
+    /// one more. Either way the game's opt-out of the app's automatic channels is lifted.
+    public func createChannel(
+        gameID: String, app: AppRecord, policy: ChannelStoragePolicy? = nil, another: Bool = false
+    ) async throws -> CreatedChannel {
         try await requireGame(gameID)
-        let result = try await create(app: app, gameID: gameID, policy: policy ?? app.defaultStoragePolicy, onlyIfMissing: false)
-        guard case .created(let created) = result else {
+        let mode: CreateMode = another ? .always : .unlessPolicyExists
+        switch try await create(app: app, gameID: gameID, policy: policy ?? app.defaultStoragePolicy, mode: mode) {
+        case .created(let created):
+            return created
+        case .existing(let listing):
+            return CreatedChannel(listing: listing, limitWarning: nil, alreadyExisted: true)
+        case .optedOut:
             throw RegistryError(.databaseUnavailable, "the channel was not created")
         }
-        return created
     }
 
     /// Makes sure every app with automatic channels (and not paused) has a live channel bound to
@@ -67,12 +83,17 @@ public struct ChannelRegistry: Sendable {
                 continue
             }
             do {
-                switch try await create(app: app, gameID: gameID, policy: app.defaultStoragePolicy, onlyIfMissing: true) {
+                switch try await create(app: app, gameID: gameID, policy: app.defaultStoragePolicy, mode: .automatic) {
                 case .created(let created):
                     if let warning = created.limitWarning { report.warnings.append(warning) }
                     report.results.append(.init(app: app, outcome: .created(created.listing)))
+                    logger.info("channel created automatically", [
+                        "game": gameID, "bundle_id": app.bundleID, "environment": app.environment.rawValue,
+                        "channel_id": String(created.listing.channel.id), "apns_channel_id": created.listing.channel.apnsChannelID])
                 case .existing(let listing):
                     report.results.append(.init(app: app, outcome: .existing(listing)))
+                case .optedOut:
+                    report.results.append(.init(app: app, outcome: .optedOut))
                 }
             } catch let error as RegistryError where error.code != .databaseUnavailable {
                 logger.warning("could not ensure a channel", [
@@ -86,9 +107,20 @@ public struct ChannelRegistry: Sendable {
     private enum CreateResult {
         case created(CreatedChannel)
         case existing(ChannelListing)
+        case optedOut
     }
 
-    private func create(app: AppRecord, gameID: String, policy: ChannelStoragePolicy, onlyIfMissing: Bool) async throws -> CreateResult {
+    /// When `create` makes a new channel.
+    private enum CreateMode {
+        /// Ensure: only if the game has no live channel of the app and has not opted out.
+        case automatic
+        /// `channels create`: unless a live one with the same storage policy exists.
+        case unlessPolicyExists
+        /// `channels create --another`: always.
+        case always
+    }
+
+    private func create(app: AppRecord, gameID: String, policy: ChannelStoragePolicy, mode: CreateMode) async throws -> CreateResult {
         let credentials = try await credentials.credentials(for: app)
         let operation = "creating a channel for \(app.bundleID) (\(app.environment))"
         var createdID: String?
@@ -96,12 +128,25 @@ public struct ChannelRegistry: Sendable {
         do {
             return try await pool.withTransaction { connection -> CreateResult in
                 try await connection.execute("SELECT pg_advisory_xact_lock_shared(\(Self.bundleLockKey(app.bundleID)))")
-                if onlyIfMissing {
-                    try await connection.execute("SELECT pg_advisory_xact_lock(\(Self.gameLockKey(appID: app.id, gameID: gameID)))")
-                    let existing = try await channels.liveChannels(gameID: gameID, appID: app.id, on: connection)
+                try await connection.execute("SELECT pg_advisory_xact_lock(\(Self.gameLockKey(appID: app.id, gameID: gameID)))")
+                let existing = try await channels.liveChannels(gameID: gameID, appID: app.id, on: connection)
+                switch mode {
+                case .automatic:
                     if let first = existing.first, let listing = try await channels.find(id: first.id, on: connection) {
                         return .existing(listing)
                     }
+                    // Read after the live channels: a delete that committed in between is seen
+                    // by both reads, with its opt-out.
+                    if try await channels.isOptedOut(gameID: gameID, appID: app.id, on: connection) { return .optedOut }
+                case .unlessPolicyExists:
+                    if let same = existing.first(where: { $0.storagePolicy == policy }),
+                       let listing = try await channels.find(id: same.id, on: connection) {
+                        try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
+                        return .existing(listing)
+                    }
+                    try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
+                case .always:
+                    try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
                 }
                 let count = try await channels.countAgainstLimit(appID: app.id, on: connection)
                 switch channelLimit.verdict(forCreatingWith: count) {
@@ -128,6 +173,7 @@ public struct ChannelRegistry: Sendable {
                 createdID = channelID
                 let record = try await channels.insert(
                     appID: app.id, apnsChannelID: channelID, policy: policy, gameID: gameID, on: connection)
+                try await ChannelSeed(staleness: staleness).seed(channelID: record.id, app: app, gameID: gameID, on: connection)
                 guard let listing = try await channels.find(id: record.id, on: connection) else {
                     throw PostgresError(.queryFailed, "the new channel could not be read back")
                 }
@@ -191,12 +237,16 @@ public struct ChannelRegistry: Sendable {
 
     /// Deletes channel `id` at APNs, then marks it deleted. Safe to repeat: a deleted channel is
     /// left alone, and one APNs no longer knows is marked deleted too.
+    ///
+    /// When an admin deletes a channel of an app with automatic channels, its games opt out of
+    /// that app's automatic channels in the same transaction, so `ensure` never recreates it.
+    /// Logged at INFO with the games and the app.
     /// - Throws: `.notFound`, `.apnsRefused` (nothing changed), `.apnsUnavailable`.
-    public func deleteChannel(id: Int64) async throws -> DeleteOutcome {
+    public func deleteChannel(id: Int64, reason: DeleteReason) async throws -> DeleteResult {
         guard let listing = try await channels.find(id: id) else {
             throw RegistryError(.notFound, "no channel \(id) (see `scorecast channels list`)")
         }
-        if listing.channel.status == .deleted { return .alreadyDeleted }
+        if listing.channel.status == .deleted { return DeleteResult(outcome: .alreadyDeleted, optedOutGames: []) }
         guard let app = try await apps.find(id: listing.channel.appID) else {
             throw RegistryError(.notFound, "the app of channel \(id) no longer exists")
         }
@@ -216,13 +266,19 @@ public struct ChannelRegistry: Sendable {
         } else {
             throw RegistryError.refused(response, while: operation)
         }
+        let optedOut: [String]
+        let games: [String]
         do {
-            try await channels.markDeleted(id: id)
+            games = try await channels.games(ofChannel: id)
+            optedOut = try await channels.markDeleted(id: id, optOutAppID: reason == .admin && app.autoChannels ? app.id : nil)
         } catch let error as PostgresError {
             throw RegistryError.database(error, while: "marking channel \(id) deleted (APNs has deleted it; run the command again)")
         }
-        logger.info("channel deleted", ["channel_id": String(id), "bundle_id": app.bundleID, "apns_channel_id": listing.channel.apnsChannelID])
-        return outcome
+        logger.info(reason == .retired ? "channel retired: its games are over" : "channel deleted by an admin", [
+            "channel_id": String(id), "game": games.joined(separator: ","), "bundle_id": app.bundleID,
+            "environment": app.environment.rawValue, "apns_channel_id": listing.channel.apnsChannelID,
+            "opted_out": optedOut.isEmpty ? "none" : optedOut.joined(separator: ",")])
+        return DeleteResult(outcome: outcome, optedOutGames: optedOut)
     }
 
     // MARK: - Helpers

@@ -4,6 +4,9 @@ public struct CreatedChannel: Sendable, Hashable {
     public var listing: ChannelListing
     /// Set when the app now uses 90 % or more of its channel limit.
     public var limitWarning: String?
+    /// True when no channel was created because the game already had a live one for the app
+    /// with the same storage policy (`listing` is that one).
+    public var alreadyExisted = false
 }
 
 /// What `ChannelRegistry.ensureChannels(gameID:)` did for each app with automatic channels.
@@ -16,6 +19,8 @@ public struct EnsureReport: Sendable, Equatable {
         case existing(ChannelListing)
         /// The app's sends are paused (its credentials were refused): nothing was attempted.
         case skippedPaused(reason: String)
+        /// An admin deleted this game's channel of the app: the game opted out, nothing is created.
+        case optedOut
         /// Creating failed; nothing was left behind (see the message).
         case failed(RegistryError)
     }
@@ -46,7 +51,24 @@ public struct EnsureReport: Sendable, Equatable {
     }
 }
 
-/// What `ChannelRegistry.deleteChannel(id:)` did.
+/// What `ChannelRegistry.deleteChannel(id:reason:)` did, and which games opted out of the
+/// app's automatic channels because of it.
+public struct DeleteResult: Sendable, Hashable {
+    /// What happened at APNs and in the registry.
+    public var outcome: DeleteOutcome
+    /// Games that will get no automatic channel of this app again (an admin deleted it).
+    public var optedOutGames: [String]
+}
+
+/// Why a channel is deleted.
+public enum DeleteReason: Sendable, Hashable {
+    /// An admin asked (`channels delete`): for an app with automatic channels, its games opt out.
+    case admin
+    /// Its games are over (the poller's retirement).
+    case retired
+}
+
+/// What a deletion did at APNs and in the registry.
 public enum DeleteOutcome: Sendable, Hashable {
     /// APNs deleted it; the registry marked it deleted.
     case deleted

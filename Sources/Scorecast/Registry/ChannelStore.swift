@@ -147,13 +147,44 @@ public struct ChannelStore: Sendable {
     /// Marks channel `id` deleted (APNs no longer has it) and drops its pending outbox row, in
     /// one transaction. A channel already deleted keeps its first deletion time.
     public func markDeleted(id: Int64) async throws {
+        _ = try await markDeleted(id: id, optOutAppID: nil)
+    }
+
+    /// Marks channel `id` deleted and drops its pending outbox row; with `optOutAppID`, also
+    /// records (in the same transaction) that every game bound to it opts out of that app's
+    /// automatic channels. Returns the games that opted out, sorted.
+    func markDeleted(id: Int64, optOutAppID: Int64?) async throws -> [String] {
         try await pool.withTransaction { connection in
             try await connection.execute("""
                 UPDATE channels SET status = 'deleted', deleted_at = coalesce(deleted_at, now()), updated_at = now()
                 WHERE id = \(id) AND status <> 'deleted'
                 """)
             try await connection.execute("DELETE FROM outbox WHERE channel_id = \(id)")
+            guard let optOutAppID else { return [] }
+            return try await connection.query("""
+                INSERT INTO channel_opt_outs (app_id, game_id)
+                SELECT \(optOutAppID), b.game_id FROM channel_bindings b WHERE b.channel_id = \(id)
+                ON CONFLICT (app_id, game_id) DO UPDATE SET created_at = channel_opt_outs.created_at
+                RETURNING game_id
+                """).map { try $0.decode("game_id", as: String.self) }.sorted()
         }
+    }
+
+    /// Whether game `gameID` opted out of app `appID`'s automatic channels, on `connection`.
+    func isOptedOut(gameID: String, appID: Int64, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query(
+            "SELECT 1 FROM channel_opt_outs WHERE app_id = \(appID) AND game_id = \(gameID)").isEmpty
+    }
+
+    /// Lifts game `gameID`'s opt-out of app `appID`'s automatic channels, on `connection`.
+    func removeOptOut(gameID: String, appID: Int64, on connection: PostgresConnection) async throws {
+        try await connection.execute("DELETE FROM channel_opt_outs WHERE app_id = \(appID) AND game_id = \(gameID)")
+    }
+
+    /// Games bound to channel `id`, sorted.
+    func games(ofChannel id: Int64) async throws -> [String] {
+        try await pool.query("SELECT game_id FROM channel_bindings WHERE channel_id = \(id) ORDER BY game_id")
+            .map { try $0.decode("game_id", as: String.self) }
     }
 
     /// Marks live channels `ids` gone (APNs does not know them) and drops their pending outbox

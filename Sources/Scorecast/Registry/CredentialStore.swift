@@ -1,6 +1,7 @@
 import APNs
 import Crypto
 import Foundation
+import Lifecycle
 import Synchronization
 
 /// Each app's APNs credentials: its `.p8` key loaded from the stored path once and kept, for
@@ -83,19 +84,19 @@ public final class CredentialStore: Sendable {
         }
     }
 
-    /// Reads and parses the key on a new thread: file I/O and PEM parsing block.
+    /// Reads and parses the key on the blocking executor: file I/O and PEM parsing block.
     private static func load(_ key: KeyReference) async throws(APNsClientError) -> APNsCredentials {
-        let result: Result<APNsCredentials, APNsClientError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+        let result: Result<APNsCredentials, APNsClientError>
+        do {
+            result = try await BlockingExecutor.shared.run {
                 do throws(APNsClientError) {
-                    continuation.resume(returning: .success(
-                        try APNsCredentials(teamID: key.teamID, keyID: key.keyID, keyFile: key.path)))
+                    return .success(try APNsCredentials(teamID: key.teamID, keyID: key.keyID, keyFile: key.path))
                 } catch {
-                    continuation.resume(returning: .failure(error))
+                    return .failure(error)
                 }
             }
-            thread.name = "scorecast-credentials"
-            thread.start()
+        } catch {
+            throw APNsClientError(.cancelled, "loading the key \(key.keyID) was cancelled", neverProcessed: true)
         }
         return try result.get()
     }

@@ -1,3 +1,4 @@
+import Arguments
 import Foundation
 import Logging
 import Postgres
@@ -34,7 +35,7 @@ struct RegistryCLI {
         try await context.withAPNs(configuration, logger: logger) { runtime in
             let registry = ChannelRegistry(
                 pool: pool, apns: runtime.clients, credentials: CredentialStore(),
-                channelLimit: configuration.channelLimit, logger: logger)
+                channelLimit: configuration.channelLimit, staleness: IngestSettings(configuration: configuration).staleness, logger: logger)
             return try await body(registry, runtime)
         }
     }
@@ -88,7 +89,7 @@ struct RegistryCLI {
     }
 
     /// `--environment sandbox|production`, if given.
-    static func environment(_ arguments: ParsedArguments) throws(CommandError) -> APNsEnvironment? {
+    static func environment(_ arguments: ParsedArguments) throws(ArgumentError) -> APNsEnvironment? {
         try arguments.choice("environment", from: RegistryNames.environments).flatMap(APNsEnvironment.init(rawValue:))
     }
 

@@ -90,25 +90,29 @@ public struct APNsRuntime: Sendable {
             configuration,
             send: APNsEndpoint(host: "127.0.0.1", port: endpoints.sendPort, caFile: endpoints.caCertificatePath),
             management: APNsEndpoint(host: "127.0.0.1", port: endpoints.managementPort, caFile: endpoints.caCertificatePath),
-            logger: logger)
+            proxy: .direct, logger: logger)
     }
 
     /// The client settings for `send` and `management` with the configured connection count,
     /// deadline and token age.
-    public static func clientConfiguration(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint) -> APNsClientConfiguration {
+    /// `proxy`: by default `SCORECAST_APNS_PROXY`, or the environment's `HTTPS_PROXY` when unset.
+    public static func clientConfiguration(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint,
+                                           proxy: APNsProxy? = nil) -> APNsClientConfiguration {
         var settings = APNsClientConfiguration(sendEndpoint: send, managementEndpoint: management)
         settings.maxConnectionsPerHost = min(max(configuration.apnsConnectionsPerHost, 1), 16)
         settings.requestTimeout = configuration.apnsRequestTimeout
         settings.connectTimeout = min(settings.connectTimeout, configuration.apnsRequestTimeout)
         settings.tokenRenewalAge = configuration.apnsTokenRefresh
+        settings.proxy = proxy ?? configuration.apnsProxy.map { .url($0) } ?? .environment
         return settings
     }
 
     /// Clients (one per signing key, made on first use) on `send` and `management`.
-    public static func makeClients(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint, logger: Logger) throws -> APNsClientSet {
+    public static func makeClients(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint,
+                                   proxy: APNsProxy? = nil, logger: Logger) throws -> APNsClientSet {
         do {
             return try APNsClientSet(
-                configuration: clientConfiguration(configuration, send: send, management: management), logger: logger.named("apns"))
+                configuration: clientConfiguration(configuration, send: send, management: management, proxy: proxy), logger: logger.named("apns"))
         } catch {
             throw CommandError(.usage, "the APNs settings are unusable: \(error.message)")
         }

@@ -45,7 +45,11 @@ public struct Application: Sendable {
         defer { signals.cancel() }
 
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
-        let migrator = Migrator(files: try SchemaFolder.read(try SchemaFolder.locate(environment: environment)), logger: logger)
+        if configuration.roles.contains(.api), let problem = OpsAccess.exposureProblem(
+            host: configuration.httpHost, token: configuration.opsToken, opsPublic: configuration.opsPublic) {
+            throw CommandError(.usage, problem)
+        }
+        let migrator = Migrator(files: try SchemaFolder.migrations(environment: environment), logger: logger)
         // Every resource joins `services` the moment it is started, in start order; whatever
         // fails later, what was started is stopped in reverse order (nothing leaks on a failed
         // start: the APNs clients and the simulator when the HTTP port is taken, for instance).
@@ -62,14 +66,18 @@ public struct Application: Sendable {
                 try await migrator.migrate(database.pool)
             }
             var router = Router()
-            HealthEndpoints(pool: database.pool, migrator: migrator).register(on: &router)
-            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger).register(on: &router)
-            ChannelsEndpoint(pool: database.pool).register(on: &router)
+            let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
+            HealthEndpoints(pool: database.pool, migrator: migrator, stats: statsQuery).register(on: &router)
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
+            let deviceMetrics = try DeviceMetrics(registry: metricsRegistry)
+            DeviceAPI.register(on: &router, pool: database.pool, settings: configuration.devices)
+            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
+            ChannelsEndpoint(pool: database.pool).register(on: &router)
             StatsEndpoints(
-                query: StatsQuery(pool: database.pool, configuration: configuration), registry: metricsRegistry,
-                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry)
+                query: statsQuery, registry: metricsRegistry,
+                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry),
+                access: OpsAccess(token: configuration.opsToken)
             ).register(on: &router)
 
             let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
@@ -82,9 +90,18 @@ public struct Application: Sendable {
                         host: configuration.httpHost, port: configuration.httpPort,
                         maxBodyBytes: configuration.httpMaxBodyBytes,
                         connectionTimeoutSeconds: Int(configuration.httpReadTimeout.components.seconds),
-                        threadCount: configuration.httpThreads),
+                        threadCount: configuration.httpThreads,
+                        maxConnections: configuration.httpMaxConnections,
+                        maxConnectionsPerAddress: configuration.httpMaxConnectionsPerAddress,
+                        maxHeaderBytes: configuration.httpMaxHeaderBytes,
+                        headerTimeoutSeconds: Int(configuration.httpHeaderTimeout.components.seconds),
+                        bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds)),
                     router: router, logger: logger.named("http"))
-                try http.start()
+                do {
+                    try http.start()
+                } catch let error as HTTPServerError where error.code == .startFailed {
+                    throw CommandError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: configuration.httpPort))
+                }
                 services.append(http)
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
@@ -95,11 +112,15 @@ public struct Application: Sendable {
             if configuration.roles.contains(.worker) {
                 services.append(WorkerPool(
                     pool: database.pool, apns: apns.clients, credentials: credentials,
-                    settings: WorkerSettings(configuration: configuration), logger: logger))
+                    settings: WorkerSettings(configuration: configuration), logger: logger, metrics: metrics))
+                services.append(DeviceFanOut(
+                    pool: database.pool, apns: apns.clients, credentials: credentials, configuration: configuration,
+                    metrics: deviceMetrics, logger: logger))
             }
             if configuration.roles.contains(.poller) {
                 let registry = ChannelRegistry(
-                    pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit, logger: logger)
+                    pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit,
+                    staleness: IngestSettings(configuration: configuration).staleness, logger: logger)
                 services.append(Poller.standard(configuration: configuration, pool: database.pool, registry: registry, metrics: metrics, logger: logger))
             }
             services += try addOns(Running(
@@ -117,5 +138,11 @@ public struct Application: Sendable {
             try await group.run(until: stopRequested)
         }
         logger.info("stopped")
+    }
+
+    /// What to tell an admin whose HTTP port could not be opened (usually: it is taken).
+    static func listenFailure(_ error: HTTPServerError, host: String, port: Int) -> String {
+        "the HTTP API cannot listen on \(host):\(port) (\(error.message)): is another scorecast, or another program, "
+            + "using port \(port)? Stop it, or set SCORECAST_HTTP_PORT to a free port (0 picks one)."
     }
 }

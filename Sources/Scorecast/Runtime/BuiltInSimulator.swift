@@ -6,7 +6,8 @@ import Logging
 
 /// The APNs simulator that `scorecast serve` runs in-process when no APNs hosts are configured.
 ///
-/// Its state (the generated TLS certificate) lives in `<state>/apns-sim/`; while it runs,
+/// Its state (the generated TLS certificate, and channels and budgets in `state.json`, kept
+/// across restarts) lives in `<state>/apns-sim/`; while it runs,
 /// `<state>/apns-sim/endpoints.json` tells CLI commands in other processes where it listens.
 /// Every app in the database gets its public key registered at start, so restarts keep working.
 public final class BuiltInSimulator: Service {
@@ -31,7 +32,9 @@ public final class BuiltInSimulator: Service {
     /// the file when it stops.
     public static func start(configuration: Configuration, logger: Logger) throws -> (BuiltInSimulator, SimulatorEndpoints) {
         let folder = BuiltInSimulatorFile.folder(stateDirectory: configuration.stateDirectory)
-        let simulatorConfiguration = SimulatorConfiguration(host: "127.0.0.1", stateDirectory: folder.path)
+        var simulatorConfiguration = SimulatorConfiguration(host: "127.0.0.1", stateDirectory: folder.path)
+        // Channels outlive a restart of `serve`, as they outlive one of scorecast at Apple.
+        simulatorConfiguration.persistsState = true
         let simulator = try APNsSimulator(configuration: simulatorConfiguration, logger: logger.named("apns-sim"))
         let endpoints = try simulator.start()
         let service = BuiltInSimulator(simulator: simulator, endpoints: endpoints, stateDirectory: configuration.stateDirectory, logger: logger)

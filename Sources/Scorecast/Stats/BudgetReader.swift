@@ -30,8 +30,10 @@ struct BudgetReader: Sendable {
         let condition: SQL
         switch selection {
         case .activeThisHour(let appID):
-            condition = appID.map { "c.id IN (SELECT channel_id FROM channel_budget WHERE window_start = \(window)) AND c.app_id = \($0)" }
-                ?? "c.id IN (SELECT channel_id FROM channel_budget WHERE window_start = \(window))"
+            // Live channels only: a deleted or gone channel has no budget left to watch.
+            condition = appID.map {
+                "c.status IN ('active', 'retiring') AND c.id IN (SELECT channel_id FROM channel_budget WHERE window_start = \(window)) AND c.app_id = \($0)"
+            } ?? "c.status IN ('active', 'retiring') AND c.id IN (SELECT channel_id FROM channel_budget WHERE window_start = \(window))"
         case .channels(let ids):
             condition = "c.id = ANY(\(ids))"
         }
@@ -40,7 +42,9 @@ struct BudgetReader: Sendable {
                    c.id, c.apns_channel_id, a.bundle_id,
                    (SELECT min(game_id) FROM channel_bindings WHERE channel_id = c.id) AS game,
                    COALESCE(a.budget_per_hour, CASE WHEN a.frequent_updates THEN \(frequentPerHour) ELSE \(standardPerHour) END) AS per_hour,
-                   b.window_start, b.high_priority_sent, b.downgraded, b.throttled, b.shrunk_limit, b.last_throttled_at
+                   b.window_start, b.high_priority_sent, b.downgraded, b.throttled, b.shrunk_limit, b.last_throttled_at,
+                   (SELECT count(*) FROM deliveries d
+                    WHERE d.channel_id = c.id AND d.priority = 10 AND d.outcome = 'sent' AND d.sent_at >= \(window))::int AS accepted_10
             FROM channels c
             JOIN apps a ON a.id = c.app_id
             LEFT JOIN channel_budget b ON b.channel_id = c.id AND b.window_start >= \(now.addingTimeInterval(-BudgetWindowDuty.lookback))
@@ -58,21 +62,27 @@ struct BudgetReader: Sendable {
                         shrunkLimit: try row.decode("shrunk_limit", as: Int?.self),
                         lastThrottledAt: try row.decode("last_throttled_at", as: Date?.self))
                 },
+                acceptedPriority10: try row.decode("accepted_10"),
                 now: now, policy: policy)
         }
         return Array(ChannelBudgetStatus.closestToLimit(budgets).prefix(max(0, limit)))
     }
 
     /// A channel's budget at `now` from its latest stored state (nil: none). Pure.
+    ///
+    /// `acceptedPriority10` is the priority-10 sends APNs accepted this window (from
+    /// `deliveries`): what `priority10Used` reports. The stored count is the workers' view and
+    /// is raised to the limit after a 429 to spend the window, which is not a use.
     static func current(
-        channel: String, app: String, game: String?, perHour: Int, stored: ScorecastCore.ChannelBudget?, now: Date, policy base: BudgetPolicy
+        channel: String, app: String, game: String?, perHour: Int, stored: ScorecastCore.ChannelBudget?,
+        acceptedPriority10: Int? = nil, now: Date, policy base: BudgetPolicy
     ) -> ChannelBudgetStatus {
         var policy = base
         policy.profile = BudgetProfile(name: "app", immediatePerHour: perHour)
         let state = (stored ?? .fresh(now: now, policy: policy)).rolled(to: now, policy: policy)
         return ChannelBudgetStatus(
             channel: channel, app: app, game: game, hourStart: state.windowStart,
-            priority10Used: state.immediateSent, priority10Limit: state.limit(now: now, policy: policy),
+            priority10Used: acceptedPriority10 ?? state.immediateSent, priority10Limit: state.limit(now: now, policy: policy),
             downgrades: state.downgraded, throttled: state.throttleHits)
     }
 }

@@ -2,22 +2,35 @@ import Foundation
 import Postgres
 
 /// Sets the database-backed gauges of `/metrics` just before each scrape: outbox queue depth,
-/// how long the oldest due row has waited, rows leased to workers right now, and channels per
-/// app. Two small queries: the outbox holds at most one row per channel.
+/// how long the oldest due row has waited, rows leased to workers right now, channels per app,
+/// paused apps, live games and when the feed last sent an event. Three small queries: the
+/// outbox holds at most one row per channel, and `events.received_at` is indexed.
 ///
-/// `scorecast_outbox_leased` is registered here: it is shared state of every instance, unlike
-/// the in-process `scorecast_sends_in_flight` that each worker pool keeps.
+/// The gauges registered here (`scorecast_outbox_leased`, `scorecast_apps_paused`,
+/// `scorecast_games_live`, `scorecast_last_event_received_timestamp_seconds`) are shared state
+/// of every instance, unlike the in-process `scorecast_sends_in_flight` each worker pool keeps.
 public struct MetricsRefresher: Sendable {
     let pool: PostgresPool
     let metrics: ScorecastMetrics
     let leased: Gauge<NoLabels>
+    let paused: Gauge<AppLabels>
+    let liveGames: Gauge<NoLabels>
+    let lastEvent: Gauge<NoLabels>
 
-    /// Creates the refresher and registers `scorecast_outbox_leased` in `registry`.
+    /// Creates the refresher and registers its gauges in `registry`.
     public init(pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry) throws(MetricsError) {
         self.pool = pool
         self.metrics = metrics
         self.leased = try registry.gauge(
             "scorecast_outbox_leased", help: "Outbox rows leased to a worker (being sent) across all instances.")
+        self.paused = try registry.gauge(
+            "scorecast_apps_paused",
+            help: "1 while APNs refused the app's credentials and its sends are paused (scorecast apps resume), else 0.",
+            labels: AppLabels.self)
+        self.liveGames = try registry.gauge("scorecast_games_live", help: "Games in play (status live or suspended).")
+        self.lastEvent = try registry.gauge(
+            "scorecast_last_event_received_timestamp_seconds",
+            help: "UNIX time the newest stored feed event arrived (0 before the first): feed silence is time() minus this.")
     }
 
     /// Reads the gauges' values from the database.
@@ -36,14 +49,27 @@ public struct MetricsRefresher: Sendable {
             metrics.oldestPendingAge.set(to: max(0, try row.decode("oldest", as: Double.self)))
         }
         let channels = try await pool.query("""
-            SELECT a.bundle_id, count(c.id)::int AS n
+            SELECT a.bundle_id, count(c.id)::int AS n, bool_or(a.paused_at IS NOT NULL) AS paused
             FROM apps a LEFT JOIN channels c ON c.app_id = a.id AND c.status IN ('active', 'retiring')
             GROUP BY a.bundle_id
             """)
         var perApp: [AppLabels: Double] = [:]
+        var pausedApps: [AppLabels: Double] = [:]
         for row in channels {
-            perApp[AppLabels(app: try row.decode("bundle_id")), default: 0] += Double(try row.decode("n", as: Int.self))
+            let app = AppLabels(app: try row.decode("bundle_id"))
+            perApp[app, default: 0] += Double(try row.decode("n", as: Int.self))
+            // One row per bundle id: paused if either environment is.
+            pausedApps[app] = try row.decode("paused", as: Bool.self) ? 1 : 0
         }
         metrics.channels.replaceAll(perApp)
+        paused.replaceAll(pausedApps)
+        let feed = try await pool.query("""
+            SELECT (SELECT count(*) FROM games WHERE status IN ('live', 'suspended'))::int AS live,
+                   coalesce((SELECT EXTRACT(EPOCH FROM max(received_at)) FROM events), 0)::float8 AS last_event
+            """)
+        if let row = feed.first {
+            liveGames.set(to: Double(try row.decode("live", as: Int.self)))
+            lastEvent.set(to: try row.decode("last_event", as: Double.self))
+        }
     }
 }

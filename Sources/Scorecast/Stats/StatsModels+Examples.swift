@@ -130,7 +130,8 @@ extension LiveStatsResponse {
             RecentDelivery(at: StatsExample.end.addingTimeInterval(-55), app: StatsExample.appID, channel: StatsExample.channels[1], game: DemoFeed.gameID, priority: 5, downgraded: false, outcome: .accepted, status: 200, reason: nil, latencyMs: 2.6, attempt: 1, events: 1),
             RecentDelivery(at: StatsExample.end.addingTimeInterval(-71), app: StatsExample.appID, channel: "b2xkLWNoYW5uZWwtOTk=", game: nil, priority: 5, downgraded: false, outcome: .failed, status: 400, reason: "ChannelNotRegistered", latencyMs: 3.9, attempt: 1, events: 1),
             RecentDelivery(at: StatsExample.end.addingTimeInterval(-94), app: StatsExample.appID, channel: StatsExample.channels[0], game: DemoFeed.gameID, priority: 10, downgraded: false, outcome: .retried, status: nil, reason: "Timeout", latencyMs: nil, attempt: 2, events: 3),
-        ])
+        ],
+        backlog: BacklogStatus(pending: 3, oldestPendingSeconds: 1.4, lastEventAt: StatsExample.end.addingTimeInterval(-8)))
 }
 
 extension ChannelStatsResponse {

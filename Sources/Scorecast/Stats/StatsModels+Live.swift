@@ -11,13 +11,62 @@ public struct LiveStatsResponse: Codable, Sendable, Equatable {
     public var budgets: [ChannelBudgetStatus]
     /// The latest delivery attempts, newest first (at most 25).
     public var recentDeliveries: [RecentDelivery]
+    /// Apps whose sends are paused because APNs refused their credentials (empty when none).
+    public var pausedApps: [PausedAppStatus]
+    /// The outbox backlog and when the feed last sent an event.
+    public var backlog: BacklogStatus?
 
     /// Creates a snapshot.
-    public init(generatedAt: Date, games: [LiveGame], budgets: [ChannelBudgetStatus], recentDeliveries: [RecentDelivery]) {
+    public init(
+        generatedAt: Date, games: [LiveGame], budgets: [ChannelBudgetStatus], recentDeliveries: [RecentDelivery],
+        pausedApps: [PausedAppStatus] = [], backlog: BacklogStatus? = nil
+    ) {
         self.generatedAt = generatedAt
         self.games = games
         self.budgets = budgets
         self.recentDeliveries = recentDeliveries
+        self.pausedApps = pausedApps
+        self.backlog = backlog
+    }
+}
+
+/// Updates waiting to be sent, and the feed's last word.
+public struct BacklogStatus: Codable, Sendable, Equatable {
+    /// Outbox rows pending (one per channel at most).
+    public var pending: Int
+    /// How long the oldest due row has waited, in seconds (0 when none is due).
+    public var oldestPendingSeconds: Double
+    /// When the newest stored feed event arrived, if any.
+    public var lastEventAt: Date?
+
+    /// Creates a status.
+    public init(pending: Int, oldestPendingSeconds: Double, lastEventAt: Date?) {
+        self.pending = pending
+        self.oldestPendingSeconds = oldestPendingSeconds
+        self.lastEventAt = lastEventAt
+    }
+}
+
+/// An app whose sends wait until an admin resumes it (`scorecast apps resume`).
+public struct PausedAppStatus: Codable, Sendable, Equatable {
+    /// The app's bundle id.
+    public var app: String
+    /// `sandbox` or `production`.
+    public var environment: String
+    /// Why: what APNs answered (e.g. `InvalidProviderToken`).
+    public var reason: String
+    /// When the pause began.
+    public var since: Date
+    /// Updates waiting in the outbox for its channels.
+    public var waitingUpdates: Int
+
+    /// Creates a status.
+    public init(app: String, environment: String, reason: String, since: Date, waitingUpdates: Int) {
+        self.app = app
+        self.environment = environment
+        self.reason = reason
+        self.since = since
+        self.waitingUpdates = waitingUpdates
     }
 }
 

@@ -45,7 +45,41 @@ extension StatsQuery {
                 latencyMs: try row.decode("apns_latency_ms", as: Double?.self), attempt: try row.decode("attempt"),
                 events: try row.decode("events", as: Int?.self) ?? 0)
         }
-        return LiveStatsResponse(generatedAt: now, games: games, budgets: hotBudgets, recentDeliveries: recent)
+        return LiveStatsResponse(
+            generatedAt: now, games: games, budgets: hotBudgets, recentDeliveries: recent, pausedApps: try await pausedApps(),
+            backlog: try await backlog(now: now))
+    }
+
+    /// The outbox backlog at `now` (same definitions as the `/metrics` gauges) and the newest
+    /// event's arrival.
+    func backlog(now: Date) async throws -> BacklogStatus? {
+        guard let row = try await pool.query("""
+            SELECT (SELECT count(*) FROM outbox)::int AS pending,
+                   (SELECT coalesce(EXTRACT(EPOCH FROM \(now) - min(greatest(due_at, coalesce(not_before, due_at)))), 0)::float8
+                    FROM outbox
+                    WHERE due_at <= \(now) AND (not_before IS NULL OR not_before <= \(now))
+                      AND (lease_owner IS NULL OR lease_expires_at <= \(now))) AS oldest,
+                   (SELECT max(received_at) FROM events) AS last_event
+            """).first else { return nil }
+        return BacklogStatus(
+            pending: try row.decode("pending"), oldestPendingSeconds: max(0, try row.decode("oldest", as: Double.self)),
+            lastEventAt: try row.decode("last_event", as: Date?.self))
+    }
+
+    /// Apps paused because APNs refused their credentials, longest paused first, with the
+    /// updates waiting for them (also what `/readyz` reports).
+    public func pausedApps() async throws -> [PausedAppStatus] {
+        try await pool.query("""
+            SELECT a.bundle_id, a.environment, coalesce(a.paused_reason, '') AS reason, a.paused_at,
+                   (SELECT count(*) FROM outbox o JOIN channels c ON c.id = o.channel_id WHERE c.app_id = a.id)::int AS waiting
+            FROM apps a
+            WHERE a.paused_at IS NOT NULL
+            ORDER BY a.paused_at, a.bundle_id, a.environment
+            """).map { row in
+            PausedAppStatus(
+                app: try row.decode("bundle_id"), environment: try row.decode("environment"), reason: try row.decode("reason"),
+                since: try row.decode("paused_at"), waitingUpdates: try row.decode("waiting"))
+        }
     }
 
     /// The dashboard's view of a game. Pure.

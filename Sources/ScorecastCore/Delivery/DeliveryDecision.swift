@@ -5,14 +5,23 @@ public enum DeliveryDecision: Sendable, Hashable {
     /// Accepted: delete the outbox row, record the delivery.
     case done
     /// Send again at `at` (the row stays, with its attempts counted and backoff set); `reason`
-    /// is recorded. After `429 TooManyRequests` the caller also shrinks the channel's budget
-    /// (``ChannelBudget/recordThrottled(now:policy:)``).
+    /// is recorded.
     case retry(at: Date, reason: String)
+    /// `429 TooManyRequests`: the channel's priority-10 budget is spent. The caller shrinks it
+    /// (``ChannelBudget/recordThrottled(now:policy:)``), sends no priority 10 before
+    /// `priorityTenAfter` (`Retry-After`, capped by ``RetryPolicy/maximumRetryAfter``), and
+    /// sends again at `at` — at priority 5, after the shaping interval: state keeps flowing.
+    case throttled(at: Date, priorityTenAfter: Date, reason: String)
     /// Renew the app's provider token and send again at once (once per delivery).
     case renewTokenAndRetry
-    /// Give up on this delivery with `reason` recorded; `alert` asks for a loud log line
-    /// (configuration problems, exhausted retries) rather than a counter.
+    /// End this state with `reason` recorded: the request can never succeed (APNs refused the
+    /// payload). `alert` asks for a loud log line rather than a counter.
     case fail(reason: String, alert: Bool)
+    /// This attempt's retries are spent (or APNs refuses the app's configuration): the attempt
+    /// is recorded as failed (loudly when `alert`), but the channel's newest state stays
+    /// pending and is sent again at `at` — or as soon as the host's circuit breaker closes.
+    /// Nothing APNs does while it is down drops a state.
+    case gaveUp(at: Date, reason: String, alert: Bool)
     /// APNs says the channel does not exist: mark it `gone`, cancel its pending work, alert.
     case channelGone
     /// A device token is dead: forget it (push-to-start only).
@@ -47,7 +56,7 @@ public enum DeliveryDecision: Sendable, Hashable {
         case .requestMalformed:
             return .fail(reason: label, alert: false)
         case .configuration:
-            return .fail(reason: label, alert: true)
+            return .gaveUp(at: now.addingTimeInterval(policy.maximumDelay), reason: label, alert: true)
         case .credentialsBroken:
             return .pauseApp(reason: label, until: now.addingTimeInterval(policy.credentialPause))
         case .renewTokenAndRetry:
@@ -55,13 +64,22 @@ public enum DeliveryDecision: Sendable, Hashable {
                 return .pauseApp(reason: "\(label) again with a freshly renewed token", until: now.addingTimeInterval(policy.credentialPause))
             }
             return .renewTokenAndRetry
-        case .retryWithBackoff, .throttled, .keepTokenAndRetry:
-            guard policy.allowsRetry(afterAttempt: attempt) else {
-                return .fail(reason: "gave up after \(attempt) attempts, last: \(label)", alert: true)
-            }
+        case .throttled:
+            var retryAfter = 0.0
+            if case .response(_, _, let seconds?) = result, seconds.isFinite, seconds > 0 { retryAfter = seconds }
+            let wait = max(policy.throttledRetryDelay, policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random))
+            return .throttled(
+                at: now.addingTimeInterval(wait), priorityTenAfter: now.addingTimeInterval(min(retryAfter, policy.maximumRetryAfter)),
+                reason: label)
+        case .retryWithBackoff, .keepTokenAndRetry:
             var retryAfter: Double?
             if case .response(_, _, let seconds) = result { retryAfter = seconds }
             let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, using: &random)
+            guard policy.allowsRetry(afterAttempt: attempt) else {
+                return .gaveUp(
+                    at: now.addingTimeInterval(wait), reason: "gave up after \(attempt) attempts, last: \(label)",
+                    alert: attempt == policy.maximumAttempts)
+            }
             return .retry(at: now.addingTimeInterval(wait), reason: label)
         }
     }

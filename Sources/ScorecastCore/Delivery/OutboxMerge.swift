@@ -2,54 +2,57 @@ import Foundation
 
 /// Coalescing: a newly rendered update meets the channel's pending row, and one row comes out.
 ///
-/// A Live Activity only ever shows the newest state, so the newest payload wins; but nothing an
-/// older pending update promised is lost:
-/// - priority: the strongest of both (a pending goal at 10 stays 10 under a newer clock tick);
-/// - alert: the newest update's own, else the pending one's (a goal's alert rides on the clock
-///   tick that replaced it) — unless carrying it would make the body too large, then none;
-/// - due time: the earlier of both, never before a retry's ``OutboxEntry/notBefore``;
-/// - timestamp: never earlier than the pending one;
-/// - attempts, backoff and first-queued time carry over; ``OutboxEntry/coalesced`` grows by one.
+/// Coalescing merges state, never announcements:
+/// - state: the newest payload wins (a Live Activity only shows the newest), its timestamp
+///   never earlier than the pending one;
+/// - alerts: the update's alert joins the end of the queue; none is replaced or merged away
+///   (past ``OutboxEntry/maximumAlerts`` the oldest is dropped and counted);
+/// - priority: 10 while an alert waits, else the update's own;
+/// - due time: the earlier of both;
+/// - retry state: reset — attempts and backoff belong to the older content's attempt and
+///   never hold back a newer update (APNs' own `Retry-After` after a 429 is kept apart, in
+///   `outbox.throttled_until`, and only bars priority 10);
+/// - first-queued time carries over; ``OutboxEntry/coalesced`` grows by one.
+///
+/// A row being sent is merged into too: its head alert is in flight and leaves the queue when
+/// the send's fenced completion removes it by key; the rest stays pending.
 public enum OutboxMerge {
-    /// Merges `update` (due at `dueAt`) into `pending`.
-    public static func merge(pending: OutboxEntry, update: RenderedUpdate, dueAt: Date) -> OutboxEntry {
-        var payload = update.payload
-        payload.timestamp = max(payload.timestamp, pending.payload.timestamp)
-        if payload.alert == nil {
-            payload.alert = pending.payload.alert
+    /// Merges `update` (due at `dueAt`, queued at `now`) into `pending`.
+    public static func merge(pending: OutboxEntry, update: RenderedUpdate, dueAt: Date, now: Date) -> OutboxEntry {
+        var (payload, body, alert) = OutboxEntry.split(update, now: now)
+        if payload.timestamp < pending.payload.timestamp {
+            payload.timestamp = pending.payload.timestamp
+            body = (try? payload.encode(for: .broadcast)) ?? body
         }
-        var body = update.body
-        if payload != update.payload {
-            if let bytes = try? payload.encode(for: .broadcast) {
-                body = bytes
-            } else {
-                // The inherited alert does not fit next to the newer state: send the newer state
-                // as rendered (it was checked), without the older alert.
-                var plain = update.payload
-                plain.timestamp = payload.timestamp
-                if let bytes = try? plain.encode(for: .broadcast) {
-                    payload = plain
-                    body = bytes
-                } else {
-                    payload = update.payload
-                }
-            }
+        var alerts = pending.alerts
+        // A row stored by an older version carries its alert in the payload: it joins the queue first.
+        if alerts.isEmpty, let legacy = pending.payload.alert {
+            alerts.append(QueuedAlert(key: pending.eventIDs.last ?? "t\(pending.payload.timestamp)", alert: legacy, queuedAt: pending.enqueuedAt))
+        }
+        if let alert, !alerts.contains(where: { $0.key == alert.key }) { alerts.append(alert) }
+        var dropped = pending.alertsDropped
+        if alerts.count > OutboxEntry.maximumAlerts {
+            dropped += alerts.count - OutboxEntry.maximumAlerts
+            alerts.removeFirst(alerts.count - OutboxEntry.maximumAlerts)
         }
         var eventIDs = pending.eventIDs
         if let id = update.eventID { eventIDs.append(id) }
         if eventIDs.count > OutboxEntry.maximumEventIDs {
             eventIDs.removeFirst(eventIDs.count - OutboxEntry.maximumEventIDs)
         }
-        return OutboxEntry(
+        var merged = OutboxEntry(
             payload: payload,
             body: body,
-            priority: max(pending.priority, update.priority),
+            priority: alerts.isEmpty ? update.priority : .immediate,
+            alerts: alerts,
             eventIDs: eventIDs,
             coalesced: pending.coalesced + 1,
             dueAt: min(pending.dueAt, dueAt),
-            notBefore: pending.notBefore,
-            attempts: pending.attempts,
+            notBefore: nil,
+            attempts: 0,
             enqueuedAt: pending.enqueuedAt
         )
+        merged.alertsDropped = dropped
+        return merged
     }
 }

@@ -12,15 +12,31 @@ public struct PriorityPolicy: Sendable, Hashable {
     /// The default alerting kinds.
     public static let defaultAlertingKinds: Set<EventKind> = [.start, .score, .penalty, .suspended, .final, .cancelled]
 
+    /// Whether an event's own `alert` flag overrides its kind.
+    public var feedMayOverride: Bool
+
+    /// Whether a card that sends a player off alerts whatever its kind's default.
+    public var sendingOffAlerts: Bool
+
+    /// The lighter channel tier, for devices whose user turned frequent updates off: only a game
+    /// starting, a score and the end alert (priority 10), whatever the feed says; the rest is 5.
+    public static let lightTier = PriorityPolicy(
+        alertingKinds: [.start, .score, .final], feedMayOverride: false, sendingOffAlerts: false)
+
     /// Creates a policy.
-    public init(alertingKinds: Set<EventKind> = PriorityPolicy.defaultAlertingKinds) {
+    public init(
+        alertingKinds: Set<EventKind> = PriorityPolicy.defaultAlertingKinds, feedMayOverride: Bool = true,
+        sendingOffAlerts: Bool = true
+    ) {
         self.alertingKinds = alertingKinds
+        self.feedMayOverride = feedMayOverride
+        self.sendingOffAlerts = sendingOffAlerts
     }
 
-    /// Whether `event` alerts: its own `alert` flag, else its kind's default (a sending-off
-    /// alerts whatever the kind's default).
+    /// Whether `event` alerts: its own `alert` flag (when the policy lets it), else its kind's
+    /// default; a sending-off alerts whatever its kind's default, unless the tier is light.
     public func isAlerting(_ event: FeedEvent) -> Bool {
-        event.alert ?? (alertingKinds.contains(event.kind) || event.card?.sendsOff == true)
+        (feedMayOverride ? event.alert : nil) ?? (alertingKinds.contains(event.kind) || (sendingOffAlerts && event.card?.sendsOff == true))
     }
 
     /// The priority `event` asks for: 10 when alerting, 5 otherwise. The budget may still

@@ -11,8 +11,13 @@ public struct RetryPolicy: Sendable, Hashable {
     public var minimumDelay: Double
     /// Attempts in all (the first send included) before the delivery fails. Default 12.
     public var maximumAttempts: Int
-    /// The longest `Retry-After` honoured, in seconds; longer values are cut to it. Default 3600.
+    /// The longest `Retry-After` honoured, in seconds; longer values are cut to it. Default 60
+    /// (`SCORECAST_RETRY_AFTER_MAX_SECONDS`): one answer must never freeze a channel for an hour.
     public var maximumRetryAfter: Double
+    /// After `429 TooManyRequests` (the channel's priority-10 budget is spent), the next attempt
+    /// goes at priority 5 — which draws on no budget — this many seconds later: the shaping
+    /// interval of routine updates. Default 2.
+    public var throttledRetryDelay: Double
     /// How long an app's sends pause after a credential error, in seconds. Default 300.
     public var credentialPause: Double
 
@@ -22,7 +27,8 @@ public struct RetryPolicy: Sendable, Hashable {
         maximumDelay: Double = 300,
         minimumDelay: Double = 0.05,
         maximumAttempts: Int = 12,
-        maximumRetryAfter: Double = 3600,
+        maximumRetryAfter: Double = 60,
+        throttledRetryDelay: Double = 2,
         credentialPause: Double = 300
     ) {
         self.baseDelay = max(0, baseDelay)
@@ -30,6 +36,7 @@ public struct RetryPolicy: Sendable, Hashable {
         self.minimumDelay = max(0, minimumDelay)
         self.maximumAttempts = max(1, maximumAttempts)
         self.maximumRetryAfter = max(0, maximumRetryAfter)
+        self.throttledRetryDelay = max(0, throttledRetryDelay)
         self.credentialPause = max(0, credentialPause)
     }
 

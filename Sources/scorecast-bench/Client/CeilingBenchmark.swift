@@ -4,8 +4,9 @@ import Logging
 import ScorecastCore
 
 /// Part 1: broadcasts per second from our `APNsClient` to the simulator over TLS against
-/// `h2load` sending the same requests (path, headers with a real provider token, body bytes)
-/// to the same simulator process, round after round, back to back.
+/// `h2load` and against the libcurl floor (`CurlFloor`: libcurl's multi interface driven from
+/// C) sending the same requests (path, headers with a real provider token, body bytes) to the
+/// same simulator process, round after round, back to back.
 struct CeilingBenchmark {
     /// Requests per run.
     var requests: Int
@@ -17,6 +18,8 @@ struct CeilingBenchmark {
     var streams: Int
     /// The run folder.
     var folder: String
+    /// Where `curl_floor.c` is.
+    var scriptsFolder: String
     /// The benchmark's logger.
     var logger: Logger
 
@@ -64,17 +67,31 @@ struct CeilingBenchmark {
             ("content-type", "application/json"),
         ]
 
+        let floorExecutable = try await CurlFloor.compile(scriptsFolder: scriptsFolder, folder: folder)
         var rows: [CeilingRow] = []
         for connections in connectionCounts {
             var ours: [RateFigure] = []
             var theirs: [RateFigure] = []
+            var floor: [RateFigure] = []
             var ratios: [Double] = []
             var command = ""
+            var floorCommand = ""
             for round in 0..<rounds {
-                // Alternate who goes first so that neither always gets the warmer (or noisier) slot.
+                // Rotate who goes first so that none always gets the warmer (or noisier) slot.
                 var pair: (RateFigure?, RateFigure?) = (nil, nil)
-                for side in (round % 2 == 0 ? [0, 1] : [1, 0]) {
-                    if side == 0 {
+                for side in [[0, 1, 2], [1, 2, 0], [2, 0, 1]][round % 3] {
+                    if side == 2 {
+                        let before = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
+                        let outcome = try await CurlFloor.run(
+                            executable: floorExecutable, url: url, headers: headers, bodyFile: bodyFile, caFile: simulator.caCertificatePath,
+                            requests: requests, connections: connections, streams: streams, folder: folder,
+                            label: "curl-floor-c\(connections)-r\(round)", timeLimit: .seconds(180))
+                        let after = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? before
+                        floorCommand = outcome.command.map(Self.shellQuoted).joined(separator: " ")
+                        floor.append(RateFigure(rate: outcome.rate, succeeded: outcome.succeeded, failed: outcome.failed,
+                                                seconds: outcome.seconds, clientCPUSeconds: outcome.clientCPUSeconds,
+                                                serverCPUSeconds: after - before))
+                    } else if side == 0 {
                         pair.0 = try await runOurs(simulator: simulator, credentials: credentials, broadcast: broadcast,
                                                    connections: connections)
                     } else {
@@ -99,9 +116,11 @@ struct CeilingBenchmark {
             }
             let oursMedian = ours.map(\.rate).median
             let theirsMedian = theirs.map(\.rate).median
+            let floorMedian = floor.map(\.rate).median
             rows.append(CeilingRow(connections: connections, streams: streams, requests: requests, ours: ours, h2load: theirs,
                                    ratio: theirsMedian > 0 ? oursMedian / theirsMedian : 0, roundRatios: ratios,
-                                   h2loadCommand: command))
+                                   h2loadCommand: command, curlFloor: floor,
+                                   floorRatio: floorMedian > 0 ? oursMedian / floorMedian : 0, curlFloorCommand: floorCommand))
         }
         return CeilingReport(bodyBytes: Self.payload.count,
                              topology: "simulator in its own process (scorecast-bench sim); each load generator in another (the benchmark process for ours, h2load -t 1 for the reference); 2 cores shared",

@@ -1,3 +1,4 @@
+import CurlHTTP
 import Foundation
 import ScorecastCore
 import Synchronization
@@ -84,8 +85,10 @@ enum EventPoster {
     private static func postLane(_ plan: PostPlan, lane: Int, lanes: Int, start: UInt64) -> PostResult {
         var result = PostResult()
         result.latencies.reserveCapacity(plan.total / lanes + 1)
-        var connection: HTTPConnection?
-        let headers = [("Authorization", "Bearer \(plan.apiKey)"), ("Content-Type", "application/json")]
+        // One keep-alive connection per lane (the project's HTTP client, confined to this thread).
+        var connection: CurlHTTPConnection?
+        let headers: [(name: String, value: String)] = [("Authorization", "Bearer \(plan.apiKey)"), ("Content-Type", "application/json")]
+        let url = "http://127.0.0.1:\(plan.port)/v1/events"
         let interval = 1e9 / Double(plan.rate)
         // The window is bounded in time: events still unsent when it closes are never sent
         // (a server that cannot keep up shows as a posted rate below the target).
@@ -101,12 +104,13 @@ enum EventPoster {
                 result.maxLagMilliseconds = max(result.maxLagMilliseconds, Double(now - due) / 1e6)
             }
             let body = eventBody(plan, index: index)
-            let request = HTTPConnection.request(method: "POST", path: "/v1/events", port: plan.port, headers: headers, body: body)
+            let request = CurlHTTPRequest(method: "POST", url: url, headers: headers, body: body)
             let sentAt = DispatchTime.now().uptimeNanoseconds
             do {
-                if connection == nil { connection = try HTTPConnection(port: plan.port) }
+                if connection == nil { connection = try CurlHTTPConnection(timeout: .seconds(10)) }
                 guard let open = connection else { throw BenchError("no connection") }
-                let (status, answer) = try open.exchange(request)
+                let response = try open.perform(request)
+                let (status, answer) = (response.status, response.body)
                 result.latencies.append(Double(DispatchTime.now().uptimeNanoseconds - sentAt) / 1e6)
                 if status == 202 {
                     if String(decoding: answer, as: UTF8.self).contains("\"accepted\":1") {

@@ -1,3 +1,4 @@
+import CurlHTTP
 import Foundation
 
 /// `scorecast serve` as a real process (release build), started with the run's settings.
@@ -28,9 +29,9 @@ struct ServeProcess: Sendable {
                 try await Task.sleep(for: .seconds(1))
                 return serve
             }
-            if let connection = try? HTTPConnection(port: port, timeoutSeconds: 2),
-               let (status, _) = try? connection.exchange(HTTPConnection.request(method: "GET", path: "/readyz", port: port)),
-               status == 200 {
+            if let answer = try? await CurlHTTPConnection.perform(CurlHTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/readyz"),
+                                                                  timeout: .seconds(2)),
+               answer.status == 200 {
                 return serve
             }
             try await Task.sleep(for: .milliseconds(100))

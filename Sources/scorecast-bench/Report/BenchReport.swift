@@ -34,6 +34,12 @@ struct CeilingRow: Sendable, Codable {
     var roundRatios: [Double]
     /// The h2load command (token redacted).
     var h2loadCommand: String
+    /// The libcurl floor (`Deploy/bench/curl_floor.c`), one figure per round.
+    var curlFloor: [RateFigure] = []
+    /// Median rate of ours / median rate of the libcurl floor (0 when it did not run).
+    var floorRatio: Double = 0
+    /// The floor's command (token redacted).
+    var curlFloorCommand: String = ""
 }
 
 /// Part 1 as a whole.
@@ -189,6 +195,8 @@ struct BenchReport: Sendable, Codable {
     var memory: MemoryReport?
     /// Part 5.
     var scaling: [ScalingRow]
+    /// Part 6.
+    var kickoff: KickoffReport? = nil
     /// Profile evidence gathered for missed targets (tool, what it showed).
     var profiles: [String: String]
     /// Steps that could not run, with the reason.

@@ -30,6 +30,7 @@ enum MarkdownReport {
             lines.append(contentsOf: runTable(report.endToEnd))
         }
         if let memory = report.memory { lines.append(contentsOf: memorySection(memory)) }
+        if let kickoff = report.kickoff { lines.append(contentsOf: kickoffSection(kickoff)) }
         if !report.scaling.isEmpty {
             lines.append("## 5. Scaling: worker processes sharing one Postgres")
             lines.append("")
@@ -65,6 +66,11 @@ enum MarkdownReport {
                 rows.append(["client / h2load, \(row.connections) connection\(row.connections == 1 ? "" : "s")",
                              "\(ratio(row.ratio)) (\(rate(row.ours.map(\.rate).median)) vs \(rate(row.h2load.map(\.rate).median)))",
                              "≥ 0.5", verdict(row.ratio >= 0.5)])
+                if !row.curlFloor.isEmpty {
+                    rows.append(["client / libcurl floor (C, multi interface), \(row.connections) connection\(row.connections == 1 ? "" : "s")",
+                                 "\(ratio(row.floorRatio)) (\(rate(row.ours.map(\.rate).median)) vs \(rate(row.curlFloor.map(\.rate).median)))",
+                                 "≥ 0.9", verdict(row.floorRatio >= 0.9)])
+                }
             }
         }
         if let peer = report.peer {
@@ -109,7 +115,23 @@ enum MarkdownReport {
         lines += table(["conns × streams", "round", "ours /s", "h2load /s", "ratio", "ours req per client CPU-s",
                         "h2load req per client CPU-s", "simulator CPU-s (ours / h2load)", "failed (ours / h2load)"], rows)
         lines.append("")
+        let floorRows = ceiling.rows.filter { !$0.curlFloor.isEmpty }
+        if !floorRows.isEmpty {
+            var floor: [[String]] = []
+            for row in floorRows {
+                for (index, figure) in row.curlFloor.enumerated() {
+                    floor.append(["\(row.connections) × \(row.streams)", String(index + 1), rate(figure.rate), perCPU(figure),
+                                  String(format: "%.2f", figure.serverCPUSeconds), String(figure.failed)])
+                }
+                floor.append(["**\(row.connections) × \(row.streams)**", "median", "**\(rate(row.curlFloor.map(\.rate).median))**",
+                              "ours ÷ floor **\(ratio(row.floorRatio))**", "", ""])
+            }
+            lines += ["The libcurl floor: `Deploy/bench/curl_floor.c` (libcurl's multi interface from C, compiled with gcc in this run), the same requests:", ""]
+            lines += table(["conns × streams", "round", "floor /s", "floor req per client CPU-s", "simulator CPU-s", "failed"], floor)
+            lines.append("")
+        }
         for row in ceiling.rows { lines.append("- h2load, \(row.connections) connection(s): `\(row.h2loadCommand)`") }
+        for row in floorRows { lines.append("- libcurl floor, \(row.connections) connection(s): `\(row.curlFloorCommand)`") }
         lines.append("")
         return lines
     }
@@ -169,6 +191,19 @@ enum MarkdownReport {
         lines.append("")
         lines += runTable([memory.run])
         return lines
+    }
+
+    private static func kickoffSection(_ kickoff: KickoffReport) -> [String] {
+        ["## 6. Kick-off: push-to-start fan-out", "",
+         "\(kickoff.devices) devices follow one game (written in bulk: \(String(format: "%.1f", kickoff.registerSeconds)) s); `scorecast games start-activities` planned them in \(String(format: "%.1f", kickoff.planSeconds)) s; a worker-only `serve` sent them to the simulator.", ""]
+            + table(["figure", "measured"], [
+                ["push-to-starts acknowledged", "\(kickoff.started) (failed \(kickoff.failed))"],
+                ["time from trigger to the last", String(format: "%.1f s", kickoff.secondsToLast)],
+                ["push-to-starts per second", rate(kickoff.startsPerSecond)],
+                ["÷ the client's raw rate (part 2)", kickoff.ratio.map { "\(ratio($0)) of \(rate(kickoff.clientRate ?? 0)) (target ≥ \(ratio(kickoff.target)))" } ?? "part 2 did not run"],
+                ["serve RSS before → peak → after", "\(mib(kickoff.serveRSSBeforeMiB)) → \(mib(kickoff.serveRSSPeakMiB)) → \(mib(kickoff.serveRSSAfterMiB))"],
+                ["Postgres bytes per device", String(format: "%.0f", kickoff.postgresBytesPerDevice)],
+            ]) + [""]
     }
 
     private static func table(_ header: [String], _ rows: [[String]]) -> [String] {

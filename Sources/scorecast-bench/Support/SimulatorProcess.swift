@@ -50,6 +50,8 @@ struct SimulatorProcess: Sendable {
         configuration.maxConnectionsPerHost = connections
         configuration.maxConcurrentStreams = streams
         configuration.requestTimeout = .seconds(30)
+        // A loopback simulator: never through the environment's proxy.
+        configuration.proxy = .direct
         return configuration
     }
 

@@ -2,6 +2,7 @@ import APNsSimulator
 import Foundation
 import Lifecycle
 import Logging
+import TestSupport
 
 /// One HTTP response as the `curl` CLI saw it.
 struct CurlResponse: Sendable {
@@ -81,8 +82,8 @@ struct SimulatorFixture: Sendable {
 
     /// Runs `curl --http2 --cacert <CA> -sS -i <arguments>` and parses the one response.
     func curl(_ arguments: [String]) async throws -> CurlResponse {
-        let output = try await ProcessRunner.run("curl", ["--http2", "--cacert", endpoints.caCertificatePath, "-sS", "-i"] + arguments)
-        guard output.exitCode == 0 else { throw FixtureError("curl exited \(output.exitCode): \(output.stderr)") }
+        let output = try await ExternalTool.run("curl", ["--http2", "--cacert", endpoints.caCertificatePath, "-sS", "-i"] + arguments)
+        guard output.status == 0 else { throw FixtureError("curl exited \(output.status): \(output.stderr)") }
         return try CurlResponse.parse(output.stdout)
     }
 
@@ -94,8 +95,8 @@ struct SimulatorFixture: Sendable {
             if index > 0 { arguments.append("--next") }
             arguments += ["--http2", "--cacert", endpoints.caCertificatePath, "-sS", "-w", "\n@@STATUS %{http_code}@@\n"] + transfer
         }
-        let output = try await ProcessRunner.run("curl", arguments)
-        guard output.exitCode == 0 else { throw FixtureError("curl exited \(output.exitCode): \(output.stderr)") }
+        let output = try await ExternalTool.run("curl", arguments)
+        guard output.status == 0 else { throw FixtureError("curl exited \(output.status): \(output.stderr)") }
         var results: [(Int, String)] = []
         var rest = Substring(output.stdout)
         while let marker = rest.range(of: "\n@@STATUS ") {
@@ -149,8 +150,8 @@ struct SimulatorFixture: Sendable {
     func admin(_ method: String, _ path: String, body: String? = nil) async throws -> CurlResponse {
         var arguments = ["-sS", "-i", "-X", method]
         if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
-        let output = try await ProcessRunner.run("curl", arguments + ["\(adminURL)\(path)"])
-        guard output.exitCode == 0 else { throw FixtureError("curl exited \(output.exitCode): \(output.stderr)") }
+        let output = try await ExternalTool.run("curl", arguments + ["\(adminURL)\(path)"])
+        guard output.status == 0 else { throw FixtureError("curl exited \(output.status): \(output.stderr)") }
         return try CurlResponse.parse(output.stdout)
     }
 }

@@ -1,6 +1,7 @@
 import APNsSimulator
 import Crypto
 import Foundation
+import TestSupport
 
 /// A developer team's signing key as Apple issues it: a P-256 PKCS#8 `.p8` made with the
 /// `openssl` CLI (not with our own key code), with its public half for the simulator.
@@ -31,8 +32,8 @@ struct TeamKey: Sendable {
         key = open(sys.argv[1]).read()
         print(jwt.encode({"iss": sys.argv[2], "iat": int(sys.argv[4])}, key, algorithm="ES256", headers={"kid": sys.argv[3]}))
         """
-        let output = try await ProcessRunner.run("python3", ["-c", script, privateKeyPath, teamID, keyID, String(issuedAt)])
-        guard output.exitCode == 0 else { throw FixtureError("PyJWT failed: \(output.stderr)") }
+        let output = try await ExternalTool.run("python3", ["-c", script, privateKeyPath, teamID, keyID, String(issuedAt)])
+        guard output.status == 0 else { throw FixtureError("PyJWT failed: \(output.stderr)") }
         return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -41,10 +42,10 @@ struct TeamKey: Sendable {
         let folder = try TemporaryFolder.make(prefix: "apns-sim-key")
         let privatePath = folder + "/AuthKey_\(keyID).p8"
         let publicPath = folder + "/AuthKey_\(keyID).pub.pem"
-        let generated = try await ProcessRunner.run("sh", ["-c",
+        let generated = try await ExternalTool.run("sh", ["-c",
             "openssl ecparam -genkey -name prime256v1 -noout | openssl pkcs8 -topk8 -nocrypt -out \"$1\" && openssl pkey -in \"$1\" -pubout -out \"$2\"",
             "sh", privatePath, publicPath])
-        guard generated.exitCode == 0 else { throw FixtureError("openssl failed: \(generated.stderr)") }
+        guard generated.status == 0 else { throw FixtureError("openssl failed: \(generated.stderr)") }
         let privatePEM = try String(contentsOfFile: privatePath, encoding: .utf8)
         let publicPEM = try String(contentsOfFile: publicPath, encoding: .utf8)
         return TeamKey(teamID: teamID, keyID: keyID, privateKeyPath: privatePath, publicKeyPEM: publicPEM,

@@ -16,8 +16,8 @@ final class NGHTTPDServer: @unchecked Sendable {
         let docs = folder.appendingPathComponent("htdocs/4/broadcasts/apps")
         try FileManager.default.createDirectory(at: docs, withIntermediateDirectories: true)
         // An empty body, as APNs' 200s have: nghttpd sends HEADERS and an empty DATA frame with
-        // END_STREAM. A client that answered such streams with RST_STREAM (curl 7.88 did) would
-        // trip nghttpd's rapid-reset guard (GOAWAY after about a thousand streams).
+        // END_STREAM. A client that answered such streams with RST_STREAM (Debian's libcurl 7.88 does)
+        // trips nghttpd's rapid-reset guard (GOAWAY after about a thousand streams).
         try Data().write(to: docs.appendingPathComponent(bundleID))
         let (certificate, key) = try SelfSignedCertificate.generate(
             commonName: "localhost", subjectAlternativeNames: ["localhost", "127.0.0.1"], validityDays: 1)

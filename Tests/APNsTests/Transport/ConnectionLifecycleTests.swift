@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import APNs
 
-/// What the transport does with its connections over time: no RST_STREAM after complete
-/// answers, PING on quiet connections, dropping a peer that stopped answering, the idle age
+/// What the transport does with its connections over time: resets after body-less answers
+/// cost nothing, quiet connections are kept, a frozen peer costs one deadline, the idle age
 /// limit, the connect timeout and host-name verification.
 @Suite("HTTP/2 connection lifecycle")
 struct ConnectionLifecycleTests {
@@ -12,13 +12,14 @@ struct ConnectionLifecycleTests {
         try await transport.perform(HTTPRequest(method: .get, endpoint: endpoint, path: path), timeout: timeout)
     }
 
-    @Test("2,000 complete answers (with and without a body) over one connection: no RST_STREAM, no reconnect")
-    func noResetAfterCompleteResponses() async throws {
+    @Test("2,000 answers (with and without a body) over one connection: no reconnect; RST_STREAM only after body-less ones (libcurl 7.88)")
+    func resetsOnlyAfterBodylessResponses() async throws {
         let server = try await H2TestServer()
         defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(connections: 1), logger: TestLog.logger)
         let first = try await Self.get(transport, server.endpoint, "/first")
         #expect(first.connectionsOpened == 1)
+        let resetsBefore = try #require(try await server.stats()["resets_received"] as? Int)
         let opened = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<2000 {
                 group.addTask {
@@ -34,62 +35,67 @@ struct ConnectionLifecycleTests {
         }
         #expect(opened == 0)
         let stats = try await server.stats()
-        #expect(stats["resets_received"] as? Int == 0)
-        // The load's connection and the one stats() opens.
-        #expect(stats["connections"] as? Int == 2)
+        // Debian's libcurl 7.88 resets the stream of an answer that ended on its HEADERS (it is
+        // fixed upstream); answers with a body are never reset. The resets cost no request.
+        let resets = try #require(stats["resets_received"] as? Int) - resetsBefore
+        #expect(resets <= 1000)
+        // The load's connection and the two stats() calls' own.
+        #expect(stats["connections"] as? Int == 3)
         await transport.shutdown()
     }
 
-    @Test("a quiet connection is checked with PING and kept")
-    func pingOnIdleConnection() async throws {
+    @Test("a quiet connection is kept and reused")
+    func quietConnectionReused() async throws {
         let server = try await H2TestServer()
         defer { server.stop() }
-        let transport = try HTTP2Transport(options: TestTransport.options(pingInterval: .milliseconds(150)), logger: TestLog.logger)
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
         #expect(try await Self.get(transport, server.endpoint, "/a").connectionsOpened == 1)
-        try await Task.sleep(for: .milliseconds(1000))
-        // Still the same connection: every PING was answered.
+        try await Task.sleep(for: .milliseconds(500))
         #expect(try await Self.get(transport, server.endpoint, "/b").connectionsOpened == 0)
-        let pings = try #require(try await server.stats()["pings"] as? Int)
-        #expect(pings >= 2)
         await transport.shutdown()
     }
 
-    @Test("a peer that stops answering (PING unanswered) is dropped long before the deadline")
-    func unansweredPing() async throws {
+    @Test("a peer that stops answering: the request ends at its deadline, and the client serves again once the peer is back")
+    func frozenPeer() async throws {
         let server = try await H2TestServer()
         defer { server.stop() }
-        // Margins for a busy machine: the live server must answer its PINGs within 1.5 s.
-        let transport = try HTTP2Transport(options: TestTransport.options(pingInterval: .milliseconds(400), pingTimeout: .milliseconds(1500)),
-                                           logger: TestLog.logger)
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
         _ = try await Self.get(transport, server.endpoint, "/warm")
         server.pause()
-        defer { server.resume() }
-        let started = ContinuousClock.now
         let error = await #expect(throws: APNsClientError.self) {
-            _ = try await Self.get(transport, server.endpoint, "/frozen", timeout: .seconds(20))
+            _ = try await Self.get(transport, server.endpoint, "/frozen", timeout: .milliseconds(500))
         }
-        #expect(error?.code == .connectionLost)
-        #expect(error?.message.contains("PING") == true)
-        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(error?.code == .timeout)
+        #expect(error?.neverProcessed == false)
+        server.resume()
+        #expect(try await Self.get(transport, server.endpoint, "/again", timeout: .seconds(20)).status == 200)
         await transport.shutdown()
     }
 
-    @Test("a connection idle past its age limit is closed; the next request opens a new one")
+    @Test("a connection idle past its age limit is not reused: the next request opens a new one")
     func idleAgeLimit() async throws {
         let server = try await H2TestServer()
         defer { server.stop() }
-        // An hour's limit on a clock the test moves: no wall-clock margin to miss on a busy machine.
         let clock = AdvancingClock()
         let transport = try HTTP2Transport(options: TestTransport.options(idleMaxAgeSeconds: 3600, clock: clock.transportClock),
                                            logger: TestLog.logger)
         #expect(try await Self.get(transport, server.endpoint, "/a").connectionsOpened == 1)
-        // Half the limit: however long the loaded machine takes to dispatch /b, it is far
-        // from the limit (a 1 s gap was itself a wall-clock margin).
-        clock.advance(by: .seconds(1800))
+        clock.advance(by: .seconds(3599))
         #expect(try await Self.get(transport, server.endpoint, "/b").connectionsOpened == 0)
-        clock.advance(by: .seconds(3601))
+        clock.advance(by: .seconds(3600))
         #expect(try await Self.get(transport, server.endpoint, "/c").connectionsOpened == 1)
+        #expect(try await Self.get(transport, server.endpoint, "/d").connectionsOpened == 0)
         await transport.shutdown()
+    }
+
+    @Test("the idle age decision: idle for the limit or longer, with nothing in flight")
+    func idleAgeDecision() {
+        let limit = IdleAgeLimit(maxIdle: .seconds(60))
+        let start = ContinuousClock.now
+        #expect(!limit.requiresFreshConnection(lastActivity: nil, inFlight: 0, now: start))
+        #expect(!limit.requiresFreshConnection(lastActivity: start, inFlight: 0, now: start + .seconds(59)))
+        #expect(limit.requiresFreshConnection(lastActivity: start, inFlight: 0, now: start + .seconds(60)))
+        #expect(!limit.requiresFreshConnection(lastActivity: start, inFlight: 1, now: start + .seconds(600)))
     }
 
     @Test("a server that accepts TCP but never answers TLS: timeout after the connect timeout, never processed")
@@ -104,9 +110,11 @@ struct ConnectionLifecycleTests {
         let elapsed = ContinuousClock.now - started
         #expect(error?.code == .timeout)
         #expect(error?.neverProcessed == true)
-        // The connect timeout ended it, not the request's 20 s deadline: said by the message, not
-        // by an upper bound on elapsed time (a loaded CI machine took 14.8 s).
-        #expect(error?.message.contains("connect timeout") == true, "\(error?.message ?? "")")
+        // libcurl names the limit that ended it: the connect timeout ("SSL connection timeout"),
+        // not the request's deadline ("timed out after 20000 milliseconds"). No wall-clock upper
+        // bound: a busy test process may resume the caller late.
+        let message = error?.message ?? ""
+        #expect(message.contains("SSL connection timeout"), "\(message)")
         #expect(elapsed >= .milliseconds(280))
         await transport.shutdown()
     }
@@ -121,7 +129,7 @@ struct ConnectionLifecycleTests {
                 _ = try await Self.get(transport, APNsEndpoint(host: host, port: server.port, caFile: server.caFile), "/", timeout: .seconds(5))
             }
             #expect(error?.code == .tlsFailure, "\(host)")
-            #expect(error?.message.contains("mismatch") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("host name") == true, "\(error?.message ?? "")")
         }
         await transport.shutdown()
     }
@@ -141,9 +149,11 @@ struct ConnectionLifecycleTests {
 
     @Test("a missing CA file is a TLS failure naming the file")
     func missingCAFile() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
         let error = await #expect(throws: APNsClientError.self) {
-            _ = try await Self.get(transport, APNsEndpoint(host: "127.0.0.1", port: 1, caFile: "/nonexistent/ca.pem"), "/",
+            _ = try await Self.get(transport, APNsEndpoint(host: "localhost", port: server.port, caFile: "/nonexistent/ca.pem"), "/",
                                    timeout: .seconds(5))
         }
         #expect(error?.code == .tlsFailure)
@@ -182,35 +192,5 @@ final class SilentListener: @unchecked Sendable {
 
     func close() {
         Foundation.close(fd)
-    }
-}
-
-@Suite("HTTP/2 stream ids")
-struct StreamIDExhaustionTests {
-    @Test("a connection that runs out of stream ids is retired; later requests go to a fresh one, none fails")
-    func streamIDsRunOut() async throws {
-        let server = try await H2TestServer()
-        defer { server.stop() }
-        var options = TestTransport.options(connections: 1, streams: 4)
-        // Room for ten streams per connection (ids up to 2³¹ − 1).
-        options.firstStreamID = Int32.max - 20
-        let transport = try HTTP2Transport(options: options, logger: TestLog.logger)
-        let opened = try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<35 {
-                group.addTask {
-                    let response = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/ids/\(index)"),
-                                                                timeout: .seconds(20))
-                    #expect(response.status == 200)
-                    return response.connectionsOpened
-                }
-            }
-            return try await group.reduce(0, +)
-        }
-        // 35 requests, ten per connection.
-        #expect(opened == 4)
-        let stats = try await server.stats()
-        #expect(stats["requests"] as? Int == 35)
-        #expect(stats["connections"] as? Int == 5)
-        await transport.shutdown()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import CCurl
 import ScorecastCore
 import Testing
 @testable import APNs
@@ -7,50 +8,66 @@ import Testing
 struct TransportErrorMappingTests {
     private let endpoint = APNsEndpoint(host: "api.push.apple.com", port: 443)
 
-    @Test("each socket, TLS and HTTP/2 failure becomes the right client error")
+    @Test("each libcurl result becomes the right client error; never processed only when nothing was sent")
     func mapping() {
-        let cases: [(APNsClientError, APNsClientError.Code, Bool)] = [
-            (TransportErrorMapping.resolutionFailed(endpoint, detail: "Name or service not known"), .connectionFailed, true),
-            (TransportErrorMapping.connectFailed(endpoint, errno: ECONNREFUSED), .connectionFailed, true),
-            (TransportErrorMapping.connectTimedOut(endpoint, after: .seconds(5)), .timeout, true),
-            (TransportErrorMapping.tlsFailed(endpoint, verification: "self-signed certificate", detail: ""), .tlsFailure, true),
-            (TransportErrorMapping.tlsFailed(endpoint, verification: nil, detail: "handshake failure"), .tlsFailure, true),
-            (TransportErrorMapping.trustStoreFailed(endpoint, detail: "no such file"), .tlsFailure, true),
+        let cases: [(CURLcode, Bool, APNsClientError.Code, Bool)] = [
+            (CURLE_COULDNT_RESOLVE_HOST, false, .connectionFailed, true),
+            (CURLE_COULDNT_CONNECT, false, .connectionFailed, true),
+            (CURLE_COULDNT_RESOLVE_PROXY, false, .connectionFailed, true),
+            (CURLE_OPERATION_TIMEDOUT, false, .timeout, true),
+            (CURLE_OPERATION_TIMEDOUT, true, .timeout, false),
+            (CURLE_PEER_FAILED_VERIFICATION, false, .tlsFailure, true),
+            (CURLE_SSL_CACERT_BADFILE, false, .tlsFailure, true),
+            (CURLE_SSL_CONNECT_ERROR, false, .tlsFailure, true),
+            (CURLE_HTTP2_STREAM, true, .connectionLost, false),
+            (CURLE_HTTP2_STREAM, false, .connectionLost, true),
+            (CURLE_HTTP2, true, .connectionLost, false),
+            (CURLE_RECV_ERROR, true, .connectionLost, false),
+            (CURLE_SEND_ERROR, false, .connectionLost, true),
+            (CURLE_GOT_NOTHING, true, .connectionLost, false),
+            (CURLE_WEIRD_SERVER_REPLY, true, .invalidResponse, false),
+            (CURLE_URL_MALFORMAT, false, .invalidRequest, true),
+            (CURLE_OUT_OF_MEMORY, true, .transport, false),
+        ]
+        for (code, reached, expected, neverProcessed) in cases {
+            let error = TransportErrorMapping.error(endpoint, code: code, detail: "", reachedTransfer: reached)
+            #expect(error.code == expected, "\(code.rawValue)")
+            #expect(error.neverProcessed == neverProcessed, "\(code.rawValue)")
+            #expect(error.message.contains("api.push.apple.com:443"), "\(error.message)")
+        }
+        let tooLarge = TransportErrorMapping.error(endpoint, code: CURLE_WRITE_ERROR, detail: "", reachedTransfer: true,
+                                                   responseTooLarge: true, limit: 1000)
+        #expect(tooLarge.code == .invalidResponse)
+        #expect(tooLarge.message.contains("1000 bytes"))
+        let refused = TransportErrorMapping.error(endpoint, code: CURLE_RECV_ERROR, detail: "CONNECT tunnel failed, response 407",
+                                                  reachedTransfer: false, proxyStatus: 407)
+        #expect(refused.code == .connectionFailed && refused.neverProcessed)
+        #expect(refused.message == "the proxy refused the tunnel to api.push.apple.com:443 (HTTP 407: check the proxy credentials)")
+        let others: [(APNsClientError, APNsClientError.Code, Bool)] = [
             (TransportErrorMapping.noHTTP2(endpoint), .invalidResponse, true),
-            (TransportErrorMapping.streamClosed(endpoint, code: 7), .connectionLost, true),
-            (TransportErrorMapping.streamClosed(endpoint, code: 2), .connectionLost, false),
-            (TransportErrorMapping.goAwayRefused(endpoint), .connectionLost, true),
-            (TransportErrorMapping.connectionClosed(endpoint, reason: "reset", sent: true), .connectionLost, false),
-            (TransportErrorMapping.connectionClosed(endpoint, reason: "reset", sent: false), .connectionLost, true),
-            (TransportErrorMapping.submitFailed(endpoint, detail: "no stream id"), .connectionLost, true),
-            (TransportErrorMapping.responseTooLarge(limit: 1000), .invalidResponse, false),
-            (TransportErrorMapping.missingStatus(endpoint), .invalidResponse, false),
             (TransportErrorMapping.deadlineWhileQueued(), .timeout, true),
-            (TransportErrorMapping.deadlineOnStream(endpoint, sent: true), .timeout, false),
-            (TransportErrorMapping.deadlineOnStream(endpoint, sent: false), .timeout, true),
+            (TransportErrorMapping.notStarted("x"), .transport, true),
             (TransportErrorMapping.cancelled(onStream: true), .cancelled, false),
             (TransportErrorMapping.cancelled(onStream: false), .cancelled, true),
             (TransportErrorMapping.shutdown(onStream: true), .shutdown, false),
             (TransportErrorMapping.shutdown(onStream: false), .shutdown, true),
         ]
-        for (error, code, neverProcessed) in cases {
+        for (error, code, neverProcessed) in others {
             #expect(error.code == code, "\(error)")
             #expect(error.neverProcessed == neverProcessed, "\(error)")
-            #expect(!error.message.isEmpty)
         }
     }
 
-    @Test("messages name the endpoint and the cause")
+    @Test("messages carry libcurl's detail, or its description of the code when it wrote none")
     func messages() {
-        #expect(TransportErrorMapping.connectFailed(endpoint, errno: ECONNREFUSED).message
-            == "could not connect to api.push.apple.com:443: Connection refused (errno \(ECONNREFUSED))")
-        #expect(TransportErrorMapping.streamClosed(endpoint, code: 2).message.contains("INTERNAL_ERROR"))
-        #expect(TransportErrorMapping.streamClosed(endpoint, code: 7).message.contains("REFUSED_STREAM"))
+        #expect(TransportErrorMapping.error(endpoint, code: CURLE_COULDNT_CONNECT, detail: "Failed to connect to 127.0.0.1 port 1",
+                                            reachedTransfer: false).message
+            == "could not connect to api.push.apple.com:443: Failed to connect to 127.0.0.1 port 1")
+        #expect(TransportErrorMapping.error(endpoint, code: CURLE_COULDNT_CONNECT, detail: "", reachedTransfer: false).message
+            == "could not connect to api.push.apple.com:443: Couldn't connect to server")
+        #expect(TransportErrorMapping.error(endpoint, code: CURLE_PEER_FAILED_VERIFICATION, detail: "SSL certificate problem: certificate has expired",
+                                            reachedTransfer: false).message.contains("certificate not trusted: SSL certificate problem: certificate has expired"))
         #expect(TransportErrorMapping.noHTTP2(endpoint).message.contains("HTTP/2"))
-        #expect(TransportErrorMapping.tlsFailed(endpoint, verification: "certificate has expired", detail: "").message
-            .contains("certificate has expired"))
-        #expect(TransportErrorMapping.http2ErrorName(0xb) == "ENHANCE_YOUR_CALM")
-        #expect(TransportErrorMapping.http2ErrorName(0x99) == "error 153")
     }
 
     @Test("the classification hook: transport failures retry with backoff, our own refusals do not")

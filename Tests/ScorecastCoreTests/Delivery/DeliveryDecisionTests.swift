@@ -22,7 +22,7 @@ import Testing
         (response(400, "BadExpirationDate"), 1, false, .fail(reason: "400 BadExpirationDate", alert: false)),
         (response(413, "PayloadTooLarge"), 1, false, .fail(reason: "413 PayloadTooLarge", alert: false)),
         (response(404), 1, false, .fail(reason: "HTTP 404", alert: false)),
-        (response(400, "FeatureNotEnabled"), 1, false, .fail(reason: "400 FeatureNotEnabled", alert: true)),
+        (response(400, "FeatureNotEnabled"), 1, false, .gaveUp(at: now.addingTimeInterval(60), reason: "400 FeatureNotEnabled", alert: true)),
         (response(403, "InvalidProviderToken"), 1, false, .pauseApp(reason: "403 InvalidProviderToken", until: now.addingTimeInterval(300))),
         (response(403, "TopicMismatch"), 2, false, .pauseApp(reason: "403 TopicMismatch", until: now.addingTimeInterval(300))),
         (response(403, "ExpiredProviderToken"), 1, false, .renewTokenAndRetry),
@@ -30,11 +30,18 @@ import Testing
          .pauseApp(reason: "403 ExpiredProviderToken again with a freshly renewed token", until: now.addingTimeInterval(300))),
         (response(503, "ServiceUnavailable"), 1, false, .retry(at: now.addingTimeInterval(1), reason: "503 ServiceUnavailable")),
         (response(500), 3, false, .retry(at: now.addingTimeInterval(4), reason: "HTTP 500")),
-        (response(429, "TooManyRequests", retryAfter: 20), 1, false, .retry(at: now.addingTimeInterval(20), reason: "429 TooManyRequests")),
+        // 429: again after the shaping interval (at priority 5); Retry-After only bars priority 10, capped at 60 s.
+        (response(429, "TooManyRequests", retryAfter: 20), 1, false,
+         .throttled(at: now.addingTimeInterval(2), priorityTenAfter: now.addingTimeInterval(20), reason: "429 TooManyRequests")),
+        (response(429, "TooManyRequests", retryAfter: 3600), 1, false,
+         .throttled(at: now.addingTimeInterval(2), priorityTenAfter: now.addingTimeInterval(60), reason: "429 TooManyRequests")),
+        (response(429, "TooManyRequests"), 4, false,
+         .throttled(at: now.addingTimeInterval(8), priorityTenAfter: now, reason: "429 TooManyRequests")),
         (response(429, "TooManyProviderTokenUpdates"), 2, false, .retry(at: now.addingTimeInterval(2), reason: "429 TooManyProviderTokenUpdates")),
         (.transportFailure(.goAwayUnprocessed), 1, false, .retry(at: now.addingTimeInterval(1), reason: "GOAWAY before the request was processed")),
-        (.transportFailure(.timeout), 4, false, .fail(reason: "gave up after 4 attempts, last: timeout", alert: true)),
-        (response(503), 4, false, .fail(reason: "gave up after 4 attempts, last: HTTP 503", alert: true)),
+        // Giving up on an attempt keeps the state pending (alerted once, at the limit).
+        (.transportFailure(.timeout), 4, false, .gaveUp(at: now.addingTimeInterval(8), reason: "gave up after 4 attempts, last: timeout", alert: true)),
+        (response(503), 5, false, .gaveUp(at: now.addingTimeInterval(16), reason: "gave up after 5 attempts, last: HTTP 503", alert: false)),
     ] as [(SendResult, Int, Bool, DeliveryDecision)])
     func followsApnsMdSection8(result: SendResult, attempt: Int, renewed: Bool, expected: DeliveryDecision) {
         #expect(Self.decide(result, attempt: attempt, renewed: renewed) == expected)

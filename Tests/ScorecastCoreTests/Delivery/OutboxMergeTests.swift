@@ -18,10 +18,13 @@ import Testing
     @Test func aNewerRoutineUpdateKeepsThePendingGoalsPriorityAndAlert() throws {
         let goal = try Self.update(1, .score, home: 1)
         let pending = OutboxEntry(update: goal, dueAt: Self.now, now: Self.now)
+        #expect(pending.payload.alert == nil, "the state is stored without its alert")
+        #expect(pending.alerts.map(\.key) == ["e1"])
         let tick = try Self.update(2, .clock, home: 1)
-        let merged = OutboxMerge.merge(pending: pending, update: tick, dueAt: Self.now.addingTimeInterval(10))
+        let merged = OutboxMerge.merge(pending: pending, update: tick, dueAt: Self.now.addingTimeInterval(10), now: Self.now)
         #expect(merged.priority == .immediate)
-        #expect(merged.payload.alert == goal.payload.alert)
+        #expect(merged.alerts.map(\.alert) == [try #require(goal.payload.alert)])
+        #expect(merged.payload.alert == nil)
         #expect(merged.payload.contentState == tick.payload.contentState)
         #expect(merged.payload.timestamp == tick.payload.timestamp)
         #expect(merged.body == (try merged.payload.encode(for: .broadcast)))
@@ -32,57 +35,68 @@ import Testing
         #expect(merged.isAlerting)
     }
 
-    @Test func aNewerAlertReplacesTheOlderOne() throws {
+    @Test func twoAlertsAreBothQueuedInEventOrderBesideTheNewestState() throws {
         let first = try Self.update(1, .score, home: 1)
-        let second = try Self.update(2, .score, home: 2)
-        let merged = OutboxMerge.merge(pending: OutboxEntry(update: first, dueAt: Self.now, now: Self.now), update: second, dueAt: Self.now)
-        #expect(merged.payload == second.payload)
-        #expect(merged.body == second.body)
+        let card = try Self.update(2, .penalty, home: 1)
+        let second = try Self.update(3, .score, home: 2)
+        var entry = OutboxEntry(update: first, dueAt: Self.now, now: Self.now)
+        entry = OutboxMerge.merge(pending: entry, update: card, dueAt: Self.now, now: Self.now.addingTimeInterval(0.005))
+        entry = OutboxMerge.merge(pending: entry, update: second, dueAt: Self.now, now: Self.now.addingTimeInterval(0.010))
+        #expect(entry.alerts.map(\.key) == ["e1", "e2", "e3"])
+        #expect(entry.alerts.map(\.alert) == [first, card, second].compactMap(\.payload.alert))
+        #expect(entry.alerts.map(\.queuedAt) == [Self.now, Self.now.addingTimeInterval(0.005), Self.now.addingTimeInterval(0.010)])
+        var state = second.payload
+        state.alert = nil
+        #expect(entry.payload == state, "one state: the newest")
+        #expect(entry.alertsDropped == 0)
     }
 
-    @Test func routineOverRoutineStaysRoutineAndKeepsTheEarlierDueTime() throws {
+    @Test func theAlertQueueIsBoundedAndCountsWhatItDrops() throws {
+        var entry = OutboxEntry(update: try Self.update(1, .score, home: 1), dueAt: Self.now, now: Self.now)
+        for seq in 2...(OutboxEntry.maximumAlerts + 3) {
+            entry = OutboxMerge.merge(pending: entry, update: try Self.update(seq, .score, home: seq), dueAt: Self.now, now: Self.now)
+        }
+        #expect(entry.alerts.count == OutboxEntry.maximumAlerts)
+        #expect(entry.alerts.first?.key == "e4")
+        #expect(entry.alertsDropped == 3)
+    }
+
+    @Test func aRowStoredWithItsAlertInThePayloadQueuesItFirst() throws {
+        let goal = try Self.update(1, .score, home: 1)
+        let legacy = OutboxEntry(payload: goal.payload, body: goal.body, priority: .immediate, eventIDs: ["e1"], dueAt: Self.now, enqueuedAt: Self.now)
+        let merged = OutboxMerge.merge(pending: legacy, update: try Self.update(2, .score, home: 2), dueAt: Self.now, now: Self.now)
+        #expect(merged.alerts.map(\.key) == ["e1", "e2"])
+        #expect(merged.payload.alert == nil)
+    }
+
+    @Test func routineOverRoutineStaysRoutineKeepsTheEarlierDueTimeAndResetsTheBackoff() throws {
         let first = try Self.update(1, .clock, home: 0)
         let second = try Self.update(2, .clock, home: 0)
         var pending = OutboxEntry(update: first, dueAt: Self.now.addingTimeInterval(4), now: Self.now)
         pending.attempts = 3
         pending.notBefore = Self.now.addingTimeInterval(30)
-        let merged = OutboxMerge.merge(pending: pending, update: second, dueAt: Self.now.addingTimeInterval(8))
+        let merged = OutboxMerge.merge(pending: pending, update: second, dueAt: Self.now.addingTimeInterval(8), now: Self.now)
         #expect(merged.priority == .opportunistic)
         #expect(merged.payload.alert == nil)
         #expect(merged.body == second.body)
         #expect(merged.dueAt == Self.now.addingTimeInterval(4))
-        #expect(merged.attempts == 3)
-        #expect(merged.claimableAt == Self.now.addingTimeInterval(30))
+        #expect(merged.attempts == 0, "retry state belongs to the attempt, not to the newer content")
+        #expect(merged.notBefore == nil)
+        #expect(merged.claimableAt == Self.now.addingTimeInterval(4))
     }
 
     @Test func aPendingLaterTimestampIsNeverUndercut() throws {
         let pendingUpdate = try Self.update(1, .clock, home: 0, last: 1_900_000_000)
         let newer = try Self.update(2, .clock, home: 0)
-        let merged = OutboxMerge.merge(pending: OutboxEntry(update: pendingUpdate, dueAt: Self.now, now: Self.now), update: newer, dueAt: Self.now)
+        let merged = OutboxMerge.merge(pending: OutboxEntry(update: pendingUpdate, dueAt: Self.now, now: Self.now), update: newer, dueAt: Self.now, now: Self.now)
         #expect(merged.payload.timestamp == 1_900_000_000)
         #expect(merged.body == (try merged.payload.encode(for: .broadcast)))
-    }
-
-    @Test func anInheritedAlertThatDoesNotFitIsDropped() throws {
-        // Long team names make the goal's alert about 2.5 KB; the clock tick's own content is 4 KB.
-        let longNames = GameInfo(sport: "soccer", homeName: String(repeating: "H", count: 400), awayName: String(repeating: "A", count: 400))
-        let goal = try Self.update(1, .score, home: 1, description: String(repeating: "é", count: 280), game: longNames)
-        var tick = try Self.update(2, .clock, home: 1)
-        tick.payload.contentState = ["pad": .string(String(repeating: "x", count: 4_000))]
-        tick.body = try tick.payload.encode(for: .broadcast)
-        var withAlert = tick.payload
-        withAlert.alert = goal.payload.alert
-        #expect(throws: LiveActivityPayloadError.self) { try withAlert.encode(for: .broadcast) }
-        let merged = OutboxMerge.merge(pending: OutboxEntry(update: goal, dueAt: Self.now, now: Self.now), update: tick, dueAt: Self.now)
-        #expect(merged.payload == tick.payload, "the newer state is sent without the alert")
-        #expect(merged.body == tick.body)
-        #expect(merged.priority == .immediate)
     }
 
     @Test func eventIDsAreBounded() throws {
         var entry = OutboxEntry(update: try Self.update(1, .clock, home: 0), dueAt: Self.now, now: Self.now)
         for seq in 2...150 {
-            entry = OutboxMerge.merge(pending: entry, update: try Self.update(seq, .clock, home: 0), dueAt: Self.now)
+            entry = OutboxMerge.merge(pending: entry, update: try Self.update(seq, .clock, home: 0), dueAt: Self.now, now: Self.now)
         }
         #expect(entry.eventIDs.count == OutboxEntry.maximumEventIDs)
         #expect(entry.eventIDs.last == "e150")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ScorecastCore
 @testable import Scorecast
 
 @Suite struct ConfigurationTests {
@@ -24,12 +25,36 @@ import Testing
         ("SCORECAST_ROLES", "api,chef", "SCORECAST_ROLES must be a comma-separated list"),
         ("SCORECAST_UNKNOWN_GAMES", "ignore", "SCORECAST_UNKNOWN_GAMES must be one of create, refuse"),
         ("SCORECAST_APNS_TOKEN_REFRESH_MINUTES", "61", "SCORECAST_APNS_TOKEN_REFRESH_MINUTES must be between 20 and 59"),
+        ("SCORECAST_RETRY_MAX_ATTEMPTS", "0", "SCORECAST_RETRY_MAX_ATTEMPTS must be between 1 and 1000"),
+        ("SCORECAST_RETRY_BASE_MS", "400000", "SCORECAST_RETRY_BASE_MS must be between 1 and 60000"),
+        ("SCORECAST_RETRY_MAX_MS", "5", "SCORECAST_RETRY_MAX_MS must be between 10 and 3600000"),
+        ("SCORECAST_RETRY_AFTER_MAX_SECONDS", "7200", "SCORECAST_RETRY_AFTER_MAX_SECONDS must be between 0 and 3600"),
     ])
     func invalidValuesNameTheVariable(name: String, value: String, expected: String) {
         #expect {
             try Configuration.load(from: [name: value], workingDirectory: workingDirectory)
         } throws: { error in
             (error as? ConfigurationError)?.problems.contains { $0.contains(expected) } == true
+        }
+    }
+
+    @Test func retrySettingsReachTheWorkersPolicy() throws {
+        let configuration = try Configuration.load(from: [
+            "SCORECAST_RETRY_MAX_ATTEMPTS": "5", "SCORECAST_RETRY_BASE_MS": "200", "SCORECAST_RETRY_MAX_MS": "8000",
+            "SCORECAST_RETRY_AFTER_MAX_SECONDS": "30", "SCORECAST_ROUTINE_INTERVAL_MS": "1500",
+        ], workingDirectory: workingDirectory)
+        let policy = WorkerSettings(configuration: configuration).retryPolicy
+        #expect(policy.maximumAttempts == 5)
+        #expect(policy.baseDelay == 0.2)
+        #expect(policy.maximumDelay == 8)
+        #expect(policy.maximumRetryAfter == 30)
+        #expect(policy.throttledRetryDelay == 1.5)
+        let defaults = WorkerSettings(configuration: try Configuration.load(from: [:], workingDirectory: workingDirectory)).retryPolicy
+        #expect(defaults == RetryPolicy(maximumRetryAfter: 60, throttledRetryDelay: 2), "the defaults are the core's")
+        #expect {
+            try Configuration.load(from: ["SCORECAST_RETRY_BASE_MS": "9000", "SCORECAST_RETRY_MAX_MS": "8000"], workingDirectory: workingDirectory)
+        } throws: { error in
+            (error as? ConfigurationError)?.problems.contains { $0.contains("SCORECAST_RETRY_BASE_MS") && $0.contains("SCORECAST_RETRY_MAX_MS") } == true
         }
     }
 
@@ -48,6 +73,20 @@ import Testing
         } throws: { error in
             let text = "\(error)"
             return text.contains("SCORECAST_DATABASE_URL") && !text.contains(secret)
+        }
+    }
+
+    @Test func apnsProxyIsReadAndNeverEchoed() throws {
+        let secret = "pr0xy-hunter2"
+        let loaded = try Configuration.load(from: ["SCORECAST_APNS_PROXY": "http://scorecast:\(secret)@proxy.internal:3128"],
+                                            workingDirectory: workingDirectory)
+        #expect(loaded.apnsProxy == "http://scorecast:\(secret)@proxy.internal:3128")
+        #expect(try Configuration.load(from: [:], workingDirectory: workingDirectory).apnsProxy == nil)
+        #expect {
+            try Configuration.load(from: ["SCORECAST_APNS_PROXY": "ftp://u:\(secret)@proxy.internal"], workingDirectory: workingDirectory)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("SCORECAST_APNS_PROXY") && !text.contains(secret)
         }
     }
 
@@ -78,37 +117,6 @@ import Testing
             #expect(throws: ConfigurationError.self, "\(name) is documented but not validated") {
                 try Configuration.load(from: environment, workingDirectory: workingDirectory)
             }
-        }
-    }
-}
-
-@Suite struct ParsedArgumentsTests {
-    let options: [OptionSpec] = [
-        .value("bundle-id", "ID", required: true, "bundle"),
-        .value("team", "ID", repeatable: true, "team"),
-        .flag("json", "json"),
-    ]
-
-    @Test func parsesValuesFlagsAndPositionals() throws {
-        let parsed = try ParsedArguments(["--bundle-id=com.example.app", "--json", "--team", "A", "--team", "B", "extra"], options: options)
-        #expect(parsed.value("bundle-id") == "com.example.app")
-        #expect(parsed.flag("json"))
-        #expect(parsed.values("team") == ["A", "B"])
-        #expect(parsed.positionals == ["extra"])
-    }
-
-    @Test(arguments: [
-        (["--bundle-id", "x", "--colour", "red"], "unknown option --colour"),
-        (["--json"], "missing --bundle-id"),
-        (["--bundle-id"], "--bundle-id needs a value"),
-        (["--bundle-id", "a", "--bundle-id", "b"], "--bundle-id given more than once"),
-        (["--bundle-id", "a", "--json=yes"], "--json takes no value"),
-    ])
-    func usageErrors(arguments: [String], message: String) {
-        #expect {
-            try ParsedArguments(arguments, options: options)
-        } throws: { error in
-            (error as? CommandError)?.exitCode == .usage && (error as? CommandError)?.message.contains(message) == true
         }
     }
 }

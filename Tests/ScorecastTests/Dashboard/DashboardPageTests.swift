@@ -1,7 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Scorecast
+import TestSupport
 
 /// Loads the dashboard in headless Chromium against the example responses.
 @Suite("Dashboard in headless Chromium", .serialized)
@@ -65,7 +67,7 @@ struct DashboardPageTests {
         let server = try await FixtureServer(root: scratch)
         defer { server.stop() }
 
-        let artifacts = ExternalTool.packageRoot.appendingPathComponent(".build/artifacts")
+        let artifacts = ScorecastProcess.packageRoot.appendingPathComponent(".build/artifacts")
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
         let screenshot = artifacts.appendingPathComponent("dashboard.png")
         try? FileManager.default.removeItem(at: screenshot)
@@ -86,6 +88,8 @@ struct DashboardPageTests {
         #expect(Int(attribute("data-renders", of: "body", in: dom) ?? "0") ?? 0 >= 2)
         #expect(server.requests("example").filter { $0 == "/example/v1/stats?window=15m" }.count >= 2)
         #expect(server.requests("example").contains("/example/v1/stats/live"))
+        #expect(dom.contains("<select id=\"window\""), "the window picker is missing")
+        #expect(dom.contains("oldest due update waited 1 s") && dom.contains("6 s ago"), "backlog and feed silence")
 
         // Charts: one non-empty path per series.
         for (chart, series) in [("throughput-chart", 3), ("latency-chart", 3), ("answer-chart", 3)] {
@@ -100,7 +104,10 @@ struct DashboardPageTests {
         #expect(dom.contains(DemoFeed.homeTeam) && dom.contains(DemoFeed.awayTeam))
         #expect(dom.contains("TooManyRequests") && dom.contains("ChannelNotRegistered"))
         #expect(dom.matches(of: /<div class="bar-row">/).count == LiveStatsResponse.example.budgets.count + StatsResponse.example.totals.failures.count)
-        #expect(dom.matches(of: /<div class="game">/).count == LiveStatsResponse.example.games.count)
+        // "Live games" lists only the games in play, not those about to start or just finished.
+        let inPlay = LiveStatsResponse.example.games.filter { ["live", "suspended"].contains($0.status) }
+        #expect(!inPlay.isEmpty && inPlay.count < LiveStatsResponse.example.games.count)
+        #expect(dom.matches(of: /<div class="game">/).count == inPlay.count)
         #expect(dom.matches(of: /<tr><td class="mono">/).count == LiveStatsResponse.example.recentDeliveries.count)
         #expect(dom.contains(">\(StatsResponse.example.totals.coalesced)<") && dom.contains(">\(StatsResponse.example.totals.downgraded)<"))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A tiny HTTP server (Python's `http.server`) that serves fixture folders for the dashboard
 /// test: `/<variant>/dashboard`, `/<variant>/v1/stats` and `/<variant>/v1/stats/live` map to

@@ -170,13 +170,14 @@ import Testing
         #expect(completion.sentTimestamp == nil)
     }
 
-    @Test func throttlingHonoursRetryAfterAndShrinksTheBudget() throws {
+    @Test func throttlingRetriesAtTheShapingIntervalBarsPriorityTenForTheRetryAfterAndShrinksTheBudget() throws {
         let completion = Self.complete(Self.response(429, .tooManyRequests, retryAfter: "30"))
         guard case .retry(let delay, _) = completion.action else {
             Issue.record("expected a retry, got \(completion.action)")
             return
         }
-        #expect(delay == 30)
+        #expect(delay == Self.settings.retryPolicy.throttledRetryDelay, "state keeps flowing, at priority 5")
+        #expect(completion.throttledUntil == Self.now.addingTimeInterval(30))
         #expect(completion.delivery?.outcome == .retry)
         #expect(completion.delivery?.reason == "TooManyRequests")
         let budget = try #require(completion.budget)
@@ -188,6 +189,13 @@ import Testing
         var next = Self.claim()
         next.budget = budget
         #expect(SendPlan(claim: next, now: Self.now, settings: Self.settings).downgraded)
+        // Retry-After bars priority 10 even when the budget would allow it again.
+        var fresh = Self.claim()
+        fresh.throttledUntil = completion.throttledUntil
+        let barred = SendPlan(claim: fresh, now: Self.now.addingTimeInterval(29), settings: Self.settings)
+        #expect(barred.priority == .opportunistic && barred.downgraded)
+        let after = SendPlan(claim: fresh, now: Self.now.addingTimeInterval(30), settings: Self.settings)
+        #expect(after.priority == .immediate && !after.downgraded)
     }
 
     @Test func transportFailuresAreRetried() throws {
@@ -207,9 +215,14 @@ import Testing
         }
     }
 
-    @Test func retriesRunOutIntoALoudFailure() throws {
+    @Test func retriesRunOutIntoALoudFailedAttemptButTheStateStaysPending() throws {
         let completion = Self.complete(Self.response(503, .serviceUnavailable), claim: Self.claim(attempts: 3))
-        #expect(completion.action == .finish)
+        guard case .retry(let delay, _) = completion.action else {
+            Issue.record("the row must stay pending, got \(completion.action)")
+            return
+        }
+        #expect(delay > 0 && delay <= Self.settings.retryPolicy.maximumDelay)
+        #expect(completion.alert?.contains("stays pending") == true)
         #expect(completion.delivery?.outcome == .failed)
         #expect(completion.delivery?.reason == "ServiceUnavailable")
         #expect(completion.alert?.contains("gave up after 4 attempts") == true)
@@ -225,9 +238,13 @@ import Testing
         #expect(completion.budget == nil)
     }
 
-    @Test func configurationErrorsFailLoudly() {
+    @Test func configurationErrorsAreLoudAndKeepTheStatePending() {
         let completion = Self.complete(Self.response(400, .featureNotEnabled))
-        #expect(completion.action == .finish)
+        guard case .retry(let delay, _) = completion.action else {
+            Issue.record("an operator can fix the app's configuration: the state must wait, got \(completion.action)")
+            return
+        }
+        #expect(delay == Self.settings.retryPolicy.maximumDelay)
         #expect(completion.delivery?.outcome == .failed)
         #expect(completion.alert != nil)
     }

@@ -38,7 +38,9 @@ import TestSupport
                 try await harness.eventually("the backlog drains", timeout: .seconds(20)) { try await harness.outboxCount() == 0 }
             }
             let received = harness.broadcasts(to: channel.apnsID)
-            #expect(received.count <= 25, "100 events took \(received.count) sends")
+            // Each of the 10 goals is a send of its own (an alert is never coalesced away), each
+            // carrying the newest state; the 90 clock ticks only ride along.
+            #expect(received.count <= 30, "100 events took \(received.count) sends")
             #expect(received.allSatisfy { $0.status == 200 })
             let last = try #require(received.last)
             #expect(last.body.contains("\"homeScore\":10"), "\(last.body)")

@@ -163,10 +163,12 @@ import TestSupport
                 failures += received.filter { $0.status == 503 }.count
                 let outcomes = try await harness.database.deliveries(channel.id).map(\.outcome)
                 #expect(outcomes.last == "sent")
-                #expect(outcomes.dropLast().allSatisfy { $0 == "retry" })
+                // A row that drew many of the breaker's probes may have given up attempts (recorded
+                // as failed); its state stayed pending all the same.
+                #expect(outcomes.dropLast().allSatisfy { $0 == "retry" || $0 == "failed" })
             }
             #expect(failures == 30)
-            #expect(workers.statistics.retried == 30)
+            #expect(workers.statistics.retried + workers.statistics.failed == 30)
             #expect(workers.statistics.sent == 20)
         }
     }

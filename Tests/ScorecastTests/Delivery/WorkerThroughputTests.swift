@@ -67,15 +67,19 @@ import TestSupport
             #endif
             print("worker throughput: \(Self.channelCount) broadcasts in \(elapsed) = \(Int(rate))/s (\(build) build, \(Self.workers) workers × \(Self.batch))")
 
-            // Delivery is at least once: a send whose answer is lost with its connection goes
-            // again. Nothing here loses a connection (the client never resets answered streams,
-            // so the simulator's rapid-reset guard never closes a busy one), so nothing may
-            // repeat, and every channel is delivered and recorded exactly once.
+            // Delivery is at least once: APNs may accept a send whose answer was lost with its
+            // connection. The APNs client resends such broadcasts itself (Debian's libcurl 7.88
+            // resets every body-less answer, so the simulator's rapid-reset guard closes a busy
+            // connection about every 1,000 streams; README "Why libcurl"), and the worker resends
+            // after a transport failure it saw; either way a repeat is the same payload, which the
+            // device drops by timestamp. Repeats must stay rare, and every channel must have been
+            // delivered and recorded exactly once.
             let accepted = harness.simulator.receivedRequests().filter { $0.port == "send" && $0.status == 200 }
             let perChannel = Dictionary(grouping: accepted.compactMap { $0.header("apns-channel-id") }, by: { $0 }).mapValues(\.count)
             #expect(Set(apnsIDs).isSubset(of: Set(perChannel.keys)))
             let repeated = perChannel.filter { $0.value > 1 }.map(\.key)
-            #expect(repeated.isEmpty, "\(repeated.count) of \(Self.channelCount) channels got a repeat")
+            #expect(repeated.count <= Self.channelCount / 100, "\(repeated.count) of \(Self.channelCount) channels got a repeat")
+            if !repeated.isEmpty { print("worker throughput: \(repeated.count) sends repeated (at least once)") }
             #expect((harness.simulator.statistics().answers["200"] ?? 0) - before == Self.channelCount + accepted.count - perChannel.count)
             let sent = try await harness.pool.query("""
                 SELECT count(*)::int8 AS n, count(DISTINCT channel_id)::int8 AS channels FROM deliveries WHERE outcome = 'sent'
@@ -90,13 +94,23 @@ import TestSupport
 }
 
 extension WorkerThroughputTests {
-    /// Creates a channel at the simulator. No retry: the transport keeps its connection across
-    /// thousands of streams, so a lost connection here is a failure.
+    /// Creates a channel at the simulator, trying again when the connection is lost: the
+    /// simulator's rapid-reset guard ends a connection after about 1,000 of libcurl 7.88's
+    /// resets, and a creation caught in that close is never resent by the client (it is not
+    /// retry-safe); channel creation is not what this test measures.
     static func createChannel(_ harness: DeliveryHarness, _ credentials: APNsCredentials) async throws -> String {
-        let response = try await harness.client.createChannel(
-            bundleID: harness.bundleID, policy: .noMessageStored, credentials: credentials)
-        guard let id = response.channelID else { throw TestSupportError("no channel id (\(response.status))") }
-        return id
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let response = try await harness.client.createChannel(
+                    bundleID: harness.bundleID, policy: .noMessageStored, credentials: credentials)
+                guard let id = response.channelID else { throw TestSupportError("no channel id (\(response.status))") }
+                return id
+            } catch let error as APNsClientError where error.code == .connectionLost && attempt < 3 {
+                continue
+            }
+        }
     }
 }
 

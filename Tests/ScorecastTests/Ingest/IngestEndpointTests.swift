@@ -93,7 +93,9 @@ struct IngestEndpointTests {
                 #expect(state["status"]?.stringValue == "live")
                 #expect(state["lastEvent"]?["player"]?.stringValue == "Saka")
                 #expect(state["updatedAt"] == .integer(1_764_450_030 - 978_307_200), "reference-date encoding")
-                let alert = try #require(aps["alert"])
+                #expect(aps["alert"] == nil, "the state is stored without its alert")
+                #expect(row.alerts.count == 1 && row.alerts.first?["key"]?.stringValue == String(eventID))
+                let alert = try #require(row.headAlert)
                 #expect(alert["title"]?["loc-key"]?.stringValue != nil)
                 #expect(alert["sound"]?.stringValue == "default")
                 #expect(aps["relevance-score"]?.doubleValue == 100)
@@ -167,18 +169,20 @@ struct IngestEndpointTests {
                 id: "goal", seq: 1, at: 5, kind: "score", scoreboard: #"{"home": 1}"#, extra: #""team": "home""#))
             #expect(reply.status == 202, "\(reply.text)")
 
-            let plain = try #require(try await fixture.outbox(standard)).aps
+            let plainRow = try #require(try await fixture.outbox(standard))
+            let plain = plainRow.aps
             #expect(plain["content-state"]?["homeScore"]?.integerValue == 1)
             #expect(plain["content-state"]?["extra"] != nil)
-            #expect(plain["alert"]?["title"]?["loc-key"] != nil)
+            #expect(plainRow.headAlert?["title"]?["loc-key"] != nil)
 
-            let mapped = try #require(try await fixture.outbox(custom)).aps
+            let mappedRow = try #require(try await fixture.outbox(custom))
+            let mapped = mappedRow.aps
             let state = try #require(mapped["content-state"])
             #expect(state["home"]?.integerValue == 1 && state["away"]?.integerValue == 0)
             #expect(state["homeScore"] == nil && state["extra"] == nil)
             #expect(state["updatedAt"] == .integer(1_764_450_005), "unix-seconds dates")
-            #expect(mapped["alert"]?["title"]?.stringValue != nil, "plain-text alert")
-            #expect(mapped["alert"]?["sound"] == nil, "silent alerts")
+            #expect(mappedRow.headAlert?["title"]?.stringValue != nil, "plain-text alert")
+            #expect(mappedRow.headAlert?["sound"] == nil, "silent alerts")
 
             #expect(try await fixture.outbox(broken) == nil)
             #expect(fixture.logSink.lines.contains { $0.contains("invalid content-state mapping") && $0.contains("com.example.broken") })
@@ -257,7 +261,7 @@ struct IngestEndpointTests {
         }
     }
 
-    @Test("a row being sent is not merged into: the update becomes the next row")
+    @Test("a row being sent is merged into: its alert stays at the head for the send's completion to remove")
     func leasedRow() async throws {
         try await IngestFixture.with { fixture in
             try await fixture.addGame("g1")
@@ -269,10 +273,11 @@ struct IngestEndpointTests {
             _ = await fixture.post(EventJSON.event(id: "tick", seq: 2, at: 1, kind: "clock", scoreboard: #"{"clock": "2'"}"#))
             let row = try #require(try await fixture.outbox(channel))
             #expect(row.version == 2, "the worker's fenced completion will miss and leave it pending")
-            #expect(row.coalesced == 0, "the goal is being sent, not replaced")
-            #expect(row.aps["alert"] == nil, "the goal's alert is on its way already")
-            #expect(row.priority == 5)
-            #expect(row.eventIDs == [try #require(try await fixture.eventID("tick"))])
+            #expect(row.coalesced == 1)
+            #expect(row.aps["alert"] == nil)
+            let goalID = try #require(try await fixture.eventID("goal"))
+            #expect(row.alerts.map { $0["key"]?.stringValue } == [String(goalID)], "the goal's alert is on its way; its completion removes it")
+            #expect(row.eventIDs == [goalID, try #require(try await fixture.eventID("tick"))])
             #expect(row.dueAt == fixture.clock.now.addingTimeInterval(10), "spaced from the send in flight")
             let lease = try await fixture.pool.query("SELECT lease_owner FROM outbox WHERE channel_id = \(channel)").first?
                 .decode("lease_owner", as: String?.self)
@@ -280,18 +285,22 @@ struct IngestEndpointTests {
         }
     }
 
-    @Test("a row backing off after a failed send keeps its retry time and attempts")
-    func backoffKept() async throws {
+    @Test("a newer update resets the attempts and backoff of a row that failed (retry state belongs to an attempt)")
+    func backoffReset() async throws {
         try await IngestFixture.with { fixture in
             try await fixture.addGame("g1")
             let channel = try await fixture.addChannel(boundTo: "g1")
             _ = await fixture.post(EventJSON.event(id: "goal", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
             let retryAt = fixture.clock.now.addingTimeInterval(30)
-            try await fixture.pool.execute("UPDATE outbox SET attempts = 2, due_at = \(retryAt) WHERE channel_id = \(channel)")
+            try await fixture.pool.execute(
+                "UPDATE outbox SET attempts = 2, not_before = \(retryAt), throttled_until = \(retryAt) WHERE channel_id = \(channel)")
             _ = await fixture.post(EventJSON.event(id: "goal2", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#))
             let row = try #require(try await fixture.outbox(channel))
-            #expect(row.attempts == 2)
-            #expect(row.dueAt == retryAt)
+            #expect(row.attempts == 0)
+            #expect(row.dueAt == fixture.clock.now)
+            let kept = try await fixture.pool.query("SELECT not_before, throttled_until FROM outbox WHERE channel_id = \(channel)")[0]
+            #expect(try kept.decode("not_before", as: Date?.self) == nil)
+            #expect(try kept.decode("throttled_until", as: Date?.self) == retryAt, "APNs' Retry-After is not undone by a newer update")
             #expect(row.aps["content-state"]?["homeScore"]?.integerValue == 2)
         }
     }

@@ -134,7 +134,7 @@ final class IngestFixture: Sendable {
     func outbox(_ channel: Int64) async throws -> OutboxRow? {
         try await pool.query("""
             SELECT channel_id, version, payload, payload_timestamp, priority, alerting, event_ids, first_ingested_at,
-                   coalesced, due_at, attempts
+                   coalesced, due_at, attempts, alerts
             FROM outbox WHERE channel_id = \(channel)
             """).first.map(OutboxRow.init)
     }
@@ -182,6 +182,8 @@ struct OutboxRow {
     let coalesced: Int
     let dueAt: Date
     let attempts: Int
+    /// `outbox.alerts`: the announcements queued beside the state, oldest first.
+    let alerts: [JSONValue]
 
     init(row: PostgresRow) throws {
         channelID = try row.decode("channel_id")
@@ -196,9 +198,12 @@ struct OutboxRow {
         coalesced = try row.decode("coalesced")
         dueAt = try row.decode("due_at")
         attempts = try row.decode("attempts")
+        alerts = try JSONParser().parse(try row.decode("alerts", as: PostgresJSON.self).bytes).arrayValue ?? []
     }
 
     var aps: JSONValue { payload["aps"] ?? .null }
+    /// The alert the next send carries (the head of the queue).
+    var headAlert: JSONValue? { alerts.first?["alert"] }
 }
 
 /// A settable clock; starts at a whole second in 2025.

@@ -105,7 +105,8 @@ struct IngestPlanningTests {
         #expect(entry.coalesced == 1)
         #expect(entry.eventIDs == ["100", "101"])
         #expect(entry.priority == .immediate)
-        #expect(entry.payload.alert != nil)
+        #expect(entry.payload.alert == nil, "the state is kept apart from the announcements")
+        #expect(entry.alerts.map(\.key) == ["100"])
         #expect(entry.payload.contentState["clock"]?["label"]?.stringValue == "9'")
         #expect(entry.payload.timestamp == 1_764_450_002)
     }
@@ -136,29 +137,30 @@ struct IngestPlanningTests {
         #expect(write.expectedVersion == 4 && write.version == 5)
         #expect(write.entry.coalesced == 1)
         #expect(write.entry.eventIDs == ["7", "100"])
-        #expect(write.entry.payload.alert == pending.entry.payload.alert)
+        #expect(write.entry.alerts == pending.entry.alerts)
         #expect(write.entry.enqueuedAt == pending.entry.enqueuedAt)
         #expect(write.entry.payload.timestamp == 1_764_450_050, "never before the pending row's timestamp")
     }
 
-    @Test("a leased row is not merged into; a backing-off row keeps its retry time")
+    @Test("a leased row is merged into, its in-flight alert kept at the head; a newer update resets a row's backoff")
     func leasedAndBackoff() throws {
         let leased = try Self.pendingRow(leased: true)
         let writes = try Self.plan([Self.event("t", seq: 2, at: 10, clock: "3'")], targets: [Self.target(1, pending: leased)],
                                    state: GameState(status: .live, homeScore: 1, awayScore: 0, appliedSeq: 1))
         let write = try #require(writes.first)
         #expect(write.replacesLeased && write.expectedVersion == 4)
-        #expect(write.entry.coalesced == 0 && write.entry.attempts == 0)
-        #expect(write.entry.payload.alert == nil && write.entry.priority == .opportunistic)
-        #expect(write.entry.eventIDs == ["100"])
+        #expect(write.entry.coalesced == 1 && write.entry.attempts == 0)
+        #expect(write.entry.alerts == leased.entry.alerts, "the alert in flight leaves the queue when its send completes")
+        #expect(write.entry.payload.alert == nil)
+        #expect(write.entry.eventIDs == ["7", "100"])
         #expect(write.entry.payload.timestamp == 1_764_450_050)
         #expect(write.entry.dueAt == Self.start.addingTimeInterval(10), "spaced from the send in flight")
 
         let backingOff = try Self.pendingRow(leased: false, attempts: 3)
         let retried = try #require(try Self.plan([Self.event("g", seq: 2, kind: .score, home: 2)], targets: [Self.target(1, pending: backingOff)],
                                                  state: GameState(status: .live, homeScore: 1, awayScore: 0, appliedSeq: 1)).first)
-        #expect(retried.entry.attempts == 3)
-        #expect(retried.entry.claimableAt == Self.start.addingTimeInterval(20))
+        #expect(retried.entry.attempts == 0)
+        #expect(retried.entry.claimableAt == Self.start, "a goal goes now, whatever the older content's backoff")
     }
 
     @Test("an update that cannot be sent names the event")

@@ -145,6 +145,8 @@ struct MetricsRegistryTests {
         #expect(FailureLabels(app: "a", reason: "TooManyRequests").reason == "TooManyRequests")
         #expect(FailureLabels(app: "a", reason: "").reason == "unknown")
         #expect(FailureLabels(app: "a", reason: "bad reason {}").reason == "invalid")
+        #expect(FailureLabels(app: "a", reason: "connection reset").reason == "connection_reset")
+        #expect(FailureLabels(app: "a", reason: "invalid credentials: the key file is gone").reason == "invalid_credentials")
         #expect(FailureLabels(app: "a", reason: String(repeating: "A", count: 65)).reason == "invalid")
     }
 }

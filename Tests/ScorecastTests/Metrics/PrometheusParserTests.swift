@@ -1,8 +1,10 @@
 import Foundation
+import TestSupport
 import ScorecastCore
 import Testing
 
 @testable import Scorecast
+import TestSupport
 
 /// Parses an exposition with the official Python client's parser (an implementation that owes
 /// nothing to ours) and prints every sample as JSON.
@@ -54,9 +56,9 @@ struct PrometheusParserTests {
         let registry = MetricsRegistry()
         let metrics = try ScorecastMetrics(registry: registry)
         let app = AppLabels(app: "com.example.scores")
-        metrics.eventsIngested.increment(IngestLabels(app: app.app, outcome: .accepted), by: 41)
-        metrics.eventsIngested.increment(IngestLabels(app: app.app, outcome: .duplicate), by: 2)
-        metrics.eventsIngested.increment(.rejected(app: "odd \"app\"\\\nname"))
+        metrics.eventsIngested.increment(IngestLabels(feed: "opta", outcome: .accepted), by: 41)
+        metrics.eventsIngested.increment(IngestLabels(feed: "opta", outcome: .duplicate), by: 2)
+        metrics.eventsIngested.increment(.rejected(feed: "odd \"app\"\\\nname"))
         metrics.broadcastsSent.increment(SendLabels(app: app.app, outcome: .accepted, priority: .immediate), by: 12)
         metrics.broadcastsSent.increment(SendLabels(app: app.app, outcome: .retried, priority: .opportunistic), by: 3)
         metrics.broadcastFailures.increment(FailureLabels(app: app.app, reason: "TooManyRequests"), by: 3)
@@ -79,8 +81,8 @@ struct PrometheusParserTests {
             samples.first { $0.name == name && $0.labels == labels }.flatMap { Double($0.value) }
         }
         let appLabel = ["app": app.app]
-        #expect(value("scorecast_events_ingested_total", ["app": app.app, "outcome": "accepted"]) == 41)
-        #expect(value("scorecast_events_ingested_total", ["app": "odd \"app\"\\\nname", "outcome": "rejected"]) == 1)
+        #expect(value("scorecast_events_ingested_total", ["feed": "opta", "outcome": "accepted"]) == 41)
+        #expect(value("scorecast_events_ingested_total", ["feed": "odd \"app\"\\\nname", "outcome": "rejected"]) == 1)
         #expect(value("scorecast_broadcasts_sent_total", ["app": app.app, "outcome": "retried", "priority": "5"]) == 3)
         #expect(value("scorecast_broadcast_failures_total", ["app": app.app, "reason": "TooManyRequests"]) == 3)
         #expect(value("scorecast_updates_coalesced_total", appLabel) == 7)

@@ -46,7 +46,7 @@ import Testing
             let app = try await fixture.addApp()
             try await fixture.addGame("g1")
             let registry = fixture.registry()
-            for _ in 0..<9 { _ = try await registry.createChannel(gameID: "g1", app: app) }
+            for _ in 0..<9 { _ = try await registry.createChannel(gameID: "g1", app: app, another: true) }
             let duty = RetireDuty(registry: registry, interval: .seconds(60), grace: .seconds(3600), channelLimit: 10)
             let report = try await duty.run(at: Date())
             #expect(report.warnings == ["com.example.scores (sandbox) is near its channel limit: 9 of 10 (90%)"])
@@ -81,6 +81,41 @@ import Testing
             report = try await duty.run(at: clock.now())
             #expect(report["games"] == 0 && report["backing_off"] == 0)     // nothing is missing any more
             #expect(try await ChannelStore(pool: fixture.pool).list(.init(gameID: "new")).count == 1)
+        }
+    }
+
+    @Test func aChannelAnAdminDeletedIsNeverRecreatedUntilCreatedByHand() async throws {
+        try await RegistryFixture.with { fixture in
+            let app = try await fixture.addApp()
+            try await fixture.addGame("g1")
+            let registry = fixture.registry()
+            let duty = EnsureChannelsDuty(registry: registry, interval: .seconds(30))
+            #expect(try await duty.run(at: Date())["created"] == 1)
+            let first = try #require(try await ChannelStore(pool: fixture.pool).liveChannels(gameID: "g1", appID: app.id).first)
+
+            let deleted = try await registry.deleteChannel(id: first.id, reason: .admin)
+            #expect(deleted.outcome == .deleted && deleted.optedOutGames == ["g1"])
+            let later = try await duty.run(at: Date().addingTimeInterval(3600))
+            #expect(later["games"] == 0 && later["created"] == 0, "\(later)")
+            let ensured = try await registry.ensureChannels(gameID: "g1")
+            #expect(ensured.results.map(\.outcome) == [.optedOut])
+            #expect(fixture.simulatorChannels().isEmpty)
+
+            // Created by hand: the opt-out is lifted; a second create returns the same channel.
+            let again = try await registry.createChannel(gameID: "g1", app: app)
+            #expect(!again.alreadyExisted)
+            let same = try await registry.createChannel(gameID: "g1", app: app)
+            #expect(same.alreadyExisted && same.listing.channel.id == again.listing.channel.id)
+            let stored = try await registry.createChannel(gameID: "g1", app: app, policy: .mostRecentMessageStored)
+            #expect(!stored.alreadyExisted)
+            let another = try await registry.createChannel(gameID: "g1", app: app, another: true)
+            #expect(!another.alreadyExisted)
+            #expect(fixture.simulatorChannels().count == 3)
+            #expect(try await registry.ensureChannels(gameID: "g1").created.isEmpty)
+
+            // Retirement of a finished game's channel records no opt-out.
+            let retired = try await registry.deleteChannel(id: another.listing.channel.id, reason: .retired)
+            #expect(retired.optedOutGames.isEmpty)
         }
     }
 

@@ -126,15 +126,15 @@ import Testing
         #expect(RetireDecision.decide(status: .retiring, finishedAt: finished, appPaused: true, now: t0, grace: .zero) == .keep)
     }
 
-    @Test func theLimitWatchWarnsFromNinetyPercentAtMostHourly() {
+    @Test func theLimitWatchWarnsFromEightyPercentAtMostHourly() {
         var watch = ChannelLimitWatch(limit: 100)
         let names: [Int64: String] = [1: "com.a (sandbox)", 2: "com.b (sandbox)"]
-        #expect(watch.warnings(counts: [1: 89, 2: 10], names: names, now: t0).isEmpty)
-        let first = watch.warnings(counts: [1: 90, 2: 10], names: names, now: t0)
-        #expect(first == ["com.a (sandbox) is near its channel limit: 90 of 100 (90%)"])
-        #expect(watch.warnings(counts: [1: 90], names: names, now: t0.addingTimeInterval(600)).isEmpty)
-        #expect(watch.warnings(counts: [1: 91], names: names, now: t0.addingTimeInterval(700)).count == 1)  // grew by 1 %
-        #expect(watch.warnings(counts: [1: 91], names: names, now: t0.addingTimeInterval(700 + 3600)).count == 1)
+        #expect(watch.warnings(counts: [1: 79, 2: 10], names: names, now: t0).isEmpty)
+        let first = watch.warnings(counts: [1: 80, 2: 10], names: names, now: t0)
+        #expect(first == ["com.a (sandbox) is near its channel limit: 80 of 100 (80%)"])
+        #expect(watch.warnings(counts: [1: 80], names: names, now: t0.addingTimeInterval(600)).isEmpty)
+        #expect(watch.warnings(counts: [1: 81], names: names, now: t0.addingTimeInterval(700)).count == 1)  // grew by 1 %
+        #expect(watch.warnings(counts: [1: 81], names: names, now: t0.addingTimeInterval(700 + 3600)).count == 1)
         let full = watch.warnings(counts: [1: 100], names: names, now: t0.addingTimeInterval(800 + 3600))
         #expect(full.first?.contains("has reached its channel limit") == true)
         #expect(watch.warnings(counts: [1: 50], names: names, now: t0.addingTimeInterval(900 + 3600)).isEmpty)

@@ -87,16 +87,4 @@ struct AppValidationTests {
         for id in ids { try AppValidation.checkAppleID(id, option: "--team-id") }
         #expect(Set(ids).count == ids.count)
     }
-
-    @Test func httpAnswerParsing() throws {
-        let plain = Array("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}extra".utf8)
-        let parsed = try #require(HTTPAnswer.parse(plain))
-        #expect(parsed.0 == 201)
-        #expect(parsed.1 == Array("{}".utf8))
-        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n".utf8)
-        let dechunked = try #require(HTTPAnswer.parse(chunked))
-        #expect(String(decoding: dechunked.1, as: UTF8.self) == "{\"a\":1}")
-        #expect(HTTPAnswer.parse(Array("garbage".utf8)) == nil)
-        #expect(HTTPAnswer.parse(Array("SMTP 220 hi\r\n\r\n".utf8)) == nil)
-    }
 }

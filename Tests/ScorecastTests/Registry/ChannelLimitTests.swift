@@ -5,13 +5,13 @@ import Testing
 struct ChannelLimitTests {
     @Test(arguments: [
         (10_000, 0, ChannelLimit.Verdict.allowed),
-        (10_000, 8_998, .allowed),
-        (10_000, 8_999, .warning(afterCreate: 9_000, limit: 10_000)),
+        (10_000, 7_998, .allowed),
+        (10_000, 7_999, .warning(afterCreate: 8_000, limit: 10_000)),
         (10_000, 9_999, .warning(afterCreate: 10_000, limit: 10_000)),
         (10_000, 10_000, .refused(count: 10_000, limit: 10_000)),
         (10_000, 12_000, .refused(count: 12_000, limit: 10_000)),
-        (10, 7, .allowed),
-        (10, 8, .warning(afterCreate: 9, limit: 10)),
+        (10, 6, .allowed),
+        (10, 7, .warning(afterCreate: 8, limit: 10)),
         (3, 1, .allowed),
         (3, 2, .warning(afterCreate: 3, limit: 3)),
         (3, 3, .refused(count: 3, limit: 3)),
@@ -22,10 +22,10 @@ struct ChannelLimitTests {
         #expect(ChannelLimit(limit: limit).verdict(forCreatingWith: count) == expected)
     }
 
-    @Test func thresholdIsNinetyPercentRoundedUp() {
-        #expect(ChannelLimit(limit: 10_000).warningThreshold == 9_000)
+    @Test func thresholdIsEightyPercentRoundedUp() {
+        #expect(ChannelLimit(limit: 10_000).warningThreshold == 8_000)
         #expect(ChannelLimit(limit: 3).warningThreshold == 3)
-        #expect(ChannelLimit(limit: 11).warningThreshold == 10)
+        #expect(ChannelLimit(limit: 11).warningThreshold == 9)
     }
 
     @Test func usageText() {

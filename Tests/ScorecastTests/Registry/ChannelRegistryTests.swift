@@ -25,12 +25,12 @@ struct ChannelRegistryTests {
             let listed = try await ChannelStore(pool: fixture.pool).list(.init(gameID: "g1"))
             #expect(listed.map(\.channel.id) == [created.listing.channel.id])
 
-            #expect(try await registry.deleteChannel(id: created.listing.channel.id) == .deleted)
+            #expect(try await registry.deleteChannel(id: created.listing.channel.id, reason: .admin).outcome == .deleted)
             #expect(fixture.simulatorChannels().isEmpty)
             let deleted = try #require(try await ChannelStore(pool: fixture.pool).find(id: created.listing.channel.id))
             #expect(deleted.channel.status == .deleted)
             #expect(deleted.channel.deletedAt != nil)
-            #expect(try await registry.deleteChannel(id: created.listing.channel.id) == .alreadyDeleted)
+            #expect(try await registry.deleteChannel(id: created.listing.channel.id, reason: .admin).outcome == .alreadyDeleted)
         }
     }
 
@@ -42,7 +42,7 @@ struct ChannelRegistryTests {
             let created = try await registry.createChannel(gameID: "g1", app: app)
             _ = try await fixture.client.delete(
                 bundleID: app.bundleID, channelID: created.listing.channel.apnsChannelID, credentials: try await fixture.credentials(app))
-            #expect(try await registry.deleteChannel(id: created.listing.channel.id) == .unknownToAPNs)
+            #expect(try await registry.deleteChannel(id: created.listing.channel.id, reason: .admin).outcome == .unknownToAPNs)
             #expect(try await ChannelStore(pool: fixture.pool).find(id: created.listing.channel.id)?.channel.status == .deleted)
         }
     }
@@ -53,7 +53,7 @@ struct ChannelRegistryTests {
             let registry = fixture.registry()
             let game = try await #require(throws: RegistryError.self) { try await registry.createChannel(gameID: "nope", app: app) }
             #expect(game.code == .notFound)
-            let channel = try await #require(throws: RegistryError.self) { try await registry.deleteChannel(id: 4242) }
+            let channel = try await #require(throws: RegistryError.self) { try await registry.deleteChannel(id: 4242, reason: .admin) }
             #expect(channel.code == .notFound)
             #expect(fixture.simulator.receivedRequests().isEmpty)
         }
@@ -173,8 +173,8 @@ struct ChannelRegistryTests {
             let app = try await fixture.addApp()
             try await fixture.addGame()
             let registry = fixture.registry()
-            let kept = try await registry.createChannel(gameID: "g1", app: app)
-            let vanishing = try await registry.createChannel(gameID: "g1", app: app)
+            let kept = try await registry.createChannel(gameID: "g1", app: app, another: true)
+            let vanishing = try await registry.createChannel(gameID: "g1", app: app, another: true)
             let credentials = try await fixture.credentials(app)
             let orphan = try #require(try await fixture.client.create(
                 bundleID: app.bundleID, policy: .noMessageStored, credentials: credentials).channelID)
@@ -218,12 +218,12 @@ struct ChannelRegistryTests {
             let app = try await fixture.addApp()
             try await fixture.addGame()
             let registry = fixture.registry(limit: 3)
-            #expect(try await registry.createChannel(gameID: "g1", app: app).limitWarning == nil)
-            #expect(try await registry.createChannel(gameID: "g1", app: app).limitWarning == nil)
-            let warning = try #require(try await registry.createChannel(gameID: "g1", app: app).limitWarning)
+            #expect(try await registry.createChannel(gameID: "g1", app: app, another: true).limitWarning == nil)
+            #expect(try await registry.createChannel(gameID: "g1", app: app, another: true).limitWarning == nil)
+            let warning = try #require(try await registry.createChannel(gameID: "g1", app: app, another: true).limitWarning)
             #expect(warning.contains("3 of 3 (100%)"))
             let before = fixture.simulator.receivedRequests().count
-            let refused = try await #require(throws: RegistryError.self) { try await registry.createChannel(gameID: "g1", app: app) }
+            let refused = try await #require(throws: RegistryError.self) { try await registry.createChannel(gameID: "g1", app: app, another: true) }
             #expect(refused.code == .channelLimitReached)
             #expect(refused.message.contains("3 of 3"))
             #expect(fixture.simulator.receivedRequests().count == before)
@@ -237,8 +237,8 @@ struct ChannelRegistryTests {
             try await fixture.addGame()
             try fixture.simulator.setChannelLimit(1)
             let registry = fixture.registry()
-            _ = try await registry.createChannel(gameID: "g1", app: app)
-            let refused = try await #require(throws: RegistryError.self) { try await registry.createChannel(gameID: "g1", app: app) }
+            _ = try await registry.createChannel(gameID: "g1", app: app, another: true)
+            let refused = try await #require(throws: RegistryError.self) { try await registry.createChannel(gameID: "g1", app: app, another: true) }
             #expect(refused.code == .apnsRefused)
             #expect(refused.status == 400)
             #expect(refused.reason == "CannotCreateChannelConfig")

@@ -29,7 +29,7 @@ struct ChannelsEndpointTests {
             let a = try await registry.createChannel(gameID: "g1", app: sandbox)
             let b = try await registry.createChannel(gameID: "g1", app: production, policy: .mostRecentMessageStored)
             let deleted = try await registry.createChannel(gameID: "g1", app: production)
-            _ = try await registry.deleteChannel(id: deleted.listing.channel.id)
+            _ = try await registry.deleteChannel(id: deleted.listing.channel.id, reason: .admin)
             _ = try await registry.createChannel(gameID: "g1", app: other)
             _ = try await registry.createChannel(gameID: "g2", app: sandbox)
 

@@ -1,8 +1,10 @@
 import Foundation
+import TestSupport
 import HTTPServer
 import Postgres
 import Testing
 @testable import Scorecast
+import TestSupport
 
 /// Parses an exposition with the Python reference client and prints `name labels value` JSON.
 private let referenceParser = """
@@ -87,6 +89,8 @@ private struct Sample: Decodable {
                     row.statusCode = 429
                     row.reason = "TooManyRequests"
                 }
+                // Accepted priority-10 sends this hour as the budget rows say: 11 (hot), 2 (cool).
+                if (channel == hot && index >= 24) || (channel == cool && index > 3) { row.priority = 5 }
                 rows.append(row)
             }
             try await db.insert(rows)
@@ -97,10 +101,11 @@ private struct Sample: Decodable {
             #expect(game.lastEvent == "Goal! Saka" && game.seq == 7 && game.channels == 2)
             #expect(live.budgets.map(\.priority10Used) == [11, 2])
             #expect(live.budgets.first?.downgrades == 3 && live.budgets.first?.remaining == 1 && live.budgets.first?.game == "live-game")
+            #expect(live.backlog != nil, "the backlog is reported")
             #expect(live.recentDeliveries.count == 25)
             #expect(live.recentDeliveries.map(\.at) == live.recentDeliveries.map(\.at).sorted(by: >))
             #expect(live.recentDeliveries.first?.outcome == .retried && live.recentDeliveries.first?.reason == "TooManyRequests")
-            #expect(live.recentDeliveries.dropFirst().allSatisfy { $0.outcome == .accepted && $0.priority == 10 })
+            #expect(live.recentDeliveries.dropFirst().allSatisfy { $0.outcome == .accepted })
         }
     }
 

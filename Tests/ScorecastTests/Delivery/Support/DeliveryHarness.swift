@@ -97,7 +97,9 @@ struct DeliveryHarness: Sendable {
         WorkerSettings(
             workers: workers, claimBatchSize: batch, leaseDuration: lease, pollInterval: poll, shutdownGrace: grace,
             routineInterval: routine, budgetStandardPerHour: standardBudget, budgetFrequentPerHour: standardBudget * 5,
-            retryPolicy: retry, apnsRequestTimeout: .seconds(5))
+            retryPolicy: retry,
+            breakerPolicy: CircuitBreaker.Policy(failureThreshold: 10, initialOpenInterval: 0.05, maximumOpenInterval: 0.2, probeTimeout: 10),
+            apnsRequestTimeout: .seconds(5))
     }
 
     /// A worker pool on this harness's database and simulator.

@@ -1,0 +1,310 @@
+internal import CCurl
+import CurlHTTP
+import Foundation
+import Logging
+
+/// The curl thread: one thread that owns a libcurl multi handle and drives every transfer
+/// with `curl_multi_perform` / `curl_multi_poll`. Callers never touch curl; they hand
+/// transfers over through the `LoopMailbox`, which wakes the poll.
+///
+/// Confined to its own thread (not `Sendable`): created and run by `CurlEventLoop.start`.
+///
+/// Known libcurl 7.88 behaviour (Debian 12): on a reused HTTP/2 connection it answers every
+/// response that ends without a body (APNs' 200s) with RST_STREAM(STREAM_CLOSED). Servers with
+/// a rapid-reset guard (nghttp2 since CVE-2023-44487: 1,000 resets, then 33 a second) reply
+/// with GOAWAY about every thousand requests in a burst. Streams above the GOAWAY's last id are
+/// refused and resent by libcurl itself; requests caught in the connection's close are resent
+/// here when `ResendPolicy` allows, so a burst loses nothing (measured by the APNs tests'
+/// `rapidResetGuardUnderLoad`; the README's "Why libcurl" has the figures).
+final class CurlEventLoop {
+    private let mailbox: LoopMailbox
+    private let multi: OpaquePointer
+    private let options: TransportOptions
+    private let logger: Logger
+    private let resendPolicy: ResendPolicy
+    private let ageLimit: IdleAgeLimit
+
+    private var idleHandles: [EasyHandle] = []
+    private var active: [UInt64: EasyHandle] = [:]
+    private var queues: [APNsEndpoint: TransferQueue] = [:]
+    private var inFlight: [APNsEndpoint: Int] = [:]
+    /// When a request to each endpoint last started or ended (for `IdleAgeLimit`).
+    private var lastActivity: [APNsEndpoint: ContinuousClock.Instant] = [:]
+    /// Endpoints that answered since their last connection failure or fresh connection. Until
+    /// then an endpoint gets one request at a time: with `CURLOPT_PIPEWAIT` the others then
+    /// wait for that connection to confirm multiplexing instead of opening connections of
+    /// their own, and APNs itself allows one stream until a request with a valid token has
+    /// succeeded (apns.md §6).
+    private var warmedUp: Set<APNsEndpoint> = []
+    private var lastSweep: ContinuousClock.Instant
+
+    /// How often queued transfers are checked for a passed deadline when streams are full.
+    private static let sweepInterval: Duration = .milliseconds(50)
+
+    private init(mailbox: LoopMailbox, options: TransportOptions, logger: Logger) {
+        self.mailbox = mailbox
+        self.multi = mailbox.multi.raw
+        self.options = options
+        self.logger = logger
+        self.resendPolicy = ResendPolicy(maxConnectionRetries: options.maxConnectionRetries)
+        self.ageLimit = IdleAgeLimit(maxIdle: .seconds(options.idleConnectionMaxAgeSeconds))
+        self.lastSweep = options.clock.now()
+    }
+
+    /// Creates the multi handle and starts the curl thread; returns the mailbox to reach it.
+    static func start(options: TransportOptions, logger: Logger) throws(APNsClientError) -> LoopMailbox {
+        guard CurlGlobal.ensureInitialized() else {
+            throw APNsClientError(.transport, "curl_global_init failed")
+        }
+        guard CurlGlobal.supportsHTTP2 else {
+            throw APNsClientError(.invalidConfiguration, "this libcurl was built without HTTP/2, which APNs requires")
+        }
+        guard let multi = curl_multi_init() else {
+            throw APNsClientError(.transport, "curl_multi_init failed")
+        }
+        // Streams on one connection rather than a connection per request; at most
+        // maxConcurrentStreams per connection (curl also honours the server's own SETTINGS
+        // limit), at most maxConnectionsPerHost connections to each host.
+        let settings: [(CURLMoption, Int)] = [
+            (CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)),
+            (CURLMOPT_MAX_CONCURRENT_STREAMS, options.maxConcurrentStreams),
+            (CURLMOPT_MAX_HOST_CONNECTIONS, options.maxConnectionsPerHost),
+            (CURLMOPT_MAXCONNECTS, max(4, options.maxConnectionsPerHost * 4)),
+        ]
+        for (option, value) in settings where ccurl_multi_setopt_long(multi, option, value) != CURLM_OK {
+            curl_multi_cleanup(multi)
+            throw APNsClientError(.transport, "curl_multi_setopt(\(option.rawValue)) failed")
+        }
+        let mailbox = LoopMailbox(multi: MultiPointer(raw: multi))
+        let thread = Thread {
+            CurlEventLoop(mailbox: mailbox, options: options, logger: logger).run()
+        }
+        thread.name = "apns-curl"
+        thread.start()
+        return mailbox
+    }
+
+    // MARK: - The loop
+
+    private func run() {
+        logger.debug("curl thread started")
+        while true {
+            let batch = mailbox.take()
+            if batch.stopping {
+                shutDown(alsoFailing: batch.submissions)
+                logger.debug("curl thread stopped")
+                return
+            }
+            for transfer in batch.submissions { accept(transfer) }
+            for id in batch.cancellations { cancel(id) }
+            startQueued()
+
+            var running: Int32 = 0
+            let performed = curl_multi_perform(multi, &running)
+            if performed != CURLM_OK {
+                logger.error("curl_multi_perform failed", ["code": String(performed.rawValue)])
+            }
+            drainCompletions()
+            startQueued()
+            expireQueued()
+
+            let timeout: Int32 = queues.values.contains(where: { !$0.isEmpty }) ? 50 : 1000
+            let polled = curl_multi_poll(multi, nil, 0, timeout, nil)
+            if polled != CURLM_OK {
+                logger.error("curl_multi_poll failed", ["code": String(polled.rawValue)])
+            }
+        }
+    }
+
+    private func accept(_ transfer: Transfer) {
+        if transfer.cancellation.isRaised {
+            transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
+            return
+        }
+        queues[transfer.request.endpoint, default: TransferQueue()].append(transfer)
+    }
+
+    /// Moves queued transfers into curl while their endpoint has free streams.
+    private func startQueued() {
+        for endpoint in Array(queues.keys) {
+            while inFlight[endpoint, default: 0] < (warmedUp.contains(endpoint) ? options.inFlightCapPerEndpoint : 1),
+                  let transfer = queues[endpoint]?.popFirst() {
+                start(transfer)
+            }
+        }
+    }
+
+    private func start(_ transfer: Transfer) {
+        if transfer.cancellation.isRaised {
+            transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
+            return
+        }
+        let endpoint = transfer.request.endpoint
+        let now = options.clock.now()
+        guard now < transfer.deadline else {
+            transfer.continuation.resume(throwing: TransportErrorMapping.deadlineWhileQueued())
+            return
+        }
+        guard let handle = idleHandles.popLast() ?? EasyHandle(options: options) else {
+            transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("no easy handle"))
+            return
+        }
+        let fresh = ageLimit.requiresFreshConnection(lastActivity: lastActivity[endpoint], inFlight: inFlight[endpoint, default: 0], now: now)
+        if fresh {
+            logger.debug("the connection sat idle past its age limit; opening a fresh one", ["endpoint": endpoint.description])
+            warmedUp.remove(endpoint)
+        }
+        let remaining = Self.milliseconds(transfer.deadline - now)
+        let connectTimeout = min(remaining, Self.milliseconds(options.connectTimeout))
+        // The retained reference travels through curl as user data; it is released when the
+        // transfer completes (drainCompletions), is cancelled, or fails to start.
+        let userData = Unmanaged.passRetained(handle).toOpaque()
+        if let failedOption = handle.prepare(for: transfer, timeoutMilliseconds: remaining, connectTimeoutMilliseconds: connectTimeout,
+                                             freshConnection: fresh, userData: userData) {
+            Unmanaged<EasyHandle>.fromOpaque(userData).release()
+            recycle(handle)
+            transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("option \(failedOption)"))
+            return
+        }
+        let added = curl_multi_add_handle(multi, handle.raw)
+        guard added == CURLM_OK else {
+            Unmanaged<EasyHandle>.fromOpaque(userData).release()
+            recycle(handle)
+            transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("curl_multi_add_handle (\(added.rawValue))"))
+            return
+        }
+        transfer.attempts.add(1, ordering: .relaxed)
+        handle.startedAt = now
+        active[transfer.id] = handle
+        inFlight[endpoint, default: 0] += 1
+        lastActivity[endpoint] = now
+    }
+
+    private func drainCompletions() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let result = ccurl_message_result(message)
+            var userData: UnsafeMutableRawPointer?
+            _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &userData)
+            // The message is invalid after remove_handle: everything needed was read above.
+            curl_multi_remove_handle(multi, easy)
+            guard let userData else {
+                logger.error("a finished curl transfer carried no user data")
+                continue
+            }
+            let handle = Unmanaged<EasyHandle>.fromOpaque(userData).takeRetainedValue()
+            finish(handle, result: result)
+        }
+    }
+
+    private func finish(_ handle: EasyHandle, result: CURLcode) {
+        guard let transfer = handle.transfer else {
+            recycle(handle)
+            return
+        }
+        let endpoint = transfer.request.endpoint
+        active[transfer.id] = nil
+        inFlight[endpoint, default: 1] -= 1
+        let now = options.clock.now()
+        lastActivity[endpoint] = now
+        if result == CURLE_OK && !handle.spokeHTTP2 {
+            recycle(handle)
+            transfer.continuation.resume(throwing: TransportErrorMapping.noHTTP2(endpoint))
+            return
+        }
+        if result == CURLE_OK {
+            warmedUp.insert(endpoint)
+            let response = handle.takeResponse(latency: now - handle.startedAt)
+            recycle(handle)
+            transfer.continuation.resume(returning: response)
+            return
+        }
+        let error = TransportErrorMapping.error(endpoint, code: result, detail: handle.errorDetail, reachedTransfer: handle.reachedTransfer,
+                                                responseTooLarge: handle.responseTooLarge, limit: options.maxResponseBytes,
+                                                proxyStatus: handle.proxyStatus)
+        recycle(handle)
+        if [.connectionLost, .connectionFailed, .tlsFailure].contains(error.code) { warmedUp.remove(endpoint) }
+        if resendPolicy.shouldResend(error, retrySafe: transfer.request.retrySafe, failures: transfer.attempts.load(ordering: .relaxed),
+                                     cancelled: transfer.cancellation.isRaised, now: now, deadline: transfer.deadline) {
+            logger.debug("sending a request again after its connection broke", [
+                "endpoint": endpoint.description, "error": error.code.rawValue,
+                "never_processed": String(error.neverProcessed)])
+            queues[endpoint, default: TransferQueue()].prepend(transfer)
+            return
+        }
+        logger.debug("request failed", ["endpoint": endpoint.description, "error": error.message])
+        transfer.continuation.resume(throwing: error)
+    }
+
+    private func cancel(_ id: UInt64) {
+        if let handle = active.removeValue(forKey: id) {
+            curl_multi_remove_handle(multi, handle.raw)
+            Unmanaged.passUnretained(handle).release()
+            guard let transfer = handle.transfer else { return recycle(handle) }
+            inFlight[transfer.request.endpoint, default: 1] -= 1
+            recycle(handle)
+            transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: true))
+            return
+        }
+        for endpoint in Array(queues.keys) {
+            guard let removed = queues[endpoint]?.removeAll(where: { $0.id == id }) else { continue }
+            for transfer in removed {
+                transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
+            }
+        }
+    }
+
+    /// Fails queued transfers whose deadline passed while every stream was busy: checks the
+    /// front of each queue every turn and the whole queue every `sweepInterval`.
+    private func expireQueued() {
+        let now = options.clock.now()
+        let sweepAll = now - lastSweep >= Self.sweepInterval
+        if sweepAll { lastSweep = now }
+        for endpoint in Array(queues.keys) {
+            var expired: [Transfer] = []
+            while let first = queues[endpoint]?.first, first.deadline <= now {
+                if let transfer = queues[endpoint]?.popFirst() { expired.append(transfer) }
+            }
+            if sweepAll, let late = queues[endpoint]?.removeAll(where: { $0.deadline <= now }) {
+                expired += late
+            }
+            if queues[endpoint]?.isEmpty == true && inFlight[endpoint, default: 0] == 0 {
+                queues[endpoint] = nil
+            }
+            for transfer in expired {
+                transfer.continuation.resume(throwing: TransportErrorMapping.deadlineWhileQueued())
+            }
+        }
+    }
+
+    private func recycle(_ handle: EasyHandle) {
+        handle.clear()
+        if idleHandles.count < options.inFlightCapPerEndpoint { idleHandles.append(handle) }
+    }
+
+    private func shutDown(alsoFailing submissions: [Transfer]) {
+        for (_, handle) in active {
+            curl_multi_remove_handle(multi, handle.raw)
+            Unmanaged.passUnretained(handle).release()
+            handle.transfer?.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: true))
+            handle.clear()
+        }
+        active.removeAll()
+        for endpoint in Array(queues.keys) {
+            while let transfer = queues[endpoint]?.popFirst() {
+                transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false))
+            }
+        }
+        for transfer in submissions { transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false)) }
+        idleHandles.removeAll()
+        curl_multi_cleanup(multi)
+        for transfer in mailbox.markStopped() { transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false)) }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < 1_000_000_000 else { return 1_000_000_000_000 }
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,239 @@
+internal import CCurl
+import CurlHTTP
+import Foundation
+
+/// One libcurl easy handle, reused for many requests. Confined to the curl thread (not
+/// `Sendable`): it is created, configured, run and freed there.
+///
+/// While a transfer runs, libcurl holds an `Unmanaged` reference to this object in its
+/// `PRIVATE`, `WRITEDATA` and `HEADERDATA` user data; the event loop takes the reference back
+/// when the transfer completes or is removed.
+final class EasyHandle {
+    let raw: OpaquePointer
+    /// The transfer now using this handle.
+    var transfer: Transfer?
+    /// When the handle was given to the multi handle for the current transfer.
+    var startedAt: ContinuousClock.Instant = .now
+
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let maxResponseBytes: Int
+    private var headerList: HeaderList?
+    private var caFile: String?
+    private var freshConnect = false
+    private var uploadBuffer: UnsafeMutableRawBufferPointer?
+    private var responseHeaders: [String: String] = [:]
+    private var responseBody: [UInt8] = []
+    private(set) var responseTooLarge = false
+
+    /// Creates a handle with the options every APNs request shares; `nil` if libcurl cannot.
+    init?(options: TransportOptions) {
+        guard let raw = curl_easy_init() else { return nil }
+        self.raw = raw
+        maxResponseBytes = options.maxResponseBytes
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        guard configureOnce(options) else {
+            curl_easy_cleanup(raw)
+            errorBuffer.deallocate()
+            return nil
+        }
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        errorBuffer.deallocate()
+        uploadBuffer?.deallocate()
+    }
+
+    private func configureOnce(_ options: TransportOptions) -> Bool {
+        var ok = true
+        func set(_ option: CURLoption, _ value: Int) { ok = ok && ccurl_easy_setopt_long(raw, option, value) == CURLE_OK }
+        // HTTP/2 over TLS, negotiated with ALPN; never fall back to HTTP/1.1 silently for
+        // https (2TLS only allows 1.1 when the server does not offer h2).
+        set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        // Wait for an existing connection to confirm multiplexing instead of opening new ones.
+        set(CURLOPT_PIPEWAIT, 1)
+        // Signals are process-wide; curl must not use them from its own thread.
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_TCP_NODELAY, 1)
+        // Idle connections stay open for hours (apns.md §9); TCP keepalive notices dead peers.
+        set(CURLOPT_TCP_KEEPALIVE, 1)
+        set(CURLOPT_TCP_KEEPIDLE, options.keepAliveIdleSeconds)
+        set(CURLOPT_TCP_KEEPINTVL, options.keepAliveIntervalSeconds)
+        set(CURLOPT_MAXAGE_CONN, options.idleConnectionMaxAgeSeconds)
+        // Never follow anything but our own request, and never a protocol other than HTTPS.
+        if let proxy = options.proxy {
+            // libcurl keeps its own copy. The address may carry credentials: it is never
+            // logged and never put in an error.
+            ok = ok && ccurl_easy_setopt_string(raw, CURLOPT_PROXY, proxy) == CURLE_OK
+        }
+        set(CURLOPT_SSL_VERIFYPEER, 1)
+        set(CURLOPT_SSL_VERIFYHOST, 2)
+        set(CURLOPT_FOLLOWLOCATION, 0)
+        ok = ok && ccurl_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer) == CURLE_OK
+        // Always a write callback: without one libcurl prints bodies to stdout.
+        ok = ok && ccurl_easy_setopt_write_function(raw, CURLOPT_WRITEFUNCTION, easyHandleWriteCallback) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, easyHandleHeaderCallback) == CURLE_OK
+        return ok
+    }
+
+    /// Sets the per-request options for `transfer` and points libcurl's user data at this
+    /// handle. Returns a description of the option that failed, or `nil`.
+    /// - Parameter freshConnection: open a new connection instead of reusing one (`IdleAgeLimit`).
+    func prepare(for transfer: Transfer, timeoutMilliseconds: Int, connectTimeoutMilliseconds: Int,
+                 freshConnection: Bool, userData: UnsafeMutableRawPointer) -> String? {
+        let request = transfer.request
+        self.transfer = transfer
+        responseHeaders.removeAll(keepingCapacity: true)
+        responseBody.removeAll(keepingCapacity: true)
+        responseTooLarge = false
+        errorBuffer[0] = 0
+
+        guard ccurl_easy_setopt_string(raw, CURLOPT_URL, request.url) == CURLE_OK else { return "URL" }
+        switch request.method {
+        case .get, .delete:
+            guard ccurl_easy_setopt_long(raw, CURLOPT_HTTPGET, 1) == CURLE_OK else { return "HTTPGET" }
+            let custom: String? = request.method == .delete ? "DELETE" : nil
+            guard setCustomRequest(custom) else { return "CUSTOMREQUEST" }
+        case .post:
+            guard setCustomRequest(nil) else { return "CUSTOMREQUEST" }
+            guard setUpload(request.body) else { return "POSTFIELDS" }
+        }
+
+        var lines = ["Accept:"]
+        if request.method == .post { lines.append("content-type: application/json") }
+        for header in request.headers { lines.append("\(header.name): \(header.value)") }
+        if headerList?.lines != lines {
+            guard let list = HeaderList(lines: lines) else { return "HTTPHEADER (out of memory)" }
+            guard ccurl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list.pointer) == CURLE_OK else { return "HTTPHEADER" }
+            headerList = list
+        }
+
+        if caFile != request.endpoint.caFile {
+            let result = request.endpoint.caFile.map { ccurl_easy_setopt_string(raw, CURLOPT_CAINFO, $0) }
+                ?? ccurl_easy_setopt_string(raw, CURLOPT_CAINFO, nil)
+            guard result == CURLE_OK else { return "CAINFO" }
+            caFile = request.endpoint.caFile
+        }
+
+        if freshConnect != freshConnection {
+            guard ccurl_easy_setopt_long(raw, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0) == CURLE_OK else { return "FRESH_CONNECT" }
+            freshConnect = freshConnection
+        }
+        guard ccurl_easy_setopt_long(raw, CURLOPT_TIMEOUT_MS, max(1, timeoutMilliseconds)) == CURLE_OK,
+              ccurl_easy_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, max(1, connectTimeoutMilliseconds)) == CURLE_OK
+        else { return "TIMEOUT_MS" }
+        guard ccurl_easy_setopt_pointer(raw, CURLOPT_PRIVATE, userData) == CURLE_OK,
+              ccurl_easy_setopt_pointer(raw, CURLOPT_WRITEDATA, userData) == CURLE_OK,
+              ccurl_easy_setopt_pointer(raw, CURLOPT_HEADERDATA, userData) == CURLE_OK
+        else { return "user data" }
+        return nil
+    }
+
+    private func setCustomRequest(_ method: String?) -> Bool {
+        if let method { return ccurl_easy_setopt_string(raw, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK }
+        return ccurl_easy_setopt_string(raw, CURLOPT_CUSTOMREQUEST, nil) == CURLE_OK
+    }
+
+    /// `CURLOPT_POSTFIELDS` does not copy: the bytes live in a buffer this handle owns until
+    /// the next request replaces them.
+    private func setUpload(_ body: [UInt8]) -> Bool {
+        if uploadBuffer.map({ $0.count < max(body.count, 1) }) ?? true {
+            uploadBuffer?.deallocate()
+            uploadBuffer = .allocate(byteCount: max(body.count, 64), alignment: 1)
+        }
+        guard let buffer = uploadBuffer, let base = buffer.baseAddress else { return false }
+        body.withUnsafeBytes { bytes in
+            if let source = bytes.baseAddress { base.copyMemory(from: source, byteCount: bytes.count) }
+        }
+        return ccurl_easy_setopt_off_t(raw, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)) == CURLE_OK
+            && ccurl_easy_setopt_pointer(raw, CURLOPT_POSTFIELDS, base) == CURLE_OK
+    }
+
+    /// Appends response body bytes; refuses (and so aborts the transfer) past the size cap.
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard responseBody.count + bytes.count <= maxResponseBytes else {
+            responseTooLarge = true
+            return 0
+        }
+        responseBody.append(contentsOf: bytes)
+        return bytes.count
+    }
+
+    /// Records one header line (`name: value\r\n`); a status line starts a fresh set. Parsed
+    /// on bytes: this runs for every header of every response.
+    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let count = bytes.count
+        if count >= 5 && bytes[0] == UInt8(ascii: "H") && bytes[1] == UInt8(ascii: "T") && bytes[4] == UInt8(ascii: "/") {
+            responseHeaders.removeAll(keepingCapacity: true)
+            return count
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return count }
+        var start = colon + 1
+        var end = count
+        while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+        while end > start && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self).lowercased()
+        responseHeaders[name] = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return count
+    }
+
+    /// The finished response of the current transfer.
+    func takeResponse(latency: Duration) -> HTTPResponse {
+        var status = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status)
+        var connects = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_NUM_CONNECTS, &connects)
+        return HTTPResponse(status: status, headers: responseHeaders, body: responseBody, latency: latency,
+                            connectionsOpened: connects)
+    }
+
+    /// Whether the finished transfer spoke HTTP/2 (ALPN may fall back to HTTP/1.1 when a
+    /// server does not offer h2; APNs always does, so anything else is a wrong endpoint).
+    var spokeHTTP2: Bool {
+        var version = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_HTTP_VERSION, &version)
+        return version == CURL_HTTP_VERSION_2_0
+    }
+
+    /// libcurl's own explanation of the last failure (no headers, so no token, are in it).
+    var errorDetail: String {
+        let text = String(cString: errorBuffer)
+        return text.isEmpty ? "" : text
+    }
+
+    /// The proxy's status answer to `CONNECT`, 0 when no proxy was asked.
+    var proxyStatus: Int {
+        var status = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_HTTP_CONNECTCODE, &status)
+        return status
+    }
+
+    /// Whether libcurl had reached the point of sending the request when the transfer ended.
+    var reachedTransfer: Bool {
+        var pretransfer: curl_off_t = 0
+        _ = ccurl_easy_getinfo_off_t(raw, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+        return pretransfer > 0
+    }
+
+    /// Forgets the finished transfer so nothing of it is kept alive by an idle handle.
+    func clear() {
+        transfer = nil
+        responseBody.removeAll(keepingCapacity: responseBody.capacity <= 16_384)
+        responseHeaders.removeAll(keepingCapacity: true)
+    }
+}
+
+// libcurl calls these on the curl thread during curl_multi_perform. They must not capture
+// anything: the handle arrives through the user-data pointer.
+private let easyHandleWriteCallback: curl_write_callback = { data, size, count, userData in
+    guard let userData else { return 0 }
+    let handle = Unmanaged<EasyHandle>.fromOpaque(userData).takeUnretainedValue()
+    return handle.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+private let easyHandleHeaderCallback: curl_write_callback = { data, size, count, userData in
+    guard let userData else { return 0 }
+    let handle = Unmanaged<EasyHandle>.fromOpaque(userData).takeUnretainedValue()
+    return handle.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+}

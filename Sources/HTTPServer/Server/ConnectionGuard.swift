@@ -1,0 +1,206 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Enforces the header and body deadlines (`ConnectionDeadlines`) on live connections, and
+/// writes one summary line per interval about connections refused at the caps or cut at a
+/// deadline — never one line per connection, which would let an attacker flood the log.
+///
+/// It also keeps the lingering close of connections answered before their body was read (a
+/// `413` on the declared length, a `431`): libmicrohttpd would close them with unread data,
+/// which makes the kernel send a reset that a client still writing sees instead of the
+/// answer. The guard holds a duplicate of the socket, ends the sending side, and reads and
+/// drops what the client still sends until it closes, for at most the body deadline and
+/// `maximumLingerBytes`.
+///
+/// A late connection is cut with `shutdown(2)` from the guard's own thread; libmicrohttpd then
+/// sees the end of the stream and closes it the usual way. The book's lock is held around the
+/// call, and libmicrohttpd reports a connection closed (taking the same lock) before it closes
+/// the descriptor, so the descriptor shut down is always the late connection's own.
+final class ConnectionGuard: Sendable {
+    private struct Lingering {
+        var descriptor: Int32
+        var until: ContinuousClock.Instant
+        var bytes = 0
+    }
+
+    /// At most this many connections linger at once; more are closed at once.
+    static let maximumLingering = 256
+    /// A lingering connection is closed after reading this much.
+    static let maximumLingerBytes = 64 << 20
+
+    private struct State {
+        var book: ConnectionDeadlines<ContinuousClock.Instant>
+        var lingering: [Lingering] = []
+        var nextID = 1
+        var refusedAtCaps = 0
+        var cutAtHeaderDeadline = 0
+        var cutAtBodyDeadline = 0
+        var lastSummary: ContinuousClock.Instant
+    }
+
+    private let state: Mutex<State>
+    private let stopped = Atomic<Bool>(false)
+    private let summaryInterval: Duration
+    private let lingerTime: Duration
+    private let logger: Logger
+    private let clock = ContinuousClock()
+
+    init(headerTimeout: Duration, bodyTimeout: Duration, summaryInterval: Duration, logger: Logger) {
+        self.summaryInterval = summaryInterval
+        self.lingerTime = bodyTimeout
+        self.logger = logger
+        self.state = Mutex(State(book: ConnectionDeadlines(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout), lastSummary: ContinuousClock().now))
+    }
+
+    // MARK: - Called from libmicrohttpd's threads
+
+    /// A connection was accepted; returns its id (kept in its socket context).
+    func opened(descriptor: Int32) -> Int {
+        let now = clock.now
+        return state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.book.opened(id, descriptor: descriptor, now: now)
+            return id
+        }
+    }
+
+    func headersReceived(_ id: Int) {
+        let now = clock.now
+        state.withLock { $0.book.headersReceived(id, now: now) }
+    }
+
+    func bodyReceived(_ id: Int) {
+        state.withLock { $0.book.bodyReceived(id) }
+    }
+
+    func requestFinished(_ id: Int) {
+        let now = clock.now
+        state.withLock { $0.book.requestFinished(id, now: now) }
+    }
+
+    func closed(_ id: Int) {
+        state.withLock { $0.book.closed(id) }
+    }
+
+    /// libmicrohttpd closed a new connection at the total or per-address cap.
+    func refusedAtCap() {
+        state.withLock { $0.refusedAtCaps += 1 }
+    }
+
+    /// The answer to a request whose body was not read has been sent on `descriptor`: keep a
+    /// duplicate of it and drain it (see the type's documentation).
+    func linger(descriptor: Int32) {
+        guard descriptor >= 0 else { return }
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return }
+        // Everything queued (the answer) goes out, then the end of the stream.
+        shutdown(copy, Int32(SHUT_WR))
+        let until = clock.now.advanced(by: lingerTime)
+        let kept = state.withLock { state in
+            guard state.lingering.count < Self.maximumLingering else { return false }
+            state.lingering.append(Lingering(descriptor: copy, until: until))
+            return true
+        }
+        if !kept { close(copy) }
+    }
+
+    // MARK: - The guard's thread
+
+    /// Starts the thread that cuts late connections (every quarter second) and writes the
+    /// summaries; it ends after `stop()`.
+    func start() {
+        let thread = Thread { [self] in
+            while !stopped.load(ordering: .relaxed) {
+                drainLingering(waitingUpTo: 250)
+                sweep()
+            }
+            state.withLock { state in
+                state.lingering.forEach { close($0.descriptor) }
+                state.lingering = []
+            }
+        }
+        thread.name = "http-guard"
+        thread.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    /// Waits up to `milliseconds` for lingering connections to have data, reads and drops
+    /// it, and closes those that ended, overran or outstayed.
+    private func drainLingering(waitingUpTo milliseconds: Int32) {
+        // Only this thread removes entries, so the descriptors stay valid while it polls.
+        let descriptors = state.withLock { $0.lingering.map(\.descriptor) }
+        guard !descriptors.isEmpty else {
+            usleep(useconds_t(milliseconds) * 1000)
+            return
+        }
+        var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        _ = poll(&polled, nfds_t(polled.count), milliseconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var read: [Int32: (bytes: Int, ended: Bool)] = [:]
+        for entry in polled where entry.revents != 0 {
+            var total = 0
+            var ended = false
+            while total < Self.maximumLingerBytes {
+                let count = recv(entry.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if count > 0 {
+                    total += count
+                } else {
+                    ended = count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+                    break
+                }
+            }
+            read[entry.fd] = (total, ended)
+        }
+        let now = clock.now
+        let finished = state.withLock { state -> [Int32] in
+            var finished: [Int32] = []
+            state.lingering = state.lingering.compactMap { entry in
+                var entry = entry
+                let result = read[entry.descriptor]
+                entry.bytes += result?.bytes ?? 0
+                if result?.ended == true || entry.bytes >= Self.maximumLingerBytes || now >= entry.until {
+                    finished.append(entry.descriptor)
+                    return nil
+                }
+                return entry
+            }
+            return finished
+        }
+        finished.forEach { close($0) }
+    }
+
+    private func sweep() {
+        let now = clock.now
+        let summary = state.withLock { state -> [String: String]? in
+            for late in state.book.expire(now: now) {
+                shutdown(late.descriptor, Int32(SHUT_RDWR))
+                switch late.stage {
+                case .headers: state.cutAtHeaderDeadline += 1
+                case .body: state.cutAtBodyDeadline += 1
+                }
+            }
+            guard now - state.lastSummary >= summaryInterval else { return nil }
+            defer {
+                state.lastSummary = now
+                state.refusedAtCaps = 0
+                state.cutAtHeaderDeadline = 0
+                state.cutAtBodyDeadline = 0
+            }
+            guard state.refusedAtCaps + state.cutAtHeaderDeadline + state.cutAtBodyDeadline > 0 else { return nil }
+            return [
+                "refused_at_connection_caps": String(state.refusedAtCaps),
+                "cut_at_header_deadline": String(state.cutAtHeaderDeadline),
+                "cut_at_body_deadline": String(state.cutAtBodyDeadline),
+                "seconds": String(summaryInterval.components.seconds),
+            ]
+        }
+        if let summary {
+            logger.warning("http connections refused or cut (slow or too many clients)", summary)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import HTTPServer
+import Postgres
+
+/// The device side's HTTP routes: the app API (`/v1/apps/{bundle-id}/devices/…`), game reads
+/// (`/v1/games/{id}`, `/v1/games`) and kick-off progress (`/v1/stats/devices`).
+public enum DeviceAPI {
+    /// Adds every device route to `router`, with rate limits from `settings`.
+    public static func register(on router: inout Router, pool: PostgresPool, settings: DeviceSettings) {
+        let store = ClientKeyStore(pool: pool)
+        let guardian = AppAPIGuard(
+            authenticator: ClientAuthenticator(lookup: { try await store.find(prefix: $0) }),
+            perDevice: RequestRateLimiter(perMinute: settings.deviceRatePerMinute, burst: settings.rateBurst),
+            perAddress: RequestRateLimiter(perMinute: settings.addressRatePerMinute, burst: settings.rateBurst))
+        AppDevicesEndpoint(pool: pool, guardian: guardian).register(on: &router)
+        GamesEndpoint(pool: pool, guardian: guardian).register(on: &router)
+        router.get("/v1/stats/devices") { request in
+            do {
+                return try .json(try await KickoffStore(pool: pool).progress())
+            } catch let error as PostgresError {
+                request.logger.error("kick-off progress failed", ["error": error.message])
+                throw Problem.serviceUnavailable("the database is unavailable")
+            }
+        }
+    }
+}

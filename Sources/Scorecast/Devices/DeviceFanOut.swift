@@ -1,0 +1,103 @@
+import APNs
+import Foundation
+import Lifecycle
+import Logging
+import Postgres
+import ScorecastCore
+
+/// The device side's worker: starts Live Activities at kick-off (push-to-start to every
+/// following device), keeps activities without a channel updated through their own push
+/// tokens, and expires silent devices. One per `serve` process with the worker role; any
+/// number of processes share the work through Postgres (`SKIP LOCKED` claims under leases).
+///
+/// Every `pollInterval` it: plans the kick-offs that are due (lead time before the scheduled
+/// start, or the game is live); gives up starts whose lease expired (at most once, never twice);
+/// sends planned starts batch after batch until none are due.
+public final class DeviceFanOut: Service {
+    /// `devices`, for logs.
+    public let name = "devices"
+
+    let settings: DeviceSettings
+    let kickoffs: KickoffStore
+    let sender: StartSender
+    let tokens: ActivityTokenPath
+    let expiry: DeviceExpiry
+    let lease: Duration
+    let owner: String
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// Creates the worker.
+    public init(
+        pool: PostgresPool, apns: APNsClientSet, credentials: CredentialStore, configuration: Configuration,
+        metrics: DeviceMetrics?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        let logger = logger.named("devices")
+        let staleness = IngestSettings(configuration: configuration).staleness
+        self.settings = configuration.devices
+        self.kickoffs = KickoffStore(pool: pool)
+        self.sender = StartSender(
+            pool: pool, apns: apns, credentials: credentials, staleness: staleness,
+            pacer: SendPacer(perSecond: configuration.devices.startsPerSecond), metrics: metrics, logger: logger)
+        self.tokens = ActivityTokenPath(
+            pool: pool, apns: apns, credentials: credentials, staleness: staleness, batch: configuration.devices.startBatch,
+            metrics: metrics, logger: logger)
+        self.expiry = DeviceExpiry(pool: pool, ttl: configuration.devices.deviceTTL)
+        self.lease = max(configuration.leaseDuration, configuration.apnsRequestTimeout * 2)
+        self.owner = "devices/" + WorkerIdentity.makeOwnerPrefix()
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Runs until `shutdown`.
+    public func run(until shutdown: ShutdownSignal) async throws {
+        logger.info("device fan-out starting", ["lead": "\(settings.startLead)", "rate": String(settings.startsPerSecond)])
+        var lastExpiry = Date.distantPast
+        while !shutdown.isTriggered {
+            do {
+                try await tick()
+                if now().timeIntervalSince(lastExpiry) >= 3_600 {
+                    let expired = try await expiry.run(now: now())
+                    if expired > 0 { logger.info("expired silent devices", ["devices": String(expired)]) }
+                    lastExpiry = now()
+                }
+            } catch {
+                logger.warning("device fan-out round failed; trying again", ["error": "\(error)"])
+            }
+            await Self.sleep(settings.pollInterval, orUntil: shutdown)
+        }
+        logger.info("device fan-out stopped")
+    }
+
+    /// One round: plan due kick-offs, abandon expired leases, send every due start, and hand
+    /// game updates to activity tokens. Returns how many starts were sent.
+    @discardableResult
+    func tick() async throws -> Int {
+        for due in try await kickoffs.dueKickoffs(now: now(), lead: settings.startLead) {
+            let planned = try await kickoffs.plan(gameID: due.gameID, trigger: due.trigger)
+            logger.info("kick-off: starting Live Activities", ["game": due.gameID, "trigger": due.trigger.rawValue, "devices": String(planned)])
+        }
+        let abandoned = try await kickoffs.abandonExpired()
+        if abandoned > 0 { logger.warning("push-to-starts interrupted mid-send are not repeated", ["starts": String(abandoned)]) }
+        var sent = 0
+        while true {
+            let claimed = try await kickoffs.claim(limit: settings.startBatch, owner: owner, lease: lease)
+            if claimed.isEmpty { break }
+            let completions = await sender.send(claimed, now: now())
+            try await kickoffs.complete(completions, owner: owner)
+            sent += claimed.count
+            if claimed.count < settings.startBatch { break }
+        }
+        try await tokens.round(owner: owner, lease: lease, now: now())
+        return sent
+    }
+
+    /// Sleeps `duration`, returning early on shutdown (`ShutdownSignal.wait()` cannot be
+    /// cancelled, so the signal is looked at every 50 ms).
+    private static func sleep(_ duration: Duration, orUntil shutdown: ShutdownSignal) async {
+        let end = ContinuousClock.now + duration
+        while !shutdown.isTriggered, ContinuousClock.now < end {
+            try? await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import Postgres
+
+/// The kick-off fan-out's durable state: `kickoffs` (which games were started and why) and
+/// `activity_starts` (one row per device and game, ever — a start is never planned twice).
+public struct KickoffStore: Sendable {
+    /// What started a game's fan-out.
+    public enum Trigger: String, Sendable {
+        case leadTime = "lead-time"
+        case startEvent = "start-event"
+        case command
+    }
+
+    /// One claimed push-to-start, with what sending it needs.
+    public struct ClaimedStart: Sendable, Hashable {
+        public var deviceID: Int64
+        public var gameID: String
+        public var appID: Int64
+        public var token: String
+        public var supportsChannels: Bool
+        public var frequentUpdates: Bool
+        public var attempts: Int
+    }
+
+    /// How a claimed start ended.
+    public struct Completion: Sendable, Hashable {
+        public enum Status: String, Sendable { case started, failed, pending }
+        public var deviceID: Int64
+        public var gameID: String
+        public var status: Status
+        /// `channel`, `light-channel` or `token` (empty when the start was never composed).
+        public var input: String
+        public var statusCode: Int
+        public var reason: String
+        public var apnsID: String
+        /// For `pending` (a retry): seconds to wait.
+        public var retryAfter: Double
+        /// Set when APNs called the push-to-start token dead: the reason to record on the device.
+        public var pruneReason: String?
+        /// The token the answer was about (a token rotated since is not pruned).
+        public var token: String
+    }
+
+    let pool: PostgresPool
+
+    /// Creates a store on `pool`.
+    public init(pool: PostgresPool) { self.pool = pool }
+
+    /// Records the kick-off of `gameID` (once; the first trigger is kept) and plans a start for
+    /// every device following the game, its league or either team that has a push-to-start
+    /// token and no activity for the game yet. Returns how many starts were newly planned.
+    @discardableResult
+    public func plan(gameID: String, trigger: Trigger) async throws -> Int {
+        try await pool.withTransaction { connection in
+            guard let game = try await connection.query("""
+                SELECT league, home_team, away_team FROM games WHERE id = \(gameID)
+                """).first else { return 0 }
+            let league: String = try game.decode("league")
+            let teams = [try game.decode("home_team", as: String.self), try game.decode("away_team", as: String.self)].filter { !$0.isEmpty }
+            try await connection.execute("""
+                INSERT INTO kickoffs (game_id, trigger) VALUES (\(gameID), \(trigger.rawValue)) ON CONFLICT (game_id) DO NOTHING
+                """)
+            let planned = try await connection.execute("""
+                INSERT INTO activity_starts (device_id, game_id)
+                SELECT t.device_id, \(gameID)
+                FROM (SELECT device_id FROM follows WHERE kind = 'game' AND value = \(gameID)
+                      UNION SELECT device_id FROM follows WHERE kind = 'league' AND value = \(league) AND value <> ''
+                      UNION SELECT device_id FROM follows WHERE kind = 'team' AND value = ANY(\(teams))) t
+                JOIN devices d ON d.id = t.device_id
+                WHERE d.push_to_start_token IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM activity_tokens a WHERE a.device_id = t.device_id AND a.game_id = \(gameID))
+                ON CONFLICT DO NOTHING
+                """)
+            try await connection.execute("UPDATE kickoffs SET planned = planned + \(planned) WHERE game_id = \(gameID)")
+            return planned
+        }
+    }
+
+    /// Games whose fan-out is due at `now` and has not begun: scheduled within `lead` of their
+    /// start (and not more than 12 hours past it), or already live. Each with its trigger.
+    public func dueKickoffs(now: Date, lead: Duration) async throws -> [(gameID: String, trigger: Trigger)] {
+        let horizon = now.addingTimeInterval(TimeInterval(lead.components.seconds))
+        let oldest = now.addingTimeInterval(-12 * 3_600)
+        return try await pool.query("""
+            SELECT g.id, g.status FROM games g
+            WHERE g.status IN ('scheduled', 'live')
+              AND ((g.status = 'scheduled' AND g.starts_at <= \(horizon) AND g.starts_at > \(oldest)) OR g.status = 'live')
+              AND NOT EXISTS (SELECT 1 FROM kickoffs k WHERE k.game_id = g.id)
+            ORDER BY g.starts_at NULLS LAST
+            LIMIT 100
+            """).map { row in
+            let status: String = try row.decode("status")
+            return (try row.decode("id"), status == "live" ? .startEvent : .leadTime)
+        }
+    }
+
+    /// Claims up to `limit` planned starts that are due, under a lease of `owner`.
+    public func claim(limit: Int, owner: String, lease: Duration) async throws -> [ClaimedStart] {
+        let leaseSeconds = Double(lease.components.seconds)
+        return try await pool.query("""
+            WITH picked AS (
+                SELECT device_id, game_id FROM activity_starts
+                WHERE status = 'pending' AND (not_before IS NULL OR not_before <= now())
+                LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+            ), claimed AS (
+                UPDATE activity_starts s
+                SET status = 'sending', lease_owner = \(owner),
+                    lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), attempts = s.attempts + 1
+                FROM picked p WHERE s.device_id = p.device_id AND s.game_id = p.game_id
+                RETURNING s.device_id, s.game_id, s.attempts
+            )
+            SELECT c.device_id, c.game_id, c.attempts, d.app_id, d.push_to_start_token, d.supports_channels, d.frequent_updates
+            FROM claimed c JOIN devices d ON d.id = c.device_id
+            """).map { row in
+            ClaimedStart(
+                deviceID: try row.decode("device_id"), gameID: try row.decode("game_id"), appID: try row.decode("app_id"),
+                token: try row.decode("push_to_start_token", as: String?.self) ?? "",
+                supportsChannels: try row.decode("supports_channels"), frequentUpdates: try row.decode("frequent_updates"),
+                attempts: Int(try row.decode("attempts", as: Int32.self)))
+        }
+    }
+
+    /// Records how claimed starts ended (only rows still leased to `owner`), and drops the
+    /// push-to-start tokens APNs called dead — unless the device registered a new one since.
+    public func complete(_ completions: [Completion], owner: String) async throws {
+        guard !completions.isEmpty else { return }
+        try await pool.withTransaction { connection in
+            try await connection.execute("""
+                UPDATE activity_starts s SET
+                    status = v.status, input = NULLIF(v.input, ''), status_code = NULLIF(v.code, 0), reason = NULLIF(v.reason, ''),
+                    apns_id = NULLIF(v.apns_id, ''), lease_owner = NULL, lease_expires_at = NULL,
+                    not_before = CASE WHEN v.status = 'pending' THEN now() + make_interval(secs => v.delay) END,
+                    finished_at = CASE WHEN v.status = 'pending' THEN NULL ELSE now() END
+                FROM unnest(\(completions.map(\.deviceID)), \(completions.map(\.gameID)), \(completions.map(\.status.rawValue)),
+                            \(completions.map(\.input)), \(completions.map { Int64($0.statusCode) }), \(completions.map(\.reason)),
+                            \(completions.map(\.apnsID)), \(completions.map(\.retryAfter)))
+                     AS v(device_id, game_id, status, input, code, reason, apns_id, delay)
+                WHERE s.device_id = v.device_id AND s.game_id = v.game_id AND s.lease_owner = \(owner)
+                """)
+            let pruned = completions.filter { $0.pruneReason != nil }
+            guard !pruned.isEmpty else { return }
+            try await connection.execute("""
+                UPDATE devices d SET push_to_start_token = NULL, token_pruned_reason = v.reason, token_pruned_at = now(), updated_at = now()
+                FROM unnest(\(pruned.map(\.deviceID)), \(pruned.map(\.token)), \(pruned.map { $0.pruneReason ?? "" }))
+                     AS v(device_id, token, reason)
+                WHERE d.id = v.device_id AND d.push_to_start_token = v.token
+                """)
+            // Starts still planned for a device whose token just died can never be sent.
+            try await connection.execute("""
+                UPDATE activity_starts s SET status = 'failed', reason = 'TokenPruned', finished_at = now()
+                FROM devices d
+                WHERE s.device_id = d.id AND s.status = 'pending' AND d.push_to_start_token IS NULL
+                  AND d.id = ANY(\(pruned.map(\.deviceID)))
+                """)
+        }
+    }
+
+    /// Starts whose lease expired while `sending`: APNs may have accepted them, so they are
+    /// not sent again (a second start would show a second activity); they end `failed`,
+    /// reason `Interrupted`. Returns how many.
+    @discardableResult
+    public func abandonExpired() async throws -> Int {
+        try await pool.execute("""
+            UPDATE activity_starts SET status = 'failed', reason = 'Interrupted', lease_owner = NULL, lease_expires_at = NULL,
+                                       finished_at = now()
+            WHERE status = 'sending' AND lease_expires_at < now()
+            """)
+    }
+
+    /// Progress of every kick-off: starts by status and failure reason, and pruned tokens.
+    public func progress() async throws -> KickoffProgress {
+        var progress = KickoffProgress()
+        for row in try await pool.query("""
+            SELECT status, COALESCE(reason, '') AS reason, count(*) AS n FROM activity_starts GROUP BY status, reason
+            """) {
+            let status: String = try row.decode("status")
+            let reason: String = try row.decode("reason")
+            let count: Int64 = try row.decode("n")
+            switch status {
+            case "started": progress.started += Int(count)
+            case "pending": progress.pending += Int(count)
+            case "sending": progress.sending += Int(count)
+            default: progress.failedByReason[reason.isEmpty ? "unknown" : reason, default: 0] += Int(count)
+            }
+        }
+        let pruned = try await pool.query("""
+            SELECT (SELECT count(*) FROM devices WHERE token_pruned_at IS NOT NULL) AS starts,
+                   (SELECT count(*) FROM activity_tokens WHERE status = 'pruned') AS activities
+            """).first
+        progress.pushToStartTokensPruned = Int(try pruned?.decode("starts", as: Int64.self) ?? 0)
+        progress.activityTokensPruned = Int(try pruned?.decode("activities", as: Int64.self) ?? 0)
+        return progress
+    }
+}
+
+/// Where the kick-off fan-outs stand (`/v1/stats/devices`, `/metrics`).
+public struct KickoffProgress: Sendable, Hashable, Encodable {
+    public var started = 0
+    public var pending = 0
+    public var sending = 0
+    public var failedByReason: [String: Int] = [:]
+    public var pushToStartTokensPruned = 0
+    public var activityTokensPruned = 0
+
+    /// All failed starts.
+    public var failed: Int { failedByReason.values.reduce(0, +) }
+}

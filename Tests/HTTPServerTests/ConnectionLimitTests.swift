@@ -1,0 +1,93 @@
+import Foundation
+import HTTPServer
+import Testing
+
+/// Slow and greedy clients (slowloris): the caps and deadlines keep the server answering
+/// everyone else. Outcomes are checked with generous deadlines, never tight timings.
+@Suite struct ConnectionLimitTests {
+    private func healthRouter() -> Router {
+        var router = Router()
+        router.get("/healthz") { _ in .text("ok") }
+        return router
+    }
+
+    @Test func twoThousandSlowClientsDoNotStopAnotherAddressFromBeingServed() async throws {
+        try await withServer(healthRouter(), configure: {
+            $0.maxConnectionsPerAddress = 50
+            $0.maxConnections = 1000
+            $0.refusalSummaryInterval = .seconds(1)
+        }) { server in
+            let attack = try SlowClients(port: server.port, count: 2_000, interval: 2)
+            #expect(await attack.waitUntilOpen() == 2_000)
+            // The attack is in place: the server has refused connections beyond the
+            // per-address cap and said so in a summary line.
+            #expect(await eventually { server.sink.lines.contains { $0.contains("refused or cut") } })
+
+            let started = ContinuousClock.now
+            let health = try await RawHTTP.exchange(
+                source: "127.0.0.2", port: server.port, parts: [Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)],
+                readTimeout: 30)
+            let waited = ContinuousClock.now - started
+            let cut = await attack.stop()
+
+            #expect(health.status == 200)
+            #expect(health.headersAndBody.body == Array("ok".utf8))
+            // At most 50 of the 2,000 were kept; the rest were closed on arrival.
+            #expect((cut ?? 0) >= 1_950)
+            func refusalsLogged() -> (lines: Int, refused: Int) {
+                let summaries = server.sink.lines.filter { $0.contains("refused or cut") }
+                let refused = summaries.compactMap { line in
+                    line.split(separator: " ").first { $0.hasPrefix("refused_at_connection_caps=") }.flatMap { Int($0.split(separator: "=")[1]) }
+                }
+                return (summaries.count, refused.reduce(0, +))
+            }
+            #expect(await eventually { refusalsLogged().refused >= 1_950 })
+            #expect(refusalsLogged().lines < 100, "one line per interval, not one per connection")
+            print("healthz from 127.0.0.2 under 2,000 slow connections answered in \(waited)")
+        }
+    }
+
+    @Test func aClientTricklingItsHeadersIsCutAtTheHeaderDeadline() async throws {
+        try await withServer(healthRouter(), configure: {
+            $0.headerTimeoutSeconds = 1
+            $0.connectionTimeoutSeconds = 600
+            $0.refusalSummaryInterval = .seconds(1)
+        }) { server in
+            // A header line every 0.2 s for up to 60 s: never idle, so only a deadline stops it.
+            let parts = [Array("GET /healthz HTTP/1.1\r\n".utf8)] + Array(repeating: Array("X-Slow: 1\r\n".utf8), count: 300)
+            let exchange = try await RawHTTP.exchange(port: server.port, parts: parts, pause: 0.2, readTimeout: 60)
+            #expect(exchange.closedByServer)
+            #expect(exchange.status == nil)
+            #expect(exchange.elapsed < 55, "cut while still trickling, not after the client gave up")
+            #expect(await eventually { server.sink.lines.contains { $0.contains("cut_at_header_deadline=1") } })
+            // A well-behaved client is unaffected.
+            let normal = try await RawHTTP.exchange(port: server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(normal.status == 200)
+        }
+    }
+
+    @Test func aClientTricklingItsBodyIsCutAtTheBodyDeadline() async throws {
+        var router = healthRouter()
+        router.post("/upload") { request in .text("\(request.body.count)") }
+        try await withServer(router, configure: {
+            $0.bodyTimeoutSeconds = 1
+            $0.connectionTimeoutSeconds = 600
+        }) { server in
+            let head = Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n".utf8)
+            let parts = [head] + Array(repeating: Array("x".utf8), count: 300)
+            let exchange = try await RawHTTP.exchange(port: server.port, parts: parts, pause: 0.2, readTimeout: 60)
+            #expect(exchange.closedByServer)
+            #expect(exchange.status == nil)
+            #expect(exchange.elapsed < 55, "cut while still trickling, not after the client gave up")
+        }
+    }
+
+    /// Polls `condition` every 100 ms for up to 30 s.
+    private func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<300 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return condition()
+    }
+}

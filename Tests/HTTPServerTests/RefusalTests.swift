@@ -1,0 +1,52 @@
+import Foundation
+import HTTPServer
+import Testing
+
+/// Refusals a client must be able to read: problem+json, never an HTML page or a reset.
+@Suite struct RefusalTests {
+    private func expectProblem(_ exchange: RawHTTP.Exchange, status: Int, mentioning text: String) {
+        #expect(exchange.status == status)
+        let (headers, body) = exchange.headersAndBody
+        #expect(headers["content-type"] == "application/problem+json")
+        let problem = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        #expect(problem["status"] as? Int == status)
+        #expect((problem["detail"] as? String)?.contains(text) == true)
+    }
+
+    @Test func aSixtyKilobyteHeaderIs431ProblemJSON() async throws {
+        try await withServer(testRouter()) { server in
+            let token = String(repeating: "a", count: 60 << 10)
+            let exchange = try await RawHTTP.exchange(
+                port: server.port, "GET /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+            expectProblem(exchange, status: 431, mentioning: "32768 bytes")
+            // Under the limit passes.
+            let fine = try await RawHTTP.exchange(
+                port: server.port, "GET /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token.prefix(20 << 10))\r\nConnection: close\r\n\r\n")
+            #expect(fine.status == 200)
+        }
+    }
+
+    @Test func aTenMegabyteBodySentWithoutWaitingGetsAReadable413() async throws {
+        try await withServer(testRouter()) { server in
+            // The whole request is written before anything is read, as a client that does not
+            // wait for 100-continue does: the answer must still arrive, not a reset.
+            let body = [UInt8](repeating: 0x61, count: 10 << 20)
+            let head = Array("POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+            let exchange = try await RawHTTP.exchange(port: server.port, parts: [head, body], readTimeout: 30)
+            expectProblem(exchange, status: 413, mentioning: "1048576 bytes")
+            #expect(exchange.closedByServer)
+        }
+    }
+
+    @Test func aTenMegabyteChunkedBodyGetsA413() async throws {
+        try await withServer(testRouter()) { server in
+            let chunk = String(repeating: "a", count: 64 << 10)
+            let hex = String(chunk.utf8.count, radix: 16)
+            var request = "POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            for _ in 0..<160 { request += "\(hex)\r\n\(chunk)\r\n" }
+            request += "0\r\n\r\n"
+            let exchange = try await RawHTTP.exchange(port: server.port, request, readTimeout: 30)
+            expectProblem(exchange, status: 413, mentioning: "1048576 bytes")
+        }
+    }
+}

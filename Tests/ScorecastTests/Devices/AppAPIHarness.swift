@@ -1,0 +1,67 @@
+import Foundation
+import HTTPServer
+import ScorecastCore
+@testable import Scorecast
+
+/// The app API on a `RegistryFixture`'s database, answered in-process by the real router, with
+/// a client key for `com.example.scores` and an injectable clock for the rate limits.
+struct AppAPIHarness {
+    let fixture: RegistryFixture
+    let router: Router
+    let key: String
+    static let bundleID = "com.example.scores"
+
+    /// The harness; `perMinute`/`burst` set the per-device limit (the address limit is wide).
+    static func make(_ fixture: RegistryFixture, perMinute: Int = 6_000, burst: Int = 1_000,
+                     clock: @escaping @Sendable () -> Double = RequestRateLimiter.monotonicSeconds) async throws -> AppAPIHarness {
+        let store = ClientKeyStore(pool: fixture.pool)
+        let guardian = AppAPIGuard(
+            authenticator: ClientAuthenticator(lookup: { try await store.find(prefix: $0) }),
+            perDevice: RequestRateLimiter(perMinute: perMinute, burst: burst, clock: clock),
+            perAddress: RequestRateLimiter(perMinute: 100_000, burst: 10_000, clock: clock))
+        var router = Router()
+        AppDevicesEndpoint(pool: fixture.pool, guardian: guardian).register(on: &router)
+        GamesEndpoint(pool: fixture.pool, guardian: guardian).register(on: &router)
+        let (_, token) = try await store.create(bundleID: bundleID, name: "ios")
+        return AppAPIHarness(fixture: fixture, router: router, key: token.text)
+    }
+
+    /// Answers a request; problems are rendered as the server would.
+    func call(_ method: HTTPMethod, _ path: String, json: String? = nil, query: [(String, String)] = [],
+              headers: HTTPHeaders? = nil, key: String? = nil) async throws -> (status: Int, headers: HTTPHeaders, json: [String: Any]) {
+        var sent = headers ?? ["Authorization": "Bearer \(key ?? self.key)"]
+        if json != nil { sent.replaceOrAdd("Content-Type", "application/json") }
+        let request = HTTPRequest(method: method, path: path, queryItems: query.map { QueryItem(name: $0.0, value: $0.1) },
+                                  headers: sent, body: Array((json ?? "").utf8), remoteAddress: "192.0.2.7")
+        let response: HTTPResponse
+        do {
+            response = try await router.respond(to: request)
+        } catch let problem as Problem {
+            response = problem.response(requestID: nil)
+        }
+        let object = response.body.isEmpty ? [:] : (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:])
+        return (response.status.code, response.headers, object)
+    }
+
+    /// Registers a device and returns its path.
+    @discardableResult
+    func register(_ installID: String, token: String? = Self.token(1), os: String = "18.1", frequent: Bool = true,
+                  environment: String = "sandbox") async throws -> String {
+        let tokenJSON = token.map { "\"\($0)\"" } ?? "null"
+        let answer = try await call(.put, "/v1/apps/\(Self.bundleID)/devices/\(installID)", json: """
+            {"environment": "\(environment)", "pushToStartToken": \(tokenJSON), "osVersion": "\(os)", "frequentUpdates": \(frequent), "locale": "en_GB"}
+            """)
+        guard answer.status == 201 || answer.status == 200 else { throw HarnessError("register \(installID): \(answer.status) \(answer.json)") }
+        return "/v1/apps/\(Self.bundleID)/devices/\(installID)"
+    }
+
+    /// A distinct 64-hex-digit token.
+    static func token(_ n: Int) -> String {
+        String(format: "%064x", n)
+    }
+
+    struct HarnessError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}

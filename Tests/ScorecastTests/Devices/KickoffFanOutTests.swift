@@ -1,0 +1,222 @@
+import APNsSimulator
+import Foundation
+import Logging
+import Postgres
+import ScorecastCore
+import Testing
+@testable import Scorecast
+
+/// Kick-off fan-out and the token path against real Postgres and the simulator over HTTP/2 TLS.
+@Suite("Kick-off fan-out and activity tokens")
+struct KickoffFanOutTests {
+    static let kickoff = Date(timeIntervalSince1970: 1_795_993_200)
+
+    /// A fan-out on the fixture, whose clock reads `now`.
+    func fanOut(_ fixture: RegistryFixture, now: Date = kickoff) throws -> DeviceFanOut {
+        var configuration = try Configuration.load(from: [:], workingDirectory: fixture.folder)
+        configuration.devices.startBatch = 3 // several claims per kick-off
+        return DeviceFanOut(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(), configuration: configuration,
+                            metrics: nil, logger: RegistryFixture.logger, now: { now })
+    }
+
+    /// Registers a device and its follows directly in the store.
+    @discardableResult
+    func device(_ fixture: RegistryFixture, _ installID: String, token: Int?, os: String = "18.1", frequent: Bool = true,
+                follows: [(FollowKind, String)]) async throws -> DeviceRecord {
+        let store = DeviceStore(pool: fixture.pool)
+        let (device, _) = try await store.register(bundleID: "com.example.scores", installID: installID, DeviceRegistration(
+            environment: .sandbox, pushToStartToken: token.map(AppAPIHarness.token), osVersion: try #require(OSVersion(os)),
+            osVersionText: os, frequentUpdates: frequent, locale: "en"))
+        for (kind, value) in follows { try await store.follow(deviceID: device.id, kind: kind, value: value) }
+        return device
+    }
+
+    func addGame(_ fixture: RegistryFixture, startsAt: Date = kickoff.addingTimeInterval(240)) async throws {
+        _ = try await GameStore(pool: fixture.pool).add(GameDraft(id: "g1", league: "EPL", homeTeam: "Arsenal", awayTeam: "Chelsea", startsAt: startsAt))
+    }
+
+    @Test func onePushToStartPerFollowingDeviceWithTheRightInput() async throws {
+        try await RegistryFixture.with { fixture in
+            let app = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture)
+            let standard = try await fixture.registry().createChannel(gameID: "g1", app: app).listing.channel
+            let light = try await fixture.registry().createChannel(gameID: "g1", app: app).listing.channel
+            try await fixture.pool.execute("UPDATE channel_bindings SET tier = 'light' WHERE channel_id = \(light.id)")
+            try await device(fixture, "ios18-team", token: 1, follows: [(.team, "Arsenal")])
+            try await device(fixture, "ios17-league", token: 2, os: "17.4", follows: [(.league, "EPL")])
+            try await device(fixture, "twice", token: 3, follows: [(.game, "g1"), (.team, "Chelsea"), (.league, "EPL")])
+            try await device(fixture, "light", token: 4, frequent: false, follows: [(.team, "Arsenal")])
+            try await device(fixture, "elsewhere", token: 5, follows: [(.team, "Spurs")])
+            try await device(fixture, "no-token", token: nil, follows: [(.team, "Arsenal")])
+            let dead = try await device(fixture, "dead", token: 6, follows: [(.team, "Arsenal")])
+            try fixture.simulator.unregisterDeviceToken(AppAPIHarness.token(6), timestampMilliseconds: 1_795_990_000_000)
+
+            // Six minutes before kick-off nothing is due (the lead is 5 minutes).
+            #expect(try await fanOut(fixture, now: Self.kickoff.addingTimeInterval(-120)).tick() == 0)
+            #expect(fixture.simulator.deviceTokens().allSatisfy { $0.accepted == 0 })
+
+            let fanOut = try fanOut(fixture)
+            #expect(try await fanOut.tick() == 5)
+            let received = Dictionary(uniqueKeysWithValues: fixture.simulator.deviceTokens().map { ($0.token, $0) })
+            #expect(received[AppAPIHarness.token(1)]?.lastStartInput == standard.apnsChannelID)
+            #expect(received[AppAPIHarness.token(2)]?.lastStartInput == "token")
+            #expect(received[AppAPIHarness.token(3)]?.starts == 1)
+            #expect(received[AppAPIHarness.token(4)]?.lastStartInput == light.apnsChannelID)
+            #expect(received[AppAPIHarness.token(5)] == nil)
+            #expect(received[AppAPIHarness.token(6)]?.accepted == 0)
+
+            // What APNs got is a complete push-to-start on the live-activity topic.
+            let start = try #require(fixture.simulator.receivedRequests().last { $0.path == "/3/device/\(AppAPIHarness.token(1))" })
+            #expect(start.headers.first { $0.name == "apns-topic" }?.value == "com.example.scores.push-type.liveactivity")
+            #expect(start.headers.first { $0.name == "apns-push-type" }?.value == "liveactivity")
+            #expect(start.notes.isEmpty, "\(start.notes)")
+            let aps = try #require((try JSONSerialization.jsonObject(with: Data(start.body.utf8)) as? [String: Any])?["aps"] as? [String: Any])
+            #expect(aps["event"] as? String == "start")
+            #expect(aps["attributes-type"] as? String == "GameAttributes")
+            #expect((aps["attributes"] as? [String: Any])?["gameID"] as? String == "g1")
+            #expect(aps["alert"] != nil && aps["content-state"] != nil)
+
+            // A second round sends nothing: no device is started twice.
+            #expect(try await fanOut.tick() == 0)
+            #expect(fixture.simulator.deviceTokens().map(\.starts).reduce(0, +) == 4)
+
+            let progress = try await KickoffStore(pool: fixture.pool).progress()
+            #expect(progress.started == 4)
+            #expect(progress.failedByReason == ["Unregistered": 1])
+            #expect(progress.pushToStartTokensPruned == 1)
+            let pruned = try #require(try await DeviceStore(pool: fixture.pool).find(bundleID: "com.example.scores", installID: dead.installID))
+            #expect(pruned.pushToStartToken == nil)
+            #expect(pruned.tokenPrunedReason == "Unregistered")
+            let trigger = try await fixture.pool.query("SELECT trigger, planned FROM kickoffs WHERE game_id = 'g1'").first
+            #expect(try trigger?.decode("trigger", as: String.self) == "lead-time")
+            #expect(try trigger?.decode("planned", as: Int32.self) == 5)
+        }
+    }
+
+    @Test func aCrashMidFanOutResumesWithoutStartingAnyDeviceTwice() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(86_400))
+            for n in 1...7 { try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")]) }
+            let store = KickoffStore(pool: fixture.pool)
+            #expect(try await store.plan(gameID: "g1", trigger: .command) == 7)
+            #expect(try await store.plan(gameID: "g1", trigger: .command) == 0, "planning again adds nobody")
+            // A process claims two starts and dies before recording them (its lease has run out).
+            let lost = try await store.claim(limit: 2, owner: "crashed", lease: .zero)
+            #expect(lost.count == 2)
+            try await Task.sleep(for: .milliseconds(20))
+
+            #expect(try await fanOut(fixture).tick() == 5)
+            let started = Set(fixture.simulator.deviceTokens().filter { $0.starts == 1 }.map(\.token))
+            #expect(started.count == 5)
+            #expect(started.isDisjoint(with: lost.map(\.token)), "a start that may have reached APNs is never repeated")
+            let progress = try await store.progress()
+            #expect(progress.started == 5)
+            #expect(progress.failedByReason == ["Interrupted": 2])
+            #expect(progress.pending == 0 && progress.sending == 0)
+        }
+    }
+
+    @Test func retryableAnswersAreRetriedAndStartOnce() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture)
+            try await device(fixture, "d1", token: 1, follows: [(.team, "Arsenal")])
+            try fixture.simulator.setFaults(SimulatorFaults(failNext: 1, failStatus: 503))
+            #expect(try await fanOut(fixture).tick() == 1)
+            var progress = try await KickoffStore(pool: fixture.pool).progress()
+            #expect(progress.pending == 1, "503 ServiceUnavailable: planned again after a backoff")
+            try await fixture.pool.execute("UPDATE activity_starts SET not_before = now()")
+            #expect(try await fanOut(fixture).tick() == 1)
+            progress = try await KickoffStore(pool: fixture.pool).progress()
+            #expect(progress.started == 1)
+            #expect(fixture.simulator.deviceTokens().first?.starts == 1)
+        }
+    }
+
+    @Test func tokenPathGetsEveryUpdateAndTheEndAndDeadTokensArePruned() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture)
+            let live = try await device(fixture, "ios17", token: 1, os: "17.4", follows: [])
+            let dead = try await device(fixture, "gone", token: 2, os: "17.4", follows: [])
+            let store = DeviceStore(pool: fixture.pool)
+            _ = try await store.registerActivityToken(deviceID: live.id, gameID: "g1", token: AppAPIHarness.token(101))
+            _ = try await store.registerActivityToken(deviceID: live.id, gameID: "g1", token: AppAPIHarness.token(11)) // rotated
+            _ = try await store.registerActivityToken(deviceID: dead.id, gameID: "g1", token: AppAPIHarness.token(12))
+            try fixture.simulator.unregisterDeviceToken(AppAPIHarness.token(12))
+
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
+            func post(_ json: String) async throws {
+                let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Self.kickoff.addingTimeInterval(7_200))
+                _ = try await ingestor.ingest(events, feed: "test")
+            }
+            let fanOut = try fanOut(fixture)
+            try await post(#"{"id":"e1","game":"g1","seq":1,"occurredAt":"2026-11-29T20:00:00Z","kind":"start","scoreboard":{"home":0,"away":0,"period":"1H"}}"#)
+            try await fanOut.tick()
+            try await post(#"{"id":"e2","game":"g1","seq":2,"occurredAt":"2026-11-29T20:12:00Z","kind":"score","team":"home","scoreboard":{"home":1}}"#)
+            try await post(#"{"id":"e3","game":"g1","seq":3,"occurredAt":"2026-11-29T20:13:00Z","kind":"clock","scoreboard":{"clock":"13'"}}"#)
+            try await fanOut.tick()
+            try await post(#"{"id":"e4","game":"g1","seq":4,"occurredAt":"2026-11-29T21:50:00Z","kind":"final","scoreboard":{"home":1,"away":0}}"#)
+            try await fanOut.tick()
+
+            let pushes = fixture.simulator.receivedRequests().filter { $0.path == "/3/device/\(AppAPIHarness.token(11))" }
+            let bodies = try pushes.map { try #require((try JSONSerialization.jsonObject(with: Data($0.body.utf8)) as? [String: Any])?["aps"] as? [String: Any]) }
+            #expect(bodies.map { $0["event"] as? String } == ["update", "update", "end"])
+            #expect(bodies.map { ($0["content-state"] as? [String: Any])?["homeScore"] as? Int } == [0, 1, 1])
+            #expect(bodies[1]["alert"] != nil, "the goal's alert survives the clock update coalesced after it")
+            #expect(bodies[2]["dismissal-date"] != nil)
+            #expect(pushes.allSatisfy { $0.headers.first { $0.name == "apns-topic" }?.value == "com.example.scores.push-type.liveactivity" })
+            #expect(fixture.simulator.receivedRequests().filter { $0.path.hasSuffix(AppAPIHarness.token(101)) }.isEmpty, "the rotated-out token gets nothing")
+
+            let tokens = try await fixture.pool.query("SELECT token, status, pruned_reason FROM activity_tokens ORDER BY token")
+            #expect(try tokens.map { try $0.decode("status", as: String.self) } == ["active", "pruned"])
+            #expect(try tokens[1].decode("pruned_reason", as: String?.self) == "Unregistered")
+            #expect(try await fixture.pool.query("SELECT 1 FROM activity_outbox").isEmpty)
+        }
+    }
+
+    @Test func silentDevicesExpire() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await device(fixture, "old", token: 1, follows: [(.team, "Arsenal")])
+            try await device(fixture, "new", token: 2, follows: [(.team, "Arsenal")])
+            try await fixture.pool.execute("UPDATE devices SET last_seen_at = now() - interval '91 days' WHERE install_id = 'old'")
+            #expect(try await DeviceExpiry(pool: fixture.pool, ttl: .seconds(90 * 86_400)).run(now: Date()) == 1)
+            let left = try await fixture.pool.query("SELECT install_id FROM devices").map { try $0.decode("install_id", as: String.self) }
+            #expect(left == ["new"])
+            #expect(try await fixture.pool.query("SELECT count(*) AS n FROM follows").first?.decode("n", as: Int64.self) == 1)
+        }
+    }
+}
+
+/// The token path's coalescing keeps announcements: a goal still pending when a routine update
+/// arrives in a later round is sent with the newer state and the goal's alert.
+@Suite struct ActivityCoalescingTests {
+    @Test func aPendingAlertRidesOnTheNewerState() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await fixture.addGame("g1")
+            let store = DeviceStore(pool: fixture.pool)
+            let (device, _) = try await store.register(bundleID: "com.example.scores", installID: "d1", DeviceRegistration(
+                environment: .sandbox, pushToStartToken: nil, osVersion: OSVersion(major: 17, minor: 4), osVersionText: "17.4",
+                frequentUpdates: true, locale: "en"))
+            _ = try await store.registerActivityToken(deviceID: device.id, gameID: "g1", token: AppAPIHarness.token(1))
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
+            let path = ActivityTokenPath(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(),
+                                         staleness: StalenessPolicy(), batch: 10, metrics: nil, logger: RegistryFixture.logger)
+            func post(_ json: String) async throws {
+                _ = try await ingestor.ingest(try FeedEventValidator().events(fromBody: Array(json.utf8), now: Date()), feed: "test")
+                try await path.queueUpdates(now: Date())
+            }
+            try await post(#"{"id":"s1","game":"g1","seq":1,"occurredAt":"2026-11-29T20:07:00Z","kind":"score","team":"home","player":"Saka","scoreboard":{"home":1}}"#)
+            try await post(#"{"id":"c1","game":"g1","seq":2,"occurredAt":"2026-11-29T20:08:00Z","kind":"clock","scoreboard":{"clock":"8'"}}"#)
+            let row = try #require(try await fixture.pool.query("SELECT payload, priority, alerting FROM activity_outbox").first)
+            #expect(try row.decode("priority", as: Int16.self) == 10)
+            let payload = try JSONSerialization.jsonObject(with: try row.decode("payload", as: Data.self)) as? [String: Any]
+            let aps = try #require(payload?["aps"] as? [String: Any])
+            #expect(aps["alert"] != nil, "the goal's alert is kept")
+            #expect((aps["content-state"] as? [String: Any])?["clock"] as? String == "8'", "with the newer state")
+        }
+    }
+}
