@@ -71,18 +71,8 @@ public enum ContentStateRenderer {
     /// `content` as JSON, dates written per `dateEncoding`: the app's `Codable` conformance
     /// itself does the writing, so the JSON is exactly what its decoder reads.
     public static func encode(_ content: ContentState, dateEncoding: ContentDateEncoding) throws(LiveActivityPayloadError) -> JSONValue {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            switch dateEncoding.jsonValue(for: date) {
-            case .double(let seconds): try container.encode(seconds)
-            case .integer(let seconds): try container.encode(seconds)
-            case .string(let text): try container.encode(text)
-            default: try container.encodeNil()
-            }
-        }
         // The only thing JSONEncoder refuses in this shape is a non-finite clock number.
-        guard let bytes = try? encoder.encode(content), let json = try? JSONParser().parse(bytes) else {
+        guard let json = try? dateEncoding.json(content) else {
             throw LiveActivityPayloadError.nonFiniteNumber(path: "content-state")
         }
         return json
