@@ -115,8 +115,6 @@ import TestSupport
     }
 
     @Test func stopClosesOpenConnections() async throws {
-        let clock = ContinuousClock()
-        let started = clock.now
         let output = try await withThrowingTaskGroup(of: ExternalTool.Result?.self) { group in
             try await SimulatorFixture.with(configure: { $0.faults = SimulatorFaults(blackHole: true) }) { sim in
                 let token = try sim.token()
@@ -131,7 +129,8 @@ import TestSupport
             return try await group.next() ?? nil
         }
         let result = try #require(output)
+        // Exit 28 would be curl's own 20 s deadline: any other failure means the stop closed the
+        // connection under it. (No wall-clock bound: on a loaded machine set-up alone took 17 s.)
         #expect(result.status != 0 && result.status != 28, "curl sees the connection close, not its own timeout: \(result.stderr)")
-        #expect(clock.now - started < .seconds(15))
     }
 }

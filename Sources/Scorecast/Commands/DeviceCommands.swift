@@ -113,9 +113,19 @@ enum DeviceCommands {
         let bundleID = try arguments.required("app")
         try await RegistryCLI.run(context, "channels") { cli in
             let app = try await cli.apps.resolve(bundleID: bundleID, environment: try RegistryCLI.environment(arguments))
-            let created = try await cli.withChannelRegistry { registry, _ in try await registry.createChannel(gameID: gameID, app: app) }
-            let channel = created.listing.channel
-            try await cli.pool.execute("UPDATE channel_bindings SET tier = 'light' WHERE channel_id = \(channel.id) AND game_id = \(gameID)")
+            // One light channel per game and app: an existing one is answered again. A new one
+            // is always a channel of its own (`another`), never the game's standard channel,
+            // which `channels create`'s idempotence would otherwise hand back.
+            let channel: ChannelRecord
+            if let existing = try await ChannelStore(pool: cli.pool).liveChannels(gameID: gameID, appID: app.id, tier: "light").first {
+                channel = existing
+            } else {
+                let created = try await cli.withChannelRegistry { registry, _ in
+                    try await registry.createChannel(gameID: gameID, app: app, another: true)
+                }
+                channel = created.listing.channel
+                try await cli.pool.execute("UPDATE channel_bindings SET tier = 'light' WHERE channel_id = \(channel.id) AND game_id = \(gameID)")
+            }
             if arguments.flag("json") {
                 try cli.terminal.json(["game": gameID, "channelId": channel.apnsChannelID, "tier": "light"])
                 return

@@ -76,15 +76,16 @@ public struct ChannelStore: Sendable {
         return try rows.first?.decode("n", as: Int.self) ?? 0
     }
 
-    /// The live channels of app `appID` bound to game `gameID`.
-    public func liveChannels(gameID: String, appID: Int64) async throws -> [ChannelRecord] {
-        try await pool.withConnection { try await liveChannels(gameID: gameID, appID: appID, on: $0) }
+    /// The live channels of app `appID` bound to game `gameID` for `tier` (`standard`, or
+    /// `light` for devices with frequent updates off).
+    public func liveChannels(gameID: String, appID: Int64, tier: String = "standard") async throws -> [ChannelRecord] {
+        try await pool.withConnection { try await liveChannels(gameID: gameID, appID: appID, tier: tier, on: $0) }
     }
 
-    func liveChannels(gameID: String, appID: Int64, on connection: PostgresConnection) async throws -> [ChannelRecord] {
+    func liveChannels(gameID: String, appID: Int64, tier: String = "standard", on connection: PostgresConnection) async throws -> [ChannelRecord] {
         try await connection.query("""
             SELECT \(unsafeSQL: Self.prefixed("c")) FROM channels c JOIN channel_bindings b ON b.channel_id = c.id
-            WHERE b.game_id = \(gameID) AND c.app_id = \(appID) AND c.status IN ('active', 'retiring')
+            WHERE b.game_id = \(gameID) AND c.app_id = \(appID) AND c.status IN ('active', 'retiring') AND b.tier = \(tier)
             ORDER BY c.id
             """).map(ChannelRecord.init(row:))
     }
