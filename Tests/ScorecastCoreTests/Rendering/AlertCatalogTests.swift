@@ -101,6 +101,12 @@ import Testing
         #expect(!policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, alert: false, card: .red)))
     }
 
+    @Test func aSendingOffIsRoutineOnTheLightTier() {
+        let at = Date(timeIntervalSince1970: 1_764_450_000)
+        #expect(!PriorityPolicy.lightTier.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .red)))
+        #expect(!PriorityPolicy.lightTier.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .secondYellow)))
+    }
+
     @Test func bodyAddsTheDescriptionWhenThereIsOne() {
         let withDescription = AlertCatalog.alert(for: .score, values: Self.all, style: .plainText, sound: nil)
         #expect(withDescription.body == .plain("Arsenal 2–1 Chelsea · Curled in"))
