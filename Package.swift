@@ -7,9 +7,11 @@ import PackageDescription
 // and hashing used by APNs, the simulator and the application).
 let package = Package(
     name: "scorecast",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS("16.1")],
     products: [
-        .executable(name: "scorecast", targets: ["scorecast"])
+        .executable(name: "scorecast", targets: ["scorecast"]),
+        // The iOS contract an app adds as a dependency: ContentState, GameAttributes, strings.
+        .library(name: "ScorecastActivity", targets: ["ScorecastActivity"]),
     ],
     targets: [
         // C leaves: a module map and a shim header each.
@@ -25,8 +27,12 @@ let package = Package(
         // The one command-line parser (the CLI, `apns-sim` and the bench): a leaf.
         .target(name: "Arguments"),
 
-        // The domain: no I/O, no C.
-        .target(name: "ScorecastCore", dependencies: ["JSON"]),
+        // The iOS contract (Swift + Foundation only; builds for iOS, macOS and Linux). The
+        // String Catalog is for the app's own target, not a resource of this module.
+        .target(name: "ScorecastActivity", exclude: ["Localizable.xcstrings"]),
+
+        // The domain: no I/O, no C. It renders through ScorecastActivity's types.
+        .target(name: "ScorecastCore", dependencies: ["JSON", "ScorecastActivity"]),
 
         // The project's one HTTP client library: libcurl's global setup and header lists shared
         // by APNs' HTTP/2 transport (multi interface), and CurlHTTPConnection (easy interface)
@@ -49,7 +55,7 @@ let package = Package(
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "Arguments", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"]
+            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
@@ -59,7 +65,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
-        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON"]),
+        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity"]),
+        .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),

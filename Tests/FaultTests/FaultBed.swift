@@ -113,7 +113,9 @@ struct FaultBed {
         for request in received {
             let aps = try JSONParser().parse(request.body)["aps"]
             lastState = (aps?["content-state"]?["homeScore"]?.integerValue, aps?["content-state"]?["awayScore"]?.integerValue)
-            if let player = aps?["alert"]?["title"]?["loc-args"]?.arrayValue?.first?.stringValue { announced.append(player) }
+            // The player is the first name in the title (a goal's title leads with its minute, `12'`).
+            let names = aps?["alert"]?["title"]?["loc-args"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            if let player = names.first(where: { !$0.hasSuffix("'") }) { announced.append(player) }
         }
         var firsts: [String] = []
         for player in announced where !firsts.contains(player) { firsts.append(player) }

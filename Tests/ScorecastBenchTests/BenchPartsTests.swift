@@ -71,6 +71,19 @@ struct BenchPartsTests {
         #expect(kinds["clock"] == 70)
     }
 
+    @Test("every event the feed posts changes what the Live Activity shows, so each costs a send")
+    func feedEventsAreAllSent() throws {
+        let plan = PostPlan(rate: 100, seconds: 1, games: ["bench-g00000"], runTag: "r1", seqBase: 1_000_000,
+                            alertingShare: 0.3, apiKey: "unused", port: 1)
+        var state = GameState.initial
+        let now = Date()
+        for index in 0..<100 {
+            let event = try #require(try FeedEventValidator().events(fromBody: EventPoster.eventBody(plan, index: index), now: now).first)
+            state = try #require(state.applying(event, profile: .football).state)
+            #expect(state.shownSeq == event.seq || PriorityPolicy().isAlerting(event), "event \(index) would send nothing")
+        }
+    }
+
     @Test("options: defaults, values, and errors that name the option")
     func options() throws {
         let defaults = try BenchOptions([])

@@ -8,7 +8,7 @@ public enum ScorecastCLI {
     static let commands: [CommandDefinition] = DemoCommand.all + ServeCommand.all + MigrateCommand.all
         + KeysCommands.all + EventsCommands.all
         + AppsCommands.all + GamesCommands.all + ChannelsCommands.all + StatsCommands.all
-        + SimulatorCommands.all + ConfigCommand.all + DeviceCommands.all
+        + SimulatorCommands.all + ConfigCommand.all + StringsCommand.all + DeviceCommands.all
 
     /// `scorecast --version`: the release and the newest migration built in.
     static var version: String {

@@ -35,7 +35,7 @@ extension Setting {
     public static let leaseSeconds = Setting("SCORECAST_LEASE_SECONDS", .integer(default: 10, range: 2...3_600), "Lease on claimed outbox rows; a send that lasts longer extends it (heartbeat every third of it); a crashed worker's rows are sent again once it expires.")
     public static let pollIntervalMilliseconds = Setting("SCORECAST_POLL_INTERVAL_MS", .integer(default: 1_000, range: 10...60_000), "Workers poll this often when no NOTIFY arrives.")
     public static let claimLingerMilliseconds = Setting("SCORECAST_CLAIM_LINGER_MS", .integer(default: 10, range: 0...1_000), "After a claim that did not fill a batch, a worker waits this long before claiming again, so claims are fewer and larger under load.")
-    public static let routineIntervalMilliseconds = Setting("SCORECAST_ROUTINE_INTERVAL_MS", .integer(default: 2_000, range: 0...3_600_000), "Least spacing of routine (priority 5) updates to one channel.")
+    public static let routineIntervalMilliseconds = Setting("SCORECAST_ROUTINE_INTERVAL_MS", .integer(default: 10_000, range: 0...3_600_000), "Least spacing of routine updates to one channel that carry no notable play (stats, refreshes); notable plays go at once.")
     public static let shutdownGraceSeconds = Setting("SCORECAST_SHUTDOWN_GRACE_SECONDS", .integer(default: 10, range: 1...600), "How long in-flight work may take to finish on SIGTERM.")
 
     // APNs.

@@ -29,9 +29,18 @@ public struct DemoEvent: Codable, Sendable, Equatable {
     public var team: DemoTeamSide?
     /// The player the event is about, if any.
     public var player: String?
+    /// The player's short name (the surname), for tight layouts.
+    public var shortName: String?
+    /// A card's colour: `yellow`, `second-yellow` or `red`.
+    public var card: String?
+    /// A goal from the penalty spot.
+    public var penalty: Bool?
 
     /// Creates an event.
-    public init(id: String, game: String, seq: Int, occurredAt: Date, kind: DemoEventKind, scoreboard: DemoScoreboard, description: String, team: DemoTeamSide?, player: String?) {
+    public init(
+        id: String, game: String, seq: Int, occurredAt: Date, kind: DemoEventKind, scoreboard: DemoScoreboard, description: String,
+        team: DemoTeamSide?, player: String?, shortName: String? = nil, card: String? = nil, penalty: Bool? = nil
+    ) {
         self.id = id
         self.game = game
         self.seq = seq
@@ -41,10 +50,13 @@ public struct DemoEvent: Codable, Sendable, Equatable {
         self.description = description
         self.team = team
         self.player = player
+        self.shortName = shortName
+        self.card = card
+        self.penalty = penalty
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, game, seq, occurredAt, kind, scoreboard, description, team, player
+        case id, game, seq, occurredAt, kind, scoreboard, description, team, player, shortName, card, penalty
     }
 
     /// Decodes the feed shape; `occurredAt` must be an RFC 3339 string.
@@ -63,6 +75,9 @@ public struct DemoEvent: Codable, Sendable, Equatable {
         description = try container.decode(String.self, forKey: .description)
         team = try container.decodeIfPresent(DemoTeamSide.self, forKey: .team)
         player = try container.decodeIfPresent(String.self, forKey: .player)
+        shortName = try container.decodeIfPresent(String.self, forKey: .shortName)
+        card = try container.decodeIfPresent(String.self, forKey: .card)
+        penalty = try container.decodeIfPresent(Bool.self, forKey: .penalty)
     }
 
     /// Encodes the feed shape, `occurredAt` as RFC 3339 whatever the encoder's date strategy.
@@ -77,6 +92,9 @@ public struct DemoEvent: Codable, Sendable, Equatable {
         try container.encode(description, forKey: .description)
         try container.encodeIfPresent(team, forKey: .team)
         try container.encodeIfPresent(player, forKey: .player)
+        try container.encodeIfPresent(shortName, forKey: .shortName)
+        try container.encodeIfPresent(card, forKey: .card)
+        try container.encodeIfPresent(penalty, forKey: .penalty)
     }
 
     /// The event as compact JSON with sorted keys.
@@ -141,16 +159,19 @@ public struct DemoScoreboard: Codable, Sendable, Equatable {
     public var period: DemoPeriod
     /// Match clock, e.g. `67'` or `45+2'`.
     public var clock: String
-    /// Event-specific details (assist, card colour, shots…), scalars only.
+    /// Event-specific details (assist, shots…), scalars only.
     public var extra: [String: DemoScalar]
+    /// Announced added time in minutes, when announced.
+    public var addedTime: Int?
 
     /// Creates a scoreboard.
-    public init(home: Int, away: Int, period: DemoPeriod, clock: String, extra: [String: DemoScalar]) {
+    public init(home: Int, away: Int, period: DemoPeriod, clock: String, extra: [String: DemoScalar], addedTime: Int? = nil) {
         self.home = home
         self.away = away
         self.period = period
         self.clock = clock
         self.extra = extra
+        self.addedTime = addedTime
     }
 }
 

@@ -59,12 +59,18 @@ public enum DemoFeed {
                 let kickoff = start.addingTimeInterval(Double(DemoScript.MatchTime.kickoff) / speedup)
                 extra["kickoffAt"] = .string(RFC3339.format(kickoff))
             }
-            let scoreboard = DemoScoreboard(home: home, away: away, period: entry.time.period, clock: entry.time.clock, extra: extra)
+            // The script's notes that the feed schema has fields for travel in those fields.
+            let card = extra.removeValue(forKey: "card").flatMap { if case .string(let colour) = $0 { colour } else { nil } }
+            let addedTime = extra.removeValue(forKey: "addedMinutes").flatMap { if case .int(let minutes) = $0 { minutes } else { nil } }
+            let penalty = entry.kind == .score && extra["method"] == .string("penalty") ? true : nil
+            let scoreboard = DemoScoreboard(
+                home: home, away: away, period: entry.time.period, clock: entry.time.clock, extra: extra, addedTime: addedTime)
             let seq = index + 1
             let event = DemoEvent(
                 id: "\(gameID)-\(String(repeating: "0", count: max(0, 4 - String(seq).count)))\(seq)",
                 game: gameID, seq: seq, occurredAt: occurredAt, kind: entry.kind, scoreboard: scoreboard,
-                description: describe(entry, scoreboard: scoreboard), team: entry.team, player: entry.player)
+                description: describe(entry, scoreboard: scoreboard), team: entry.team, player: entry.player,
+                shortName: entry.player.flatMap { $0.split(separator: " ").last.map(String.init) }, card: card, penalty: penalty)
             result.append(TimedEvent(offset: .seconds(seconds), event: event))
         }
         return result

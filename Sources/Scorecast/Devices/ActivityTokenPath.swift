@@ -71,7 +71,7 @@ struct ActivityTokenPath: Sendable {
             let renderer = LiveActivityRenderer(settings: try app.renderSettings(staleness: staleness))
             let event = parsed.last { renderer.settings.priority.isAlerting($0) } ?? parsed.last
             let update = try event.map { event throws(LiveActivityPayloadError) in
-                try renderer.render(state: state, game: info, event: event, channelLastTimestamp: nil)
+                try renderer.render(state: state, game: info, event: event, channelLastTimestamp: nil, receivedAt: now)
             } ?? renderer.renderSnapshot(state: state, game: info, now: now, channelLastTimestamp: nil)
             let body = try update.payload.encode(for: .device)
             try await pool.execute("""

@@ -57,7 +57,7 @@ struct StartSender: Sendable {
                     do {
                         let payload = try context.composer.compose(
                             game: GameInfo(sport: game.sport, homeName: game.homeTeam, awayName: game.awayTeam), state: game.state,
-                            attributes: StartAttributes.encode(game, dateEncoding: context.app.dateEncoding), input: input, now: now)
+                            attributes: try StartAttributes.encode(game, dateEncoding: context.app.dateEncoding), input: input, now: now)
                         return try payload.encode(for: .device)
                     } catch {
                         throw .terminal("PayloadInvalid")

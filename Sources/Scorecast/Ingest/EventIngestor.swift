@@ -78,7 +78,8 @@ public struct EventIngestor: Sendable {
         let games = try await lockGames(for: events, feed: feed, on: connection)
         let storedIDs = try await insertEvents(events, feed: feed, on: connection)
         let fold = GameFold(
-            events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state))
+            events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
+            sports: games.mapValues(\.info.sport))
 
         let staleIDs = fold.staleIndices.compactMap { storedIDs[events[$0].id] }
         if !staleIDs.isEmpty {

@@ -14,6 +14,9 @@ public struct GameFold: Sendable, Hashable {
         public var event: FeedEvent
         /// The state after folding it.
         public var state: GameState
+        /// Whether it changed what the Live Activity shows (``GameState/shownSeq`` moved): a
+        /// routine event that did not needs no push.
+        public var changesWhatIsShown: Bool
     }
 
     /// One outcome per event, in request order.
@@ -25,8 +28,9 @@ public struct GameFold: Sendable, Hashable {
 
     /// Folds `events` (request order) into `games` (the current state of every game named by
     /// an event). `isDuplicate[i]` says whether event `i` was already stored. An event whose
-    /// game is missing from `games` starts from ``GameState/initial``.
-    public init(events: [FeedEvent], isDuplicate: [Bool], games: [String: GameState]) {
+    /// game is missing from `games` starts from ``GameState/initial``. `sports` names each
+    /// game's sport (``SportProfile/for(_:)``; generic when missing).
+    public init(events: [FeedEvent], isDuplicate: [Bool], games: [String: GameState], sports: [String: String] = [:]) {
         precondition(events.count == isDuplicate.count, "one duplicate flag per event")
         outcomes = isDuplicate.map { $0 ? .duplicate : .stale }
         steps = [:]
@@ -38,10 +42,12 @@ public struct GameFold: Sendable, Hashable {
         for index in order {
             let event = events[index]
             let before = current[event.game] ?? .initial
-            guard let after = before.applying(event).state else { continue }
+            let profile = SportProfile.for(sports[event.game] ?? "")
+            guard let after = before.applying(event, profile: profile).state else { continue }
             current[event.game] = after
             states[event.game] = after
-            steps[event.game, default: []].append(Step(index: index, event: event, state: after))
+            steps[event.game, default: []].append(
+                Step(index: index, event: event, state: after, changesWhatIsShown: after.shownSeq == event.seq))
             outcomes[index] = .accepted
         }
     }

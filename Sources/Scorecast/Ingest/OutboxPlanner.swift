@@ -90,7 +90,11 @@ public struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible 
 /// - A row being sent is merged into as well: its head alert is in flight and the send's
 ///   fenced completion removes it; what the update brought stays pending, due per shaping as
 ///   if the channel sent just now.
-/// - Due time: ``ShapingPolicy`` (alerting now; routine one interval after the last send).
+/// - Due time: ``ShapingPolicy`` (alerting now; routine one interval after the last send). A
+///   notable play (a card, a period change: ``EventKind/isNotable``) is routine but goes at once
+///   too: only stats and refreshes are spaced.
+/// - A routine event that changed nothing the Live Activity shows (a clock tick the phone runs
+///   itself: ``GameFold/Step/changesWhatIsShown``) writes nothing.
 public struct OutboxPlanner: Sendable {
     /// Spacing of routine updates.
     public var shaping: ShapingPolicy
@@ -119,19 +123,19 @@ public struct OutboxPlanner: Sendable {
             var channel = working[target.channelID] ?? Working(
                 expectedVersion: target.pending?.version ?? 0, entry: target.pending?.entry,
                 inFlight: target.pending?.isLeased ?? false, replacesLeased: target.pending?.isLeased ?? false)
-            for step in steps {
+            for step in steps where step.changesWhatIsShown || target.renderer.settings.priority.isAlerting(step.event) {
                 let floor = max(target.lastTimestamp, channel.entry?.payload.timestamp ?? 0)
                 var update: RenderedUpdate
                 do {
                     update = try target.renderer.render(
-                        state: step.state, game: game, event: step.event, channelLastTimestamp: floor)
+                        state: step.state, game: game, event: step.event, channelLastTimestamp: floor, receivedAt: now)
                 } catch {
                     throw RenderRefusal(index: step.index, channelID: target.channelID, reason: error)
                 }
                 update.eventID = eventIDs[step.index].map(String.init)
                 // A row in flight: the send happening now counts as the channel's last one.
                 let lastSentAt = channel.inFlight ? now : target.lastSentAt
-                let dueAt = shaping.dueAt(isAlerting: update.isAlerting, now: now, lastSentAt: lastSentAt)
+                let dueAt = shaping.dueAt(isAlerting: update.isAlerting || step.event.kind.isNotable, now: now, lastSentAt: lastSentAt)
                 if var pending = channel.entry {
                     // The in-flight content's due time has passed; what follows it is spaced from this send.
                     if channel.inFlight { pending.dueAt = dueAt }

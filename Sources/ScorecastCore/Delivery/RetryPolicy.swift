@@ -16,7 +16,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maximumRetryAfter: Double
     /// After `429 TooManyRequests` (the channel's priority-10 budget is spent), the next attempt
     /// goes at priority 5 — which draws on no budget — this many seconds later: the shaping
-    /// interval of routine updates. Default 2.
+    /// interval of routine updates (the workers pass `SCORECAST_ROUTINE_INTERVAL_MS`). Default 2.
     public var throttledRetryDelay: Double
     /// How long an app's sends pause after a credential error, in seconds. Default 300.
     public var credentialPause: Double

@@ -54,6 +54,15 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// The game was called off or postponed.
     case cancelled
 
+    /// Whether the play stays on the Live Activity as its `lastEvent` until another notable play
+    /// replaces it: everything but fixture changes, clock ticks and statistics.
+    public var isNotable: Bool {
+        switch self {
+        case .scheduled, .clock, .stats: false
+        default: true
+        }
+    }
+
     /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

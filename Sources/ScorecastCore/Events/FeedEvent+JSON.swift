@@ -17,6 +17,10 @@ extension FeedEvent {
         if let team { members["team"] = .string(team.rawValue) }
         if let player { members["player"] = .string(player) }
         if let alert { members["alert"] = .bool(alert) }
+        if let shortName { members["shortName"] = .string(shortName) }
+        if let ownGoal { members["ownGoal"] = .bool(ownGoal) }
+        if let penalty { members["penalty"] = .bool(penalty) }
+        if let card { members["card"] = .string(card.rawValue) }
         return .object(members)
     }
 }
@@ -38,6 +42,18 @@ extension ScoreboardUpdate {
         case .clear: members["clock"] = .null
         }
         if !extra.isEmpty { members["extra"] = .object(extra) }
+        if let clockRunning { members["clockRunning"] = .bool(clockRunning) }
+        if let clockSeconds { members["clockSeconds"] = .double(clockSeconds) }
+        switch addedTime {
+        case .keep: break
+        case .set(let minutes): members["addedTime"] = .integer(minutes)
+        case .clear: members["addedTime"] = .null
+        }
+        switch shootout {
+        case .keep: break
+        case .set(let tally): members["shootout"] = ["home": .integer(tally.home), "away": .integer(tally.away)]
+        case .clear: members["shootout"] = .null
+        }
         return .object(members)
     }
 }

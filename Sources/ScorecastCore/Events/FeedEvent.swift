@@ -26,6 +26,15 @@ public struct FeedEvent: Sendable, Hashable {
     /// Forces the event to alert (`true`) or to stay routine (`false`) regardless of its kind's
     /// default — how a feed marks a red card apart from a yellow one.
     public var alert: Bool?
+    /// The player's short name for tight layouts ("Messi"), shown instead of ``player`` (≤ 32).
+    public var shortName: String?
+    /// For a `score`: the goal is an own goal (``team`` is the team credited, ``player`` plays
+    /// for the other side).
+    public var ownGoal: Bool?
+    /// For a `score`: scored from the penalty spot.
+    public var penalty: Bool?
+    /// For a `card`: its colour.
+    public var card: CardColour?
 
     /// Creates an event; callers outside tests should go through ``FeedEventValidator``.
     public init(
@@ -38,7 +47,11 @@ public struct FeedEvent: Sendable, Hashable {
         description: String? = nil,
         team: TeamSide? = nil,
         player: String? = nil,
-        alert: Bool? = nil
+        alert: Bool? = nil,
+        shortName: String? = nil,
+        ownGoal: Bool? = nil,
+        penalty: Bool? = nil,
+        card: CardColour? = nil
     ) {
         self.id = id
         self.game = game
@@ -50,5 +63,9 @@ public struct FeedEvent: Sendable, Hashable {
         self.team = team
         self.player = player
         self.alert = alert
+        self.shortName = shortName
+        self.ownGoal = ownGoal
+        self.penalty = penalty
+        self.card = card
     }
 }

@@ -19,6 +19,14 @@ public struct FeedEventLimits: Sendable, Hashable {
     public static let labelMaximumLength = 16
     /// Longest description.
     public static let descriptionMaximumLength = 280
+    /// Longest short name of a player.
+    public static let shortNameMaximumLength = 32
+    /// Largest clock reading in seconds (a day).
+    public static let clockSecondsMaximum: Double = 86_400
+    /// Most minutes of added time.
+    public static let addedTimeMaximum = 60
+    /// Largest shoot-out score.
+    public static let shootoutMaximum = 99
     /// Longest player name.
     public static let playerMaximumLength = 64
     /// Most entries in `scoreboard.extra`.

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import ScorecastActivity
 
 /// Turns an untrusted request body into validated ``FeedEvent``s, or refuses it whole with
 /// every field problem named by path.
@@ -82,8 +83,11 @@ public struct FeedEventValidator: Sendable {
 
     static let topLevelKeys: Set<String> = [
         "id", "game", "seq", "occurredAt", "kind", "scoreboard", "description", "team", "player", "alert",
+        "shortName", "ownGoal", "penalty", "card",
     ]
-    static let scoreboardKeys: Set<String> = ["home", "away", "period", "clock", "extra"]
+    static let scoreboardKeys: Set<String> = [
+        "home", "away", "period", "clock", "extra", "clockRunning", "clockSeconds", "addedTime", "shootout",
+    ]
 
     private func validateEvent(_ json: JSONValue, path: String, now: Date, check: inout FieldChecker) -> FeedEvent? {
         guard let members = json.objectValue else {
@@ -123,12 +127,23 @@ public struct FeedEventValidator: Sendable {
             length: 1...FeedEventLimits.playerMaximumLength,
             allowed: FieldChecker.isPrintable, allowedDescription: "printable characters (no control characters)"
         )
-        var alert: Bool?
-        if let value = members["alert"] {
-            if let flag = value.boolValue {
-                alert = flag
-            } else {
-                check.fail(FieldChecker.join(path, "alert"), "must be a boolean, got \(value.typeName)")
+        let alert = check.boolean(members["alert"], path: FieldChecker.join(path, "alert"))
+        let shortName = check.text(
+            members["shortName"], path: FieldChecker.join(path, "shortName"), required: false,
+            length: 1...FeedEventLimits.shortNameMaximumLength,
+            allowed: FieldChecker.isPrintable, allowedDescription: "printable characters (no control characters)"
+        )
+        let ownGoal = check.boolean(members["ownGoal"], path: FieldChecker.join(path, "ownGoal"))
+        let penalty = check.boolean(members["penalty"], path: FieldChecker.join(path, "penalty"))
+        let card = check.enumeration(members["card"], path: FieldChecker.join(path, "card"), required: false, as: CardColour.self)
+        if let kind {
+            if kind != .score {
+                for key in ["ownGoal", "penalty"] where members[key] != nil {
+                    check.fail(FieldChecker.join(path, key), "only applies to kind score, not \(kind)")
+                }
+            }
+            if kind != .card, members["card"] != nil {
+                check.fail(FieldChecker.join(path, "card"), "only applies to kind card, not \(kind)")
             }
         }
 
@@ -137,7 +152,8 @@ public struct FeedEventValidator: Sendable {
         }
         return FeedEvent(
             id: id, game: game, seq: seq, occurredAt: occurredAt, kind: kind, scoreboard: scoreboard,
-            description: description, team: team, player: player, alert: alert
+            description: description, team: team, player: player, alert: alert,
+            shortName: shortName, ownGoal: ownGoal, penalty: penalty, card: card
         )
     }
 
@@ -180,8 +196,44 @@ public struct FeedEventValidator: Sendable {
         let period = checkLabel(members["period"], path: FieldChecker.join(path, "period"), check: &check)
         let clock = checkLabel(members["clock"], path: FieldChecker.join(path, "clock"), check: &check)
         let extra = checkExtra(members["extra"], path: FieldChecker.join(path, "extra"), check: &check)
+        let clockRunning = check.boolean(members["clockRunning"], path: FieldChecker.join(path, "clockRunning"))
+        var clockSeconds: Double?
+        if let value = members["clockSeconds"] {
+            let seconds = value.doubleValue ?? value.integerValue.map(Double.init)
+            if let seconds, seconds.isFinite, (0...FeedEventLimits.clockSecondsMaximum).contains(seconds) {
+                clockSeconds = seconds
+            } else {
+                check.fail(FieldChecker.join(path, "clockSeconds"), "must be a number of seconds from 0 to \(Int(FeedEventLimits.clockSecondsMaximum))")
+            }
+        }
+        var addedTime: FieldUpdate<Int> = .keep
+        if let value = members["addedTime"] {
+            if value.isNull {
+                addedTime = .clear
+            } else if let minutes = check.integer(value, path: FieldChecker.join(path, "addedTime"), required: true, range: 0...FeedEventLimits.addedTimeMaximum) {
+                addedTime = .set(minutes)
+            }
+        }
+        let shootout = checkShootout(members["shootout"], path: FieldChecker.join(path, "shootout"), check: &check)
         guard check.errors.count == errorsBefore else { return nil }
-        return ScoreboardUpdate(home: home, away: away, period: period, clock: clock, extra: extra)
+        return ScoreboardUpdate(
+            home: home, away: away, period: period, clock: clock, extra: extra,
+            clockRunning: clockRunning, clockSeconds: clockSeconds, addedTime: addedTime, shootout: shootout)
+    }
+
+    private func checkShootout(_ value: JSONValue?, path: String, check: inout FieldChecker) -> FieldUpdate<ContentState.TeamTally> {
+        guard let value else { return .keep }
+        if value.isNull { return .clear }
+        guard let members = value.objectValue else {
+            check.fail(path, "must be an object {\"home\": n, \"away\": n} or null, got \(value.typeName)")
+            return .keep
+        }
+        check.refuseUnknownKeys(members, allowed: ["home", "away"], path: path)
+        let range = 0...FeedEventLimits.shootoutMaximum
+        let home = check.integer(members["home"], path: FieldChecker.join(path, "home"), required: true, range: range)
+        let away = check.integer(members["away"], path: FieldChecker.join(path, "away"), required: true, range: range)
+        guard let home, let away else { return .keep }
+        return .set(ContentState.TeamTally(home: home, away: away))
     }
 
     private func checkLabel(_ value: JSONValue?, path: String, check: inout FieldChecker) -> FieldUpdate<String> {

@@ -57,6 +57,16 @@ struct FieldChecker {
         return text
     }
 
+    /// An optional boolean: `nil` when absent; a failure naming the field when not a boolean.
+    mutating func boolean(_ value: JSONValue?, path: String) -> Bool? {
+        guard let value else { return nil }
+        guard let flag = value.boolValue else {
+            fail(path, "must be a boolean, got \(value.typeName)")
+            return nil
+        }
+        return flag
+    }
+
     mutating func integer(_ value: JSONValue?, path: String, required: Bool, range: ClosedRange<Int>) -> Int? {
         guard let value else {
             if required { fail(path, "is required") }

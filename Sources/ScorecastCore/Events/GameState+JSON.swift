@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import ScorecastActivity
 
 extension GameState {
     /// The state as JSON for storage (`games.state`); ``init(jsonValue:)`` reads it back.
@@ -11,9 +12,23 @@ extension GameState {
             "awayScore": .integer(awayScore),
             "extra": .object(extra),
             "appliedSeq": .integer(appliedSeq),
+            "scorers": Self.stored(scorers),
+            "cards": Self.stored(cards),
+            "redCards": Self.stored(redCards),
         ]
         if let period { members["period"] = .string(period) }
         if let clock { members["clock"] = .string(clock) }
+        if let clockAnchor {
+            members["clockAnchor"] = [
+                "running": .bool(clockAnchor.running), "seconds": .double(clockAnchor.seconds),
+                "at": .double(clockAnchor.at.timeIntervalSince1970),
+            ]
+        }
+        if let addedMinutes { members["addedMinutes"] = .integer(addedMinutes) }
+        if let shootout { members["shootout"] = Self.stored(shootout) }
+        if let updatedAt { members["updatedAt"] = .double(updatedAt.timeIntervalSince1970) }
+        if let shownAt { members["shownAt"] = .double(shownAt.timeIntervalSince1970) }
+        members["shownSeq"] = .integer(shownSeq)
         if let lastEvent {
             var event: [String: JSONValue] = [
                 "id": .string(lastEvent.id),
@@ -23,15 +38,24 @@ extension GameState {
             if let description = lastEvent.description { event["description"] = .string(description) }
             if let team = lastEvent.team { event["team"] = .string(team.rawValue) }
             if let player = lastEvent.player { event["player"] = .string(player) }
+            if let minute = lastEvent.minute { event["minute"] = .integer(minute) }
+            if let added = lastEvent.addedMinute { event["addedMinute"] = .integer(added) }
+            if let card = lastEvent.card { event["card"] = .string(card.rawValue) }
+            if let ownGoal = lastEvent.ownGoal { event["ownGoal"] = .bool(ownGoal) }
+            if let penalty = lastEvent.penalty { event["penalty"] = .bool(penalty) }
             members["lastEvent"] = .object(event)
         }
         return .object(members)
     }
 
-    /// Reads a state written by ``jsonValue``.
+    /// Reads a state written by ``jsonValue`` (members added since are optional, so states
+    /// stored by an older version still read).
     public init(jsonValue: JSONValue) throws(StoredValueError) {
         func fail(_ problem: String) -> StoredValueError {
             StoredValueError(subject: "game state", problem: problem)
+        }
+        func date(_ value: JSONValue?) -> Date? {
+            value?.doubleValue.map { Date(timeIntervalSince1970: $0) }
         }
         guard let status = jsonValue["status"]?.stringValue.flatMap(GameStatus.init(rawValue:)) else { throw fail("status") }
         guard let home = jsonValue["homeScore"]?.integerValue else { throw fail("homeScore") }
@@ -42,19 +66,50 @@ extension GameState {
         if let event = jsonValue["lastEvent"] {
             guard let id = event["id"]?.stringValue,
                 let kind = event["kind"]?.stringValue.flatMap(EventKind.init(rawValue:)),
-                let seconds = event["occurredAt"]?.doubleValue
+                let occurredAt = date(event["occurredAt"])
             else { throw fail("lastEvent") }
             lastEvent = LastEventSummary(
-                id: id, kind: kind, occurredAt: Date(timeIntervalSince1970: seconds),
+                id: id, kind: kind, occurredAt: occurredAt,
                 description: event["description"]?.stringValue,
                 team: event["team"]?.stringValue.flatMap(TeamSide.init(rawValue:)),
-                player: event["player"]?.stringValue
+                player: event["player"]?.stringValue,
+                minute: event["minute"]?.integerValue, addedMinute: event["addedMinute"]?.integerValue,
+                card: event["card"]?.stringValue.flatMap(CardColour.init(rawValue:)),
+                ownGoal: event["ownGoal"]?.boolValue, penalty: event["penalty"]?.boolValue
             )
+        }
+        var clockAnchor: ClockAnchor?
+        if let anchor = jsonValue["clockAnchor"] {
+            guard let running = anchor["running"]?.boolValue, let seconds = anchor["seconds"]?.doubleValue, let at = date(anchor["at"])
+            else { throw fail("clockAnchor") }
+            clockAnchor = ClockAnchor(running: running, seconds: seconds, at: at)
         }
         self.init(
             status: status, homeScore: home, awayScore: away,
             period: jsonValue["period"]?.stringValue, clock: jsonValue["clock"]?.stringValue,
-            extra: extra, lastEvent: lastEvent, appliedSeq: seq
+            clockAnchor: clockAnchor, addedMinutes: jsonValue["addedMinutes"]?.integerValue,
+            extra: extra, lastEvent: lastEvent,
+            scorers: try Self.read([ContentState.Scorer].self, jsonValue["scorers"], "scorers") ?? [],
+            cards: try Self.read([ContentState.Card].self, jsonValue["cards"], "cards") ?? [],
+            redCards: try Self.read(ContentState.TeamTally.self, jsonValue["redCards"], "redCards") ?? ContentState.TeamTally(home: 0, away: 0),
+            shootout: try Self.read(ContentState.TeamTally.self, jsonValue["shootout"], "shootout"),
+            updatedAt: date(jsonValue["updatedAt"]), shownAt: date(jsonValue["shownAt"]),
+            shownSeq: jsonValue["shownSeq"]?.integerValue,
+            appliedSeq: seq
         )
+    }
+
+    /// A contract value (no dates inside) as stored JSON, through its own `Codable`.
+    private static func stored(_ value: some Encodable) -> JSONValue {
+        guard let bytes = try? JSONEncoder().encode(value), let json = try? JSONParser().parse(bytes) else { return .null }
+        return json
+    }
+
+    private static func read<Value: Decodable>(_ type: Value.Type, _ json: JSONValue?, _ name: String) throws(StoredValueError) -> Value? {
+        guard let json, !json.isNull else { return nil }
+        guard let bytes = try? json.encoded(), let value = try? JSONDecoder().decode(type, from: Data(bytes)) else {
+            throw StoredValueError(subject: "game state", problem: name)
+        }
+        return value
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import JSON
+import ScorecastActivity
 
 /// A game's current state, folded from its events in `seq` order.
 ///
-/// Pure: ``applying(_:)`` returns the next state, or ``GameStateChange/stale(appliedSeq:)`` for an
-/// event that is not newer than the last applied one — such an event is stored by ingest but
-/// changes nothing and sends nothing.
+/// Pure: ``applying(_:profile:)`` returns the next state, or ``GameStateChange/stale(appliedSeq:)``
+/// for an event that is not newer than the last applied one — such an event is stored by ingest
+/// but changes nothing and sends nothing.
 public struct GameState: Sendable, Hashable {
     /// Where the game is in its life.
     public var status: GameStatus
@@ -17,25 +18,57 @@ public struct GameState: Sendable, Hashable {
     public var period: String?
     /// The current clock label, if known.
     public var clock: String?
+    /// The clock's anchor (reading, instant, running), when the feed gave a reading.
+    public var clockAnchor: ClockAnchor?
+    /// Announced added time in minutes, in the current period.
+    public var addedMinutes: Int?
     /// Sport-specific scalar values (strings, numbers, booleans), merged from every event.
     public var extra: [String: JSONValue]
-    /// The last applied event.
+    /// The last notable play (``EventKind/isNotable``): a clock tick or a stats update keeps it.
     public var lastEvent: LastEventSummary?
+    /// Goals so far, oldest first (at most ``listLimit``, the newest kept).
+    public var scorers: [ContentState.Scorer]
+    /// Cards so far, oldest first (at most ``listLimit``, the newest kept).
+    public var cards: [ContentState.Card]
+    /// Red cards (a second yellow counts) per team, over the whole game.
+    public var redCards: ContentState.TeamTally
+    /// The shoot-out score, once one began.
+    public var shootout: ContentState.TeamTally?
+    /// When the last applied event happened.
+    public var updatedAt: Date?
+    /// When the state last changed in a way the Live Activity shows (or was last refreshed):
+    /// a routine event that leaves it unchanged needs no push.
+    public var shownAt: Date?
+    /// The `seq` of the event that last moved ``shownAt``: an event whose fold leaves it
+    /// unchanged needs no push (events may share a time, so the time alone cannot tell).
+    public var shownSeq: Int
     /// The highest applied `seq`; 0 before any event.
     public var appliedSeq: Int
+
+    /// Most entries kept in ``scorers`` and ``cards``, so the content-state stays far below 4 KB.
+    public static let listLimit = 16
 
     /// A game before any event: scheduled, 0–0.
     public static let initial = GameState(status: .scheduled, homeScore: 0, awayScore: 0)
 
-    /// Creates a state.
+    /// Creates a state; `updatedAt` defaults to the last event's time.
     public init(
         status: GameStatus,
         homeScore: Int,
         awayScore: Int,
         period: String? = nil,
         clock: String? = nil,
+        clockAnchor: ClockAnchor? = nil,
+        addedMinutes: Int? = nil,
         extra: [String: JSONValue] = [:],
         lastEvent: LastEventSummary? = nil,
+        scorers: [ContentState.Scorer] = [],
+        cards: [ContentState.Card] = [],
+        redCards: ContentState.TeamTally = ContentState.TeamTally(home: 0, away: 0),
+        shootout: ContentState.TeamTally? = nil,
+        updatedAt: Date? = nil,
+        shownAt: Date? = nil,
+        shownSeq: Int? = nil,
         appliedSeq: Int = 0
     ) {
         self.status = status
@@ -43,21 +76,35 @@ public struct GameState: Sendable, Hashable {
         self.awayScore = awayScore
         self.period = period
         self.clock = clock
+        self.clockAnchor = clockAnchor
+        self.addedMinutes = addedMinutes
         self.extra = extra
         self.lastEvent = lastEvent
+        self.scorers = scorers
+        self.cards = cards
+        self.redCards = redCards
+        self.shootout = shootout
+        self.updatedAt = updatedAt ?? lastEvent?.occurredAt
+        self.shownAt = shownAt ?? self.updatedAt
+        self.shownSeq = shownSeq ?? appliedSeq
         self.appliedSeq = appliedSeq
     }
 
-    /// When the last applied event happened.
-    public var updatedAt: Date? { lastEvent?.occurredAt }
-
-    /// Folds `event` into the state.
+    /// Folds `event` into the state, as `profile`'s sport plays.
     ///
     /// - Scoreboard fields present in the event replace the current ones; absent ones are kept;
-    ///   `null` period, clock or extra values clear them.
+    ///   `null` period, clock, added time, shoot-out or extra values clear them. A new period
+    ///   clears added time.
+    /// - The clock is re-anchored only when a reading disagrees with the running clock
+    ///   (``ClockAnchor/next(after:reported:running:time:direction:tolerance:)``); it runs when
+    ///   the feed says so, or (football) whenever the game is live outside a break.
+    /// - A notable play becomes ``lastEvent``; a goal joins ``scorers`` (not in a shoot-out),
+    ///   a card with a colour joins ``cards`` and counts toward ``redCards``.
     /// - The status follows the table on ``EventKind``.
+    /// - ``shownAt`` moves to the event's time when what the Live Activity shows changed, or when
+    ///   nothing has for the sport's ``SportProfile/refreshInterval``.
     /// - An event whose `seq` is not greater than ``appliedSeq`` is stale.
-    public func applying(_ event: FeedEvent) -> GameStateChange {
+    public func applying(_ event: FeedEvent, profile: SportProfile = .generic) -> GameStateChange {
         guard event.seq > appliedSeq else { return .stale(appliedSeq: appliedSeq) }
         var next = self
         let board = event.scoreboard
@@ -65,7 +112,10 @@ public struct GameState: Sendable, Hashable {
         if let away = board.away { next.awayScore = away }
         next.period = board.period.applied(to: period)
         next.clock = board.clock.applied(to: clock)
+        next.addedMinutes = next.period == period ? board.addedTime.applied(to: addedMinutes) : board.addedTime.applied(to: nil)
+        next.shootout = board.shootout.applied(to: shootout)
         for (key, value) in board.extra {
+            // Not a ternary: JSONValue is ExpressibleByNilLiteral, so `nil` there would store .null.
             if value.isNull {
                 next.extra[key] = nil
             } else {
@@ -73,9 +123,71 @@ public struct GameState: Sendable, Hashable {
             }
         }
         next.status = GameState.status(after: event.kind, from: status)
-        next.lastEvent = LastEventSummary(event)
+        next.clockAnchor = nextClock(after: event, next: next, profile: profile)
+        next.recordPlay(event, profile: profile, shootoutBefore: shootout)
+        next.updatedAt = event.occurredAt
         next.appliedSeq = event.seq
+        let quietFor = event.occurredAt.timeIntervalSince(shownAt ?? .distantPast)
+        if next.shows(differentlyFrom: self, profile: profile) || quietFor >= profile.refreshInterval {
+            next.shownAt = event.occurredAt
+            next.shownSeq = event.seq
+        }
         return .applied(next)
+    }
+
+    private func nextClock(after event: FeedEvent, next: GameState, profile: SportProfile) -> ClockAnchor? {
+        guard let direction = profile.clockDirection else { return nil }
+        var reported = event.scoreboard.clockSeconds
+        if reported == nil, case .set(let label) = event.scoreboard.clock {
+            reported = SportProfile.seconds(fromLabel: label)
+        }
+        let live = next.status == .live && profile.breakLength(of: next.period) == nil
+        let running: Bool
+        if let said = event.scoreboard.clockRunning {
+            running = said && next.status == .live
+        } else if profile.clockRunsThroughPlay {
+            running = live
+        } else {
+            running = (clockAnchor?.running ?? false) && live
+        }
+        return ClockAnchor.next(
+            after: clockAnchor, reported: reported, running: running, time: event.occurredAt,
+            direction: direction, tolerance: profile.clockTolerance)
+    }
+
+    private mutating func recordPlay(_ event: FeedEvent, profile: SportProfile, shootoutBefore: ContentState.TeamTally?) {
+        guard event.kind.isNotable else { return }
+        let minute = profile.countsMinutes ? SportProfile.minute(fromLabel: clock) : nil
+        lastEvent = LastEventSummary(event, minute: minute?.minute, addedMinute: minute?.added)
+        guard let team = event.team.map(ContentState.Side.init) else { return }
+        let name = event.shortName ?? event.player
+        switch event.kind {
+        case .score where shootout == nil && shootoutBefore == nil:
+            scorers.append(ContentState.Scorer(
+                team: team, player: name, minute: minute?.minute, addedMinute: minute?.added,
+                ownGoal: event.ownGoal ?? false, penalty: event.penalty ?? false))
+            scorers = Array(scorers.suffix(Self.listLimit))
+        case .card:
+            guard let colour = event.card else { return }
+            cards.append(ContentState.Card(team: team, player: name, minute: minute?.minute, addedMinute: minute?.added, colour: colour))
+            cards = Array(cards.suffix(Self.listLimit))
+            if colour.sendsOff { redCards[team] += 1 }
+        default:
+            break
+        }
+    }
+
+    /// Whether the Live Activity would show `self` differently from `other`: their
+    /// content-states differ in anything but the time of the last event and the clock's text
+    /// (the phone runs the clock from its anchor).
+    public func shows(differentlyFrom other: GameState, profile: SportProfile) -> Bool {
+        func shown(_ state: GameState) -> ContentState {
+            var content = ContentStateRenderer.contentState(of: state, profile: profile, fallbackTime: .distantPast)
+            content.updatedAt = .distantPast
+            content.clock?.label = nil
+            return content
+        }
+        return shown(self) != shown(other)
     }
 
     /// The status transition of ``EventKind``'s table.

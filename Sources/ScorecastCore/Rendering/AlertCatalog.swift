@@ -2,10 +2,14 @@
 /// arguments, so the phone localizes (`loc-key`/`loc-args`) and the server can fall back to
 /// plain text from the same source.
 ///
-/// Each kind has title variants tried in order: the first whose arguments are all known wins
-/// (a score with a player reads "Saka scores for Arsenal", without one "Arsenal scores").
+/// Each kind has title variants tried in order: the first whose arguments are all known and whose
+/// condition (own goal, penalty, card colour) holds wins ("12' Goal: Bell (Northbridge United)",
+/// "40' Own goal by Demiral, goal for Italy", "74' Red card: Hale (Castleford City)"; without a
+/// minute or player, "Arsenal scores").
 /// The body is the score line, followed by the feed's description when there is one.
-/// ``localizableStrings`` is the English `Localizable.strings` to ship in the app.
+/// ``stringCatalog`` is the English String Catalog shipped in the app (the `ScorecastActivity`
+/// package's `Localizable.xcstrings`, checked by a test to be this very text). Formats with more
+/// than one argument number them (`%1$@`, `%2$@`) so a translation may reorder them.
 public enum AlertCatalog {
     /// A value an alert format can use.
     public enum Argument: String, Sendable, Hashable, CaseIterable {
@@ -27,40 +31,74 @@ public enum AlertCatalog {
         case clock
         /// The feed's description.
         case description
+        /// The match minute of the play (`67'`, `45+2'`), for sports that count minutes.
+        case minute
     }
 
-    /// One localizable string: key, English format (`%@` per argument, in order), arguments.
+    /// What must hold of the event for a variant to be used.
+    public enum Condition: String, Sendable, Hashable, CaseIterable {
+        /// An own goal.
+        case ownGoal
+        /// A goal from the penalty spot.
+        case penaltyGoal
+        /// A yellow card.
+        case yellowCard
+        /// A second yellow card (sent off).
+        case secondYellowCard
+        /// A red card.
+        case redCard
+    }
+
+    /// One localizable string: key, English format (`%@`, or `%1$@`… with several arguments),
+    /// arguments.
     public struct Template: Sendable, Hashable {
         /// The `loc-key`.
         public var key: String
-        /// The English format string; `%@` stands for each argument in order.
+        /// The English format string: `%@` stands for the one argument, `%n$@` for argument n.
         public var format: String
         /// The `loc-args`, in order.
         public var arguments: [Argument]
+        /// Used only for events where this holds; `nil`: for any event.
+        public var condition: Condition?
     }
 
-    private static func template(_ key: String, _ format: String, _ arguments: [Argument] = []) -> Template {
-        Template(key: key, format: format, arguments: arguments)
+    private static func template(_ key: String, _ format: String, _ arguments: [Argument] = [], when condition: Condition? = nil) -> Template {
+        Template(key: key, format: format, arguments: arguments, condition: condition)
     }
 
     /// Title variants by kind, most specific first; the last needs nothing optional.
     public static let titles: [EventKind: [Template]] = [
-        .scheduled: [template("SCHEDULED_TITLE", "%@ vs %@ is scheduled", [.home, .away])],
-        .start: [template("START_TITLE", "%@ vs %@ has started", [.home, .away])],
+        .scheduled: [template("SCHEDULED_TITLE", "%1$@ vs %2$@ is scheduled", [.home, .away])],
+        .start: [template("START_TITLE", "%1$@ vs %2$@ has started", [.home, .away])],
         .score: [
-            template("SCORE_PLAYER_TITLE", "%@ scores for %@", [.player, .team]),
+            template("SCORE_OWN_GOAL_MINUTE_TITLE", "%1$@ Own goal by %2$@, goal for %3$@", [.minute, .player, .team], when: .ownGoal),
+            template("SCORE_OWN_GOAL_TITLE", "Own goal by %1$@, goal for %2$@", [.player, .team], when: .ownGoal),
+            template("SCORE_OWN_GOAL_TEAM_TITLE", "Own goal: goal for %@", [.team], when: .ownGoal),
+            template("SCORE_PENALTY_MINUTE_TITLE", "%1$@ Penalty goal: %2$@ (%3$@)", [.minute, .player, .team], when: .penaltyGoal),
+            template("SCORE_PENALTY_TITLE", "Penalty goal: %1$@ (%2$@)", [.player, .team], when: .penaltyGoal),
+            template("SCORE_PLAYER_MINUTE_TITLE", "%1$@ Goal: %2$@ (%3$@)", [.minute, .player, .team]),
+            template("SCORE_PLAYER_TITLE", "%1$@ scores for %2$@", [.player, .team]),
             template("SCORE_TEAM_TITLE", "%@ scores", [.team]),
             template("SCORE_TITLE", "Score update"),
         ],
         .period: [template("PERIOD_TITLE", "Period: %@", [.period]), template("PERIOD_CHANGE_TITLE", "New period")],
         .clock: [template("CLOCK_TITLE", "Clock: %@", [.clock]), template("CLOCK_UPDATE_TITLE", "Clock update")],
         .card: [
-            template("CARD_PLAYER_TITLE", "Card for %@ (%@)", [.player, .team]),
+            template("CARD_RED_MINUTE_TITLE", "%1$@ Red card: %2$@ (%3$@)", [.minute, .player, .team], when: .redCard),
+            template("CARD_RED_TITLE", "Red card: %1$@ (%2$@)", [.player, .team], when: .redCard),
+            template("CARD_RED_TEAM_TITLE", "Red card for %@", [.team], when: .redCard),
+            template("CARD_SECOND_YELLOW_MINUTE_TITLE", "%1$@ Second yellow, sent off: %2$@ (%3$@)", [.minute, .player, .team], when: .secondYellowCard),
+            template("CARD_SECOND_YELLOW_TITLE", "Second yellow, sent off: %1$@ (%2$@)", [.player, .team], when: .secondYellowCard),
+            template("CARD_SECOND_YELLOW_TEAM_TITLE", "Second yellow, sent off: %@", [.team], when: .secondYellowCard),
+            template("CARD_YELLOW_MINUTE_TITLE", "%1$@ Yellow card: %2$@ (%3$@)", [.minute, .player, .team], when: .yellowCard),
+            template("CARD_YELLOW_TITLE", "Yellow card: %1$@ (%2$@)", [.player, .team], when: .yellowCard),
+            template("CARD_YELLOW_TEAM_TITLE", "Yellow card for %@", [.team], when: .yellowCard),
+            template("CARD_PLAYER_TITLE", "Card for %1$@ (%2$@)", [.player, .team]),
             template("CARD_TEAM_TITLE", "Card for %@", [.team]),
             template("CARD_TITLE", "Card shown"),
         ],
         .substitution: [
-            template("SUBSTITUTION_PLAYER_TITLE", "Substitution for %@: %@", [.team, .player]),
+            template("SUBSTITUTION_PLAYER_TITLE", "Substitution for %1$@: %2$@", [.team, .player]),
             template("SUBSTITUTION_TEAM_TITLE", "Substitution for %@", [.team]),
             template("SUBSTITUTION_TITLE", "Substitution"),
         ],
@@ -68,16 +106,16 @@ public enum AlertCatalog {
         .penalty: [template("PENALTY_TEAM_TITLE", "Penalty for %@", [.team]), template("PENALTY_TITLE", "Penalty")],
         .timeout: [template("TIMEOUT_TEAM_TITLE", "Timeout: %@", [.team]), template("TIMEOUT_TITLE", "Timeout")],
         .stats: [template("STATS_TITLE", "Stats update")],
-        .suspended: [template("SUSPENDED_TITLE", "%@ vs %@ suspended", [.home, .away])],
-        .resumed: [template("RESUMED_TITLE", "%@ vs %@ resumed", [.home, .away])],
-        .final: [template("FINAL_TITLE", "Final: %@ vs %@", [.home, .away])],
-        .cancelled: [template("CANCELLED_TITLE", "%@ vs %@ called off", [.home, .away])],
+        .suspended: [template("SUSPENDED_TITLE", "%1$@ vs %2$@ suspended", [.home, .away])],
+        .resumed: [template("RESUMED_TITLE", "%1$@ vs %2$@ resumed", [.home, .away])],
+        .final: [template("FINAL_TITLE", "Final: %1$@ vs %2$@", [.home, .away])],
+        .cancelled: [template("CANCELLED_TITLE", "%1$@ vs %2$@ called off", [.home, .away])],
     ]
 
     /// Body variants, most specific first.
     public static let bodies: [Template] = [
-        template("SCORELINE_DESCRIPTION_BODY", "%@ %@–%@ %@ · %@", [.home, .homeScore, .awayScore, .away, .description]),
-        template("SCORELINE_BODY", "%@ %@–%@ %@", [.home, .homeScore, .awayScore, .away]),
+        template("SCORELINE_DESCRIPTION_BODY", "%1$@ %2$@–%3$@ %4$@ · %5$@", [.home, .homeScore, .awayScore, .away, .description]),
+        template("SCORELINE_BODY", "%1$@ %2$@–%3$@ %4$@", [.home, .homeScore, .awayScore, .away]),
     ]
 
     /// Every template, sorted by key.
@@ -85,19 +123,13 @@ public enum AlertCatalog {
         (titles.values.flatMap { $0 } + bodies).sorted { $0.key < $1.key }
     }
 
-    /// The English `Localizable.strings` for every key, one `"KEY" = "format";` line each,
-    /// sorted by key — ready to paste into the app.
-    public static var localizableStrings: String {
-        allTemplates.map { template in
-            "\"\(template.key)\" = \"\(template.format.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\""))\";"
-        }.joined(separator: "\n") + "\n"
-    }
-
     /// The alert for `kind`, with arguments taken from `values` (missing or empty ones make a
-    /// variant unusable).
-    public static func alert(for kind: EventKind, values: [Argument: String], style: AlertStyle, sound: String?) -> LiveActivityAlert {
-        let title = pick(titles[kind] ?? [], values: values)
-        let body = pick(bodies, values: values)
+    /// variant unusable) and `conditions` holding of the event.
+    public static func alert(
+        for kind: EventKind, values: [Argument: String], conditions: Set<Condition> = [], style: AlertStyle, sound: String?
+    ) -> LiveActivityAlert {
+        let title = pick(titles[kind] ?? [], values: values, conditions: conditions)
+        let body = pick(bodies, values: values, conditions: conditions)
         return LiveActivityAlert(
             title: title.map { text(of: $0, values: values, style: style) },
             body: body.map { text(of: $0, values: values, style: style) },
@@ -105,8 +137,24 @@ public enum AlertCatalog {
         )
     }
 
-    static func pick(_ variants: [Template], values: [Argument: String]) -> Template? {
-        variants.first { variant in variant.arguments.allSatisfy { !(values[$0] ?? "").isEmpty } }
+    static func pick(_ variants: [Template], values: [Argument: String], conditions: Set<Condition> = []) -> Template? {
+        variants.first { variant in
+            variant.condition.map(conditions.contains) ?? true && variant.arguments.allSatisfy { !(values[$0] ?? "").isEmpty }
+        }
+    }
+
+    /// The conditions that hold of `event`.
+    public static func conditions(of event: FeedEvent) -> Set<Condition> {
+        var conditions: Set<Condition> = []
+        if event.kind == .score, event.ownGoal == true { conditions.insert(.ownGoal) }
+        if event.kind == .score, event.penalty == true { conditions.insert(.penaltyGoal) }
+        switch event.card {
+        case .yellow?: conditions.insert(.yellowCard)
+        case .secondYellow?: conditions.insert(.secondYellowCard)
+        case .red?: conditions.insert(.redCard)
+        case nil: break
+        }
+        return conditions
     }
 
     static func text(of template: Template, values: [Argument: String], style: AlertStyle) -> AlertText {
@@ -119,15 +167,27 @@ public enum AlertCatalog {
         }
     }
 
-    /// Replaces each `%@` in `format` with the next argument, as `String(format:)` would.
+    /// Replaces each `%@` in `format` with the next argument and each `%n$@` with argument n,
+    /// as `String(format:)` would.
     static func fill(_ format: String, with arguments: [String]) -> String {
         var result = ""
-        var remaining = arguments[...]
+        var next = 0
         var rest = Substring(format)
-        while let range = rest.firstRange(of: "%@") {
-            result += rest[..<range.lowerBound]
-            result += remaining.popFirst() ?? ""
-            rest = rest[range.upperBound...]
+        while let percent = rest.firstIndex(of: "%") {
+            result += rest[..<percent]
+            let spec = rest[rest.index(after: percent)...]
+            if spec.hasPrefix("@") {
+                result += next < arguments.count ? arguments[next] : ""
+                next += 1
+                rest = spec.dropFirst()
+            } else if let dollar = spec.firstIndex(of: "$"), let number = Int(spec[..<dollar]),
+                spec[spec.index(after: dollar)...].hasPrefix("@") {
+                result += (1...arguments.count).contains(number) ? arguments[number - 1] : ""
+                rest = spec[spec.index(dollar, offsetBy: 2)...]
+            } else {
+                result += "%"
+                rest = spec
+            }
         }
         return result + rest
     }

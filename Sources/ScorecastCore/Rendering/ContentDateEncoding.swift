@@ -28,6 +28,23 @@ public enum ContentDateEncoding: String, Sendable, Hashable, CaseIterable, Custo
         }
     }
 
+    /// `value` as JSON through its own `Codable` conformance, every date written in this
+    /// encoding: exactly what the app's decoder reads. Throws what `JSONEncoder` throws (a
+    /// non-finite number).
+    public func json<Value: Encodable>(_ value: Value) throws -> JSONValue {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            switch jsonValue(for: date) {
+            case .double(let seconds): try container.encode(seconds)
+            case .integer(let seconds): try container.encode(seconds)
+            case .string(let text): try container.encode(text)
+            default: try container.encodeNil()
+            }
+        }
+        return try JSONParser().parse(encoder.encode(value))
+    }
+
     /// The text shown in logs and error messages.
     public var description: String { rawValue }
 }

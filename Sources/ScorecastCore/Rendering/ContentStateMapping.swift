@@ -1,9 +1,10 @@
 import JSON
 
-/// A per-app change to the default `content-state` shape (``ContentState``): keys renamed or
+/// A per-app change to the default `content-state` shape (``ContentStateRenderer``): keys renamed or
 /// left out, for apps whose `ContentState` struct already exists with other names.
 ///
-/// Paths name keys of the default shape, nested ones with a dot (`lastEvent.player`). A rename
+/// Paths name keys of the default shape, nested ones with a dot (`lastEvent.player`; the
+/// members of array elements by the array's path, `scorers.player`). A rename
 /// keeps the key at its level. JSON form (stored with the app):
 /// `{"rename": {"homeScore": "home", "lastEvent.text": "summary"}, "omit": ["extra"]}`.
 public struct ContentStateMapping: Sendable, Hashable {
@@ -25,7 +26,7 @@ public struct ContentStateMapping: Sendable, Hashable {
     /// omitted, and no two keys at one level end up with the same name.
     public init(renames: [String: String] = [:], omitted: Set<String> = []) throws(ContentStateMappingError) {
         var problems: [String] = []
-        let known = Set(ContentState.keyPaths)
+        let known = Set(ContentStateRenderer.keyPaths)
         for path in renames.keys.sorted() where !known.contains(path) {
             problems.append("rename of unknown key \(path)")
         }
@@ -43,7 +44,7 @@ public struct ContentStateMapping: Sendable, Hashable {
         }
         // Final names per level must stay unique.
         var namesByLevel: [String: [String: String]] = [:]
-        for path in ContentState.keyPaths where !omitted.contains(path) {
+        for path in ContentStateRenderer.keyPaths where !omitted.contains(path) {
             let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
             let level = parts.count == 2 ? parts[0] : ""
             let finalName = renames[path] ?? (parts.last ?? path)
@@ -112,9 +113,23 @@ public struct ContentStateMapping: Sendable, Hashable {
         for (key, member) in members {
             let path = prefix.isEmpty ? key : prefix + "." + key
             guard !omitted.contains(path) else { continue }
-            let child = prefix.isEmpty && member.objectValue != nil && key == "lastEvent" ? apply(to: member, prefix: path) : member
-            mapped[renames[path] ?? key] = child
+            mapped[renames[path] ?? key] = applyBelow(member, path: path)
         }
         return .object(mapped)
     }
+
+    /// A member's own members are mapped when the shape has named keys under it (`clock`,
+    /// `lastEvent`, each element of `scorers`…); `extra`'s free keys are left alone.
+    private func applyBelow(_ member: JSONValue, path: String) -> JSONValue {
+        guard Self.structuredPaths.contains(path) else { return member }
+        if let elements = member.arrayValue {
+            return .array(elements.map { apply(to: $0, prefix: path) })
+        }
+        return apply(to: member, prefix: path)
+    }
+
+    /// Paths with named keys below them.
+    private static let structuredPaths: Set<String> = Set(
+        ContentStateRenderer.keyPaths.compactMap { path in path.split(separator: ".", maxSplits: 1).count == 2 ? String(path.split(separator: ".")[0]) : nil }
+    )
 }

@@ -1,12 +1,15 @@
 import Foundation
+import ScorecastActivity
 
 /// Renders a game's state into one channel's Live Activity update, per the app's
 /// ``RenderSettings``:
 ///
-/// - `content-state`: the default shape (``ContentState``) mapped per app, dates per app.
+/// - `content-state`: the default shape (``ScorecastActivity/ContentState``, rendered by ``ContentStateRenderer``) mapped per app, dates per app.
 /// - `event`: `end` once the game is over (final or cancelled), with `dismissal-date` = event
-///   time + the app's dismissal delay; `update` otherwise, with `stale-date` = event time + the
-///   sport's staleness.
+///   time + the app's dismissal delay; `update` otherwise, with `stale-date` from
+///   ``StalenessPolicy`` (arrival or event time, whichever is later, + the sport's staleness,
+///   + a break's expected length).
+/// - the game's ``SportProfile`` (from its sport) shapes the clock and the lists.
 /// - `timestamp`: the event's time in whole seconds, but never earlier than the channel's last
 ///   timestamp, so a late event can never be dropped by the phone as older than what it shows.
 /// - alerting events (``PriorityPolicy``) get priority 10 and an `alert` from ``AlertCatalog``;
@@ -26,9 +29,12 @@ public struct LiveActivityRenderer: Sendable {
 
     /// Renders the update caused by `event`, which produced `state` (the state after folding it).
     ///
-    /// - Parameter channelLastTimestamp: the `aps.timestamp` last rendered for this channel, if any.
+    /// - Parameters:
+    ///   - channelLastTimestamp: the `aps.timestamp` last rendered for this channel, if any.
+    ///   - receivedAt: when the event reached the server (stale-date counts from it when later
+    ///     than the event's own time).
     public func render(
-        state: GameState, game: GameInfo, event: FeedEvent, channelLastTimestamp: Int?
+        state: GameState, game: GameInfo, event: FeedEvent, channelLastTimestamp: Int?, receivedAt: Date? = nil
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
         let alerting = settings.priority.isAlerting(event)
         var values: [AlertCatalog.Argument: String] = [
@@ -36,15 +42,20 @@ public struct LiveActivityRenderer: Sendable {
             .homeScore: String(state.homeScore), .awayScore: String(state.awayScore),
         ]
         values[.team] = event.team.map(game.name(of:))
-        values[.player] = event.player
+        values[.player] = event.shortName ?? event.player
+        if let last = state.lastEvent, last.id == event.id, let minute = last.minute {
+            values[.minute] = ContentState.minuteText(minute, added: last.addedMinute)
+        }
         values[.period] = state.period
         values[.clock] = state.clock
         values[.description] = event.description
         let alert = alerting
-            ? AlertCatalog.alert(for: event.kind, values: values, style: settings.alertStyle, sound: settings.alertSound)
+            ? AlertCatalog.alert(
+                for: event.kind, values: values, conditions: AlertCatalog.conditions(of: event), style: settings.alertStyle,
+                sound: settings.alertSound)
             : nil
         return try render(
-            state: state, game: game, occurredAt: event.occurredAt, alert: alert,
+            state: state, game: game, occurredAt: event.occurredAt, receivedAt: receivedAt, alert: alert,
             priority: alerting ? .immediate : .opportunistic, eventID: event.id,
             channelLastTimestamp: channelLastTimestamp
         )
@@ -56,19 +67,20 @@ public struct LiveActivityRenderer: Sendable {
         state: GameState, game: GameInfo, now: Date, channelLastTimestamp: Int?
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
         try render(
-            state: state, game: game, occurredAt: state.updatedAt ?? now, alert: nil,
+            state: state, game: game, occurredAt: state.updatedAt ?? now, receivedAt: now, alert: nil,
             priority: .opportunistic, eventID: nil, channelLastTimestamp: channelLastTimestamp
         )
     }
 
     private func render(
-        state: GameState, game: GameInfo, occurredAt: Date, alert: LiveActivityAlert?,
+        state: GameState, game: GameInfo, occurredAt: Date, receivedAt: Date?, alert: LiveActivityAlert?,
         priority: BroadcastPriority, eventID: String?, channelLastTimestamp: Int?
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
         let eventSeconds = Int(occurredAt.timeIntervalSince1970.rounded(.down))
         let timestamp = max(eventSeconds, channelLastTimestamp ?? eventSeconds)
         let contentState = settings.mapping.apply(
-            to: ContentState.render(state, dateEncoding: settings.dateEncoding, fallbackTime: occurredAt)
+            to: try ContentStateRenderer.render(
+                state, profile: SportProfile.for(game.sport), dateEncoding: settings.dateEncoding, fallbackTime: occurredAt)
         )
         var payload = LiveActivityPayload(
             timestamp: timestamp,
@@ -80,7 +92,8 @@ public struct LiveActivityRenderer: Sendable {
         if state.status.isOver {
             payload.dismissalDate = Int((occurredAt.timeIntervalSince1970 + settings.dismissalDelay).rounded(.down))
         } else {
-            payload.staleDate = settings.staleness.staleDate(occurredAt: occurredAt, sport: game.sport)
+            payload.staleDate = settings.staleness.staleDate(
+                occurredAt: occurredAt, receivedAt: receivedAt, sport: game.sport, period: state.period)
         }
         let body = try payload.encode(for: .broadcast)
         return RenderedUpdate(payload: payload, body: body, priority: priority, isAlerting: alert != nil, eventID: eventID)

@@ -1,7 +1,10 @@
 import Foundation
 
-/// How long a rendered state stays fresh on the phone, per sport: `stale-date` = event time +
-/// this many seconds, so a phone that stops receiving shows the data as outdated instead of lying.
+/// How long a rendered state stays fresh on the phone, per sport, so a phone that stops
+/// receiving shows the data as outdated instead of lying: `stale-date` = the later of the
+/// event's time and its arrival + this many seconds, and in a break (``SportProfile/breaks``)
+/// the break's expected length on top, so half-time does not go stale before it ends. Counting
+/// from arrival keeps a late event from shortening it.
 public struct StalenessPolicy: Sendable, Hashable {
     /// Seconds of freshness for sports without an entry in ``bySport``. Default 15 minutes.
     public var defaultSeconds: Double
@@ -19,8 +22,11 @@ public struct StalenessPolicy: Sendable, Hashable {
         bySport[sport.lowercased()] ?? defaultSeconds
     }
 
-    /// The `stale-date` (UNIX seconds) of a state that happened at `occurredAt`.
-    public func staleDate(occurredAt: Date, sport: String) -> Int {
-        Int((occurredAt.timeIntervalSince1970 + seconds(for: sport)).rounded(.down))
+    /// The `stale-date` (UNIX seconds) of a state that happened at `occurredAt`, reached the
+    /// server at `receivedAt` (when known), in `period`.
+    public func staleDate(occurredAt: Date, receivedAt: Date? = nil, sport: String, period: String? = nil) -> Int {
+        let base = max(occurredAt, receivedAt ?? occurredAt)
+        let breakLength = SportProfile.for(sport).breakLength(of: period) ?? 0
+        return Int((base.timeIntervalSince1970 + seconds(for: sport) + breakLength).rounded(.down))
     }
 }

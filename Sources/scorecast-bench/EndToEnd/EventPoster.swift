@@ -144,7 +144,9 @@ enum EventPoster {
         let kind = alerting ? "score" : "clock"
         let scoreboard = alerting
             ? #"{"home":\#(round / 2 % 1000),"away":\#((round + 1) / 2 % 1000),"clock":"\#(minute)'"}"#
-            : #"{"clock":"\#(minute)'"}"#
+            // A tick alone is run by the phone and sends nothing: the routine event also changes
+            // a shown value, so every posted event still costs one update.
+            : #"{"clock":"\#(minute)'","extra":{"round":\#(round)}}"#
         let text = #"{"id":"\#(plan.runTag)-\#(index)","game":"\#(game)","seq":\#(seq),"occurredAt":"\#(RFC3339.format(Date(), includeFraction: true))","kind":"\#(kind)","scoreboard":\#(scoreboard)}"#
         return Array(text.utf8)
     }

@@ -49,6 +49,26 @@ import Testing
         }
     }
 
+    @Test func acceptsTheSportsFields() throws {
+        let card = #"{"id":"c","game":"g","seq":3,"occurredAt":"2025-11-29T21:45:00Z","kind":"card","team":"away","player":"Lionel Andrés Messi Cuccittini","shortName":"Messi","card":"second-yellow"}"#
+        let ownGoal = #"{"id":"o","game":"g","seq":4,"occurredAt":"2025-11-29T21:45:00Z","kind":"score","team":"away","player":"Merih Demiral","ownGoal":true,"penalty":false,"scoreboard":{"away":1,"clockSeconds":2612.5,"clockRunning":true,"addedTime":4,"shootout":{"home":3,"away":2}}}"#
+        let events = try validate(#"{"events":[\#(card),\#(ownGoal)]}"#)
+        #expect(events[0].card == .secondYellow)
+        #expect(events[0].shortName == "Messi")
+        #expect(events[1].ownGoal == true)
+        #expect(events[1].penalty == false)
+        #expect(events[1].scoreboard.clockSeconds == 2612.5)
+        #expect(events[1].scoreboard.clockRunning == true)
+        #expect(events[1].scoreboard.addedTime == .set(4))
+        #expect(events[1].scoreboard.shootout == .set(.init(home: 3, away: 2)))
+        for event in events {
+            #expect(try FeedEventValidator().event(from: event.jsonValue, now: Self.now) == event)
+        }
+        let cleared = try validate(#"{"id":"n","game":"g","seq":5,"occurredAt":"2025-11-29T21:45:00Z","kind":"period","scoreboard":{"addedTime":null,"shootout":null}}"#)
+        #expect(cleared.first?.scoreboard.addedTime == .clear)
+        #expect(cleared.first?.scoreboard.shootout == .clear)
+    }
+
     /// Each row: a modification of the goal event (key → replacement JSON text, or nil to remove
     /// it) and the one error expected.
     @Test(arguments: [
@@ -88,6 +108,16 @@ import Testing
         ("player", "\"\(String(repeating: "p", count: 65))\"", "player", "must be 1 to 64 characters long, got 65"),
         ("alert", "1", "alert", "must be a boolean, got integer"),
         ("colour", "\"red\"", "colour", "is not a known field"),
+        ("card", "\"red\"", "card", "only applies to kind card, not score"),
+        ("ownGoal", "\"yes\"", "ownGoal", "must be a boolean, got string"),
+        ("shortName", "\"\(String(repeating: "s", count: 33))\"", "shortName", "must be 1 to 32 characters long, got 33"),
+        ("scoreboard", #"{"clockSeconds":-1}"#, "scoreboard.clockSeconds", "must be a number of seconds from 0 to 86400"),
+        ("scoreboard", #"{"clockSeconds":"67"}"#, "scoreboard.clockSeconds", "must be a number of seconds from 0 to 86400"),
+        ("scoreboard", #"{"clockRunning":1}"#, "scoreboard.clockRunning", "must be a boolean, got integer"),
+        ("scoreboard", #"{"addedTime":61}"#, "scoreboard.addedTime", "must be an integer from 0 to 60, got 61"),
+        ("scoreboard", #"{"shootout":{"home":3}}"#, "scoreboard.shootout.away", "is required"),
+        ("scoreboard", #"{"shootout":{"home":3,"away":2,"sudden":true}}"#, "scoreboard.shootout.sudden", "is not a known field"),
+        ("scoreboard", #"{"shootout":[3,2]}"#, "scoreboard.shootout", "must be an object {\"home\": n, \"away\": n} or null, got array"),
     ] as [(String, String?, String, String)])
     func refusesABadField(key: String, replacement: String?, path: String, message: String) throws {
         var members = try #require(JSONParser().parse(Self.goal).objectValue)

@@ -49,10 +49,26 @@ import Testing
             state = try #require(state.applying(event).state)
             var withoutLast = state
             withoutLast.lastEvent = nil
+            withoutLast.clockAnchor = nil
+            withoutLast.updatedAt = nil
+            withoutLast.shownAt = nil
+            withoutLast.shownSeq = expected.shownSeq
             #expect(withoutLast == expected)
             #expect(state.lastEvent == LastEventSummary(event))
             #expect(state.updatedAt == event.occurredAt)
         }
+    }
+
+    @Test func routineKindsKeepTheLastNotablePlay() throws {
+        let goal = FeedEvent(id: "e1", game: "g", seq: 1, occurredAt: Self.t0, kind: .score, scoreboard: ScoreboardUpdate(home: 1), team: .home, player: "Saka")
+        var state = try #require(GameState.initial.applying(goal).state)
+        for (seq, kind) in [(2, EventKind.clock), (3, .stats), (4, .scheduled)] {
+            state = try #require(state.applying(Self.event(seq, kind)).state)
+        }
+        #expect(state.lastEvent == LastEventSummary(goal))
+        #expect(state.updatedAt == Self.t0.addingTimeInterval(4))
+        state = try #require(state.applying(Self.event(5, .substitution)).state)
+        #expect(state.lastEvent?.kind == .substitution)
     }
 
     @Test(arguments: [5, 4, 1])

@@ -1,3 +1,5 @@
+import Foundation
+import JSON
 import Testing
 @testable import ScorecastCore
 
@@ -21,7 +23,9 @@ import Testing
         let templates = AlertCatalog.allTemplates
         #expect(Set(templates.map(\.key)).count == templates.count)
         for template in templates {
-            #expect(template.format.components(separatedBy: "%@").count - 1 == template.arguments.count, "\(template.key)")
+            let numbered = (1...max(1, template.arguments.count)).filter { template.format.contains("%\($0)$@") }.count
+            let plain = template.format.components(separatedBy: "%@").count - 1
+            #expect(template.arguments.count < 2 ? plain == template.arguments.count : numbered == template.arguments.count && plain == 0, "\(template.key)")
         }
     }
 
@@ -52,6 +56,57 @@ import Testing
         #expect(plain.sound == nil)
     }
 
+    @Test(arguments: [
+        (EventKind.score, Set<AlertCatalog.Condition>([.ownGoal]), "SCORE_OWN_GOAL_MINUTE_TITLE", "40' Own goal by Demiral, goal for Italy"),
+        (.score, [.penaltyGoal], "SCORE_PENALTY_MINUTE_TITLE", "40' Penalty goal: Demiral (Italy)"),
+        (.score, [], "SCORE_PLAYER_MINUTE_TITLE", "40' Goal: Demiral (Italy)"),
+        (.card, [.redCard], "CARD_RED_MINUTE_TITLE", "40' Red card: Demiral (Italy)"),
+        (.card, [.secondYellowCard], "CARD_SECOND_YELLOW_MINUTE_TITLE", "40' Second yellow, sent off: Demiral (Italy)"),
+        (.card, [.yellowCard], "CARD_YELLOW_MINUTE_TITLE", "40' Yellow card: Demiral (Italy)"),
+        (.card, [], "CARD_PLAYER_TITLE", "Card for Demiral (Italy)"),
+    ] as [(EventKind, Set<AlertCatalog.Condition>, String, String)])
+    func titlesAFanUnderstands(kind: EventKind, conditions: Set<AlertCatalog.Condition>, key: String, english: String) {
+        let values: [AlertCatalog.Argument: String] = [
+            .home: "Turkey", .away: "Italy", .homeScore: "0", .awayScore: "1", .team: "Italy", .player: "Demiral", .minute: "40'",
+        ]
+        let alert = AlertCatalog.alert(for: kind, values: values, conditions: conditions, style: .plainText, sound: nil)
+        #expect(alert.title == .plain(english))
+        let localized = AlertCatalog.alert(for: kind, values: values, conditions: conditions, style: .localized, sound: nil)
+        guard case .localized(let gotKey, _)? = localized.title else {
+            Issue.record("no localized title")
+            return
+        }
+        #expect(gotKey == key)
+    }
+
+    @Test func anOwnGoalWithoutAPlayerNeverCreditsTheScorer() {
+        let values: [AlertCatalog.Argument: String] = [.home: "Turkey", .away: "Italy", .homeScore: "0", .awayScore: "1", .team: "Italy"]
+        let alert = AlertCatalog.alert(for: .score, values: values, conditions: [.ownGoal], style: .plainText, sound: nil)
+        #expect(alert.title == .plain("Own goal: goal for Italy"))
+    }
+
+    @Test func conditionsComeFromTheEvent() {
+        let at = Date(timeIntervalSince1970: 0)
+        #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .score, ownGoal: true, penalty: false)) == [.ownGoal])
+        #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .secondYellow)) == [.secondYellowCard])
+        #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .score, penalty: true)) == [.penaltyGoal])
+    }
+
+    @Test func aSendingOffAlertsAYellowDoesNot() {
+        let at = Date(timeIntervalSince1970: 0)
+        let policy = PriorityPolicy()
+        #expect(policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .red)))
+        #expect(policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .secondYellow)))
+        #expect(!policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .yellow)))
+        #expect(!policy.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, alert: false, card: .red)))
+    }
+
+    @Test func aSendingOffIsRoutineOnTheLightTier() {
+        let at = Date(timeIntervalSince1970: 1_764_450_000)
+        #expect(!PriorityPolicy.lightTier.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .red)))
+        #expect(!PriorityPolicy.lightTier.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .secondYellow)))
+    }
+
     @Test func bodyAddsTheDescriptionWhenThereIsOne() {
         let withDescription = AlertCatalog.alert(for: .score, values: Self.all, style: .plainText, sound: nil)
         #expect(withDescription.body == .plain("Arsenal 2–1 Chelsea · Curled in"))
@@ -61,11 +116,15 @@ import Testing
         #expect(without.body == .localized(key: "SCORELINE_BODY", arguments: ["Arsenal", "2", "1", "Chelsea"]))
     }
 
-    @Test func localizableStringsListsEveryKeyOnce() {
-        let lines = AlertCatalog.localizableStrings.split(separator: "\n")
-        #expect(lines.count == AlertCatalog.allTemplates.count)
-        #expect(lines.contains("\"SCORE_PLAYER_TITLE\" = \"%@ scores for %@\";"))
-        #expect(lines.contains("\"SCORELINE_BODY\" = \"%@ %@–%@ %@\";"))
+    @Test func stringCatalogListsEveryKeyOnceWithItsEnglishText() throws {
+        let catalog = try JSONParser().parse(AlertCatalog.stringCatalog)
+        let strings = try #require(catalog["strings"]?.objectValue)
+        #expect(strings.count == AlertCatalog.allTemplates.count)
+        for template in AlertCatalog.allTemplates {
+            #expect(strings[template.key]?["localizations"]?["en"]?["stringUnit"]?["value"]?.stringValue == template.format)
+        }
+        #expect(strings["SCORE_PLAYER_TITLE"]?["comment"] == "Arguments: 1 player, 2 team.")
+        #expect(catalog["sourceLanguage"] == "en")
     }
 
     @Test(arguments: [
@@ -73,6 +132,8 @@ import Testing
         ("%@ and %@", ["%@", "x"], "%@ and x"),
         ("none", ["A"], "none"),
         ("%@%@", ["A"], "A"),
+        ("%2$@ before %1$@", ["A", "B"], "B before A"),
+        ("%1$@ %3$@ 100%", ["A", "B"], "A  100%"),
     ])
     func fillsPlaceholdersInOrder(format: String, arguments: [String], expected: String) {
         #expect(AlertCatalog.fill(format, with: arguments) == expected)

@@ -10,12 +10,24 @@ import Testing
             renames: ["homeScore": "home", "awayScore": "away", "lastEvent.text": "summary", "lastEvent": "last"],
             omitted: ["extra", "lastEvent.team"]
         )
-        let json = mapping.apply(to: ScorecastCore.ContentState.render(Self.state, dateEncoding: .unixSeconds, fallbackTime: ContentStateTests.occurred))
-        #expect(try json.encodedString() == #"{"away":1,"clock":"67'","home":2,"last":{"kind":"score","player":"Saka","summary":"Saka curls it in"},"period":"2H","status":"live","updatedAt":1764452700}"#)
+        let json = mapping.apply(to: try ContentStateRenderer.render(Self.state, dateEncoding: .unixSeconds, fallbackTime: ContentStateTests.occurred))
+        #expect(try json.encodedString() == #"{"away":1,"cards":[],"clock":{"direction":"up","label":"67'","running":false},"home":2,"last":{"kind":"score","occurredAt":1764452700,"player":"Saka","summary":"Saka curls it in"},"period":"2H","scorers":[],"status":"live","updatedAt":1764452700,"version":2}"#)
+    }
+
+    @Test func renamesInsideClocksAndListElements() throws {
+        let mapping = try ContentStateMapping(renames: ["clock.label": "text", "scorers.player": "name"], omitted: ["scorers.minute"])
+        var content = ContentStateRenderer.contentState(of: Self.state, fallbackTime: ContentStateTests.occurred)
+        content.scorers = [.init(team: .home, player: "Saka", minute: 12), .init(team: .away, player: "Kane", minute: 30)]
+        let json = mapping.apply(to: try ContentStateRenderer.encode(content, dateEncoding: .unixSeconds))
+        #expect(json["clock"] == ["direction": "up", "text": "67'", "running": false])
+        #expect(json["scorers"] == [
+            ["team": "home", "name": "Saka", "ownGoal": false, "penalty": false],
+            ["team": "away", "name": "Kane", "ownGoal": false, "penalty": false],
+        ])
     }
 
     @Test func identityChangesNothing() throws {
-        let json = ScorecastCore.ContentState.render(Self.state, dateEncoding: .referenceDate, fallbackTime: ContentStateTests.occurred)
+        let json = try ContentStateRenderer.render(Self.state, dateEncoding: .referenceDate, fallbackTime: ContentStateTests.occurred)
         #expect(ContentStateMapping.identity.apply(to: json) == json)
         #expect(try ContentStateMapping(jsonValue: .null) == .identity)
         #expect(try ContentStateMapping(jsonValue: [:]) == .identity)
@@ -37,7 +49,7 @@ import Testing
 
     @Test func swappingTwoNamesIsAllowed() throws {
         let mapping = try ContentStateMapping(renames: ["homeScore": "awayScore", "awayScore": "homeScore"])
-        let json = mapping.apply(to: ScorecastCore.ContentState.render(Self.state, dateEncoding: .referenceDate, fallbackTime: ContentStateTests.occurred))
+        let json = mapping.apply(to: try ContentStateRenderer.render(Self.state, dateEncoding: .referenceDate, fallbackTime: ContentStateTests.occurred))
         #expect(json["homeScore"] == 1)
         #expect(json["awayScore"] == 2)
     }

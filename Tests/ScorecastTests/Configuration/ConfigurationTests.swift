@@ -50,7 +50,7 @@ import ScorecastCore
         #expect(policy.maximumRetryAfter == 30)
         #expect(policy.throttledRetryDelay == 1.5)
         let defaults = WorkerSettings(configuration: try Configuration.load(from: [:], workingDirectory: workingDirectory)).retryPolicy
-        #expect(defaults == RetryPolicy(maximumRetryAfter: 60, throttledRetryDelay: 2), "the defaults are the core's")
+        #expect(defaults == RetryPolicy(maximumRetryAfter: 60, throttledRetryDelay: 10), "the defaults are the core's; a throttled channel waits the routine interval")
         #expect {
             try Configuration.load(from: ["SCORECAST_RETRY_BASE_MS": "9000", "SCORECAST_RETRY_MAX_MS": "8000"], workingDirectory: workingDirectory)
         } throws: { error in

@@ -27,7 +27,8 @@ import TestSupport
         let aps = try #require(try JSONParser().parse(request.body)["aps"])
         let title = aps["alert"]?["title"]
         return Seen(
-            player: title?["loc-args"]?.arrayValue?.first?.stringValue,
+            // The player is the first name in the title (a goal's title leads with its minute, `1'`).
+            player: title?["loc-args"]?.arrayValue?.compactMap(\.stringValue).first { !$0.hasSuffix("'") },
             homeScore: aps["content-state"]?["homeScore"]?.integerValue,
             timestamp: try #require(aps["timestamp"]?.integerValue))
     }

@@ -23,8 +23,11 @@ struct DemoFeedTests {
     @Test func everyKindAppearsAndTheMatchLastsOverNinetyMinutes() throws {
         let events = try DemoFeed.events(startingAt: start, speedup: 1).map(\.event)
         #expect(Set(events.map(\.kind)) == Set(DemoEventKind.allCases))
-        let cards = events.filter { $0.kind == .card }.compactMap { $0.scoreboard.extra["card"] }
-        #expect(cards.contains(.string("yellow")) && cards.contains(.string("red")))
+        let cards = events.filter { $0.kind == .card }.map(\.card)
+        #expect(cards.filter { $0 == "yellow" }.count == 6 && cards.filter { $0 == "red" }.count == 1 && !cards.contains(nil))
+        #expect(events.filter { $0.penalty == true }.map(\.kind) == [.score])
+        #expect(events.compactMap(\.scoreboard.addedTime) == [2, 5])
+        #expect(events.first { $0.player == "Marcus Bell" }?.shortName == "Bell")
         // Real time: from announcement to the final whistle is over 90 minutes of play plus half-time.
         let span = try #require(events.last?.occurredAt.timeIntervalSince(start))
         #expect(span > (90 + 15) * 60)
@@ -78,7 +81,7 @@ struct DemoFeedTests {
             let data = try timed.event.jsonData()
             let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             let keys = Set(object.keys)
-            #expect(keys.isSuperset(of: topKeys) && keys.isSubset(of: topKeys.union(["team", "player"])), "\(keys)")
+            #expect(keys.isSuperset(of: topKeys) && keys.isSubset(of: topKeys.union(["team", "player", "shortName", "card", "penalty"])), "\(keys)")
             #expect((object["id"] as? String)?.isEmpty == false)
             #expect(object["game"] as? String == DemoFeed.gameID)
             #expect(object["seq"] as? Int == timed.event.seq)
@@ -90,7 +93,7 @@ struct DemoFeedTests {
             if let team = object["team"] { #expect(["home", "away"].contains(team as? String)) }
             if let player = object["player"] { #expect((player as? String)?.isEmpty == false) }
             let board = try #require(object["scoreboard"] as? [String: Any])
-            #expect(Set(board.keys) == ["home", "away", "period", "clock", "extra"])
+            #expect(Set(board.keys).subtracting(["addedTime"]) == ["home", "away", "period", "clock", "extra"])
             #expect(board["home"] is Int && board["away"] is Int)
             #expect(["1H", "HT", "2H", "FT"].contains(board["period"] as? String))
             #expect((board["clock"] as? String)?.wholeMatch(of: clock) != nil, "\(board["clock"] ?? "")")

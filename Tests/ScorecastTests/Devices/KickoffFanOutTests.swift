@@ -216,7 +216,7 @@ struct KickoffFanOutTests {
             let payload = try JSONSerialization.jsonObject(with: try row.decode("payload", as: Data.self)) as? [String: Any]
             let aps = try #require(payload?["aps"] as? [String: Any])
             #expect(aps["alert"] != nil, "the goal's alert is kept")
-            #expect((aps["content-state"] as? [String: Any])?["clock"] as? String == "8'", "with the newer state")
+            #expect(((aps["content-state"] as? [String: Any])?["clock"] as? [String: Any])?["label"] as? String == "8'", "with the newer state")
         }
     }
 }

@@ -89,7 +89,7 @@ struct IngestEndpointTests {
                 #expect(state["homeScore"]?.integerValue == 1)
                 #expect(state["awayScore"]?.integerValue == 0)
                 #expect(state["period"]?.stringValue == "1H")
-                #expect(state["clock"]?.stringValue == "12'")
+                #expect(state["clock"]?["label"]?.stringValue == "12'")
                 #expect(state["status"]?.stringValue == "live")
                 #expect(state["lastEvent"]?["player"]?.stringValue == "Saka")
                 #expect(state["updatedAt"] == .integer(1_764_450_030 - 978_307_200), "reference-date encoding")
@@ -136,7 +136,7 @@ struct IngestEndpointTests {
             #expect(row.priority == 10, "the goal's priority stays")
             #expect(row.alerting)
             #expect(row.aps["alert"] == goalRow.aps["alert"], "the goal's alert rides on the newer state")
-            #expect(row.aps["content-state"]?["clock"]?.stringValue == "13'")
+            #expect(row.aps["content-state"]?["clock"]?["label"]?.stringValue == "13'")
             #expect(row.aps["content-state"]?["homeScore"]?.integerValue == 1)
             #expect(row.aps["timestamp"]?.integerValue == 1_764_450_012)
             #expect(row.eventIDs == [try #require(try await fixture.eventID("goal")), try #require(try await fixture.eventID("tick"))])
@@ -390,7 +390,7 @@ struct IngestEndpointTests {
             let rounds = 6
             for round in 1...rounds {
                 async let first = fixture.post(EventJSON.event(id: "a\(round)", game: "g1", seq: round, kind: "score", scoreboard: "{\"home\": \(round)}"))
-                async let second = fixture.post(EventJSON.event(id: "b\(round)", game: "g2", seq: round, kind: "clock"))
+                async let second = fixture.post(EventJSON.event(id: "b\(round)", game: "g2", seq: round, kind: "stats", scoreboard: "{\"extra\": {\"round\": \(round)}}"))
                 let replies = await [first, second]
                 #expect(replies.map(\.status) == [202, 202], "\(replies.map(\.text))")
             }

@@ -49,7 +49,7 @@ struct IngestPlanningTests {
     }
 
     static func plan(_ events: [FeedEvent], targets: [ChannelTarget], state: GameState = .initial, now: Date = start) throws -> [OutboxWrite] {
-        let fold = GameFold(events: events, isDuplicate: events.map { _ in false }, games: ["g1": state])
+        let fold = GameFold(events: events, isDuplicate: events.map { _ in false }, games: ["g1": state], sports: ["g1": "soccer"])
         var ids: [Int: Int64] = [:]
         for index in events.indices { ids[index] = Int64(100 + index) }
         return try OutboxPlanner(shaping: ShapingPolicy(routineInterval: 10)).plan(
@@ -74,6 +74,25 @@ struct IngestPlanningTests {
         #expect(goal[0].entry.dueAt == Self.start)
         #expect(goal[0].entry.priority == .immediate)
         #expect(goal[0].entry.isAlerting)
+
+        // A card is routine (priority 5, no alert) but notable: it is not held back either.
+        let card = try Self.plan([Self.event("c", seq: 1, kind: .card)], targets: [Self.target(2, lastSentAt: lastSend)])
+        #expect(card[0].entry.dueAt == Self.start)
+        #expect(card[0].entry.priority == .opportunistic)
+        #expect(!card[0].entry.isAlerting)
+    }
+
+    @Test("a clock tick that changes nothing shown writes nothing; a jump in the clock does")
+    func ticksTheClockAlreadyShows() throws {
+        let running = try #require(GameState.initial.applying(
+            FeedEvent(id: "k", game: "g1", seq: 1, occurredAt: Self.start, kind: .start,
+                      scoreboard: ScoreboardUpdate(period: .set("1H"), clock: .set("0'"))),
+            profile: .football).state)
+        let steady = try Self.plan([Self.event("t", seq: 2, at: 180, clock: "3'")], targets: [Self.target(1)], state: running, now: Self.start.addingTimeInterval(180))
+        #expect(steady.isEmpty)
+        let jumped = try Self.plan([Self.event("t", seq: 2, at: 180, clock: "9'")], targets: [Self.target(1)], state: running, now: Self.start.addingTimeInterval(180))
+        #expect(jumped.count == 1)
+        #expect(jumped.first?.entry.payload.contentState["clock"]?["seconds"] == 540)
     }
 
     @Test("several events in one request coalesce; the alert survives a later routine event")
@@ -88,7 +107,7 @@ struct IngestPlanningTests {
         #expect(entry.priority == .immediate)
         #expect(entry.payload.alert == nil, "the state is kept apart from the announcements")
         #expect(entry.alerts.map(\.key) == ["100"])
-        #expect(entry.payload.contentState["clock"]?.stringValue == "9'")
+        #expect(entry.payload.contentState["clock"]?["label"]?.stringValue == "9'")
         #expect(entry.payload.timestamp == 1_764_450_002)
     }
 

@@ -12,7 +12,7 @@ struct IngestSettingsTests {
         #expect(settings.maximumBodyBytes == 1_048_576)
         #expect(settings.createUnknownGames)
         #expect(settings.signatureTolerance == 300)
-        #expect(settings.shaping.routineInterval == 2)
+        #expect(settings.shaping.routineInterval == 10)
         #expect(settings.staleness.seconds(for: "football") == 900)
     }
 

@@ -39,7 +39,7 @@ import TestSupport
             let seed = try #require(try await Self.seedRow(fixture, channel: created.listing.channel.id))
             #expect(seed.aps["content-state"]?["homeScore"]?.integerValue == 1)
             #expect(seed.aps["content-state"]?["awayScore"]?.integerValue == 1)
-            #expect(seed.aps["content-state"]?["clock"]?.stringValue == "40'")
+            #expect(seed.aps["content-state"]?["clock"]?["label"]?.stringValue == "40'")
             #expect(seed.aps["timestamp"]?.integerValue == 1_764_448_800, "the last event's time")
             #expect(seed.aps["alert"] == nil && seed.alerts == 0, "the state, not a replay of old goals")
             #expect(seed.priority == 5)

@@ -1,0 +1,178 @@
+import Foundation
+import JSON
+import ScorecastActivity
+import Testing
+@testable import ScorecastCore
+
+/// Folding a match as each sport plays it: the clock anchor, what counts as a visible change,
+/// the last notable play, scorers and cards.
+@Suite struct SportsFoldTests {
+    static let kickOff = Date(timeIntervalSince1970: 1_764_450_000)
+
+    struct Match {
+        var state = GameState.initial
+        var profile: SportProfile
+        var seq = 0
+        /// Whether each applied event changed what the Live Activity shows.
+        var shown: [Bool] = []
+
+        mutating func apply(
+            _ kind: EventKind, at seconds: Double, _ board: ScoreboardUpdate = ScoreboardUpdate(), team: TeamSide? = nil,
+            player: String? = nil, shortName: String? = nil, ownGoal: Bool? = nil, penalty: Bool? = nil, card: CardColour? = nil
+        ) throws {
+            seq += 1
+            let event = FeedEvent(
+                id: "e\(seq)", game: "g", seq: seq, occurredAt: SportsFoldTests.kickOff.addingTimeInterval(seconds), kind: kind,
+                scoreboard: board, team: team, player: player, shortName: shortName, ownGoal: ownGoal, penalty: penalty, card: card)
+            let next = try #require(state.applying(event, profile: profile).state)
+            shown.append(next.shownSeq == seq)
+            state = next
+        }
+
+        var content: ContentState { ContentStateRenderer.contentState(of: state, profile: profile, fallbackTime: .distantPast) }
+    }
+
+    @Test func footballClockRunsOnThePhoneAndTicksChangeNothing() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("1H"), clock: .set("0'")))
+        for minute in stride(from: 3, through: 42, by: 3) {
+            try match.apply(.clock, at: Double(minute * 60), ScoreboardUpdate(clock: .set("\(minute)'")))
+        }
+        // Only the start and the 10-minute refreshes (12', 24', 36': the first tick at least
+        // 10 minutes after the last shown change) are worth a push; every other tick is not.
+        let shownMinutes = match.shown.enumerated().filter(\.element).map { $0.offset * 3 }
+        #expect(shownMinutes == [0, 12, 24, 36])
+        let clock = try #require(match.content.clock)
+        #expect(clock.running)
+        #expect(clock.direction == .up)
+        #expect(clock.periodStartedAt == Self.kickOff)
+        #expect(clock.seconds == 0)
+        #expect(clock.periodLength == 2700)
+        #expect(clock.reading(at: Self.kickOff.addingTimeInterval(2000)) == 2000)
+        #expect(clock.label == "42'")
+        #expect(match.content.lastEvent?.kind == .start, "a clock tick keeps the last notable play")
+    }
+
+    @Test func aQuietStretchIsRefreshedBeforeItGoesStale() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("1H"), clock: .set("0'")))
+        for minute in stride(from: 1, through: 21, by: 1) {
+            try match.apply(.clock, at: Double(minute * 60), ScoreboardUpdate(clock: .set("\(minute)'")))
+        }
+        // The refresh interval is 10 minutes: minutes 10 and 20 go out, the rest do not.
+        let shownMinutes = match.shown.enumerated().filter(\.element).map(\.offset)
+        #expect(shownMinutes == [0, 10, 20])
+    }
+
+    @Test func aClockThatJumpsIsReanchored() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("1H"), clock: .set("0'")))
+        try match.apply(.clock, at: 300, ScoreboardUpdate(clock: .set("5'")))
+        try match.apply(.clock, at: 360, ScoreboardUpdate(clock: .set("8'")))
+        #expect(match.shown == [true, false, true])
+        #expect(match.content.clock?.periodStartedAt == Self.kickOff.addingTimeInterval(360))
+        #expect(match.content.clock?.seconds == 480)
+    }
+
+    @Test func goalsCardsAndBreaksAsAFanSeesThem() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(home: 0, away: 0, period: .set("1H"), clock: .set("0'")))
+        try match.apply(.score, at: 720, ScoreboardUpdate(home: 1, clock: .set("12'")), team: .home, player: "Marcus Bell", penalty: true)
+        try match.apply(.card, at: 1500, ScoreboardUpdate(clock: .set("25'")), team: .away, player: "Lionel Andrés Messi Cuccittini", shortName: "Messi", card: .yellow)
+        try match.apply(.score, at: 2400, ScoreboardUpdate(away: 1, clock: .set("40'")), team: .away, player: "Merih Demiral", ownGoal: true)
+        try match.apply(.card, at: 2760, ScoreboardUpdate(clock: .set("45+1'"), addedTime: .set(2)), team: .away, player: "Messi", card: .secondYellow)
+        try match.apply(.period, at: 2820, ScoreboardUpdate(period: .set("HT"), clock: .set("45+2'")))
+        let halfTime = match.content
+        #expect(halfTime.scorers == [
+            .init(team: .home, player: "Marcus Bell", minute: 12, penalty: true),
+            .init(team: .away, player: "Merih Demiral", minute: 40, ownGoal: true),
+        ])
+        #expect(halfTime.cards == [
+            .init(team: .away, player: "Messi", minute: 25, colour: .yellow),
+            .init(team: .away, player: "Messi", minute: 45, addedMinute: 1, colour: .secondYellow),
+        ])
+        #expect(halfTime.redCards == .init(home: 0, away: 1))
+        let clock = try #require(halfTime.clock)
+        #expect(!clock.running)
+        #expect(clock.stoppedAt == Self.kickOff.addingTimeInterval(2820))
+        #expect(clock.seconds == 2820)
+        #expect(clock.addedMinutes == nil, "a new period clears added time")
+        #expect(halfTime.lastEvent?.kind == .period)
+        #expect(match.shown == [true, true, true, true, true, true])
+
+        try match.apply(.stats, at: 2880, ScoreboardUpdate(extra: ["shotsHome": 9]))
+        try match.apply(.period, at: 3720, ScoreboardUpdate(period: .set("2H"), clock: .set("45'")))
+        let secondHalf = try #require(match.content.clock)
+        #expect(secondHalf.running)
+        #expect(secondHalf.seconds == 2700)
+        #expect(secondHalf.periodStartedAt == Self.kickOff.addingTimeInterval(3720))
+        #expect(match.content.lastEvent?.kind == .period, "stats keep the last notable play")
+        #expect(match.shown.suffix(2) == [true, true], "a shown stat and a new period are visible")
+
+        try match.apply(.final, at: 9000, ScoreboardUpdate(period: .set("FT"), clock: .set("90+4'")))
+        #expect(match.content.clock?.running == false)
+        #expect(match.content.status == .final)
+    }
+
+    @Test func eventsAtTheSameInstantAreJudgedOneByOne() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("1H"), clock: .set("0'")))
+        try match.apply(.stats, at: 60, ScoreboardUpdate(extra: ["corners": 1]))
+        try match.apply(.stats, at: 60, ScoreboardUpdate(extra: ["corners": 2]))
+        try match.apply(.clock, at: 60, ScoreboardUpdate(clock: .set("1'")))
+        #expect(match.shown == [true, true, true, false])
+    }
+
+    @Test func shootOutKicksAreNotScorers() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("ET2"), clock: .set("105'")))
+        try match.apply(.period, at: 60, ScoreboardUpdate(period: .set("PEN"), shootout: .set(.init(home: 0, away: 0))))
+        try match.apply(.score, at: 120, ScoreboardUpdate(shootout: .set(.init(home: 1, away: 0))), team: .home, player: "Bell")
+        #expect(match.content.scorers.isEmpty)
+        #expect(match.content.shootout == .init(home: 1, away: 0))
+        #expect(match.shown == [true, true, true])
+    }
+
+    @Test func basketballClockCountsDownOnlyWhileTheFeedRunsIt() throws {
+        var match = Match(profile: .basketball)
+        try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("Q1"), clock: .set("12:00"), clockRunning: true))
+        try match.apply(.score, at: 30, ScoreboardUpdate(home: 2, clock: .set("11:30")), team: .home)
+        try match.apply(.clock, at: 35, ScoreboardUpdate(clockRunning: false, clockSeconds: 685))
+        try match.apply(.clock, at: 80, ScoreboardUpdate(clockSeconds: 685))
+        try match.apply(.clock, at: 90, ScoreboardUpdate(clockRunning: true))
+        #expect(match.shown == [true, true, true, false, true])
+        let clock = try #require(match.content.clock)
+        #expect(clock.direction == .down)
+        #expect(clock.running)
+        #expect(clock.seconds == 685)
+        #expect(clock.periodStartedAt == Self.kickOff.addingTimeInterval(90))
+        #expect(clock.reading(at: Self.kickOff.addingTimeInterval(100)) == 675)
+        #expect(match.content.scorers.isEmpty, "basketball lists no scorers")
+        #expect(match.content.redCards == nil)
+    }
+
+    @Test func baseballHasNoClock() throws {
+        var match = Match(profile: .baseball)
+        try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("Top 1st")))
+        try match.apply(.score, at: 600, ScoreboardUpdate(away: 1), team: .away, player: "Judge")
+        try match.apply(.period, at: 900, ScoreboardUpdate(period: .set("Mid 1st")))
+        #expect(match.content.clock == nil)
+        #expect(match.content.lastEvent?.player == "Judge" || match.content.lastEvent?.kind == .period)
+        #expect(match.content.lastEvent?.minute == nil)
+    }
+
+    @Test func newStateMembersSurviveStorage() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("1H"), clock: .set("0'")))
+        try match.apply(.score, at: 720, ScoreboardUpdate(home: 1, clock: .set("12'"), addedTime: .set(3), shootout: .set(.init(home: 0, away: 0))), team: .home, player: "Marcus Bell", shortName: "Bell", penalty: true)
+        try match.apply(.card, at: 800, ScoreboardUpdate(clock: .set("13'")), team: .away, player: "X", card: .red)
+        try match.apply(.clock, at: 900, ScoreboardUpdate(clock: .set("15'")))
+        let stored = try JSONParser().parse(try match.state.jsonValue.encoded())
+        #expect(try GameState(jsonValue: stored) == match.state)
+        // A state stored before these members existed still reads.
+        let old = try JSONParser().parse(#"{"status":"live","homeScore":1,"awayScore":0,"extra":{},"appliedSeq":3,"clock":"12'","lastEvent":{"id":"e","kind":"score","occurredAt":1764450720}}"#)
+        let read = try GameState(jsonValue: old)
+        #expect(read.updatedAt == Date(timeIntervalSince1970: 1_764_450_720))
+        #expect(read.scorers.isEmpty && read.redCards == .init(home: 0, away: 0))
+    }
+}
