@@ -70,6 +70,8 @@ public struct Configuration: Sendable {
 
     public var budgetStandardPerHour: Int
     public var budgetFrequentPerHour: Int
+    /// Priority-10 sends per channel kept for the final whistle (`SCORECAST_BUDGET_FINAL_RESERVE`).
+    public var budgetFinalReserve: Int
     public var channelLimit: Int
     /// The longest `Retry-After` honoured (`SCORECAST_RETRY_AFTER_MAX_SECONDS`).
     public var retryAfterMax: Duration
@@ -207,6 +209,7 @@ extension Configuration {
             apnsProxy: apnsProxy,
             budgetStandardPerHour: env.integer(.budgetStandardPerHour),
             budgetFrequentPerHour: env.integer(.budgetFrequentPerHour),
+            budgetFinalReserve: env.integer(.budgetFinalReserve),
             channelLimit: env.integer(.channelLimit),
             retryAfterMax: .seconds(env.integer(.retryAfterMaxSeconds)),
             retryMaxAttempts: env.integer(.retryMaxAttempts),

@@ -52,6 +52,7 @@ extension Setting {
     // Budgets and limits.
     public static let budgetStandardPerHour = Setting("SCORECAST_BUDGET_STANDARD_PER_HOUR", .integer(default: 12, range: 0...10_000), "Priority-10 sends per channel per hour, standard apps (Apple publishes no number).")
     public static let budgetFrequentPerHour = Setting("SCORECAST_BUDGET_FREQUENT_PER_HOUR", .integer(default: 60, range: 0...10_000), "The same for apps with frequent updates.")
+    public static let budgetFinalReserve = Setting("SCORECAST_BUDGET_FINAL_RESERVE", .integer(default: 1, range: 0...10), "Priority-10 sends per channel kept for the final whistle: other alerts go at priority 5 once only these are left in the rolling hour.")
     public static let channelLimit = Setting("SCORECAST_CHANNEL_LIMIT", .integer(default: 10_000, range: 1...10_000), "Channels per app and environment (Apple's limit is 10,000); creating warns from 80 % of it and is refused at it.")
     public static let autoChannelWindowHours = Setting("SCORECAST_AUTO_CHANNEL_WINDOW_HOURS", .integer(default: 24, range: 1...720), "Automatic channels only for games that are live or start within this many hours of now (before or after).")
     public static let feedGamesPerHour = Setting("SCORECAST_FEED_GAMES_PER_HOUR", .integer(default: 200, range: 0...1_000_000), "Games one feed key may create per hour with events for unknown games; a request over it gets 429 and stores nothing.")
@@ -94,7 +95,7 @@ extension Setting {
         logLevel, logFormat, roles,
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes, apnsProxy,
-        budgetStandardPerHour, budgetFrequentPerHour, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
+        budgetStandardPerHour, budgetFrequentPerHour, budgetFinalReserve, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
         retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,
         ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,
         retentionDays, retireGraceMinutes, reconcileFix,

@@ -48,6 +48,12 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var app: DeliveryApp
     /// The channel's newest budget row, if it has one.
     public var budget: BudgetRow?
+    /// When the channel's accepted priority-10 sends of the last hour went, ascending: what the
+    /// rolling-hour budget counts (`channel_priority_sends`).
+    public var recentImmediateSends: [Date]
+    /// Whether the head alert is the final whistle's (an event of kind `final`): the only send
+    /// that may spend the budget's final reserve.
+    public var headAlertIsFinal: Bool
 
     /// The number of the attempt a send of this row makes (1-based).
     public var attempt: Int { attempts + 1 }
@@ -58,9 +64,11 @@ public struct ClaimedDelivery: Sendable, Hashable {
         alerting: Bool, headAlert: QueuedAlert? = nil, queuedAlerts: Int = 0, eventIDs: [Int64], firstIngestedAt: Date,
         coalesced: Int, attempts: Int, leaseOwner: String, claimedAt: Date, apnsChannelID: String,
         storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?,
-        throttledUntil: Date? = nil
+        throttledUntil: Date? = nil, recentImmediateSends: [Date] = [], headAlertIsFinal: Bool = false
     ) {
         self.throttledUntil = throttledUntil
+        self.recentImmediateSends = recentImmediateSends
+        self.headAlertIsFinal = headAlertIsFinal
         self.channelID = channelID
         self.version = version
         self.payload = payload
@@ -116,6 +124,8 @@ public struct ClaimedDelivery: Sendable, Hashable {
         lastTimestamp = try row.decode("last_timestamp")
         app = try DeliveryApp(row: row)
         budget = try BudgetRow(claimRow: row)
+        recentImmediateSends = try row.decode("budget_recent_sends")
+        headAlertIsFinal = try row.decode("head_alert_final")
     }
 }
 

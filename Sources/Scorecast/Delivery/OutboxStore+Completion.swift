@@ -224,6 +224,12 @@ extension OutboxStore {
                     last_throttled_at = EXCLUDED.last_throttled_at
                 RETURNING 1
             ),
+            -- Accepted priority-10 sends: what the rolling-hour budget counts.
+            spent AS (
+                INSERT INTO channel_priority_sends (channel_id, sent_at)
+                SELECT p.channel_id, now() FROM plan p WHERE p.d_outcome = 'sent' AND p.d_priority = 10
+                RETURNING 1
+            ),
             paused AS (
                 UPDATE apps a SET paused_reason = p.pause_reason, paused_at = now(), updated_at = now()
                 FROM (SELECT DISTINCT ON (app_id) app_id, pause_reason FROM plan WHERE action = 'pause' ORDER BY app_id) p

@@ -69,7 +69,12 @@ public struct OutboxStore: Sendable {
                    a.frequent_updates, a.budget_per_hour,
                    b.window_start AS budget_window_start, b.high_priority_sent AS budget_high_priority_sent,
                    b.downgraded AS budget_downgraded, b.throttled AS budget_throttled, b.budget_limit,
-                   b.shrunk_limit AS budget_shrunk_limit, b.last_throttled_at AS budget_last_throttled_at
+                   b.shrunk_limit AS budget_shrunk_limit, b.last_throttled_at AS budget_last_throttled_at,
+                   ARRAY(SELECT s.sent_at FROM channel_priority_sends s
+                         WHERE s.channel_id = claimed.channel_id AND s.sent_at > now() - interval '1 hour'
+                         ORDER BY s.sent_at) AS budget_recent_sends,
+                   COALESCE((SELECT e.kind = 'final' FROM events e WHERE e.id = (claimed.head_alert ->> 'key')::bigint), false)
+                       AS head_alert_final
             FROM claimed
             JOIN channels c ON c.id = claimed.channel_id
             JOIN apps a ON a.id = c.app_id

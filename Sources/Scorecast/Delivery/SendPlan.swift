@@ -26,8 +26,9 @@ public struct SendPlan: Sendable, Hashable {
     /// Plans the send of `claim` at `now` under `settings`.
     public init(claim: ClaimedDelivery, now: Date, settings: WorkerSettings) {
         let policy = settings.budgetPolicy(for: claim.app)
-        let budget = ChannelBudget(row: claim.budget, now: now, policy: policy)
-        let decision = budget.decide(wanting: claim.requestedPriority, now: now, policy: policy)
+        var budget = ChannelBudget(row: claim.budget, now: now, policy: policy)
+        budget.recentImmediateSends = claim.recentImmediateSends
+        let decision = budget.decide(wanting: claim.requestedPriority, now: now, policy: policy, final: claim.headAlertIsFinal)
         if decision.priority == .immediate, let until = claim.throttledUntil, until > now {
             // APNs asked for no priority 10 until then: the update (and its alert) goes at 5.
             priority = .opportunistic

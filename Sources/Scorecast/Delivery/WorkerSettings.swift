@@ -56,7 +56,7 @@ public struct WorkerSettings: Sendable {
         routineInterval: Duration = .milliseconds(Setting.routineIntervalMilliseconds.integerDefault),
         budgetStandardPerHour: Int = Setting.budgetStandardPerHour.integerDefault,
         budgetFrequentPerHour: Int = Setting.budgetFrequentPerHour.integerDefault,
-        budgetPolicy: BudgetPolicy = BudgetPolicy(),
+        budgetPolicy: BudgetPolicy = BudgetPolicy(finalReserve: Setting.budgetFinalReserve.integerDefault),
         retryPolicy: RetryPolicy = RetryPolicy(),
         breakerPolicy: CircuitBreaker.Policy? = nil,
         storedMessageLifetime: Duration = .seconds(8 * 3600),
@@ -83,7 +83,7 @@ public struct WorkerSettings: Sendable {
 
     /// The settings `serve` uses: `SCORECAST_WORKERS`, `SCORECAST_CLAIM_BATCH`,
     /// `SCORECAST_LEASE_SECONDS`, `SCORECAST_POLL_INTERVAL_MS`, `SCORECAST_CLAIM_LINGER_MS`, `SCORECAST_SHUTDOWN_GRACE_SECONDS`,
-    /// `SCORECAST_ROUTINE_INTERVAL_MS`, the two budget profiles and `SCORECAST_APNS_TIMEOUT_MS`.
+    /// `SCORECAST_ROUTINE_INTERVAL_MS`, the two budget profiles, `SCORECAST_BUDGET_FINAL_RESERVE` and `SCORECAST_APNS_TIMEOUT_MS`.
     ///
     /// The in-flight grace is three quarters of the configured one, so that cancelled sends can
     /// still be released before the service group's own deadline (the full grace) cancels the pool.
@@ -98,6 +98,7 @@ public struct WorkerSettings: Sendable {
             routineInterval: configuration.routineInterval,
             budgetStandardPerHour: configuration.budgetStandardPerHour,
             budgetFrequentPerHour: configuration.budgetFrequentPerHour,
+            budgetPolicy: BudgetPolicy(finalReserve: configuration.budgetFinalReserve),
             retryPolicy: RetryPolicy(
                 baseDelay: configuration.retryBase.seconds, maximumDelay: configuration.retryMax.seconds,
                 maximumAttempts: configuration.retryMaxAttempts, maximumRetryAfter: configuration.retryAfterMax.seconds,

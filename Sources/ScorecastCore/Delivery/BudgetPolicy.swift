@@ -12,19 +12,25 @@ public struct BudgetPolicy: Sendable, Hashable {
     public var minimumPerHour: Int
     /// A shrunk budget grows back by this much per full hour without a 429, up to the profile.
     public var recoveryPerHour: Int
+    /// Priority-10 sends per window kept for the final whistle: other alerting sends go at 5
+    /// once only these are left (`SCORECAST_BUDGET_FINAL_RESERVE`).
+    public var finalReserve: Int
 
-    /// Creates a policy; defaults: 1-hour windows, halve on 429, floor 1, recover 2 per hour.
+    /// Creates a policy; defaults: 1-hour windows, halve on 429, floor 1, recover 2 per hour, no
+    /// final reserve (the worker settings pass `SCORECAST_BUDGET_FINAL_RESERVE`).
     public init(
         profile: BudgetProfile = .standard,
         windowSeconds: Double = 3600,
         shrinkFactor: Double = 0.5,
         minimumPerHour: Int = 1,
-        recoveryPerHour: Int = 2
+        recoveryPerHour: Int = 2,
+        finalReserve: Int = 0
     ) {
         self.profile = profile
         self.windowSeconds = max(1, windowSeconds)
         self.shrinkFactor = min(1, max(0, shrinkFactor))
         self.minimumPerHour = max(0, minimumPerHour)
         self.recoveryPerHour = max(0, recoveryPerHour)
+        self.finalReserve = max(0, finalReserve)
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 
 /// One channel's priority-10 budget: a small state machine over fixed windows (the
-/// `channel_budget` row). Time is always passed in.
+/// `channel_budget` row), spent against a rolling window as APNs counts it: a decision counts
+/// the priority-10 sends of the last ``BudgetPolicy/windowSeconds`` (``recentImmediateSends``),
+/// so a match crossing the hour cannot spend two budgets. Time is always passed in.
 ///
 /// ``decide(wanting:now:policy:)`` answers what priority to send; ``recordSent(priority:downgraded:now:policy:)``
 /// counts a send APNs accepted; ``recordThrottled(now:policy:)`` shrinks the budget after a 429 and
@@ -19,15 +21,19 @@ public struct ChannelBudget: Sendable, Hashable {
     public var shrunkLimit: Int?
     /// When the last 429 arrived.
     public var lastThrottledAt: Date?
+    /// When accepted priority-10 sends went, ascending: at least those of the rolling window
+    /// ending now (older ones are ignored).
+    public var recentImmediateSends: [Date]
 
     /// Creates a budget state; ``fresh(now:policy:)`` is the usual start.
-    public init(windowStart: Date, immediateSent: Int = 0, downgraded: Int = 0, throttleHits: Int = 0, shrunkLimit: Int? = nil, lastThrottledAt: Date? = nil) {
+    public init(windowStart: Date, immediateSent: Int = 0, downgraded: Int = 0, throttleHits: Int = 0, shrunkLimit: Int? = nil, lastThrottledAt: Date? = nil, recentImmediateSends: [Date] = []) {
         self.windowStart = windowStart
         self.immediateSent = immediateSent
         self.downgraded = downgraded
         self.throttleHits = throttleHits
         self.shrunkLimit = shrunkLimit
         self.lastThrottledAt = lastThrottledAt
+        self.recentImmediateSends = recentImmediateSends
     }
 
     /// An untouched budget in the window containing `now`.
@@ -67,11 +73,22 @@ public struct ChannelBudget: Sendable, Hashable {
         return next
     }
 
-    /// What priority to send when `wanting` is asked for at `now`. Does not change the state:
-    /// count the send with ``recordSent(priority:downgraded:now:policy:)`` once APNs accepted it.
-    public func decide(wanting: BroadcastPriority, now: Date, policy: BudgetPolicy) -> BudgetDecision {
-        let current = rolled(to: now, policy: policy)
-        let left = max(0, current.limit(now: now, policy: policy) - current.immediateSent)
+    /// Priority-10 sends that count against the budget at `now`: those of the rolling window
+    /// ending at `now` (after `now - windowSeconds`, as APNs counts), or the clock window's count
+    /// when that is higher (a 429 spends the rest of the clock window).
+    public func used(now: Date, policy: BudgetPolicy) -> Int {
+        let cutoff = now.addingTimeInterval(-policy.windowSeconds)
+        let rolling = recentImmediateSends.reduce(0) { $0 + ($1 > cutoff && $1 <= now ? 1 : 0) }
+        return max(rolling, rolled(to: now, policy: policy).immediateSent)
+    }
+
+    /// What priority to send when `wanting` is asked for at `now`; `final` says the send carries
+    /// the final whistle, the only one that may spend the last ``BudgetPolicy/finalReserve``
+    /// priority-10 sends. Does not change the state: count the send with
+    /// ``recordSent(priority:downgraded:now:policy:)`` once APNs accepted it.
+    public func decide(wanting: BroadcastPriority, now: Date, policy: BudgetPolicy, final: Bool = false) -> BudgetDecision {
+        let budgetLeft = max(0, limit(now: now, policy: policy) - used(now: now, policy: policy))
+        let left = final ? budgetLeft : max(0, budgetLeft - policy.finalReserve)
         guard wanting == .immediate else {
             return BudgetDecision(priority: wanting, downgraded: false, remaining: left)
         }
@@ -84,7 +101,11 @@ public struct ChannelBudget: Sendable, Hashable {
     /// Counts a send accepted by APNs at `now`.
     public mutating func recordSent(priority: BroadcastPriority, downgraded wasDowngraded: Bool, now: Date, policy: BudgetPolicy) {
         self = rolled(to: now, policy: policy)
-        if priority == .immediate { immediateSent += 1 }
+        if priority == .immediate {
+            immediateSent += 1
+            let cutoff = now.addingTimeInterval(-policy.windowSeconds)
+            recentImmediateSends = recentImmediateSends.filter { $0 > cutoff } + [now]
+        }
         if wasDowngraded { downgraded += 1 }
     }
 

@@ -29,7 +29,10 @@ import Testing
             retryAfter: retryAfter, timestamp: nil, latency: .milliseconds(4), body: []))
     }
 
-    static let settings = WorkerSettings(budgetStandardPerHour: 3, budgetFrequentPerHour: 9, retryPolicy: RetryPolicy(baseDelay: 1, maximumDelay: 8, maximumAttempts: 4))
+    /// No final reserve here: the plans below are about the budget itself (the reserve has its own test).
+    static let settings = WorkerSettings(
+        budgetStandardPerHour: 3, budgetFrequentPerHour: 9, budgetPolicy: BudgetPolicy(finalReserve: 0),
+        retryPolicy: RetryPolicy(baseDelay: 1, maximumDelay: 8, maximumAttempts: 4))
 
     /// Full jitter pinned to its top.
     struct Highest: RandomNumberGenerator {
@@ -65,6 +68,24 @@ import Testing
         let plan = SendPlan(claim: Self.claim(budget: old), now: Self.now, settings: Self.settings)
         #expect(plan.priority == .immediate)
         #expect(!plan.downgraded)
+    }
+
+    /// The claim's sends of the last hour count whatever clock hour they fell in; the final
+    /// whistle alone may spend the reserve.
+    @Test func theRollingHourAndTheFinalReserveDecideThePriority() {
+        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
+        var claim = Self.claim(budget: nil)
+        claim.recentImmediateSends = [-3000, -2000, -1000].map { window.addingTimeInterval($0) }
+        let plan = SendPlan(claim: claim, now: window.addingTimeInterval(1), settings: Self.settings)
+        #expect(plan.priority == .opportunistic)
+        #expect(plan.downgraded)
+        #expect(SendPlan(claim: claim, now: window.addingTimeInterval(601), settings: Self.settings).priority == .immediate)
+
+        let reserving = WorkerSettings(budgetStandardPerHour: 3, budgetPolicy: BudgetPolicy(finalReserve: 1))
+        claim.recentImmediateSends = [window.addingTimeInterval(-3000), window.addingTimeInterval(-2000)]
+        #expect(SendPlan(claim: claim, now: window.addingTimeInterval(1), settings: reserving).priority == .opportunistic)
+        claim.headAlertIsFinal = true
+        #expect(SendPlan(claim: claim, now: window.addingTimeInterval(1), settings: reserving).priority == .immediate)
     }
 
     @Test func aShrunkBudgetAfterA429StaysShrunkInTheNextWindow() {

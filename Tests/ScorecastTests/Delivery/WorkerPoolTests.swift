@@ -87,7 +87,8 @@ import TestSupport
 
     @Test func aSpentBudgetDowngradesToPriorityFiveAndCountsIt() async throws {
         try await DeliveryHarness.with { harness in
-            try await harness.pool.execute("UPDATE apps SET budget_per_hour = 2 WHERE id = \(harness.appID)")
+            // 3 an hour, one of them kept for the final whistle (the default reserve).
+            try await harness.pool.execute("UPDATE apps SET budget_per_hour = 3 WHERE id = \(harness.appID)")
             let channel = try await harness.createChannel()
             let workers = harness.makePool(harness.settings())
             try await harness.running(workers) {
@@ -104,7 +105,7 @@ import TestSupport
             let budget = try #require(try await harness.database.budgets(channel.id).last)
             #expect(budget.highPrioritySent == 2)
             #expect(budget.downgraded == 3)
-            #expect(budget.budgetLimit == 2)
+            #expect(budget.budgetLimit == 3)
             #expect(workers.statistics.downgraded == 3)
         }
     }
