@@ -1,10 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, one way only: C leaves and the JSON and Arguments leaves → adapters (Postgres, Crypto, APNs,
-// HTTPServer, APNsSimulator) → the application (Scorecast) → the executable. The pure core (ScorecastCore) has no I/O and
-// no C; adapters depend on it at most, never on each other (Crypto is a shared leaf of signing
-// and hashing used by APNs, the simulator and the application).
+// Layers, one way only: C leaves and the JSON, Arguments and CurlHTTP leaves → adapters
+// (Postgres, Crypto, APNs, HTTPServer, APNsSimulator) → the application (Scorecast) → the
+// executable. The pure core (ScorecastCore, with the iOS contract ScorecastActivity under it) has
+// no I/O and no C. Adapters depend on the core and the leaves, and on each other in one place
+// only: the simulator serves its admin API with HTTPServer. Crypto is the shared leaf of signing
+// and hashing used by APNs, the simulator and the application.
 let package = Package(
     name: "scorecast",
     platforms: [.macOS(.v15), .iOS("16.1")],
