@@ -28,13 +28,24 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(_ pool: PostgresPool) async throws -> [String] {
         try await pool.withConnection { connection in
-            try await connection.execute("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
+            // No statement timeout while migrating: the wait for another migrator's lock and a
+            // migration over a large table may both outlast the service's request timeout
+            // (SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS), and a cancelled migration stops the start.
+            let timeout: String = try await connection.query("SELECT current_setting('statement_timeout') AS value")[0].decode("value")
+            try await connection.execute("SELECT set_config('statement_timeout', '0', false)")
             do {
-                let applied = try await migrateLocked(connection)
-                try await connection.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")
-                return applied
+                try await connection.execute("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
+                do {
+                    let applied = try await migrateLocked(connection)
+                    try await connection.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")
+                    try await connection.execute("SELECT set_config('statement_timeout', \(timeout), false)")
+                    return applied
+                } catch {
+                    _ = try? await connection.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")
+                    throw error
+                }
             } catch {
-                _ = try? await connection.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")
+                _ = try? await connection.execute("SELECT set_config('statement_timeout', \(timeout), false)")
                 throw error
             }
         }

@@ -50,6 +50,36 @@ import TestSupport
         await pool.close()
     }
 
+    @Test func aMigrationWaitingLongerThanTheStatementTimeoutStillApplies() async throws {
+        // The service's pools carry a statement timeout; a migrator that waits for another's
+        // lock (or migrates a large table) longer than that must not be cancelled (57014
+        // stopped starts and end-to-end tests on a loaded machine).
+        var configuration = try await TestDatabase.shared().makeSchema()
+        configuration.statementTimeout = .milliseconds(300)
+        let pool = PostgresPool(configuration: configuration, maxConnections: 1, logger: logger)
+        let holder = PostgresPool(configuration: try await TestDatabase.shared().makeSchema(), maxConnections: 1, logger: logger)
+        let migrator = Migrator(files: try repositorySchema(), logger: logger)
+        let applied = try await holder.withConnection { connection in
+            try await connection.execute("SELECT pg_advisory_lock(\(Migrator.advisoryLockKey))")
+            let migrating = Task { try await migrator.migrate(pool) }
+            // Hold the lock until the migrator has waited on it for longer than its timeout.
+            while try await connection.query("""
+                SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                """)[0].decode("waiting", as: Int.self) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(900))
+            try await connection.execute("SELECT pg_advisory_unlock(\(Migrator.advisoryLockKey))")
+            return try await migrating.value
+        }
+        #expect(applied == (try repositorySchema()).map(\.name))
+        // The connection goes back to the pool with its timeout as it was.
+        let timeout: String = try await pool.query("SELECT current_setting('statement_timeout') AS value")[0].decode("value")
+        #expect(timeout == "300ms")
+        await pool.close()
+        await holder.close()
+    }
+
     @Test func twoConcurrentMigratorsApplyOnce() async throws {
         let configuration = try await TestDatabase.shared().makeSchema()
         let poolA = PostgresPool(configuration: configuration, maxConnections: 2, logger: logger)
