@@ -12,11 +12,8 @@ import Foundation
 public final class CurlHTTPConnection {
     private let raw: OpaquePointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private let maxResponseBytes: Int
     private var headerList: HeaderList?
-    private var responseHeaders: [String: String] = [:]
-    private var responseBody: [UInt8] = []
-    private var responseTooLarge = false
+    private var response: ResponseCollector
     /// What POSTFIELDS points at for an empty body (one byte, never read).
     nonisolated(unsafe) private static let emptyBody = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
@@ -26,7 +23,7 @@ public final class CurlHTTPConnection {
             throw CurlHTTPError("libcurl could not be initialised")
         }
         self.raw = raw
-        self.maxResponseBytes = maxResponseBytes
+        response = ResponseCollector(maxBodyBytes: maxResponseBytes)
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         let (seconds, attoseconds) = timeout.components
@@ -63,9 +60,7 @@ public final class CurlHTTPConnection {
     /// Sends `request` and waits for the complete answer, whatever its status.
     /// - Throws: `CurlHTTPError` when no answer came (refused, timeout, broken, too large).
     public func perform(_ request: CurlHTTPRequest) throws(CurlHTTPError) -> CurlHTTPResponse {
-        responseHeaders.removeAll(keepingCapacity: true)
-        responseBody.removeAll(keepingCapacity: true)
-        responseTooLarge = false
+        response.reset()
         errorBuffer[0] = 0
         guard ccurl_easy_setopt_string(raw, CURLOPT_URL, request.url) == CURLE_OK else {
             throw CurlHTTPError("libcurl refused the URL \(request.url)")
@@ -98,7 +93,7 @@ public final class CurlHTTPConnection {
             return curl_easy_perform(raw)
         }
         guard result == CURLE_OK else {
-            if responseTooLarge { throw CurlHTTPError("\(request.url) answered with more than \(maxResponseBytes) bytes") }
+            if response.tooLarge { throw CurlHTTPError("\(request.url) answered with more than \(response.maxBodyBytes) bytes") }
             let detail = String(cString: errorBuffer)
             throw CurlHTTPError("\(request.method) \(request.url): \(detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail)",
                                 timedOut: result == CURLE_OPERATION_TIMEDOUT)
@@ -107,7 +102,7 @@ public final class CurlHTTPConnection {
         _ = ccurl_easy_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status)
         var connects = 0
         _ = ccurl_easy_getinfo_long(raw, CURLINFO_NUM_CONNECTS, &connects)
-        return CurlHTTPResponse(status: status, headers: responseHeaders, body: responseBody, connectionsOpened: connects)
+        return CurlHTTPResponse(status: status, headers: response.headers, body: response.body, connectionsOpened: connects)
     }
 
     /// Sends `request` on a connection of its own, on a thread of its own.
@@ -126,25 +121,9 @@ public final class CurlHTTPConnection {
         return try result.get()
     }
 
-    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        guard responseBody.count + bytes.count <= maxResponseBytes else {
-            responseTooLarge = true
-            return 0
-        }
-        responseBody.append(contentsOf: bytes)
-        return bytes.count
-    }
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int { response.receiveBody(bytes) }
 
-    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let line = String(decoding: bytes, as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            responseHeaders.removeAll(keepingCapacity: true)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].lowercased()
-            responseHeaders[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        return bytes.count
-    }
+    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int { response.receiveHeader(bytes) }
 }
 
 // libcurl calls these during curl_easy_perform, on the performing thread. They must not

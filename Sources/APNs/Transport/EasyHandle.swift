@@ -16,20 +16,19 @@ final class EasyHandle {
     var startedAt: ContinuousClock.Instant = .now
 
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private let maxResponseBytes: Int
     private var headerList: HeaderList?
     private var caFile: String?
     private var freshConnect = false
     private var uploadBuffer: UnsafeMutableRawBufferPointer?
-    private var responseHeaders: [String: String] = [:]
-    private var responseBody: [UInt8] = []
-    private(set) var responseTooLarge = false
+    private var response: ResponseCollector
+    /// Whether the write callback refused a body past the size cap.
+    var responseTooLarge: Bool { response.tooLarge }
 
     /// Creates a handle with the options every APNs request shares; `nil` if libcurl cannot.
     init?(options: TransportOptions) {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
-        maxResponseBytes = options.maxResponseBytes
+        response = ResponseCollector(maxBodyBytes: options.maxResponseBytes)
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         guard configureOnce(options) else {
@@ -84,9 +83,7 @@ final class EasyHandle {
                  freshConnection: Bool, userData: UnsafeMutableRawPointer) -> String? {
         let request = transfer.request
         self.transfer = transfer
-        responseHeaders.removeAll(keepingCapacity: true)
-        responseBody.removeAll(keepingCapacity: true)
-        responseTooLarge = false
+        response.reset()
         errorBuffer[0] = 0
 
         guard ccurl_easy_setopt_string(raw, CURLOPT_URL, request.url) == CURLE_OK else { return "URL" }
@@ -150,33 +147,9 @@ final class EasyHandle {
             && ccurl_easy_setopt_pointer(raw, CURLOPT_POSTFIELDS, base) == CURLE_OK
     }
 
-    /// Appends response body bytes; refuses (and so aborts the transfer) past the size cap.
-    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        guard responseBody.count + bytes.count <= maxResponseBytes else {
-            responseTooLarge = true
-            return 0
-        }
-        responseBody.append(contentsOf: bytes)
-        return bytes.count
-    }
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int { response.receiveBody(bytes) }
 
-    /// Records one header line (`name: value\r\n`); a status line starts a fresh set. Parsed
-    /// on bytes: this runs for every header of every response.
-    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let count = bytes.count
-        if count >= 5 && bytes[0] == UInt8(ascii: "H") && bytes[1] == UInt8(ascii: "T") && bytes[4] == UInt8(ascii: "/") {
-            responseHeaders.removeAll(keepingCapacity: true)
-            return count
-        }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return count }
-        var start = colon + 1
-        var end = count
-        while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
-        while end > start && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self).lowercased()
-        responseHeaders[name] = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-        return count
-    }
+    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int { response.receiveHeader(bytes) }
 
     /// The finished response of the current transfer.
     func takeResponse(latency: Duration) -> HTTPResponse {
@@ -184,7 +157,7 @@ final class EasyHandle {
         _ = ccurl_easy_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status)
         var connects = 0
         _ = ccurl_easy_getinfo_long(raw, CURLINFO_NUM_CONNECTS, &connects)
-        return HTTPResponse(status: status, headers: responseHeaders, body: responseBody, latency: latency,
+        return HTTPResponse(status: status, headers: response.headers, body: response.body, latency: latency,
                             connectionsOpened: connects)
     }
 
@@ -219,8 +192,7 @@ final class EasyHandle {
     /// Forgets the finished transfer so nothing of it is kept alive by an idle handle.
     func clear() {
         transfer = nil
-        responseBody.removeAll(keepingCapacity: responseBody.capacity <= 16_384)
-        responseHeaders.removeAll(keepingCapacity: true)
+        response.reset(keepingBodyCapacityUpTo: 16_384)
     }
 }
 
