@@ -44,7 +44,7 @@ extension ContentState {
         }
 
         /// What kind of play (the feed's event kinds).
-        public enum Kind: String, Codable, Hashable, Sendable, CaseIterable {
+        public enum Kind: String, Codable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
             /// Fixture created or moved.
             case scheduled
             /// The game began.
@@ -75,6 +75,9 @@ extension ContentState {
             case final
             /// The game was called off.
             case cancelled
+
+            /// The wire name, as in logs and error messages.
+            public var description: String { rawValue }
         }
     }
 

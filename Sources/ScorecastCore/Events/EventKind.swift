@@ -1,3 +1,5 @@
+import ScorecastActivity
+
 /// What happened in a game, as a feed reports it.
 ///
 /// The list is sport-neutral on purpose: a goal, a try, a touchdown and a basket are all
@@ -22,38 +24,12 @@
 /// | `resumed` | play resumed after a suspension | live |
 /// | `final` | the game is over | final |
 /// | `cancelled` | the game was called off or postponed | cancelled |
-public enum EventKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// Fixture created or moved.
-    case scheduled
-    /// The game began.
-    case start
-    /// The score changed.
-    case score
-    /// A new period or break began.
-    case period
-    /// The clock moved or was corrected.
-    case clock
-    /// A card (yellow, red…) was shown.
-    case card
-    /// A player was substituted.
-    case substitution
-    /// Video review (`var` on the wire).
-    case videoReview = "var"
-    /// A penalty was awarded.
-    case penalty
-    /// A timeout was called.
-    case timeout
-    /// Statistics changed.
-    case stats
-    /// Play was suspended.
-    case suspended
-    /// Play resumed after a suspension.
-    case resumed
-    /// The game is over.
-    case final
-    /// The game was called off or postponed.
-    case cancelled
+///
+/// It is the iOS contract's own type (`ScorecastActivity.ContentState.Play.Kind`): the feed's
+/// kinds and the kinds a phone decodes are one list, so they cannot drift.
+public typealias EventKind = ContentState.Play.Kind
 
+extension EventKind {
     /// Whether the play stays on the Live Activity as its `lastEvent` until another notable play
     /// replaces it: everything but fixture changes, clock ticks and statistics.
     public var isNotable: Bool {
@@ -62,7 +38,4 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
         default: true
         }
     }
-
-    /// The text shown in logs and error messages.
-    public var description: String { rawValue }
 }

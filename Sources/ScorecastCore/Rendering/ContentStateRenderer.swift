@@ -47,7 +47,7 @@ public enum ContentStateRenderer {
         }
         if let last = state.lastEvent {
             content.lastEvent = ContentState.Play(
-                kind: ContentState.Play.Kind(last.kind), text: last.description,
+                kind: last.kind, text: last.description,
                 team: last.team.map(ContentState.Side.init), player: last.player,
                 minute: profile.countsMinutes ? last.minute : nil, addedMinute: profile.countsMinutes ? last.addedMinute : nil,
                 card: last.card, ownGoal: last.ownGoal, penalty: last.penalty, occurredAt: last.occurredAt
@@ -107,13 +107,5 @@ extension ContentState.Side {
     /// The content-state side of a feed team side.
     init(_ side: TeamSide) {
         self = side == .home ? .home : .away
-    }
-}
-
-extension ContentState.Play.Kind {
-    /// The content-state kind of a feed event kind (the same names on the wire).
-    init(_ kind: EventKind) {
-        // Both enums list the schema's kinds with the same raw values; a test checks all of them.
-        self = ContentState.Play.Kind(rawValue: kind.rawValue) ?? .stats
     }
 }
