@@ -7,8 +7,8 @@
 #   Deploy/package.sh --output DIR         write the .deb to DIR
 #   Deploy/package.sh --print-depends      print the runtime Depends: line and stop
 #
-# The package: /usr/bin/scorecast (it carries its migrations), its man page,
-# /etc/scorecast/scorecast.env (a conffile, every setting commented
+# The package: /usr/bin/scorecast (it carries its migrations), its man page, the systemd units
+# and their readiness check, /etc/scorecast/scorecast.env (a conffile, every setting commented
 # with its default), and maintainer scripts that make the `scorecast` system user and
 # /var/lib/scorecast, and remove them on purge. Depends: is what the binary links, found by
 # dpkg-shlibdeps, plus the tools the maintainer scripts and units call.
@@ -79,8 +79,9 @@ for package in $(printf '%s\n' "${runtime_packages[@]}" | sort -u); do
   [[ ", $library_depends" == *", $package "* || ", $library_depends," == *", $package,"* ]] \
     || library_depends="$library_depends, $package"
 done
-# adduser for the maintainer scripts, ca-certificates so that TLS to Apple's hosts can be verified.
-depends="adduser, ca-certificates, $library_depends"
+# adduser for the maintainer scripts, curl for the units' readiness check, ca-certificates so
+# that TLS to Apple's hosts can be verified.
+depends="adduser, ca-certificates, curl, $library_depends"
 if $print_depends; then
   echo "Depends: $depends"
   exit 0
@@ -94,13 +95,15 @@ architecture=$(dpkg --print-architecture)
 
 root="$scratch/root"
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/usr/share/man/man1" "$root/usr/share/doc/scorecast" \
-  "$root/etc/scorecast"
+  "$root/etc/scorecast" "$root/lib/systemd/system" "$root/usr/lib/scorecast"
 install -m 0755 "$binary" "$root/usr/bin/scorecast"
 [ "$build" = release ] && strip --strip-unneeded "$root/usr/bin/scorecast"
 python3 Deploy/debian/render.py environment "$binary" >"$root/etc/scorecast/scorecast.env"
 chmod 0640 "$root/etc/scorecast/scorecast.env"
 python3 Deploy/debian/render.py manual "$binary" | gzip -9n >"$root/usr/share/man/man1/scorecast.1.gz"
 gzip -9n <README.md >"$root/usr/share/doc/scorecast/README.md.gz"
+install -m 0644 Deploy/systemd/*.service "$root/lib/systemd/system/"
+install -m 0755 Deploy/systemd/wait-ready "$root/usr/lib/scorecast/wait-ready"
 for script in postinst prerm postrm; do
   install -m 0755 "Deploy/debian/$script" "$root/DEBIAN/$script"
 done

@@ -3,16 +3,19 @@ import Postgres
 import Testing
 import TestSupport
 
-/// The Debian package, installed into this machine with dpkg (tests and CI run as root): it runs
-/// from its installed paths against a real Postgres, and a purge leaves nothing behind.
+/// The Debian package, installed into this machine with dpkg (tests and CI run as root): its
+/// systemd units verify, it runs from its installed paths against a real Postgres, its readiness
+/// check waits for a ready API, and a purge leaves nothing behind.
 @Suite struct DebianPackageTests {
-    @Test func installsMigratesServesAndPurgesCleanly() async throws {
+    @Test func installsVerifiesUnitsServesAndPurgesCleanly() async throws {
         let lock = try await SystemInstallLock.acquire()
         defer { withExtendedLifetime(lock) {} }
         let deb = try await DebianPackage.debug()
         let files = try await packagedFiles(deb)
         #expect(files.contains("/usr/bin/scorecast"))
         #expect(files.contains("/usr/share/man/man1/scorecast.1.gz"))
+        #expect(files.contains("/usr/lib/scorecast/wait-ready"))
+        #expect(Set(SystemdUnits.files.map { "\(SystemdUnits.folder)/\($0)" }).isSubset(of: files))
 
         if try await DebianPackage.dpkgStatus() != nil {
             // A run that died before its purge: start from a machine without the package.
@@ -21,6 +24,10 @@ import TestSupport
         try await DebianPackage.run("dpkg", ["--install", deb.path])
         do {
             try await checkInstalledLayout()
+            let settings = try await installedSettings()
+            let grace = try #require(settings.first { $0.name == "SCORECAST_SHUTDOWN_GRACE_SECONDS" }.flatMap { Int($0.defaultValue) })
+            let roles = try #require(settings.first { $0.name == "SCORECAST_ROLES" }?.defaultValue.split(separator: ",").map(String.init))
+            try await SystemdUnits.check(shutdownGrace: grace, roles: roles)
             try await runFromInstalledPaths()
         } catch {
             _ = try? await DebianPackage.run("dpkg", ["--purge", "scorecast"])
@@ -75,7 +82,9 @@ import TestSupport
         #expect(version.hasPrefix("scorecast "))
     }
 
-    /// `migrate`, then `serve` (without its own migration) until `/readyz` says ready, then SIGTERM.
+    /// `serve --roles api` (what scorecast-api.service runs) on an unmigrated schema is alive but
+    /// not ready, and the units' readiness check waits until `migrate` makes it ready. Then the
+    /// whole `serve`, stopped by SIGTERM as systemd stops it.
     private func runFromInstalledPaths() async throws {
         let database = try await TestDatabase.shared().makeSchema()
         let environment = [
@@ -83,25 +92,45 @@ import TestSupport
             "SCORECAST_STATE_DIR": DebianPackage.stateFolder,
             "SCORECAST_HTTP_PORT": "0",
         ]
+        var apiEnvironment = environment
+        apiEnvironment["SCORECAST_AUTO_MIGRATE"] = "false"
+        let api = try ScorecastProcess(["serve", "--roles", "api"], environment: apiEnvironment, executable: DebianPackage.binary)
+        let apiBase = try await baseURL(api)
+        #expect(try await TestHTTP.get(apiBase + "/healthz").status == 200)
+        #expect(try await TestHTTP.get(apiBase + "/readyz").status == 503)
+        let port = try #require(apiBase.split(separator: ":").last.map(String.init))
+        let waitReady = Task {
+            try await ExternalTool.run("env", ["SCORECAST_HTTP_PORT=\(port)", "/usr/lib/scorecast/wait-ready", "api"], timeout: .seconds(120))
+        }
+        // A process without the API has nothing to wait for, ready or not.
+        let withoutAPI = try await ExternalTool.run(
+            "env", ["SCORECAST_ROLES=worker,poller", "SCORECAST_HTTP_PORT=\(port)", "/usr/lib/scorecast/wait-ready"])
+        #expect(withoutAPI.status == 0 && withoutAPI.stdout.isEmpty, "\(withoutAPI.stdout)\(withoutAPI.stderr)")
+
         let migrate = try ScorecastProcess(["migrate"], environment: environment, executable: DebianPackage.binary)
         #expect(await migrate.waitForExit(timeout: .seconds(60)) == 0, "\(migrate.errorOutput)")
         #expect(migrate.output.contains("applied: 0001"), "\(migrate.output)")
-
-        var serveEnvironment = environment
-        serveEnvironment["SCORECAST_AUTO_MIGRATE"] = "false"
-        let serve = try ScorecastProcess(["serve"], environment: serveEnvironment, executable: DebianPackage.binary)
-        let line = try await serve.waitForLine(containing: "HTTP API listening", timeout: .seconds(60))
-        let base = try #require(line.firstMatch(of: /http:\/\/127\.0\.0\.1:[0-9]+/).map { String($0.output) }, "\(line)")
-
-        let ready = try await TestHTTP.get(base + "/readyz")
+        let waited = try await waitReady.value
+        #expect(waited.status == 0 && waited.stdout.contains("/readyz answers 200"), "\(waited.stdout)\(waited.stderr)")
+        let ready = try await TestHTTP.get(apiBase + "/readyz")
         #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))")
         let readiness = try TestHTTP.object(ready.body)
         #expect(readiness["status"] as? String == "ready")
         #expect(readiness["migrations"] as? Int == migrationCount(migrate.output))
-        #expect(try await TestHTTP.get(base + "/healthz").status == 200)
+        api.signal(SIGTERM)
+        #expect(await api.waitForExit(timeout: .seconds(30)) == 0, "\(api.errorOutput)")
 
+        let serve = try ScorecastProcess(["serve"], environment: environment, executable: DebianPackage.binary)
+        let base = try await baseURL(serve)
+        #expect(try await TestHTTP.get(base + "/readyz").status == 200)
         serve.signal(SIGTERM)
         #expect(await serve.waitForExit(timeout: .seconds(30)) == 0, "\(serve.errorOutput)")
+    }
+
+    /// The API's address, from the line `serve` logs when it listens.
+    private func baseURL(_ process: ScorecastProcess) async throws -> String {
+        let line = try await process.waitForLine(containing: "HTTP API listening", timeout: .seconds(60))
+        return try #require(line.firstMatch(of: /http:\/\/127\.0\.0\.1:[0-9]+/).map { String($0.output) }, "\(line)")
     }
 
     /// How many migrations `migrate` printed as applied.
