@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// Two `serve` instances (every role) on one Postgres, restarted one at a time while the feed
+/// keeps posting to whichever is up, as a load balancer would: no event is lost, every channel
+/// ends on its game's newest state, and every goal is announced once, in order.
+@Suite("Fault suite: a rolling restart of two instances", .serialized)
+struct RollingRestartTests {
+    /// The API addresses a load balancer would send the feed to.
+    final class Pool: Sendable {
+        private let urls = Mutex<[String]>([])
+        func add(_ url: String) { urls.withLock { $0.append(url) } }
+        func remove(_ url: String) { urls.withLock { $0.removeAll { $0 == url } } }
+        var current: [String] { urls.withLock { $0 } }
+    }
+
+    @Test("stop and restart each of two instances while goals flow: nothing lost, nothing repeated")
+    func rollingRestartLosesNothing() async throws {
+        try await FaultBed.with { bed in
+            let pool = Pool()
+            var first = try await bed.serve()
+            let second = try await bed.serve()
+            pool.add(try #require(first.url))
+            pool.add(try #require(second.url))
+
+            // Each step posts two rounds (a goal in every game) while one instance stops or starts.
+            try await post(rounds: 1...2, bed: bed, pool: pool)
+            pool.remove(try #require(first.url))
+            async let firstStopped: Void = bed.stop(first.process)
+            try await post(rounds: 3...4, bed: bed, pool: pool)
+            await firstStopped
+
+            async let restarted = bed.serve()
+            try await post(rounds: 5...6, bed: bed, pool: pool)
+            first = try await restarted
+            pool.add(try #require(first.url))
+
+            pool.remove(try #require(second.url))
+            async let secondStopped: Void = bed.stop(second.process)
+            try await post(rounds: 7...8, bed: bed, pool: pool)
+            await secondStopped
+
+            async let secondAgain = bed.serve()
+            try await post(rounds: 9...10, bed: bed, pool: pool)
+            let replacement = try await secondAgain
+
+            let rounds = 10
+            try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: rounds) }
+            let stored = try await bed.e2e.pool.query("SELECT count(*)::int4 AS n FROM events").first?.decode("n", as: Int32.self)
+            #expect(stored == Int32(rounds * FaultBed.games.count), "events stored")
+            let verdicts = try FaultBed.games.map { game in
+                try bed.verdict(game, home: rounds, players: (1...rounds).map { "\(game)-P\($0)" })
+            }
+            for verdict in verdicts {
+                #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.duplicates == 0 && verdict.inOrder, "\(verdict)")
+            }
+            DeliveryFaultTests.report("rolling restart of 2 instances (SIGTERM, restart, one at a time) while goals flow", verdicts, recoveredFrom: nil)
+            await bed.stop(first.process)
+            await bed.stop(replacement.process)
+        }
+    }
+
+    /// Posts a goal in every game for each round, to the first instance in `pool` that takes it
+    /// (events are idempotent by id, so a request retried elsewhere is never counted twice).
+    private func post(rounds: ClosedRange<Int>, bed: FaultBed, pool: Pool) async throws {
+        for round in rounds {
+            let events = FaultBed.games.map { FaultBed.event($0, seq: round, player: "\($0)-P\(round)", home: round) }
+            var failures: [String] = []
+            var posted = false
+            for url in pool.current where !posted {
+                let sent = try await ScorecastProcess.run(
+                    ["events", "send", "--url", url, "--json", #"{"events": [\#(events.joined(separator: ","))]}"#],
+                    environment: ["SCORECAST_API_KEY": bed.key])
+                if sent.code == 0 { posted = true } else { failures.append("\(url): \(sent.stderr)") }
+            }
+            #expect(posted, "round \(round) reached no instance: \(failures)")
+        }
+    }
+}
