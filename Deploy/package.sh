@@ -18,12 +18,13 @@ cd "$(dirname "$0")/.."
 build=release
 output=.build/package
 print_depends=false
+usage() { echo "usage: Deploy/package.sh [--build release|debug] [--output DIR] [--print-depends]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build) build="${2:-}"; shift 2 ;;
-    --output) output="${2:-}"; shift 2 ;;
+    --build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
+    --output) [ $# -ge 2 ] || usage; output=$2; shift 2 ;;
     --print-depends) print_depends=true; shift ;;
-    *) echo "usage: Deploy/package.sh [--build release|debug] [--output DIR] [--print-depends]" >&2; exit 2 ;;
+    *) usage ;;
   esac
 done
 for tool in dpkg-deb dpkg-shlibdeps python3; do
@@ -119,7 +120,6 @@ Depends: $depends
 Suggests: postgresql
 Section: net
 Priority: optional
-Homepage: https://github.com/scorecast/scorecast
 Description: $description
  A sports data feed posts score events; scorecast keeps each game's state in
  PostgreSQL and sends one broadcast per channel to Apple's push service.

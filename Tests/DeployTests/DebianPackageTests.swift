@@ -28,6 +28,7 @@ import TestSupport
             let grace = try #require(settings.first { $0.name == "SCORECAST_SHUTDOWN_GRACE_SECONDS" }.flatMap { Int($0.defaultValue) })
             let roles = try #require(settings.first { $0.name == "SCORECAST_ROLES" }?.defaultValue.split(separator: ",").map(String.init))
             try await SystemdUnits.check(shutdownGrace: grace, roles: roles)
+            try await reinstallKeepsTheEditedEnvironment(deb)
             try await runFromInstalledPaths()
         } catch {
             _ = try? await DebianPackage.run("dpkg", ["--purge", "scorecast"])
@@ -80,6 +81,18 @@ import TestSupport
 
         let version = try await DebianPackage.run(DebianPackage.binary.path, ["--version"])
         #expect(version.hasPrefix("scorecast "))
+    }
+
+    /// Installing again (as an upgrade does) keeps the admin's edits of the environment file,
+    /// and its mode and group, and makes no second user.
+    private func reinstallKeepsTheEditedEnvironment(_ deb: URL) async throws {
+        let edited = try String(contentsOfFile: DebianPackage.environmentFile, encoding: .utf8) + "SCORECAST_LOG_LEVEL=debug\n"
+        try edited.write(toFile: DebianPackage.environmentFile, atomically: true, encoding: .utf8)
+        try await DebianPackage.run("dpkg", ["--install", "--force-confold", deb.path])
+        #expect(try String(contentsOfFile: DebianPackage.environmentFile, encoding: .utf8) == edited)
+        #expect(try await DebianPackage.run("stat", ["-c", "%U:%G %a", DebianPackage.environmentFile]) == "root:scorecast 640\n")
+        let users = try await DebianPackage.run("getent", ["passwd"]).split(separator: "\n").filter { $0.hasPrefix("scorecast:") }
+        #expect(users.count == 1)
     }
 
     /// `serve --roles api` (what scorecast-api.service runs) on an unmigrated schema is alive but
