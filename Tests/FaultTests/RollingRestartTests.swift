@@ -3,10 +3,11 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Two `serve` instances (every role) on one Postgres, restarted one at a time while the feed
-/// keeps posting to whichever is up, as a load balancer would: no event is lost, every channel
-/// ends on its game's newest state, and every goal is announced once, in order.
-@Suite("Fault suite: a rolling restart of two instances", .serialized)
+/// Several `serve` processes on one Postgres, restarted (SIGTERM) or killed one at a time while
+/// the feed keeps posting to whichever API is up, as a load balancer would: no event is lost,
+/// every channel ends on its game's newest state, and every goal is announced, in order (once,
+/// when nothing was killed).
+@Suite("Fault suite: instances on one Postgres restarted and killed while goals flow", .serialized)
 struct RollingRestartTests {
     /// The API addresses a load balancer would send the feed to.
     final class Pool: Sendable {
@@ -59,6 +60,60 @@ struct RollingRestartTests {
             DeliveryFaultTests.report("rolling restart of 2 instances (SIGTERM, restart, one at a time) while goals flow", verdicts, recoveredFrom: nil)
             await bed.stop(first.process)
             await bed.stop(replacement.process)
+        }
+    }
+
+    @Test("roles apart (2 api, 2 worker, 1 poller): each api and worker restarted, a worker and the poller SIGKILLed, while goals flow")
+    func rolesApartSurviveRestartsAndKills() async throws {
+        try await FaultBed.with { bed in
+            let pool = Pool()
+            var api = [try await bed.serve(roles: "api"), try await bed.serve(roles: "api")]
+            var workers = [try await bed.serve(roles: "worker"), try await bed.serve(roles: "worker")]
+            var poller = try await bed.serve(roles: "poller")
+            for instance in api { pool.add(try #require(instance.url)) }
+
+            try await post(rounds: 1...2, bed: bed, pool: pool)
+            // Each API in turn: out of the pool, SIGTERM, started again, back in.
+            for index in api.indices {
+                let url = try #require(api[index].url)
+                pool.remove(url)
+                async let stopped: Void = bed.stop(api[index].process)
+                try await post(rounds: (3 + index * 2)...(4 + index * 2), bed: bed, pool: pool)
+                await stopped
+                api[index] = try await bed.serve(roles: "api")
+                pool.add(try #require(api[index].url))
+            }
+            // A worker stopped cleanly and started again.
+            async let workerStopped: Void = bed.stop(workers[0].process)
+            try await post(rounds: 7...7, bed: bed, pool: pool)
+            await workerStopped
+            workers[0] = try await bed.serve(roles: "worker")
+            // A worker killed: its leased rows come back when the lease (2 s) expires.
+            workers[1].process.signal(SIGKILL)
+            try await post(rounds: 8...8, bed: bed, pool: pool)
+            #expect(await workers[1].process.waitForExit(timeout: .seconds(10)) != nil)
+            workers[1] = try await bed.serve(roles: "worker")
+            // The poller (the leader, being the only one) killed, and replaced.
+            poller.process.signal(SIGKILL)
+            try await post(rounds: 9...10, bed: bed, pool: pool)
+            #expect(await poller.process.waitForExit(timeout: .seconds(10)) != nil)
+            poller = try await bed.serve(roles: "poller")
+
+            let rounds = 10
+            try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: rounds) }
+            let stored = try await bed.e2e.pool.query("SELECT count(*)::int4 AS n FROM events").first?.decode("n", as: Int32.self)
+            #expect(stored == Int32(rounds * FaultBed.games.count), "events stored")
+            let verdicts = try FaultBed.games.map { game in
+                try bed.verdict(game, home: rounds, players: (1...rounds).map { "\(game)-P\($0)" })
+            }
+            for verdict in verdicts {
+                // At least once after a SIGKILL: a repeat is allowed, a loss is not.
+                #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.inOrder, "\(verdict)")
+            }
+            DeliveryFaultTests.report(
+                "roles apart (2 api, 2 worker, 1 poller): api and worker restarts, a worker and the poller SIGKILLed, while goals flow",
+                verdicts, recoveredFrom: nil)
+            for instance in api + workers + [poller] { await bed.stop(instance.process) }
         }
     }
 
