@@ -105,9 +105,11 @@ import TestSupport
             "SCORECAST_STATE_DIR": DebianPackage.stateFolder,
             "SCORECAST_HTTP_PORT": "0",
         ]
+        // Run where the units run, away from the checkout: the migrations must come from the binary.
+        let home = URL(fileURLWithPath: DebianPackage.stateFolder)
         var apiEnvironment = environment
         apiEnvironment["SCORECAST_AUTO_MIGRATE"] = "false"
-        let api = try ScorecastProcess(["serve", "--roles", "api"], environment: apiEnvironment, executable: DebianPackage.binary)
+        let api = try ScorecastProcess(["serve", "--roles", "api"], environment: apiEnvironment, workingDirectory: home, executable: DebianPackage.binary)
         let apiBase = try await baseURL(api)
         #expect(try await TestHTTP.get(apiBase + "/healthz").status == 200)
         #expect(try await TestHTTP.get(apiBase + "/readyz").status == 503)
@@ -120,7 +122,7 @@ import TestSupport
             "env", ["SCORECAST_ROLES=worker,poller", "SCORECAST_HTTP_PORT=\(port)", "/usr/lib/scorecast/wait-ready"])
         #expect(withoutAPI.status == 0 && withoutAPI.stdout.isEmpty, "\(withoutAPI.stdout)\(withoutAPI.stderr)")
 
-        let migrate = try ScorecastProcess(["migrate"], environment: environment, executable: DebianPackage.binary)
+        let migrate = try ScorecastProcess(["migrate"], environment: environment, workingDirectory: home, executable: DebianPackage.binary)
         #expect(await migrate.waitForExit(timeout: .seconds(60)) == 0, "\(migrate.errorOutput)")
         #expect(migrate.output.contains("applied: 0001"), "\(migrate.output)")
         let waited = try await waitReady.value
@@ -130,10 +132,12 @@ import TestSupport
         let readiness = try TestHTTP.object(ready.body)
         #expect(readiness["status"] as? String == "ready")
         #expect(readiness["migrations"] as? Int == migrationCount(migrate.output))
+        let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ExternalTool.packageRoot.appendingPathComponent("Schema").path)
+        #expect(migrationCount(migrate.output) == schemaFiles.filter { $0.hasSuffix(".sql") }.count, "every migration of Schema/ is built in")
         api.signal(SIGTERM)
         #expect(await api.waitForExit(timeout: .seconds(30)) == 0, "\(api.errorOutput)")
 
-        let serve = try ScorecastProcess(["serve"], environment: environment, executable: DebianPackage.binary)
+        let serve = try ScorecastProcess(["serve"], environment: environment, workingDirectory: home, executable: DebianPackage.binary)
         let base = try await baseURL(serve)
         #expect(try await TestHTTP.get(base + "/readyz").status == 200)
         serve.signal(SIGTERM)
