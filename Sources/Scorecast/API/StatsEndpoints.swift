@@ -10,7 +10,7 @@ import ScorecastCore
 /// - `GET /v1/channels/{id}/stats`, `/v1/games/{id}/stats`,
 ///   `/v1/apps/{bundle-id}/stats[?environment=…]` — scoped figures, budgets, channel usage;
 /// - `GET /metrics` — Prometheus text, database gauges refreshed at scrape time;
-/// - `GET /dashboard` — the self-contained HTML page.
+/// - `GET /dashboard` — the built-in page (`DashboardPage`: the page, its style sheet and script).
 ///
 /// Every one of them is an operator route: guarded by `access` (`SCORECAST_OPS_TOKEN`).
 /// A malformed `window` is a `400` naming it; an unknown channel, game or app a `404`; a
@@ -97,15 +97,7 @@ public struct StatsEndpoints: Sendable {
             }
             return HTTPResponse(status: .ok, headers: ["Content-Type": MetricsRegistry.contentType], body: Array(registry.render().utf8))
         }
-        router.get("/dashboard", middleware: [access.dashboardMiddleware]) { _ in
-            HTTPResponse(
-                status: .ok,
-                headers: [
-                    "Content-Type": DashboardPage.contentType, "Content-Security-Policy": DashboardPage.contentSecurityPolicy,
-                    "Cache-Control": "no-store",
-                ],
-                body: Array(DashboardPage.html.utf8))
-        }
+        DashboardPage.register(on: &router, middleware: [access.dashboardMiddleware])
     }
 
     /// The `window` query parameter, 15 minutes when absent; a `400` naming it when malformed.

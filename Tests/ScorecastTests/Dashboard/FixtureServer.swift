@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 
 /// A tiny HTTP server (Python's `http.server`) that serves fixture folders for the dashboard
-/// test: `/<variant>/dashboard`, `/<variant>/v1/stats` and `/<variant>/v1/stats/live` map to
-/// `dashboard.html`, `stats.json` and `live.json` in `<root>/<variant>/`, and every request path
+/// test: `/<variant>/dashboard`, `/<variant>/dashboard/dashboard.css` and `.js`,
+/// `/<variant>/v1/stats` and `/<variant>/v1/stats/live` map to `dashboard.html`,
+/// `dashboard.css`, `dashboard.js`, `stats.json` and `live.json` in `<root>/<variant>/`, and every request path
 /// (with its query) is appended to `<root>/<variant>/requests.log`.
 final class FixtureServer {
     static let script = """
@@ -17,6 +18,8 @@ final class FixtureServer {
         threading.Thread(target=watch_parent, daemon=True).start()
         root, port_file = sys.argv[1], sys.argv[2]
         routes = {"dashboard": ("dashboard.html", "text/html; charset=utf-8"),
+                  "dashboard/dashboard.css": ("dashboard.css", "text/css; charset=utf-8"),
+                  "dashboard/dashboard.js": ("dashboard.js", "text/javascript; charset=utf-8"),
                   "v1/stats": ("stats.json", "application/json"),
                   "v1/stats/live": ("live.json", "application/json")}
         class Handler(http.server.BaseHTTPRequestHandler):
