@@ -7,6 +7,7 @@ import ScorecastCore
 ///
 /// - `GET /v1/stats?window=15m` — totals and a per-minute series (`StatsResponse`);
 /// - `GET /v1/stats/live` — games in play, channels closest to their budget, latest deliveries;
+/// - `GET /v1/games/{id}/live` — one game's channels, budgets, latest deliveries and pending alerts;
 /// - `GET /v1/channels/{id}/stats`, `/v1/games/{id}/stats`,
 ///   `/v1/apps/{bundle-id}/stats[?environment=…]` — scoped figures, budgets, channel usage;
 /// - `GET /metrics` — Prometheus text, database gauges refreshed at scrape time;
@@ -58,6 +59,13 @@ public struct StatsEndpoints: Sendable {
             let id = try request.pathParameter("id")
             let window = try Self.window(request)
             guard let answer = try await guarded(request, { try await query.game(id, window: window, now: clock()) }) else {
+                throw Problem.notFound("there is no game \(id)")
+            }
+            return try .json(answer)
+        }
+        router.get("/v1/games/{id}/live", middleware: ops) { request in
+            let id = try request.pathParameter("id")
+            guard let answer = try await guarded(request, { try await query.gameLive(id, now: clock()) }) else {
                 throw Problem.notFound("there is no game \(id)")
             }
             return try .json(answer)
