@@ -9,7 +9,8 @@ import HTTPServer
 ///
 /// The page loads `dashboard/dashboard.css` and `dashboard/dashboard.js` and fetches
 /// `v1/stats?window=15m` (`StatsResponse`; the window picker, kept in the URL's `#window=…`,
-/// changes it) and `v1/stats/live` (`LiveStatsResponse`) — relative to its own URL, so it also
+/// changes it), `v1/stats/live` (`LiveStatsResponse`) and, for the game an operator opens,
+/// `v1/games/{id}/stats` and `v1/games/{id}/live` — all relative to its own URL, so it also
 /// works under a path prefix — every 2 seconds. All data reaches the page through
 /// `textContent` and `setAttribute`, never as markup.
 ///

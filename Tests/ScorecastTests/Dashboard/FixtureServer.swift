@@ -4,7 +4,8 @@ import TestSupport
 /// A tiny HTTP server (Python's `http.server`) that serves fixture folders for the dashboard
 /// test: `/<variant>/dashboard`, `/<variant>/dashboard/dashboard.css` and `.js`,
 /// `/<variant>/v1/stats` and `/<variant>/v1/stats/live` map to `dashboard.html`,
-/// `dashboard.css`, `dashboard.js`, `stats.json` and `live.json` in `<root>/<variant>/`, and every request path
+/// `dashboard.css`, `dashboard.js`, `stats.json` and `live.json` in `<root>/<variant>/` (and
+/// `/<variant>/v1/games/<id>/live` to `game.json`, when the folder has one), and every request path
 /// (with its query) is appended to `<root>/<variant>/requests.log`.
 final class FixtureServer {
     static let script = """
@@ -21,11 +22,14 @@ final class FixtureServer {
                   "dashboard/dashboard.css": ("dashboard.css", "text/css; charset=utf-8"),
                   "dashboard/dashboard.js": ("dashboard.js", "text/javascript; charset=utf-8"),
                   "v1/stats": ("stats.json", "application/json"),
-                  "v1/stats/live": ("live.json", "application/json")}
+                  "v1/stats/live": ("live.json", "application/json"),
+                  "v1/games/live": ("game.json", "application/json")}
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 path = self.path.split("?", 1)[0]
                 variant, _, rest = path.lstrip("/").partition("/")
+                if rest.startswith("v1/games/") and rest.endswith("/live") and os.path.exists(os.path.join(root, variant, "game.json")):
+                    rest = "v1/games/live"
                 if not variant.isalnum() or rest not in routes:
                     self.send_error(404)
                     return
