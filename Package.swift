@@ -57,7 +57,9 @@ let package = Package(
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"]
+            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"],
+            // Embedded by Deploy/embed.py into Dashboard/EmbeddedDashboard.swift.
+            exclude: ["Dashboard/Assets"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
