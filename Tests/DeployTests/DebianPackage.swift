@@ -24,8 +24,15 @@ enum DebianPackage {
         return try await task.value
     }
 
+    /// Where this process's package is built; removed when the process exits.
+    private static func outputFolder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("scorecast-deb-\(getpid())")
+    }
+
     private static func build() async throws -> URL {
-        let output = try TemporaryFolder("scorecast-deb").url
+        let output = outputFolder()
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: DebianPackage.outputFolder()) }
         let result = try await ExternalTool.run(
             ExternalTool.packageRoot.appendingPathComponent("Deploy/package.sh").path,
             ["--build", "debug", "--output", output.path], timeout: .seconds(180))
