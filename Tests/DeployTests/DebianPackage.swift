@@ -62,6 +62,21 @@ enum DebianPackage {
         return result.status == 0 ? result.stdout : nil
     }
 
+    /// Runs `dpkg arguments…`, waiting while another dpkg or apt holds dpkg's lock (other
+    /// checkouts' setup may be installing packages on the same machine).
+    @discardableResult
+    static func dpkg(_ arguments: [String], lockWait: Duration = .seconds(300)) async throws -> String {
+        let deadline = ContinuousClock.now + lockWait
+        while true {
+            let result = try await ExternalTool.run("dpkg", arguments, timeout: .seconds(180))
+            if result.status == 0 { return result.stdout }
+            guard result.stderr.contains("frontend lock") || result.stderr.contains("/var/lib/dpkg/lock"), ContinuousClock.now < deadline else {
+                throw TestSupportError("dpkg \(arguments.joined(separator: " ")) failed (\(result.status)):\n\(result.stdout)\n\(result.stderr)")
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+    }
+
     /// Runs a tool; its standard output, or a failure naming the command and its errors.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> String {

@@ -19,9 +19,9 @@ import TestSupport
 
         if try await DebianPackage.dpkgStatus() != nil {
             // A run that died before its purge: start from a machine without the package.
-            try await DebianPackage.run("dpkg", ["--purge", "scorecast"])
+            try await DebianPackage.dpkg(["--purge", "scorecast"])
         }
-        try await DebianPackage.run("dpkg", ["--install", deb.path])
+        try await DebianPackage.dpkg(["--install", deb.path])
         do {
             try await checkInstalledLayout()
             let settings = try await installedSettings()
@@ -31,15 +31,15 @@ import TestSupport
             try await reinstallKeepsTheEditedEnvironment(deb)
             try await runFromInstalledPaths()
         } catch {
-            _ = try? await DebianPackage.run("dpkg", ["--purge", "scorecast"])
+            _ = try? await DebianPackage.dpkg(["--purge", "scorecast"])
             throw error
         }
 
         // Remove keeps the configuration (a conffile), purge takes everything.
-        try await DebianPackage.run("dpkg", ["--remove", "scorecast"])
+        try await DebianPackage.dpkg(["--remove", "scorecast"])
         #expect(!FileManager.default.fileExists(atPath: DebianPackage.binary.path))
         #expect(FileManager.default.fileExists(atPath: DebianPackage.environmentFile))
-        try await DebianPackage.run("dpkg", ["--purge", "scorecast"])
+        try await DebianPackage.dpkg(["--purge", "scorecast"])
         #expect(try await DebianPackage.dpkgStatus() == nil)
         for path in files + ["/etc/scorecast", DebianPackage.stateFolder] {
             #expect(!FileManager.default.fileExists(atPath: path), "left after purge: \(path)")
@@ -88,7 +88,7 @@ import TestSupport
     private func reinstallKeepsTheEditedEnvironment(_ deb: URL) async throws {
         let edited = try String(contentsOfFile: DebianPackage.environmentFile, encoding: .utf8) + "SCORECAST_LOG_LEVEL=debug\n"
         try edited.write(toFile: DebianPackage.environmentFile, atomically: true, encoding: .utf8)
-        try await DebianPackage.run("dpkg", ["--install", "--force-confold", deb.path])
+        try await DebianPackage.dpkg(["--install", "--force-confold", deb.path])
         #expect(try String(contentsOfFile: DebianPackage.environmentFile, encoding: .utf8) == edited)
         #expect(try await DebianPackage.run("stat", ["-c", "%U:%G %a", DebianPackage.environmentFile]) == "root:scorecast 640\n")
         let users = try await DebianPackage.run("getent", ["passwd"]).split(separator: "\n").filter { $0.hasPrefix("scorecast:") }
