@@ -98,8 +98,10 @@ def manual(binary):
         page += [f".SS {roff(command)}", ".nf", roff(run(binary, *command.split(), "--help").rstrip()), ".fi"]
     page.append(".SH ENVIRONMENT")
     for setting in settings(binary):
-        default = PACKAGE_VALUES.get(setting["name"], setting["defaultValue"])
-        page += [".TP", f".B {setting['name']}", roff(f"{setting['help']} Default: {default}.")]
+        text = f"{setting['help']} Default: {setting['defaultValue']}."
+        if setting["name"] in PACKAGE_VALUES:
+            text += f" The package's environment file sets {PACKAGE_VALUES[setting['name']]}."
+        page += [".TP", f".B {setting['name']}", roff(text)]
     page += [
         ".SH FILES",
         ".TP",

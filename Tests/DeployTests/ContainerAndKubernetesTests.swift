@@ -32,6 +32,36 @@ import TestSupport
         #expect(result.stdout.contains("lacks runtime packages the .deb depends on: libpq5"), "\(result.stdout)")
     }
 
+    /// The build stage's `COPY`s bring everything the manifest needs: SwiftPM, given only
+    /// those files, resolves the package and its `scorecast` product (no container runtime needed).
+    @Test func buildStageCopiesWhatThePackageNeeds() async throws {
+        let context = try TemporaryFolder("scorecast-build-context")
+        defer { context.remove() }
+        let recipe = try String(
+            contentsOf: ExternalTool.packageRoot.appendingPathComponent("Deploy/container/Containerfile"), encoding: .utf8)
+        let buildStage = recipe.components(separatedBy: "\nFROM ").dropFirst().first ?? ""
+        var copied: [String] = []
+        for line in buildStage.split(separator: "\n") where line.hasPrefix("COPY ") && !line.contains("--from") {
+            let words = line.split(separator: " ").dropFirst().map(String.init)
+            guard let destination = words.last, words.count >= 2 else { continue }
+            for source in words.dropLast() {
+                // `COPY a b` into the WORKDIR: `./` keeps the name, anything else renames.
+                let target = destination.hasSuffix("/") ? destination + source : destination
+                let into = context.url.appendingPathComponent(target)
+                try FileManager.default.createDirectory(at: into.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.copyItem(at: ExternalTool.packageRoot.appendingPathComponent(source), to: into)
+                copied.append(source)
+            }
+        }
+        #expect(copied.contains("Package.swift") && copied.contains("Sources"), "build stage copies \(copied)")
+        let described = try await ExternalTool.run(
+            "swift", ["package", "describe", "--type", "json"], timeout: .seconds(300), currentDirectory: context.url)
+        #expect(described.status == 0, "swift package describe in the build stage's files: \(described.stderr)")
+        let package = (try? JSONSerialization.jsonObject(with: Data(described.stdout.utf8))) as? [String: Any]
+        let products = (package?["products"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+        #expect(products.contains("scorecast"), "products: \(products)")
+    }
+
     /// Builds the image and asks its HEALTHCHECK's route, when this machine has a container
     /// runtime that answers; says so plainly when it has none.
     @Test func imageBuildsAndServesHealthWhereARuntimeExists() async throws {

@@ -24,8 +24,15 @@ enum DebianPackage {
         return try await task.value
     }
 
+    /// Where this process's package is built; removed when the process exits.
+    private static func outputFolder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("scorecast-deb-\(getpid())")
+    }
+
     private static func build() async throws -> URL {
-        let output = try TemporaryFolder("scorecast-deb").url
+        let output = outputFolder()
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: DebianPackage.outputFolder()) }
         let result = try await ExternalTool.run(
             ExternalTool.packageRoot.appendingPathComponent("Deploy/package.sh").path,
             ["--build", "debug", "--output", output.path], timeout: .seconds(180))
@@ -53,6 +60,21 @@ enum DebianPackage {
     static func dpkgStatus() async throws -> String? {
         let result = try await ExternalTool.run("dpkg-query", ["--show", "--showformat=${Status}", "scorecast"])
         return result.status == 0 ? result.stdout : nil
+    }
+
+    /// Runs `dpkg arguments…`, waiting while another dpkg or apt holds dpkg's lock (other
+    /// checkouts' setup may be installing packages on the same machine).
+    @discardableResult
+    static func dpkg(_ arguments: [String], lockWait: Duration = .seconds(300)) async throws -> String {
+        let deadline = ContinuousClock.now + lockWait
+        while true {
+            let result = try await ExternalTool.run("dpkg", arguments, timeout: .seconds(180))
+            if result.status == 0 { return result.stdout }
+            guard result.stderr.contains("frontend lock") || result.stderr.contains("/var/lib/dpkg/lock"), ContinuousClock.now < deadline else {
+                throw TestSupportError("dpkg \(arguments.joined(separator: " ")) failed (\(result.status)):\n\(result.stdout)\n\(result.stderr)")
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
     }
 
     /// Runs a tool; its standard output, or a failure naming the command and its errors.

@@ -19,9 +19,9 @@ import TestSupport
 
         if try await DebianPackage.dpkgStatus() != nil {
             // A run that died before its purge: start from a machine without the package.
-            try await DebianPackage.run("dpkg", ["--purge", "scorecast"])
+            try await DebianPackage.dpkg(["--purge", "scorecast"])
         }
-        try await DebianPackage.run("dpkg", ["--install", deb.path])
+        try await DebianPackage.dpkg(["--install", deb.path])
         do {
             try await checkInstalledLayout()
             let settings = try await installedSettings()
@@ -31,24 +31,24 @@ import TestSupport
             try await reinstallKeepsTheEditedEnvironment(deb)
             try await runFromInstalledPaths()
         } catch {
-            _ = try? await DebianPackage.run("dpkg", ["--purge", "scorecast"])
+            _ = try? await DebianPackage.dpkg(["--purge", "scorecast"])
             throw error
         }
 
         // Remove keeps the configuration (a conffile), purge takes everything.
-        try await DebianPackage.run("dpkg", ["--remove", "scorecast"])
+        try await DebianPackage.dpkg(["--remove", "scorecast"])
         #expect(!FileManager.default.fileExists(atPath: DebianPackage.binary.path))
         #expect(FileManager.default.fileExists(atPath: DebianPackage.environmentFile))
-        try await DebianPackage.run("dpkg", ["--purge", "scorecast"])
+        try await DebianPackage.dpkg(["--purge", "scorecast"])
         #expect(try await DebianPackage.dpkgStatus() == nil)
-        for path in files + ["/etc/scorecast", DebianPackage.stateFolder] {
+        for path in files + ["/etc/scorecast", "/usr/lib/scorecast", "/usr/share/doc/scorecast", DebianPackage.stateFolder] {
             #expect(!FileManager.default.fileExists(atPath: path), "left after purge: \(path)")
         }
         #expect(try await ExternalTool.run("getent", ["passwd", "scorecast"]).status != 0, "the scorecast user outlived the purge")
         #expect(try await ExternalTool.run("getent", ["group", "scorecast"]).status != 0, "the scorecast group outlived the purge")
     }
 
-    /// The files and folders the package itself holds (not the folders it shares, like /usr).
+    /// The files the package holds (its folders are checked by name: others, like /usr, are shared).
     private func packagedFiles(_ deb: URL) async throws -> [String] {
         let listing = try await DebianPackage.run("dpkg-deb", ["--contents", deb.path])
         return listing.split(separator: "\n").compactMap { line -> String? in
@@ -88,7 +88,7 @@ import TestSupport
     private func reinstallKeepsTheEditedEnvironment(_ deb: URL) async throws {
         let edited = try String(contentsOfFile: DebianPackage.environmentFile, encoding: .utf8) + "SCORECAST_LOG_LEVEL=debug\n"
         try edited.write(toFile: DebianPackage.environmentFile, atomically: true, encoding: .utf8)
-        try await DebianPackage.run("dpkg", ["--install", "--force-confold", deb.path])
+        try await DebianPackage.dpkg(["--install", "--force-confold", deb.path])
         #expect(try String(contentsOfFile: DebianPackage.environmentFile, encoding: .utf8) == edited)
         #expect(try await DebianPackage.run("stat", ["-c", "%U:%G %a", DebianPackage.environmentFile]) == "root:scorecast 640\n")
         let users = try await DebianPackage.run("getent", ["passwd"]).split(separator: "\n").filter { $0.hasPrefix("scorecast:") }

@@ -63,13 +63,13 @@ extension DeliveryFaultTests {
         }
     }
 
-    @Test("roles apart (2 api, 2 worker, 1 poller): each api and worker restarted, a worker and the poller SIGKILLed, while goals flow")
+    @Test("roles apart (2 api, 2 worker, 2 poller): each api and worker restarted, a worker and the poller leader SIGKILLed, while goals flow")
     func rolesApartSurviveRestartsAndKills() async throws {
         try await FaultBed.with { bed in
             let balancer = LoadBalancer()
             var api = [try await bed.serve(roles: "api"), try await bed.serve(roles: "api")]
             var workers = [try await bed.serve(roles: "worker"), try await bed.serve(roles: "worker")]
-            var poller = try await bed.serve(roles: "poller")
+            var pollers = [try await bed.serve(roles: "poller"), try await bed.serve(roles: "poller")]
             for instance in api { balancer.add(try #require(instance.url)) }
 
             try await post(rounds: 1...2, bed: bed, balancer: balancer)
@@ -93,11 +93,20 @@ extension DeliveryFaultTests {
             try await post(rounds: 8...8, bed: bed, balancer: balancer)
             #expect(await workers[1].process.waitForExit(timeout: .seconds(10)) != nil)
             workers[1] = try await bed.serve(roles: "worker")
-            // The poller (the leader, being the only one) killed, and replaced.
-            poller.process.signal(SIGKILL)
-            try await post(rounds: 9...10, bed: bed, balancer: balancer)
-            #expect(await poller.process.waitForExit(timeout: .seconds(10)) != nil)
-            poller = try await bed.serve(roles: "poller")
+            // The poller leader killed: the standby takes the lead; a new standby is started.
+            try await bed.eventually("a poller leads") { pollers.contains { Self.leads($0.process) } }
+            let leader = try #require(pollers.firstIndex { Self.leads($0.process) })
+            let standby = 1 - leader
+            #expect(!Self.leads(pollers[standby].process), "two pollers lead at once")
+            let killed = ContinuousClock.now
+            pollers[leader].process.signal(SIGKILL)
+            async let posted: Void = post(rounds: 9...10, bed: bed, balancer: balancer)
+            try await bed.eventually("the standby poller leads") { Self.leads(pollers[standby].process) }
+            let failover = ContinuousClock.now - killed
+            try await posted
+            #expect(await pollers[leader].process.waitForExit(timeout: .seconds(10)) != nil)
+            print("FAILOVER | poller leader SIGKILLed; the standby led \(failover.formatted(.units(allowed: [.milliseconds]))) later (SCORECAST_POLLER_LEADER_CHECK_MS 2000) |")
+            pollers[leader] = try await bed.serve(roles: "poller")
 
             let rounds = 10
             try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: rounds) }
@@ -111,10 +120,15 @@ extension DeliveryFaultTests {
                 #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.inOrder, "\(verdict)")
             }
             Self.report(
-                "roles apart (2 api, 2 worker, 1 poller): api and worker restarts, a worker and the poller SIGKILLed, while goals flow",
+                "roles apart (2 api, 2 worker, 2 poller): api and worker restarts, a worker and the poller leader SIGKILLed, while goals flow",
                 verdicts, recoveredFrom: nil)
-            for instance in api + workers + [poller] { await bed.stop(instance.process) }
+            for instance in api + workers + pollers { await bed.stop(instance.process) }
         }
+    }
+
+    /// Whether `poller` has logged that it took the lead.
+    private static func leads(_ poller: ScorecastProcess) -> Bool {
+        (poller.errorOutput + poller.output).contains("became the poller leader")
     }
 
     /// Posts a goal in every game for each round, to the first instance in `balancer` that takes it
