@@ -35,9 +35,6 @@ final class OpenConnections: Sendable {
         counts.withLock { $0[endpoint, default: 0] }
     }
 
-    /// Connections open to every endpoint now.
-    var total: Int { counts.withLock { $0.values.reduce(0, +) } }
-
     func changed(_ endpoint: APNsEndpoint, by delta: Int) {
         counts.withLock { $0[endpoint, default: 0] += delta }
         onChange(endpoint, delta)

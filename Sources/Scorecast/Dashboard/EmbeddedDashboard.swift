@@ -41,7 +41,8 @@ main { padding: 20px 28px 8px; }
 .kpi { background: var(--panel); border: 1px solid var(--line); border-radius: 12px; padding: 12px 14px; min-width: 0; }
 .kpi .label { color: var(--muted); font-size: 11.5px; text-transform: uppercase; letter-spacing: .6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .kpi .value { font-size: 26px; font-weight: 700; margin-top: 4px; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.kpi .note { color: var(--muted); font-size: 12px; margin-top: 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+/* Notes carry figures of any size: they wrap rather than lose their end. */
+.kpi .note { color: var(--muted); font-size: 12px; margin-top: 2px; overflow-wrap: anywhere; }
 .kpi.accepted .value { color: var(--accepted); }
 .kpi.failed .value { color: var(--failed); }
 .kpi.retried .value, .kpi.downgraded .value { color: var(--retried); }

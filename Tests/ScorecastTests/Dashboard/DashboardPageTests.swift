@@ -170,6 +170,50 @@ struct DashboardPageTests {
         #expect(dom.contains("class=\"game selected\""))
     }
 
+    /// Figures a thousand times larger and latencies a hundred times slower than the example's
+    /// (four- and five-digit axis labels, seven-digit counts), an app at its channel limit:
+    /// every text still fits (the issue's "2,500 ms reads 500 ms").
+    @Test func largeFiguresAreNotClipped() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        func scaled(_ figures: DeliveryFigures) -> DeliveryFigures {
+            var figures = figures
+            let sends = figures.sends
+            figures.sends = SendCounts(accepted: sends.accepted * 1_000, retried: sends.retried * 1_000, failed: sends.failed * 1_000,
+                                       priority10: sends.priority10 * 1_000, priority5: sends.priority5 * 1_000)
+            figures.failures = figures.failures.map { ReasonCount(reason: $0.reason, count: $0.count * 1_000) }
+            figures.coalesced *= 1_000
+            figures.downgraded *= 1_000
+            figures.retried *= 1_000
+            figures.throttled *= 1_000
+            func slower(_ value: LatencyPercentiles) -> LatencyPercentiles {
+                LatencyPercentiles(samples: value.samples, p50Ms: value.p50Ms.map { $0 * 100 }, p95Ms: value.p95Ms.map { $0 * 100 }, p99Ms: value.p99Ms.map { $0 * 100 })
+            }
+            figures.latency = LatencyFigures(
+                ingestToSend: slower(figures.latency.ingestToSend), sendToAnswer: slower(figures.latency.sendToAnswer),
+                alertingIngestToSend: figures.latency.alertingIngestToSend.map(slower))
+            return figures
+        }
+        var stats = StatsResponse.example
+        stats.totals = scaled(stats.totals)
+        stats.series = stats.series.map { StatsBucket(start: $0.start, figures: scaled($0.figures)) }
+        var live = LiveStatsResponse.example
+        live.channelUsage[0].channels = ChannelUsage(active: 9_990, retiring: 10)
+        live.backlog = BacklogStatus(pending: 1_234_567, oldestPendingSeconds: 7_384, lastEventAt: StatsExample.end.addingTimeInterval(-5_000))
+        try writeFixture(scratch.appendingPathComponent("large"), stats: stats, live: live, game: .example)
+        let server = try await FixtureServer(root: scratch)
+        defer { server.stop() }
+
+        let dump = try await chromium(["--dump-dom", server.url("large", "dashboard") + "#game=" + GameLiveResponse.example.game.game],
+                                      profile: scratch.appendingPathComponent("profile"))
+        #expect(dump.status == 0, "chromium --dump-dom failed: \(dump.stderr.suffix(2_000))")
+        let dom = dump.stdout
+        #expect(attribute("data-status", of: "body", in: dom) == "ok")
+        #expect(dom.contains(">10,000 ms<"), "the latency axis reaches 10,000 ms")
+        #expect(dom.contains(">894,000<") && dom.contains(">10,000 / 10,000<") && dom.contains("limit reached"))
+        #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
+    }
+
     @Test func dataIsInsertedAsTextNeverAsMarkup() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -181,11 +225,15 @@ struct DashboardPageTests {
         live.budgets[0].channel = "\"><svg onload=\"document.documentElement.setAttribute('data-pwned','3')\">"
         var stats = StatsResponse.example
         stats.totals.failures[0].reason = payload
-        try writeFixture(scratch.appendingPathComponent("hostile"), stats: stats, live: live)
+        var game = GameLiveResponse.example
+        game.pendingAlerts[0].text = payload
+        game.channels[0].app = "<script>document.documentElement.setAttribute('data-pwned','4')</script>"
+        try writeFixture(scratch.appendingPathComponent("hostile"), stats: stats, live: live, game: game)
         let server = try await FixtureServer(root: scratch)
         defer { server.stop() }
 
-        let dump = try await chromium(["--dump-dom", server.url("hostile", "dashboard")], profile: scratch.appendingPathComponent("profile"))
+        let dump = try await chromium(["--dump-dom", server.url("hostile", "dashboard") + "#game=" + game.game.game],
+                                      profile: scratch.appendingPathComponent("profile"))
         #expect(dump.status == 0, "chromium --dump-dom failed: \(dump.stderr.suffix(2_000))")
         let dom = dump.stdout
         #expect(attribute("data-status", of: "body", in: dom) == "ok")
