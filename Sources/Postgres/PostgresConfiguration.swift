@@ -35,6 +35,13 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     /// (PgBouncer before 1.21 in transaction mode).
     public var statementCacheCapacity: Int
 
+    /// Whether the session settings (statement timeout, search path, the pinned date and number
+    /// formats) travel in the startup packet's `options`. Turn it off behind a pooler in
+    /// transaction mode: PgBouncer refuses `options` (or, told to ignore it, drops it), and a
+    /// shared server session would not keep them anyway; the role's defaults
+    /// (`ALTER ROLE … SET`) apply instead. Options of the caller's own are still sent.
+    public var sendsSessionSettings = true
+
     /// The default `statementCacheCapacity`.
     public static let defaultStatementCacheCapacity = 256
 
@@ -132,6 +139,7 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         if let applicationName { settings.append("application_name=\(applicationName)") }
         if let searchPath { settings.append("search_path=\(searchPath.joined(separator: ","))") }
         settings.append("statement_cache_capacity=\(statementCacheCapacity)")
+        if !sendsSessionSettings { settings.append("session_settings=off") }
         for key in parameters.keys.sorted() where !key.contains("password") {
             settings.append("\(key)=\(parameters[key] ?? "")")
         }
@@ -195,12 +203,15 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         let seconds = connectTimeout.components.seconds + (connectTimeout.components.attoseconds > 0 ? 1 : 0)
         pairs.append(("connect_timeout", String(max(1, seconds))))
         pairs.append(("client_encoding", "UTF8"))
-        pairs.append(("options", sessionOptions))
+        let options = sessionOptions
+        if !options.isEmpty { pairs.append(("options", options)) }
         return pairs
     }
 
-    /// The `options` startup value: the caller's own options, then ours.
+    /// The `options` startup value: the caller's own options, then ours (unless
+    /// `sendsSessionSettings` is off).
     var sessionOptions: String {
+        guard sendsSessionSettings else { return parameters["options"] ?? "" }
         var settings = ["DateStyle=ISO,MDY", "TimeZone=UTC", "IntervalStyle=postgres", "extra_float_digits=1"]
         if let statementTimeout { settings.append("statement_timeout=\(Self.milliseconds(statementTimeout))") }
         if let searchPath, !searchPath.isEmpty {

@@ -27,8 +27,11 @@ struct FaultBed {
         "SCORECAST_HTTP_PORT": "0", "SCORECAST_POLLER_RESCUE_SECONDS": "1",
     ]
 
-    static func with(_ body: (FaultBed) async throws -> Void) async throws {
-        try await RegistryE2E.with { e2e in
+    /// Runs `body` on a fresh world; `database` and `extra` as `RegistryE2E.with` takes them.
+    static func with(
+        database: PostgresConfiguration? = nil, extra: [String: String] = [:], _ body: (FaultBed) async throws -> Void
+    ) async throws {
+        try await RegistryE2E.with(extra, database: database) { e2e in
             try await e2e.addApp("com.example.live")
             var channels: [String: String] = [:]
             for game in games {

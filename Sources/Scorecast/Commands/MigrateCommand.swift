@@ -18,7 +18,7 @@ enum MigrateCommand {
             let migrator = Migrator(files: files, logger: logger)
             try await context.withDatabase(configuration, logger: logger) { database in
                 if arguments.flag("status") {
-                    let plan = try await migrator.plan(database.pool)
+                    let plan = try await migrator.plan(database.sessionPool)
                     if arguments.flag("json") {
                         try context.terminal.json(["applied": plan.applied.map(\.name), "pending": plan.pending.map(\.name)])
                     } else {
@@ -28,7 +28,7 @@ enum MigrateCommand {
                         context.terminal.print(table.render())
                     }
                 } else {
-                    let applied = try await migrator.migrate(database.pool)
+                    let applied = try await migrator.migrate(database.sessionPool)
                     context.terminal.line(applied.isEmpty ? "schema is up to date" : "applied: \(applied.joined(separator: ", "))")
                 }
             }

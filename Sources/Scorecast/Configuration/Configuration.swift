@@ -114,6 +114,22 @@ public struct Configuration: Sendable {
     public var opsPublic: Bool
     /// The device side: app API limits, kick-off, device expiry.
     public var devices: DeviceSettings
+
+    /// What the main URL goes through (`SCORECAST_DATABASE_POOLER`).
+    public var databasePooler: DatabasePooler = .none
+    /// Where LISTEN, the poller's leader lock and migrations connect
+    /// (`SCORECAST_DATABASE_DIRECT_URL`); `nil`: the main database.
+    public var databaseDirectURL: String? = nil
+}
+
+/// What stands between scorecast and Postgres on the main database URL.
+public enum DatabasePooler: String, Sendable, Equatable {
+    /// Postgres itself, or a pooler in session mode: every connection is a session of its own.
+    case none
+    /// A pooler in transaction mode (PgBouncer `pool_mode = transaction`): a server session is
+    /// shared between transactions, so nothing may outlive one — no prepared statements, no
+    /// settings sent at connect (they come from the role), no LISTEN or session locks.
+    case transaction
 }
 
 extension Configuration {
@@ -134,6 +150,17 @@ extension Configuration {
             database = .external(url: url)
         } else {
             database = .embedded
+        }
+        let databaseDirectURL = env.secret(
+            .databaseDirectURL,
+            validate: { $0.hasPrefix("postgres://") || $0.hasPrefix("postgresql://") || $0.contains("=") },
+            expectation: "a postgres:// URL or a libpq conninfo string such as \"host=… dbname=…\"")
+        let databasePooler = env.choice(.databasePooler, ["none": DatabasePooler.none, "transaction": .transaction]) ?? .none
+        if database == .embedded && (databaseDirectURL != nil || databasePooler != .none) {
+            env.problem("SCORECAST_DATABASE_DIRECT_URL and SCORECAST_DATABASE_POOLER need SCORECAST_DATABASE_URL (the embedded cluster is reached directly)")
+        }
+        if database != .embedded && databasePooler == .transaction && databaseDirectURL == nil {
+            env.problem("SCORECAST_DATABASE_POOLER=transaction needs SCORECAST_DATABASE_DIRECT_URL: LISTEN, the poller's leader lock and migrations cannot go through a transaction pooler")
         }
         let stateText = env.string(.stateDirectory)
         let stateDirectory = stateText.hasPrefix("/")
@@ -236,7 +263,9 @@ extension Configuration {
                 .opsToken, validate: { $0.count >= 16 && !$0.contains(where: \.isWhitespace) },
                 expectation: "at least 16 characters without spaces (e.g. `openssl rand -hex 32`)"),
             opsPublic: env.boolean(.opsPublic),
-            devices: DeviceSettings.load(&env))
+            devices: DeviceSettings.load(&env),
+            databasePooler: databasePooler,
+            databaseDirectURL: databaseDirectURL)
 
         if configuration.retryBase > configuration.retryMax {
             env.problem("SCORECAST_RETRY_BASE_MS (\(configuration.retryBase)) must not exceed SCORECAST_RETRY_MAX_MS (\(configuration.retryMax))")

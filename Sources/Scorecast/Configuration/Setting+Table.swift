@@ -9,6 +9,8 @@ extension Setting {
     public static let databasePoolSize = Setting("SCORECAST_DATABASE_POOL_SIZE", .integer(default: 10, range: 1...200), "Database connections per process.")
     public static let databaseConnectTimeout = Setting("SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS", .integer(default: 5, range: 1...300), "Connect timeout.")
     public static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout.")
+    public static let databasePooler = Setting("SCORECAST_DATABASE_POOLER", .choice(default: "none", options: ["none", "transaction"]), "What the main URL goes through. `transaction`: a pooler in transaction mode (PgBouncer `pool_mode = transaction`): statements run unprepared and no session settings are sent at connect (set them on the role, see Behind a connection pooler).")
+    public static let databaseDirectURL = Setting("SCORECAST_DATABASE_DIRECT_URL", .secret, "Postgres URL or conninfo for the work that needs a session of its own (LISTEN, the poller's leader lock, migrations), e.g. past the pooler. Unset: SCORECAST_DATABASE_URL.")
 
     // HTTP API.
     public static let httpHost = Setting("SCORECAST_HTTP_HOST", .text(default: "127.0.0.1"), "Address the HTTP API listens on.")
@@ -89,6 +91,7 @@ extension Setting {
     /// Every setting, in the order `scorecast config` and the README list them.
     public static let all: [Setting] = [
         databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
+        databasePooler, databaseDirectURL,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
         httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMaxHeaderBytes,
         opsToken, opsPublic,

@@ -22,12 +22,14 @@ public final class WorkerPool: Service {
     /// The settings the pool runs with.
     public let settings: WorkerSettings
 
-    private let pool: PostgresPool
+    private let notifications: PostgresPool
     private let context: WorkerContext
 
     /// Creates a pool; nothing runs until ``run(until:)``.
     /// - Parameters:
     ///   - pool: the database.
+    ///   - notifications: where to `LISTEN` (a session of its own, so past a transaction
+    ///     pooler); by default `pool`.
     ///   - apns: the APNs clients broadcasts go through (an `APNsClient`, or one client per
     ///     signing key), shared with the rest of the process.
     ///   - credentials: where apps' keys are loaded and cached; share one per process.
@@ -35,6 +37,7 @@ public final class WorkerPool: Service {
     ///   - ownerPrefix: this process's lease owner prefix; by default `host:pid:random`.
     public init(
         pool: PostgresPool,
+        notifications: PostgresPool? = nil,
         apns: some BroadcastClients,
         credentials: CredentialStore = CredentialStore(),
         settings: WorkerSettings,
@@ -43,7 +46,7 @@ public final class WorkerPool: Service {
         ownerPrefix: String? = nil
     ) {
         let logger = logger.named("workers")
-        self.pool = pool
+        self.notifications = notifications ?? pool
         self.settings = settings
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
@@ -67,7 +70,7 @@ public final class WorkerPool: Service {
             "workers": String(settings.workers), "batch": String(settings.claimBatchSize),
             "lease": "\(settings.leaseDuration)", "owner": context.ownerPrefix])
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.listen(context: context, pool: self.pool) }
+            group.addTask { await Self.listen(context: context, pool: self.notifications) }
             group.addTask {
                 await withTaskGroup(of: Void.self) { workers in
                     for index in 0..<context.settings.workers {

@@ -25,14 +25,15 @@ extension Poller {
         ]
     }
 
-    /// The `poller` role as `serve` runs it: the standard duties, leadership on `pool`'s
-    /// database and schema, the system clock.
+    /// The `poller` role as `serve` runs it: the standard duties, leadership (a session lock) on
+    /// `sessionPool`'s database and schema (by default `pool`'s), the system clock.
     public static func standard(
-        configuration: Configuration, pool: PostgresPool, registry: ChannelRegistry, metrics: ScorecastMetrics?, logger: Logger
+        configuration: Configuration, pool: PostgresPool, sessionPool: PostgresPool? = nil, registry: ChannelRegistry,
+        metrics: ScorecastMetrics?, logger: Logger
     ) -> Poller {
         Poller(
             duties: standardDuties(configuration: configuration, pool: pool, registry: registry, metrics: metrics),
-            lock: LeaderLock(configuration: pool.configuration, logger: logger.named("poller")),
+            lock: LeaderLock(configuration: (sessionPool ?? pool).configuration, logger: logger.named("poller")),
             leaderCheckInterval: configuration.poller.leaderCheckInterval, logger: logger)
     }
 }

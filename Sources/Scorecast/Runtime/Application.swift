@@ -63,7 +63,7 @@ public struct Application: Sendable {
             }
             services.append(ReleaseOnShutdown("database") { await database.shutdown() })
             if configuration.autoMigrate && !stopRequested.isTriggered {
-                try await migrator.migrate(database.pool)
+                try await migrator.migrate(database.sessionPool)
             }
             var router = Router()
             let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
@@ -112,7 +112,7 @@ public struct Application: Sendable {
             let credentials = CredentialStore()
             if configuration.roles.contains(.worker) {
                 services.append(WorkerPool(
-                    pool: database.pool, apns: apns.clients, credentials: credentials,
+                    pool: database.pool, notifications: database.sessionPool, apns: apns.clients, credentials: credentials,
                     settings: WorkerSettings(configuration: configuration), logger: logger, metrics: metrics))
                 services.append(DeviceFanOut(
                     pool: database.pool, apns: apns.clients, credentials: credentials, configuration: configuration,
@@ -122,7 +122,9 @@ public struct Application: Sendable {
                 let registry = ChannelRegistry(
                     pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit,
                     staleness: IngestSettings(configuration: configuration).staleness, logger: logger)
-                services.append(Poller.standard(configuration: configuration, pool: database.pool, registry: registry, metrics: metrics, logger: logger))
+                services.append(Poller.standard(
+                    configuration: configuration, pool: database.pool, sessionPool: database.sessionPool, registry: registry,
+                    metrics: metrics, logger: logger))
             }
             services += try addOns(Running(
                 configuration: configuration, pool: database.pool, apns: apns, httpBaseURL: httpBaseURL,

@@ -4,16 +4,23 @@ import Postgres
 
 /// The database a process uses: a pool on the configured URL, or on the embedded cluster it
 /// started (and stops again on `shutdown`).
+///
+/// Behind a pooler in transaction mode (`SCORECAST_DATABASE_POOLER=transaction`) a second,
+/// small pool on `SCORECAST_DATABASE_DIRECT_URL` serves what needs a session of its own.
 public final class DatabaseRuntime: Sendable {
     /// The connection pool.
     public let pool: PostgresPool
+    /// For work that needs a session of its own: LISTEN, the poller's leader lock, migrations
+    /// (session advisory locks, `set_config(…, false)`). The main pool unless a direct URL is set.
+    public let sessionPool: PostgresPool
     /// The embedded cluster this process started, if any.
     public let embedded: EmbeddedPostgres?
     /// How the pool connects (no password in its description).
     public let configuration: PostgresConfiguration
 
-    private init(pool: PostgresPool, embedded: EmbeddedPostgres?, configuration: PostgresConfiguration) {
+    private init(pool: PostgresPool, sessionPool: PostgresPool, embedded: EmbeddedPostgres?, configuration: PostgresConfiguration) {
         self.pool = pool
+        self.sessionPool = sessionPool
         self.embedded = embedded
         self.configuration = configuration
     }
@@ -35,10 +42,28 @@ public final class DatabaseRuntime: Sendable {
         postgres.connectTimeout = configuration.databaseConnectTimeout
         postgres.statementTimeout = configuration.databaseStatementTimeout
         postgres.applicationName = applicationName
+        var session = postgres
+        if let directURL = configuration.databaseDirectURL {
+            session = try PostgresConfiguration(connectionString: directURL)
+            session.connectTimeout = postgres.connectTimeout
+            session.statementTimeout = postgres.statementTimeout
+            session.applicationName = applicationName
+        }
+        if configuration.databasePooler == .transaction {
+            postgres.statementCacheCapacity = 0
+            postgres.sendsSessionSettings = false
+        }
         let pool = PostgresPool(configuration: postgres, maxConnections: configuration.databasePoolSize, logger: logger)
-        let runtime = DatabaseRuntime(pool: pool, embedded: embedded, configuration: postgres)
+        // Migrations lease one connection; the listener and the leader lock open their own.
+        let sessionPool = configuration.databaseDirectURL == nil
+            ? pool : PostgresPool(configuration: session, maxConnections: 2, logger: logger)
+        let runtime = DatabaseRuntime(pool: pool, sessionPool: sessionPool, embedded: embedded, configuration: postgres)
         do {
             _ = try await pool.query("SELECT 1")
+            if sessionPool !== pool { _ = try await sessionPool.query("SELECT 1") }
+        } catch let error as PostgresError {
+            await runtime.shutdown()
+            throw Self.explained(error)
         } catch {
             await runtime.shutdown()
             throw error
@@ -46,8 +71,19 @@ public final class DatabaseRuntime: Sendable {
         return runtime
     }
 
-    /// Closes the pool and stops the embedded cluster if this process started it.
+    /// PgBouncer refuses the startup `options` scorecast sends unless told it is a
+    /// transaction pooler: say which setting fixes it.
+    static func explained(_ error: PostgresError) -> PostgresError {
+        guard error.message.contains("unsupported startup parameter") else { return error }
+        var explained = error
+        explained.message += " (behind PgBouncer in transaction mode set SCORECAST_DATABASE_POOLER=transaction, "
+            + "and SCORECAST_DATABASE_DIRECT_URL to Postgres itself)"
+        return explained
+    }
+
+    /// Closes the pools and stops the embedded cluster if this process started it.
     public func shutdown() async {
+        if sessionPool !== pool { await sessionPool.close() }
         await pool.close()
         embedded?.stop()
     }

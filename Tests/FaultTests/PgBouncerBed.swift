@@ -1,0 +1,124 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Postgres cluster of the test's own with Debian's `pgbouncer` (1.18) in front of it in
+/// transaction mode, listening on 127.0.0.1. The shared test database is never touched: the
+/// cluster's role gets the settings scorecast no longer sends through the pooler, as the
+/// README's "Behind a connection pooler" says.
+struct PgBouncerBed {
+    /// The cluster itself (its Unix socket): the direct URL.
+    let direct: PostgresConfiguration
+    /// The same database through PgBouncer.
+    let pooled: PostgresConfiguration
+
+    /// The statement timeout set on the role, as `current_setting` shows it.
+    static let roleStatementTimeout = "30s"
+
+    static func with(_ body: (PgBouncerBed) async throws -> Void) async throws {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pgbouncer-bed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let cluster = EmbeddedPostgres(stateDirectory: root.appendingPathComponent("pg"), durable: false, logger: TestDatabase.logger)
+        let direct = try await cluster.start()
+        defer { cluster.stop() }
+        let user = try #require(direct.user)
+        let admin = try await PostgresConnection.connect(configuration: direct, logger: TestDatabase.logger)
+        do {
+            // What the startup packet carried before: the role carries it now (both pinned
+            // formats are the server's defaults already; the timeout is not).
+            try await admin.executeScript(unsafeSQL: """
+                ALTER ROLE CURRENT_USER SET statement_timeout = '\(roleStatementTimeout)';
+                ALTER ROLE CURRENT_USER SET DateStyle = 'ISO, MDY';
+                ALTER ROLE CURRENT_USER SET TimeZone = 'UTC';
+                """)
+        } catch {
+            await admin.close()
+            throw error
+        }
+        await admin.close()
+
+        let port = try freePort()
+        let configuration = root.appendingPathComponent("pgbouncer.ini")
+        let users = root.appendingPathComponent("userlist.txt")
+        try "\"\(user)\" \"\"\n".write(to: users, atomically: true, encoding: .utf8)
+        try """
+            [databases]
+            \(try #require(direct.database)) = host=\(try #require(direct.host)) port=\(try #require(direct.port)) user=\(user)
+
+            [pgbouncer]
+            listen_addr = 127.0.0.1
+            listen_port = \(port)
+            unix_socket_dir =
+            auth_type = trust
+            auth_file = \(users.path)
+            pool_mode = transaction
+            default_pool_size = 8
+            max_client_conn = 200
+
+            """.write(to: configuration, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/pgbouncer")
+        // It refuses to run as root; the cluster's socket belongs to `postgres` anyway.
+        process.arguments = (getuid() == 0 ? ["-u", "postgres"] : []) + [configuration.path]
+        let log = root.appendingPathComponent("pgbouncer.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: log)
+        defer { try? logHandle.close() }
+        process.standardOutput = logHandle
+        process.standardError = logHandle
+        try process.run()
+        defer { ExternalTool.kill(process) }
+
+        var pooled = direct
+        pooled.host = "127.0.0.1"
+        pooled.port = port
+        pooled.statementCacheCapacity = 0
+        pooled.sendsSessionSettings = false
+        try await waitUntilAccepting(pooled, process: process, log: log)
+        try await body(PgBouncerBed(direct: direct, pooled: pooled))
+    }
+
+    /// Connects through PgBouncer until it answers (it starts in a few milliseconds).
+    private static func waitUntilAccepting(_ pooled: PostgresConfiguration, process: Process, log: URL) async throws {
+        var lastError: (any Error)?
+        for _ in 0..<100 {
+            guard process.isRunning else { break }
+            do {
+                let connection = try await PostgresConnection.connect(configuration: pooled, logger: TestDatabase.logger)
+                await connection.close()
+                return
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        throw TestSupportError("pgbouncer did not accept connections (\(lastError.map { "\($0)" } ?? "it exited")): \(output)")
+    }
+
+    /// A free TCP port on 127.0.0.1 (bound and released at once).
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestSupportError("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else { throw TestSupportError("cannot bind a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
