@@ -10,7 +10,7 @@ extension Setting {
     public static let databaseConnectTimeout = Setting("SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS", .integer(default: 5, range: 1...300), "Connect timeout.")
     public static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout.")
     public static let databasePooler = Setting("SCORECAST_DATABASE_POOLER", .choice(default: "none", options: ["none", "transaction"]), "What the main URL goes through. `transaction`: a pooler in transaction mode (PgBouncer `pool_mode = transaction`): statements run unprepared and no session settings are sent at connect (set them on the role, see Behind a connection pooler).")
-    public static let databaseDirectURL = Setting("SCORECAST_DATABASE_DIRECT_URL", .secret, "Postgres URL or conninfo for the work that needs a session of its own (LISTEN, the poller's leader lock, migrations), e.g. past the pooler. Unset: SCORECAST_DATABASE_URL.")
+    public static let databaseDirectURL = Setting("SCORECAST_DATABASE_DIRECT_URL", .secret, "Postgres URL or conninfo for the work that needs a session of its own (LISTEN, the poller's leader lock, migrations), past the pooler. Unset: SCORECAST_DATABASE_URL; required with SCORECAST_DATABASE_POOLER=transaction.")
 
     // HTTP API.
     public static let httpHost = Setting("SCORECAST_HTTP_HOST", .text(default: "127.0.0.1"), "Address the HTTP API listens on.")
