@@ -20,7 +20,8 @@ struct PgBouncerBed {
     /// The statement timeout set on the role, as `current_setting` shows it.
     static let roleStatementTimeout = "30s"
 
-    static func with(_ body: (PgBouncerBed) async throws -> Void) async throws {
+    /// Runs `body` with the cluster and PgBouncer running; the role's `DateStyle` is `dateStyle`.
+    static func with(dateStyle: String = "ISO, MDY", _ body: (PgBouncerBed) async throws -> Void) async throws {
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pgbouncer-bed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
@@ -30,12 +31,11 @@ struct PgBouncerBed {
         let user = try #require(direct.user)
         let admin = try await PostgresConnection.connect(configuration: direct, logger: TestDatabase.logger)
         do {
-            // What the startup packet carried before: the role carries it now (both pinned
-            // formats are the server's defaults already; the timeout is not).
+            // What the startup packet carried before, the role carries now (ISO dates are the
+            // server's default already; the timeout is not).
             try await admin.executeScript(unsafeSQL: """
                 ALTER ROLE CURRENT_USER SET statement_timeout = '\(roleStatementTimeout)';
-                ALTER ROLE CURRENT_USER SET DateStyle = 'ISO, MDY';
-                ALTER ROLE CURRENT_USER SET TimeZone = 'UTC';
+                ALTER ROLE CURRENT_USER SET DateStyle = '\(dateStyle)';
                 """)
         } catch {
             await admin.close()

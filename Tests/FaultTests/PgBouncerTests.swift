@@ -63,4 +63,13 @@ struct PgBouncerTests {
             #expect(run.stderr.contains("SCORECAST_DATABASE_POOLER=transaction"), "\(run.stderr)")
         }
     }
+
+    @Test("a role whose DateStyle the decoders cannot read is refused at start, naming the fix")
+    func aRoleWithoutISODatesIsRefused() async throws {
+        try await PgBouncerBed.with(dateStyle: "German, DMY") { bed in
+            let run = try await CompletedRun.run(["games", "list"], environment: Self.environment(bed), timeout: .seconds(20))
+            #expect(run.code == 5, "\(run.stderr)")
+            #expect(run.stderr.contains("DateStyle is 'German, DMY' (ALTER ROLE … SET DateStyle = 'ISO, MDY')"), "\(run.stderr)")
+        }
+    }
 }

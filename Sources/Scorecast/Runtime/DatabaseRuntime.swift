@@ -61,6 +61,7 @@ public final class DatabaseRuntime: Sendable {
         do {
             _ = try await pool.query("SELECT 1")
             if sessionPool !== pool { _ = try await sessionPool.query("SELECT 1") }
+            if configuration.databasePooler == .transaction { try await PoolerSessionCheck.verify(pool) }
         } catch let error as PostgresError {
             await runtime.shutdown()
             throw Self.explained(error)

@@ -1,0 +1,18 @@
+import Testing
+@testable import Scorecast
+
+/// The check of a pooled session's settings (the formats the decoders read).
+@Suite struct PoolerSessionCheckTests {
+    @Test func postgresDefaultsPass() {
+        #expect(PoolerSessionCheck.problem(dateStyle: "ISO, MDY", intervalStyle: "postgres", extraFloatDigits: "1") == nil)
+        #expect(PoolerSessionCheck.problem(dateStyle: "ISO, DMY", intervalStyle: "postgres", extraFloatDigits: "3") == nil)
+    }
+
+    @Test func eachWrongSettingIsNamedWithItsFix() throws {
+        let problem = try #require(PoolerSessionCheck.problem(dateStyle: "German, DMY", intervalStyle: "iso_8601", extraFloatDigits: "0"))
+        #expect(problem.contains("SCORECAST_DATABASE_POOLER=transaction"))
+        #expect(problem.contains("DateStyle is 'German, DMY' (ALTER ROLE … SET DateStyle = 'ISO, MDY')"))
+        #expect(problem.contains("IntervalStyle is 'iso_8601'"))
+        #expect(problem.contains("extra_float_digits is 0"))
+    }
+}
