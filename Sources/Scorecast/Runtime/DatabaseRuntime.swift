@@ -61,7 +61,7 @@ public final class DatabaseRuntime: Sendable {
         do {
             _ = try await pool.query("SELECT 1")
             if sessionPool !== pool { _ = try await sessionPool.query("SELECT 1") }
-            if configuration.databasePooler == .transaction { try await PoolerSessionCheck.verify(pool) }
+            if configuration.databasePooler == .transaction { try await PoolerSessionCheck.verify(pool, statementTimeout: configuration.databaseStatementTimeout, logger: logger) }
         } catch let error as PostgresError {
             await runtime.shutdown()
             throw Self.explained(error)

@@ -15,4 +15,10 @@ import Testing
         #expect(problem.contains("IntervalStyle is 'iso_8601'"))
         #expect(problem.contains("extra_float_digits is 0"))
     }
+
+    @Test func aRoleTimeoutOtherThanTheSettingIsWorthAWarning() throws {
+        #expect(PoolerSessionCheck.timeoutWarning(roleMilliseconds: 30_000, configured: .milliseconds(30_000)) == nil)
+        let warning = try #require(PoolerSessionCheck.timeoutWarning(roleMilliseconds: 0, configured: .seconds(30)))
+        #expect(warning.contains("(0 ms, 0 = never)") && warning.contains("SET statement_timeout = 30000"), "\(warning)")
+    }
 }
