@@ -214,6 +214,37 @@ struct DashboardPageTests {
         #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
     }
 
+    /// Quarter ticks of a 25 top are 6.25, 12.5 and 18.75 (the issue: "throughput ticks round
+    /// 2.5 to 3"), and a four-digit latency has its thousands separator.
+    @Test func axisTicksAndLatenciesAreShownExactly() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var stats = StatsResponse.example
+        stats.series = stats.series.enumerated().map { index, bucket in
+            var figures = bucket.figures
+            figures.sends = SendCounts(accepted: index == 14 ? 22 : 1, retried: 0, failed: 0, priority10: 1, priority5: index == 14 ? 21 : 0)
+            figures.latency = LatencyFigures(
+                ingestToSend: LatencyPercentiles(samples: 1, p50Ms: 5, p95Ms: 10, p99Ms: 22),
+                sendToAnswer: LatencyPercentiles(samples: 1, p50Ms: 1, p95Ms: 2, p99Ms: 3))
+            return StatsBucket(start: bucket.start, figures: figures)
+        }
+        stats.totals.latency.ingestToSend.p99Ms = 6_386.4
+        try writeFixture(scratch.appendingPathComponent("ticks"), stats: stats, live: .example)
+        let server = try await FixtureServer(root: scratch)
+        defer { server.stop() }
+
+        let dump = try await chromium(["--dump-dom", server.url("ticks", "dashboard")], profile: scratch.appendingPathComponent("profile"))
+        #expect(dump.status == 0, "chromium --dump-dom failed: \(dump.stderr.suffix(2_000))")
+        let dom = dump.stdout
+        #expect(attribute("data-status", of: "body", in: dom) == "ok")
+        for tick in [">6.25<", ">12.5<", ">18.75<", ">25<", ">6.25 ms<", ">18.75 ms<"] {
+            #expect(dom.contains(tick), "tick \(tick) is missing")
+        }
+        #expect(!dom.contains(">6.3<") && !dom.contains(">18.8<"))
+        #expect(dom.contains(">6,386 ms<"))
+        #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
+    }
+
     @Test func dataIsInsertedAsTextNeverAsMarkup() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }

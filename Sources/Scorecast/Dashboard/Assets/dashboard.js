@@ -45,17 +45,16 @@
   const maybe = (value) => { if (value === null || value === undefined) return null; const n = Number(value); return Number.isFinite(n) ? n : null; };
   const list = (value) => (Array.isArray(value) ? value : []);
   const integer = new Intl.NumberFormat("en-US");
+  // Axis ticks are quarters of 1, 2, 2.5 or 5 × 10^n: shown exactly ("6.25", "18.75", "2,500"),
+  // never rounded to a neighbour.
+  const exact = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
   const fmtCount = (value) => integer.format(count(value));
   function fmtMs(value) {
     const n = maybe(value);
     if (n === null) return "—";
-    return (n < 10 ? n.toFixed(1) : Math.round(n).toString()) + " ms";
+    return (n < 10 ? n.toFixed(1) : integer.format(Math.round(n))) + " ms";
   }
-  // Axis labels of latency: "7.5 ms", "250 ms", "2,500 ms" (never rounded to a neighbour).
-  function fmtAxisMs(value) {
-    if (value > 0 && value < 10) return value.toFixed(Number.isInteger(value) ? 0 : 1) + " ms";
-    return integer.format(Math.round(value)) + " ms";
-  }
+  const fmtAxisMs = (value) => exact.format(value) + " ms";
   function pad(n) { return String(n).padStart(2, "0"); }
   function fmtTime(value, seconds) {
     const date = new Date(text(value));
@@ -231,7 +230,7 @@
       { name: "retried", label: "retried", color: COLORS.retried, values: pick("retried") },
       { name: "failed", label: "failed", color: COLORS.failed, values: pick("failed") },
     ];
-    drawChart(byId("throughput-chart"), times, entries, { bars: true, height: 240, format: (v) => (Number.isInteger(v) ? integer.format(v) : v.toFixed(1)) });
+    drawChart(byId("throughput-chart"), times, entries, { bars: true, height: 240, format: (v) => exact.format(v) });
     const sends = (stats.totals || {}).sends || {};
     legend(byId("throughput-legend"), entries.map((entry) => ({ color: entry.color, label: entry.label, value: fmtCount(sends[entry.name]) })));
   }
