@@ -741,8 +741,12 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
 
   // The window picker: 15m by default, remembered in the URL's fragment.
   const picker = byId("window");
-  const chosen = hashParams().get("window");
-  if (["15m", "1h", "6h", "24h"].includes(chosen)) picker.value = chosen;
+  // The URL decides (so Back and a shared link show the same window).
+  const syncPicker = () => {
+    const chosen = hashParams().get("window");
+    picker.value = ["15m", "1h", "6h", "24h"].includes(chosen) ? chosen : "15m";
+  };
+  syncPicker();
   picker.addEventListener("change", () => setHash("window", picker.value === "15m" ? "" : picker.value));
   byId("gv-close").addEventListener("click", () => setHash("game", ""));
   const statsPath = () => picker.value === "15m" ? CONFIG.statsPath : CONFIG.statsPath.replace("window=15m", "window=" + picker.value);
@@ -787,7 +791,7 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
     }
   }
   // A game opened or closed, or another window picked: show it now, not at the next tick.
-  window.addEventListener("hashchange", () => { renderGameView(null, null); refresh(); });
+  window.addEventListener("hashchange", () => { syncPicker(); renderGameView(null, null); refresh(); });
   refresh();
 })();
 

@@ -130,7 +130,8 @@ struct DashboardPageTests {
         try writeFixture(scratch.appendingPathComponent("game"), stats: .example, live: .example, game: game)
         let server = try await FixtureServer(root: scratch)
         defer { server.stop() }
-        let url = server.url("game", "dashboard") + "#game=" + game.game.game
+        // The URL keeps both the window and the open game.
+        let url = server.url("game", "dashboard") + "#window=1h&game=" + game.game.game
 
         let artifacts = ScorecastProcess.packageRoot.appendingPathComponent(".build/artifacts")
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
@@ -146,6 +147,8 @@ struct DashboardPageTests {
         #expect(attribute("data-status", of: "body", in: dom) == "ok")
         #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
         #expect(server.requests("game").contains("/game/v1/games/\(game.game.game)/live"))
+        #expect(server.requests("game").contains("/game/v1/stats?window=1h"))
+        #expect(!server.requests("game").contains("/game/v1/stats?window=15m"))
 
         // The view is open, titled with the score, and holds the snapshot's rows.
         #expect(attribute("hidden", of: "section id=\"game-view\"", in: dom) == nil)

@@ -526,8 +526,12 @@
 
   // The window picker: 15m by default, remembered in the URL's fragment.
   const picker = byId("window");
-  const chosen = hashParams().get("window");
-  if (["15m", "1h", "6h", "24h"].includes(chosen)) picker.value = chosen;
+  // The URL decides (so Back and a shared link show the same window).
+  const syncPicker = () => {
+    const chosen = hashParams().get("window");
+    picker.value = ["15m", "1h", "6h", "24h"].includes(chosen) ? chosen : "15m";
+  };
+  syncPicker();
   picker.addEventListener("change", () => setHash("window", picker.value === "15m" ? "" : picker.value));
   byId("gv-close").addEventListener("click", () => setHash("game", ""));
   const statsPath = () => picker.value === "15m" ? CONFIG.statsPath : CONFIG.statsPath.replace("window=15m", "window=" + picker.value);
@@ -572,6 +576,6 @@
     }
   }
   // A game opened or closed, or another window picked: show it now, not at the next tick.
-  window.addEventListener("hashchange", () => { renderGameView(null, null); refresh(); });
+  window.addEventListener("hashchange", () => { syncPicker(); renderGameView(null, null); refresh(); });
   refresh();
 })();
