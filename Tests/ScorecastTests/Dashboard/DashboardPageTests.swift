@@ -202,6 +202,7 @@ struct DashboardPageTests {
         stats.series = stats.series.map { StatsBucket(start: $0.start, figures: scaled($0.figures)) }
         var live = LiveStatsResponse.example
         live.channelUsage[0].channels = ChannelUsage(active: 9_990, retiring: 10)
+        live.channelUsage += (1...10).map { AppChannelUsage(app: "com.example.app\($0)", environment: "production", channels: ChannelUsage(active: 10 - $0, retiring: 0)) }
         live.backlog = BacklogStatus(pending: 1_234_567, oldestPendingSeconds: 7_384, lastEventAt: StatsExample.end.addingTimeInterval(-5_000))
         try writeFixture(scratch.appendingPathComponent("large"), stats: stats, live: live, game: .example)
         let server = try await FixtureServer(root: scratch)
@@ -214,6 +215,9 @@ struct DashboardPageTests {
         #expect(attribute("data-status", of: "body", in: dom) == "ok")
         #expect(dom.contains(">10,000 ms<"), "the latency axis reaches 10,000 ms")
         #expect(dom.contains(">894,000<") && dom.contains(">10,000 / 10,000<") && dom.contains("limit reached"))
+        // Twelve apps: the eight most used, and a line for the rest.
+        #expect(dom.contains(">and 4 more apps with fewer channels<"))
+        #expect(!dom.contains(">com.example.app7<"))
         #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
     }
 

@@ -373,7 +373,9 @@
       target.replaceChildren(h("div", "empty-note", "No apps registered"));
       return;
     }
-    target.replaceChildren(...apps.map((entry) => {
+    // The 8 most used (the snapshot lists them most used first); the rest in one line.
+    const more = apps.length > 8 ? [h("div", "empty-note", "and " + (apps.length - 8) + " more app" + (apps.length === 9 ? "" : "s") + " with fewer channels")] : [];
+    target.replaceChildren(...apps.slice(0, 8).map((entry) => {
       const usage = entry.channels || {};
       const used = count(usage.used);
       const limit = count(usage.limit);
@@ -384,7 +386,7 @@
       else if (usage.nearLimit === true) tags.push(h("span", "tag warn", fmtCount(usage.remaining) + " left"));
       if (count(usage.retiring) > 0) tags.push(h("span", "tag", fmtCount(usage.retiring) + " retiring"));
       return barRow(text(entry.app), text(entry.environment), fmtCount(used) + " / " + fmtCount(limit), limit > 0 ? used / limit : 1, color, tags);
-    }));
+    }), ...more);
   }
 
   // ---- the game view -------------------------------------------------------------
