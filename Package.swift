@@ -88,6 +88,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
         // The delivery guarantee under faults (issue 11): the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
+        // Deployment (issue 19): the Debian package installed with dpkg, the systemd units, the container and manifests.
+        .testTarget(name: "DeployTests", dependencies: ["TestSupport", "Postgres"]),
     ],
     swiftLanguageModes: [.v6]
 )
