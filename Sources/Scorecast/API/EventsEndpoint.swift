@@ -168,7 +168,7 @@ public struct EventsEndpoint: Sendable {
 
     private static func unavailable(_ error: PostgresError, _ request: HTTPRequest) -> Problem {
         request.logger.error("ingest failed: database error", ["error": error.description])
-        return Problem(status: .serviceUnavailable, detail: "the database is unavailable; nothing was stored, retry later",
+        return Problem(status: .serviceUnavailable, detail: "the database is unavailable; retry later (events already stored are answered as duplicates)",
                        headers: ["Retry-After": "1"])
     }
 }
