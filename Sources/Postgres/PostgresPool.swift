@@ -48,6 +48,8 @@ public final class PostgresPool: Sendable {
     /// How long a caller waits for a connection when all are in use or being opened.
     public let leaseTimeout: Duration
     private let logger: Logger
+    /// Failed connects, summarised: while the server is away every lease tries one.
+    private let repeats: RepeatLog
     private let state: Mutex<State>
 
     /// Creates a pool; no connection opens until one is needed.
@@ -61,6 +63,7 @@ public final class PostgresPool: Sendable {
         self.maxConnections = max(1, maxConnections)
         self.leaseTimeout = leaseTimeout
         self.logger = logger.named("postgres")
+        self.repeats = RepeatLog(logger: self.logger)
         self.state = Mutex(State(machine: PoolStateMachine(maxConnections: maxConnections)))
     }
 
@@ -290,7 +293,7 @@ public final class PostgresPool: Sendable {
                         }
                         perform(effects)
                     case .failure(let error):
-                        logger.warning("could not open a connection", ["error": error.message])
+                        repeats.warning("could not open a connection", ["error": error.message])
                         handle { $0.connectFailed(id, error) }
                     }
                 }
