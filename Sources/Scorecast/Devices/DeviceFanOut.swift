@@ -26,6 +26,8 @@ public final class DeviceFanOut: Service {
     let owner: String
     let logger: Logger
     let now: @Sendable () -> Date
+    /// Round failures, summarised: while the database is away every round fails alike.
+    let repeats: RepeatLog
 
     /// Creates the worker.
     public init(
@@ -46,6 +48,7 @@ public final class DeviceFanOut: Service {
         self.lease = max(configuration.leaseDuration, configuration.apnsRequestTimeout * 2)
         self.owner = "devices/" + WorkerIdentity.makeOwnerPrefix()
         self.logger = logger
+        self.repeats = RepeatLog(logger: logger, clock: now)
         self.now = now
     }
 
@@ -62,7 +65,7 @@ public final class DeviceFanOut: Service {
                     lastExpiry = now()
                 }
             } catch {
-                logger.warning("device fan-out round failed; trying again", ["error": "\(error)"])
+                repeats.warning("device fan-out round failed; trying again", ["error": "\(error)"])
             }
             await Self.sleep(settings.pollInterval, orUntil: shutdown)
         }
