@@ -46,8 +46,7 @@ public struct RegistryE2E: Sendable {
         let fixture = RegistryE2E(
             simulator: simulator, endpoints: endpoints, state: state, databaseURL: databaseURL, pool: pool, environment: environment)
         let shutdown = ShutdownSignal()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await simulator.run(until: shutdown) }
+        try await whileRunning("the APNs simulator", { try await simulator.run(until: shutdown) }, stop: shutdown.trigger) {
             var failure: (any Error)?
             do {
                 let migrated = try await fixture.run("migrate")
@@ -56,9 +55,7 @@ public struct RegistryE2E: Sendable {
             } catch {
                 failure = error
             }
-            await pool.close()
-            shutdown.trigger()
-            try await group.waitForAll()
+            try await withDeadline("the pool closes") { await pool.close() }
             if let failure { throw failure }
         }
     }

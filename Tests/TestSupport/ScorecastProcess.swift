@@ -89,8 +89,9 @@ public final class ScorecastProcess: Sendable {
     /// Sends a signal (SIGTERM, SIGKILL…).
     public func signal(_ number: Int32) { kill(child.process.processIdentifier, number) }
 
-    /// Waits for the process to end, up to `timeout`; returns its exit code, or nil on timeout.
-    public func waitForExit(timeout: Duration = .seconds(30)) async -> Int32? {
+    /// Waits for the process to end, up to `timeout` (by default only a hang's bound); returns
+    /// its exit code, or nil on timeout.
+    public func waitForExit(timeout: Duration = hangDeadline) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while child.process.isRunning {
             if ContinuousClock.now > deadline { return nil }
@@ -100,7 +101,7 @@ public final class ScorecastProcess: Sendable {
     }
 
     /// Waits until standard output or error has a line containing `text`; returns that line.
-    public func waitForLine(containing text: String, timeout: Duration = .seconds(30)) async throws -> String {
+    public func waitForLine(containing text: String, timeout: Duration = hangDeadline) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             for line in (output + "\n" + errorOutput).split(separator: "\n") where line.contains(text) {

@@ -411,6 +411,7 @@ struct IngestEndpointTests {
             let reply = try await fixture.pool.withConnection { holder in
                 // Another writer's row, not committed yet: invisible to the ingest's read, but
                 // its INSERT waits on it and then conflicts.
+                let holderPID = try await holder.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
                 try await holder.execute("BEGIN")
                 try await holder.execute("""
                     INSERT INTO outbox (channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
@@ -420,7 +421,9 @@ struct IngestEndpointTests {
                     """)
                 return try await withThrowingTaskGroup(of: Reply.self) { group in
                     group.addTask { await fixture.post(EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#)) }
-                    try await Task.sleep(for: .milliseconds(400))
+                    // Commit once the ingest's INSERT waits on the row (not after a guessed 400 ms,
+                    // which a loaded machine can outlast before the ingest gets that far).
+                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the ingest waits on the uncommitted row")
                     try await holder.execute("COMMIT")
                     return try await group.next()
                 }
