@@ -22,7 +22,7 @@ import TestSupport
     @Test func manyMultiplexedBroadcastsAreAllAnswered() async throws {
         try await SimulatorFixture.with(configure: { $0.budgetPerHour = nil; $0.requestLogCapacity = 100 }) { sim in
             let channelID = try await sim.createChannel()
-            let folder = try TemporaryFolder.make(prefix: "apns-sim-h2load")
+            let folder = try TemporaryFolder("apns-sim-h2load").path
             let payloadPath = folder + "/payload.json"
             try SimulatorFixture.updatePayload.write(toFile: payloadPath, atomically: true, encoding: .utf8)
             let output = try await ExternalTool.run("h2load", [
@@ -69,7 +69,7 @@ import TestSupport
     }
 
     @Test func givenCertificateIsServed() async throws {
-        let folder = try TemporaryFolder.make(prefix: "apns-sim-cert")
+        let folder = try TemporaryFolder("apns-sim-cert").path
         let made = try await ExternalTool.run("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
             "-subj", "/CN=own", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
@@ -87,7 +87,7 @@ import TestSupport
     }
 
     @Test func generatedCertificateIsKeptAndReused() async throws {
-        let state = try TemporaryFolder.make(prefix: "apns-sim-reuse")
+        let state = try TemporaryFolder("apns-sim-reuse").path
         var firstPEM = ""
         try await SimulatorFixture.with(configure: { $0.stateDirectory = state }) { sim in
             firstPEM = try String(contentsOfFile: sim.endpoints.caCertificatePath, encoding: .utf8)
@@ -105,7 +105,7 @@ import TestSupport
         try await SimulatorFixture.with { sim in
             let key = try await TeamKeys.shared.key()
             let configuration = SimulatorConfiguration(
-                sendPort: sim.endpoints.sendPort, stateDirectory: try TemporaryFolder.make(prefix: "apns-sim-busy"),
+                sendPort: sim.endpoints.sendPort, stateDirectory: try TemporaryFolder("apns-sim-busy").path,
                 teams: [key.team(bundleIDs: ["a.b"])])
             let second = try APNsSimulator(configuration: configuration, logger: Logger(label: "test", level: .critical))
             #expect { try second.start() } throws: { error in

@@ -56,7 +56,7 @@ struct SimulatorFixture: Sendable {
     ) async throws {
         let key = try await TeamKeys.shared.key()
         var configuration = SimulatorConfiguration(
-            stateDirectory: try TemporaryFolder.make(prefix: "apns-sim-state"),
+            stateDirectory: try TemporaryFolder("apns-sim-state").path,
             teams: [key.team(bundleIDs: [bundleID])])
         configure(&configuration)
         let logger = Logger(label: "apns-sim-test", level: .warning)
