@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity"]),
-        .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"]),
+        // Captured/ holds payloads the tests read from their own folder (not bundled resources).
+        .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"], exclude: ["Captured"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),

@@ -18,7 +18,59 @@ if [ ${#targets[@]} -eq 0 ]; then
   for folder in Tests/*Tests; do targets+=("$(basename "$folder")"); done
 fi
 
+# A target that runs past its limit is stopped and fails, naming the tests still running and
+# (with gdb) every thread's stack: a hang must cost minutes and say where, never CI's 90.
+# A hung target is run once more (a hang is a bug to fix from those stacks, but one rare hang
+# should not cost a whole landing); a second hang fails it.
+limit=${SCORECAST_TEST_TARGET_LIMIT_SECONDS:-600}
+
+# Every process below `pid`, deepest last.
+descendants() {
+  local child
+  for child in $(pgrep -P "$1"); do echo "$child"; descendants "$child"; done
+}
+
+# Tests that printed "started" and never "passed"/"failed" in `log`.
+tests_in_flight() {
+  comm -23 <(sed -nE 's/^◇ Test (.*) started\.$/\1/p' "$1" | sort) \
+           <(sed -nE 's/^(✔|✘) Test (.*) (passed|failed) after .*/\2/p' "$1" | sort)
+}
+
+# run_target TARGET LOG: runs one target's tests, output line-buffered to the console and LOG.
+run_target() {
+  local target=$1 log=$2 started=$SECONDS pid
+  # stdbuf: line-buffered output, so the log shows what ran up to a hang.
+  stdbuf -oL -eL swift test --skip-build --filter "^${target}\\." >"$log" 2>&1 &
+  pid=$!
+  tail -f --pid="$pid" "$log" &
+  local tailer=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    if (( SECONDS - started > limit )); then
+      echo "!! $target did not finish within ${limit}s (SCORECAST_TEST_TARGET_LIMIT_SECONDS); tests still running:"
+      tests_in_flight "$log" | sed 's/^/!!   /'
+      local process
+      for process in $(descendants "$pid"); do
+        # Our processes only (the test binary, `scorecast` children), not Postgres or tail.
+        if command -v gdb >/dev/null && grep -q '^scorecast' /proc/"$process"/comm 2>/dev/null; then
+          echo "!! threads of $(cat /proc/"$process"/comm) ($process):"
+          gdb -p "$process" -batch -ex "thread apply all bt 12" 2>/dev/null | grep -E "^(Thread|#)" | head -400
+        fi
+      done
+      kill -KILL $(descendants "$pid") "$pid" 2>/dev/null
+      wait "$pid" 2>/dev/null
+      wait "$tailer" 2>/dev/null
+      return 124
+    fi
+    sleep 2
+  done
+  wait "$pid"
+  local status=$?
+  wait "$tailer" 2>/dev/null
+  return $status
+}
+
 failed=()
+hung=()
 passed_tests=0
 failed_tests=0
 # The format lint (Deploy/lint.sh, ~15 s) runs first; a finding fails CI like a failing target.
@@ -29,8 +81,15 @@ fi
 for target in "${targets[@]}"; do
   echo "== $target"
   log=$(mktemp)
-  swift test --skip-build --filter "^${target}\\." 2>&1 | tee "$log"
-  status=${PIPESTATUS[0]}
+  run_target "$target" "$log"
+  status=$?
+  if [ "$status" -eq 124 ]; then
+    hung+=("$target")
+    echo "!! $target hung (stacks above); running it once more"
+    run_target "$target" "$log"
+    status=$?
+    [ "$status" -eq 124 ] && echo "✘ Test $target (the whole target) failed after ${limit} seconds: hung twice." | tee -a "$log"
+  fi
   summary=$(grep -E "Test run with [0-9]+ tests?" "$log" | tail -1)
   count=$(sed -nE 's/.*Test run with ([0-9]+) tests?.*/\1/p' <<<"$summary")
   if [ "$status" -ne 0 ]; then
@@ -45,6 +104,9 @@ for target in "${targets[@]}"; do
 done
 
 echo
+if [ ${#hung[@]} -gt 0 ]; then
+  echo "hung once and run again: ${hung[*]}"
+fi
 if [ ${#failed[@]} -gt 0 ]; then
   echo "failing targets: ${failed[*]}"
 fi

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import Postgres
+import Synchronization
 import Testing
 import TestSupport
 @testable import Scorecast
@@ -56,16 +57,29 @@ import TestSupport
         // stopped starts and end-to-end tests on a loaded machine).
         var configuration = try await TestDatabase.shared().makeSchema()
         configuration.statementTimeout = .milliseconds(300)
+        // Named, so that the wait below sees this migrator's lock wait and no other test's.
+        let name = "migrator-" + UUID().uuidString.prefix(8).lowercased()
+        configuration.applicationName = name
         let pool = PostgresPool(configuration: configuration, maxConnections: 1, logger: logger)
         let holder = PostgresPool(configuration: try await TestDatabase.shared().makeSchema(), maxConnections: 1, logger: logger)
         let migrator = Migrator(files: try repositorySchema(), logger: logger)
         let applied = try await holder.withConnection { connection in
             try await connection.execute("SELECT pg_advisory_lock(\(Migrator.advisoryLockKey))")
-            let migrating = Task { try await migrator.migrate(pool) }
+            let finished = Mutex(false)
+            let migrating = Task {
+                defer { finished.withLock { $0 = true } }
+                return try await migrator.migrate(pool)
+            }
             // Hold the lock until the migrator has waited on it for longer than its timeout.
+            // Should it end without waiting (it failed), its error is the test's answer; the
+            // deadline only turns a hang into a failure.
+            let deadline = ContinuousClock.now + .seconds(120)
             while try await connection.query("""
-                SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                SELECT count(*)::int AS waiting FROM pg_locks JOIN pg_stat_activity USING (pid)
+                WHERE locktype = 'advisory' AND NOT granted AND application_name = \(name)
                 """)[0].decode("waiting", as: Int.self) == 0 {
+                if finished.withLock({ $0 }) { break }
+                try #require(ContinuousClock.now < deadline, "the migrator never waited for the lock")
                 try await Task.sleep(for: .milliseconds(20))
             }
             try await Task.sleep(for: .milliseconds(900))
