@@ -119,18 +119,20 @@ import TestSupport
             try await SimulatorFixture.with(configure: { $0.faults = SimulatorFaults(blackHole: true) }) { sim in
                 let token = try sim.token()
                 group.addTask {
-                    try await ExternalTool.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "--max-time", "20",
+                    try await ExternalTool.run("curl", ["--http2", "--cacert", sim.endpoints.caCertificatePath, "-sS", "--max-time", "120",
                                                          "--header", "authorization: bearer \(token)",
-                                                         "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"])
+                                                         "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"],
+                                               timeout: .seconds(180))  // past curl's own 120 s: curl, not the runner, gives up
                 }
                 // Wait until the request sits in the black hole, then stop the simulator.
-                while sim.simulator.receivedRequests().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                try await waitUntil("the request sits in the black hole", every: .milliseconds(20)) { !sim.simulator.receivedRequests().isEmpty }
             }
             return try await group.next() ?? nil
         }
         let result = try #require(output)
-        // Exit 28 would be curl's own 20 s deadline: any other failure means the stop closed the
-        // connection under it. (No wall-clock bound: on a loaded machine set-up alone took 17 s.)
+        // Exit 28 would be curl's own deadline: any other failure means the stop closed the
+        // connection under it. (That deadline only bounds a hang: 20 s was a margin when set-up
+        // alone took 17 s on a loaded machine.)
         #expect(result.status != 0 && result.status != 28, "curl sees the connection close, not its own timeout: \(result.stderr)")
     }
 }

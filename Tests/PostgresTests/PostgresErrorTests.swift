@@ -82,11 +82,11 @@ import Testing
         let task = Task { try await pool.query("SELECT pg_sleep(10) AS slept_for_cancel_test") }
         // Cancel once the statement runs on the server (a cancel sent before it arrives has
         // nothing to cancel): waiting for that state, not for a guessed number of milliseconds.
-        while try await observer.query("""
-            SELECT count(*)::int AS running FROM pg_stat_activity
-            WHERE state = 'active' AND query LIKE '%slept_for_cancel_test%' AND pid <> pg_backend_pid()
-            """)[0].decode("running", as: Int.self) == 0 {
-            try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("the statement runs on the server", every: .milliseconds(20)) {
+            try await observer.query("""
+                SELECT count(*)::int AS running FROM pg_stat_activity
+                WHERE state = 'active' AND query LIKE '%slept_for_cancel_test%' AND pid <> pg_backend_pid()
+                """)[0].decode("running", as: Int.self) > 0
         }
         await observer.close()
         task.cancel()

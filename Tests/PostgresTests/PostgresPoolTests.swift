@@ -14,9 +14,8 @@ import Testing
         let admin = try await PostgresConnection.connect(configuration: TestDatabase.shared().configuration, logger: TestDatabase.logger)
         let killed = try await admin.query("SELECT pg_terminate_backend(\(pid)) AS ok")
         #expect(try killed[0].decode("ok", as: Bool.self))
-        let deadline = ContinuousClock.now + .seconds(5)
-        while try await !admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = \(pid)").isEmpty, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        try await waitUntil("backend \(pid) is gone") {
+            try await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = \(pid)").isEmpty
         }
         await admin.close()
     }
