@@ -38,19 +38,43 @@ public final class ChildProcess: Sendable {
     /// Where standard error goes.
     public let stderrPath: String
     private let ended = Mutex<ChildExit?>(nil)
+    /// The write end of a `.lifeline` input, until `closeInput()`.
+    private let lifeline: Mutex<Int32?>
+
+    /// What a child reads on standard input.
+    public enum Input: Sendable {
+        /// A file (`/dev/null` unless another is named).
+        case file(String)
+        /// A pipe this process holds open until `closeInput()` or its own end: a server that
+        /// reads its input to the end stops when the process that started it goes away.
+        case lifeline
+    }
 
     /// Starts `executable` (looked up on `PATH` when it has no slash) with `arguments`.
     /// - Parameters:
     ///   - environment: the full environment of the child (`nil`: this process's).
-    ///   - stdinPath: what the child reads on standard input.
+    ///   - input: what the child reads on standard input.
     ///   - stderrPath: where standard error goes; the same path as `stdoutPath` interleaves both
     ///     in one file.
     public init(name: String, executable: String, arguments: [String], environment: [String: String]? = nil,
-                stdinPath: String = "/dev/null", stdoutPath: String, stderrPath: String) throws(ChildProcessError) {
+                input: Input = .file("/dev/null"), stdoutPath: String, stderrPath: String) throws(ChildProcessError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
+        var pipeEnds: [Int32] = [-1, -1]
+        switch input {
+        case .file(let path):
+            posix_spawn_file_actions_addopen(&actions, 0, path, O_RDONLY, 0)
+        case .lifeline:
+            guard pipe(&pipeEnds) == 0 else {
+                throw ChildProcessError("cannot make an input pipe for \(name): \(String(cString: strerror(errno)))")
+            }
+            // Close-on-exec: no other child inherits either end (one holding the write end
+            // would keep the input open after this process is gone). dup2 onto 0 clears it there.
+            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+        }
+        defer { if pipeEnds[0] >= 0 { close(pipeEnds[0]) } }
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         if stderrPath == stdoutPath {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
@@ -82,8 +106,10 @@ public final class ChildProcess: Sendable {
             }
         }
         guard result == 0 else {
+            if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
             throw ChildProcessError("cannot start \(name) (\(executable)): \(String(cString: strerror(result)))")
         }
+        self.lifeline = Mutex(pipeEnds[1] >= 0 ? pipeEnds[1] : nil)
         self.pid = pid
         self.name = name
         self.commandLine = argv
@@ -91,6 +117,13 @@ public final class ChildProcess: Sendable {
         self.stderrPath = stderrPath
         ChildRegistry.shared.add(pid)
     }
+
+    /// Closes a `.lifeline` input: the child reads to its end.
+    public func closeInput() {
+        if let writer = lifeline.withLock({ $0.take() }) { close(writer) }
+    }
+
+    deinit { closeInput() }
 
     /// The exit, once reaped.
     public var exit: ChildExit? { ended.withLock { $0 } }

@@ -44,7 +44,7 @@ struct ChildProcessTests {
         try Data("from stdin\n".utf8).write(to: URL(fileURLWithPath: input))
         let child = try ChildProcess(
             name: "sh", executable: "/bin/sh", arguments: ["-c", "cat; echo to-stderr >&2; echo to-stdout"],
-            stdinPath: input, stdoutPath: output, stderrPath: output)
+            input: .file(input), stdoutPath: output, stderrPath: output)
         #expect(child.waitUntilExit().status == 0)
         #expect(child.standardOutput == "from stdin\nto-stderr\nto-stdout\n")
     }
@@ -66,5 +66,16 @@ struct ChildProcessTests {
         #expect(throws: ChildProcessError.self) {
             try ChildProcess(name: "nothing", executable: "/nonexistent/program", arguments: [], stdoutPath: "/dev/null", stderrPath: "/dev/null")
         }
+    }
+}
+
+extension ChildProcessTests {
+    @Test("a lifeline input stays open until closed; then a child reading it to the end stops")
+    func lifeline() async throws {
+        let child = try ChildProcess(name: "cat", executable: "cat", arguments: [], input: .lifeline, stdoutPath: "/dev/null", stderrPath: "/dev/null")
+        child.closeInput()
+        let (exit, killed) = await child.waitForExit(timeout: .seconds(60))
+        #expect(!killed, "cat saw the end of its input")
+        #expect(exit.status == 0)
     }
 }

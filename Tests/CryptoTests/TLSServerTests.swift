@@ -48,21 +48,10 @@ import TestSupport
 enum TLSTestServer {
     static func with(certificate: String, key: String, _ body: (Int) async throws -> Void) async throws {
         let port = try freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "s_server", "-quiet", "-www", "-accept", "127.0.0.1:\(port)",
-                             "-cert", certificate, "-key", key]
-        process.standardInput = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            // SIGKILL: children of the test runner inherit its blocked-signal mask, which holds
-            // SIGTERM, so `terminate()` would leave the server running and the wait hanging.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try await waitUntilListening(port: port, process: process)
+        let server = try ServerProcess(
+            "openssl s_server", "openssl", ["s_server", "-quiet", "-www", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key])
+        defer { server.stop() }
+        try await waitUntilListening(port: port, server: server)
         try await body(port)
     }
 
@@ -86,9 +75,9 @@ enum TLSTestServer {
     }
 
     /// Polls the port with TCP connects until the server listens; the hang deadline bounds it.
-    private static func waitUntilListening(port: Int, process: Process) async throws {
+    private static func waitUntilListening(port: Int, server: ServerProcess) async throws {
         try await waitUntil("openssl s_server listens on \(port)", every: .milliseconds(50)) {
-            guard process.isRunning else { throw TLSTestServerError.exited }
+            guard server.isRunning else { throw TLSTestServerError.exited }
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)

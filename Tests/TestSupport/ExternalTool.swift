@@ -49,7 +49,7 @@ public struct ExternalTool {
         do {
             child = try ChildProcess(
                 name: executable, executable: "/usr/bin/env", arguments: directory + [executable] + arguments,
-                stdinPath: inPath, stdoutPath: outPath, stderrPath: errPath)
+                input: .file(inPath), stdoutPath: outPath, stderrPath: errPath)
         } catch {
             throw Failure(description: "cannot start \(executable): \(error)")
         }
