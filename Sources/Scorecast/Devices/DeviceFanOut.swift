@@ -12,7 +12,7 @@ import ScorecastCore
 ///
 /// Every `pollInterval` it: plans the kick-offs that are due (lead time before the scheduled
 /// start, or the game is live); gives up starts whose lease expired (at most once, never twice);
-/// sends planned starts batch after batch until none are due.
+/// sends planned starts, several batches in flight, until none are due.
 public final class DeviceFanOut: Service {
     /// `devices`, for logs.
     public let name = "devices"
@@ -79,17 +79,59 @@ public final class DeviceFanOut: Service {
         }
         let abandoned = try await kickoffs.abandonExpired()
         if abandoned > 0 { logger.warning("push-to-starts interrupted mid-send are not repeated", ["starts": String(abandoned)]) }
-        var sent = 0
-        while true {
-            let claimed = try await kickoffs.claim(limit: settings.startBatch, owner: owner, lease: lease)
-            if claimed.isEmpty { break }
-            let completions = await sender.send(claimed, now: now())
-            try await kickoffs.complete(completions, owner: owner)
-            sent += claimed.count
-            if claimed.count < settings.startBatch { break }
-        }
+        let sent = try await sendDueStarts()
         try await tokens.round(owner: owner, lease: lease, now: now())
         return sent
+    }
+
+    /// Sends every due start, keeping up to `startBatchesInFlight` claimed batches on their way:
+    /// the next claim and the write-back of finished batches overlap the sends of the others,
+    /// so the APNs client always has requests queued. A failure stops claiming but lets the
+    /// batches in flight finish and be recorded (cancelling them would turn starts APNs may
+    /// have accepted into failures), then is thrown. Returns how many starts were sent.
+    func sendDueStarts() async throws -> Int {
+        let (kickoffs, sender, owner, lease, now) = (kickoffs, sender, owner, lease, now)
+        let batch = settings.startBatch
+        let outcome = await withTaskGroup(of: Result<Int, any Error>.self) { group -> Result<Int, any Error> in
+            var sent = 0
+            var inFlight = 0
+            var failure: (any Error)?
+            func record(_ finished: Result<Int, any Error>) {
+                inFlight -= 1
+                switch finished {
+                case .success(let count): sent += count
+                case .failure(let error): failure = failure ?? error
+                }
+            }
+            while failure == nil {
+                if inFlight >= settings.startBatchesInFlight, let finished = await group.next() {
+                    record(finished)
+                    continue
+                }
+                let claimed: [KickoffStore.ClaimedStart]
+                do {
+                    claimed = try await kickoffs.claim(limit: batch, owner: owner, lease: lease)
+                } catch {
+                    failure = error
+                    break
+                }
+                if claimed.isEmpty { break }
+                inFlight += 1
+                group.addTask {
+                    let completions = await sender.send(claimed, now: now())
+                    do {
+                        try await kickoffs.complete(completions, owner: owner)
+                        return .success(claimed.count)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                if claimed.count < batch { break }
+            }
+            while let finished = await group.next() { record(finished) }
+            return failure.map { .failure($0) } ?? .success(sent)
+        }
+        return try outcome.get()
     }
 
     /// Sleeps `duration`, returning early on shutdown (`ShutdownSignal.wait()` cannot be
