@@ -20,7 +20,8 @@ public struct DeviceSettings: Sendable, Equatable {
     public var startBatchesInFlight: Int
     /// Devices not seen for this long are deleted.
     public var deviceTTL: Duration
-    /// The fan-out looks for due kick-offs and work this often when nothing wakes it.
+    /// The least time between the fan-out's rounds; between them it waits for work to fall
+    /// due or a notification (``FanOutSchedule``).
     public var pollInterval: Duration
 
     /// Creates settings; the defaults are those of `Configuration`.
@@ -66,7 +67,7 @@ extension Setting {
     public static let startBatch = Setting("SCORECAST_START_BATCH", .integer(default: 500, range: 1...10_000), "Push-to-starts (and token-path updates) the fan-out claims at once.")
     public static let startBatchesInFlight = Setting("SCORECAST_START_BATCHES_IN_FLIGHT", .integer(default: 4, range: 1...64), "Claimed batches of push-to-starts the fan-out keeps on their way at once (claims and write-backs overlap sends).")
     public static let deviceTTLDays = Setting("SCORECAST_DEVICE_TTL_DAYS", .integer(default: 90, range: 1...3_650), "Devices silent this long are deleted with their follows and tokens.")
-    public static let devicePollMilliseconds = Setting("SCORECAST_DEVICE_POLL_MS", .integer(default: 1_000, range: 10...60_000), "The device fan-out looks for due kick-offs and token-path updates this often.")
+    public static let devicePollMilliseconds = Setting("SCORECAST_DEVICE_POLL_MS", .integer(default: 1_000, range: 10...60_000), "Least time between the device fan-out's rounds; between them it waits for the next due time in the tables or a NOTIFY (game updates, a planned kick-off), at most 10 s.")
 
     /// The device side's settings, in documentation order (appended to `all`).
     static let devices: [Setting] = [
