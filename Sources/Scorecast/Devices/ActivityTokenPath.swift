@@ -68,17 +68,33 @@ struct ActivityTokenPath: Sendable {
             """).map { try $0.decode("app_id") }
         for appID in appIDs {
             guard let app = try await AppStore(pool: pool).find(id: appID) else { continue }
-            let renderer = LiveActivityRenderer(settings: try app.renderSettings(staleness: staleness))
-            let event = parsed.last { renderer.settings.priority.isAlerting($0) } ?? parsed.last
-            let update = try event.map { event throws(LiveActivityPayloadError) in
-                try renderer.render(state: state, game: info, event: event, channelLastTimestamp: nil, receivedAt: now)
-            } ?? renderer.renderSnapshot(state: state, game: info, now: now, channelLastTimestamp: nil)
-            let body = try update.payload.encode(for: .device)
+            // Activities of devices whose user turned frequent updates off get the light tier,
+            // as their channel would: priority 10 only for a start, a score and the end.
+            for frequentUpdates in [true, false] {
+                var renderer = LiveActivityRenderer(settings: try app.renderSettings(staleness: staleness))
+                if !frequentUpdates { renderer.settings.priority = .lightTier }
+                let event = parsed.last { renderer.settings.priority.isAlerting($0) } ?? parsed.last
+                let update = try event.map { event throws(LiveActivityPayloadError) in
+                    try renderer.render(state: state, game: info, event: event, channelLastTimestamp: nil, receivedAt: now)
+                } ?? renderer.renderSnapshot(state: state, game: info, now: now, channelLastTimestamp: nil)
+                try await enqueue(update, gameID: gameID, appID: appID, frequentUpdates: frequentUpdates)
+            }
+        }
+        try await pool.execute("""
+            INSERT INTO activity_cursors (game_id, applied_seq) VALUES (\(gameID), \(game.appliedSeq))
+            ON CONFLICT (game_id) DO UPDATE SET applied_seq = GREATEST(activity_cursors.applied_seq, EXCLUDED.applied_seq)
+            """)
+    }
+
+    /// Upserts `update` into the outbox row of every active token of `gameID` on devices of
+    /// `appID` whose frequent-updates setting is `frequentUpdates`.
+    private func enqueue(_ update: RenderedUpdate, gameID: String, appID: Int64, frequentUpdates: Bool) async throws {
+        let body = try update.payload.encode(for: .device)
             try await pool.execute("""
                 INSERT INTO activity_outbox AS o (activity_token_id, payload, payload_timestamp, priority, alerting, due_at)
                 SELECT t.id, \(body), \(Int64(update.timestamp)), \(Int32(update.priority.rawValue)), \(update.isAlerting), now()
                 FROM activity_tokens t JOIN devices d ON d.id = t.device_id
-                WHERE t.game_id = \(gameID) AND t.status = 'active' AND d.app_id = \(appID)
+                WHERE t.game_id = \(gameID) AND t.status = 'active' AND d.app_id = \(appID) AND d.frequent_updates = \(frequentUpdates)
                 ON CONFLICT (activity_token_id) DO UPDATE SET
                     -- Coalescing merges state, never announcements: a pending alert not yet on its way
                     -- rides on the newer state when the newer update has none of its own.
@@ -90,11 +106,6 @@ struct ActivityTokenPath: Sendable {
                     priority = GREATEST(o.priority, EXCLUDED.priority), alerting = o.alerting OR EXCLUDED.alerting,
                     version = o.version + 1, due_at = LEAST(o.due_at, now()), updated_at = now()
                 """)
-        }
-        try await pool.execute("""
-            INSERT INTO activity_cursors (game_id, applied_seq) VALUES (\(gameID), \(game.appliedSeq))
-            ON CONFLICT (game_id) DO UPDATE SET applied_seq = GREATEST(activity_cursors.applied_seq, EXCLUDED.applied_seq)
-            """)
     }
 
     // MARK: - Sending
