@@ -57,7 +57,9 @@ let package = Package(
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"]
+            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"],
+            // Embedded by Deploy/embed.py into Dashboard/EmbeddedDashboard.swift.
+            exclude: ["Dashboard/Assets"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
@@ -86,6 +88,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
         // The delivery guarantee under faults (issue 11): the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
+        // Deployment (issue 19): the Debian package installed with dpkg, the systemd units, the container and manifests.
+        .testTarget(name: "DeployTests", dependencies: ["TestSupport", "Postgres"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,9 +25,10 @@ public final class APNsClient: Sendable {
     /// - Parameters:
     ///   - tokens: a cache to share with other clients; by default a new one using
     ///     `configuration.tokenRenewalAge` and the system clock.
+    ///   - connectionObserver: told each time a connection opens or closes (for a gauge).
     /// - Throws: `APNsClientError.invalidConfiguration` naming the bad setting.
     public init(configuration: APNsClientConfiguration, logger: Logger = Logger(label: "apns"),
-                tokens: TokenCache? = nil) throws(APNsClientError) {
+                tokens: TokenCache? = nil, connectionObserver: (any APNsConnectionObserver)? = nil) throws(APNsClientError) {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
@@ -38,7 +39,11 @@ public final class APNsClient: Sendable {
         }
         self.builder = APNsRequestBuilder(sendEndpoint: configuration.sendEndpoint,
                                           managementEndpoint: configuration.managementEndpoint)
-        self.transport = try HTTP2Transport(options: configuration.transportOptions, logger: logger)
+        let sendEndpoint = configuration.sendEndpoint
+        let openConnections = OpenConnections { endpoint, delta in
+            connectionObserver?.connectionsChanged(host: endpoint == sendEndpoint ? .send : .management, delta: delta)
+        }
+        self.transport = try HTTP2Transport(options: configuration.transportOptions, openConnections: openConnections, logger: logger)
         if case .url = configuration.proxy {
             logger.info("APNs connections go through a proxy", ["proxy": configuration.proxy.description])
         }
@@ -85,6 +90,12 @@ public final class APNsClient: Sendable {
     /// Sends a push to one device token (push-to-start and per-device updates).
     public func sendToDevice(_ push: DevicePush, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
         try await perform(builder.devicePush(push), credentials: credentials, operation: "device")
+    }
+
+    /// The connections open to `host` now: libcurl's own count (see `OpenConnections`), at most
+    /// `maxConnectionsPerHost` once connected.
+    public func openConnections(to host: APNsHost) -> Int {
+        transport.openConnections.count(to: host == .send ? configuration.sendEndpoint : configuration.managementEndpoint)
     }
 
     /// Fails every pending request with `.shutdown`, closes the connections and stops the

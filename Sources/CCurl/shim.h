@@ -40,6 +40,16 @@ static inline CURLcode ccurl_easy_setopt_write_function(CURL *handle, CURLoption
     return curl_easy_setopt(handle, option, value);
 }
 
+/// curl_easy_setopt for OPENSOCKETFUNCTION (the transport counts the sockets it opens).
+static inline CURLcode ccurl_easy_setopt_opensocket_function(CURL *handle, curl_opensocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, value);
+}
+
+/// curl_easy_setopt for CLOSESOCKETFUNCTION (and the count goes down when libcurl closes one).
+static inline CURLcode ccurl_easy_setopt_closesocket_function(CURL *handle, curl_closesocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
 /// curl_easy_getinfo for `long` answers (RESPONSE_CODE, OS_ERRNO, HTTP_VERSION).
 static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

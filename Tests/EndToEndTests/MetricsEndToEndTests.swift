@@ -90,6 +90,7 @@ struct MetricsEndToEndTests {
             var environment = e2e.environment
             environment.merge(DeliveryEndToEndTests.settings) { _, new in new }
             environment["SCORECAST_ROUTINE_INTERVAL_MS"] = "5000"
+            environment["SCORECAST_APNS_CONNECTIONS"] = "2"
             let server = try ScorecastProcess(["serve", "--roles", "api,worker"], environment: environment)
             let url = try await DeliveryEndToEndTests.apiURL(server)
 
@@ -182,6 +183,13 @@ struct MetricsEndToEndTests {
             #expect(metric("scorecast_games_live") == 1)
             #expect(Self.sum(samples, "scorecast_last_event_received_timestamp_seconds") > Date().timeIntervalSince1970 - 600)
             #expect(metric("scorecast_apps_paused", app) == 0)
+            // The APNs connections the worker's client holds open (kept for hours): at least the
+            // one that carried the sends, at most SCORECAST_APNS_CONNECTIONS, never more than
+            // the simulator served broadcasts on.
+            let sendConnections = metric("scorecast_apns_connections", ["pool": "send"])
+            #expect((1...2).contains(sendConnections), "\(sendConnections)")
+            #expect(sendConnections <= Set(log.map(\.connection)).count)
+            #expect(samples.contains { $0.name == "scorecast_apns_connections" && $0.labels["pool"] == "management" })
 
             // The shipped Grafana dashboard and alert rules name only metrics this scrape has.
             let named = try await Self.metricsNamedInDeployFiles()

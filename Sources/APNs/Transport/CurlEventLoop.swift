@@ -23,6 +23,10 @@ final class CurlEventLoop {
     private let logger: Logger
     private let resendPolicy: ResendPolicy
     private let ageLimit: IdleAgeLimit
+    private let openConnections: OpenConnections
+    /// The user data of libcurl's socket callbacks, one per endpoint; kept until after
+    /// `curl_multi_cleanup`, which closes the last connections through them.
+    private var socketAccounts: [APNsEndpoint: SocketAccount] = [:]
 
     private var idleHandles: [EasyHandle] = []
     private var active: [UInt64: EasyHandle] = [:]
@@ -41,8 +45,9 @@ final class CurlEventLoop {
     /// How often queued transfers are checked for a passed deadline when streams are full.
     private static let sweepInterval: Duration = .milliseconds(50)
 
-    private init(mailbox: LoopMailbox, options: TransportOptions, logger: Logger) {
+    private init(mailbox: LoopMailbox, options: TransportOptions, openConnections: OpenConnections, logger: Logger) {
         self.mailbox = mailbox
+        self.openConnections = openConnections
         self.multi = mailbox.multi.raw
         self.options = options
         self.logger = logger
@@ -52,7 +57,8 @@ final class CurlEventLoop {
     }
 
     /// Creates the multi handle and starts the curl thread; returns the mailbox to reach it.
-    static func start(options: TransportOptions, logger: Logger) throws(APNsClientError) -> LoopMailbox {
+    /// - Parameter openConnections: counts the connections the loop opens and closes.
+    static func start(options: TransportOptions, openConnections: OpenConnections, logger: Logger) throws(APNsClientError) -> LoopMailbox {
         guard CurlGlobal.ensureInitialized() else {
             throw APNsClientError(.transport, "curl_global_init failed")
         }
@@ -77,7 +83,7 @@ final class CurlEventLoop {
         }
         let mailbox = LoopMailbox(multi: MultiPointer(raw: multi))
         let thread = Thread {
-            CurlEventLoop(mailbox: mailbox, options: options, logger: logger).run()
+            CurlEventLoop(mailbox: mailbox, options: options, openConnections: openConnections, logger: logger).run()
         }
         thread.name = "apns-curl"
         thread.start()
@@ -160,7 +166,7 @@ final class CurlEventLoop {
         // transfer completes (drainCompletions), is cancelled, or fails to start.
         let userData = Unmanaged.passRetained(handle).toOpaque()
         if let failedOption = handle.prepare(for: transfer, timeoutMilliseconds: remaining, connectTimeoutMilliseconds: connectTimeout,
-                                             freshConnection: fresh, userData: userData) {
+                                             freshConnection: fresh, socketAccount: socketAccount(for: endpoint), userData: userData) {
             Unmanaged<EasyHandle>.fromOpaque(userData).release()
             recycle(handle)
             transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("option \(failedOption)"))
@@ -278,6 +284,14 @@ final class CurlEventLoop {
         }
     }
 
+    /// The unretained user data of the socket callbacks for `endpoint` (`socketAccounts` keeps it alive).
+    private func socketAccount(for endpoint: APNsEndpoint) -> UnsafeMutableRawPointer {
+        if let account = socketAccounts[endpoint] { return Unmanaged.passUnretained(account).toOpaque() }
+        let account = SocketAccount(endpoint: endpoint, tally: openConnections)
+        socketAccounts[endpoint] = account
+        return Unmanaged.passUnretained(account).toOpaque()
+    }
+
     private func recycle(_ handle: EasyHandle) {
         handle.clear()
         if idleHandles.count < options.inFlightCapPerEndpoint { idleHandles.append(handle) }
@@ -299,6 +313,7 @@ final class CurlEventLoop {
         for transfer in submissions { transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false)) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
+        socketAccounts.removeAll()  // the last connection was closed (and counted) by the cleanup
         for transfer in mailbox.markStopped() { transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false)) }
     }
 

@@ -19,6 +19,7 @@ final class EasyHandle {
     private var headerList: HeaderList?
     private var caFile: String?
     private var freshConnect = false
+    private var socketAccount: UnsafeMutableRawPointer?
     private var uploadBuffer: UnsafeMutableRawBufferPointer?
     private var response: ResponseCollector
     /// Whether the write callback refused a body past the size cap.
@@ -73,14 +74,21 @@ final class EasyHandle {
         // Always a write callback: without one libcurl prints bodies to stdout.
         ok = ok && ccurl_easy_setopt_write_function(raw, CURLOPT_WRITEFUNCTION, easyHandleWriteCallback) == CURLE_OK
         ok = ok && ccurl_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, easyHandleHeaderCallback) == CURLE_OK
+        // Every connection's socket is opened and closed through these, so the transport
+        // knows how many connections are open (`OpenConnections`).
+        ok = ok && ccurl_easy_setopt_opensocket_function(raw, easyHandleOpenSocket) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_closesocket_function(raw, easyHandleCloseSocket) == CURLE_OK
         return ok
     }
 
     /// Sets the per-request options for `transfer` and points libcurl's user data at this
     /// handle. Returns a description of the option that failed, or `nil`.
-    /// - Parameter freshConnection: open a new connection instead of reusing one (`IdleAgeLimit`).
+    /// - Parameters:
+    ///   - freshConnection: open a new connection instead of reusing one (`IdleAgeLimit`).
+    ///   - socketAccount: the unretained `SocketAccount` of the request's endpoint, which
+    ///     counts a connection this transfer opens and, later, its close.
     func prepare(for transfer: Transfer, timeoutMilliseconds: Int, connectTimeoutMilliseconds: Int,
-                 freshConnection: Bool, userData: UnsafeMutableRawPointer) -> String? {
+                 freshConnection: Bool, socketAccount: UnsafeMutableRawPointer, userData: UnsafeMutableRawPointer) -> String? {
         let request = transfer.request
         self.transfer = transfer
         response.reset()
@@ -116,6 +124,12 @@ final class EasyHandle {
         if freshConnect != freshConnection {
             guard ccurl_easy_setopt_long(raw, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0) == CURLE_OK else { return "FRESH_CONNECT" }
             freshConnect = freshConnection
+        }
+        if self.socketAccount != socketAccount {
+            guard ccurl_easy_setopt_pointer(raw, CURLOPT_OPENSOCKETDATA, socketAccount) == CURLE_OK,
+                  ccurl_easy_setopt_pointer(raw, CURLOPT_CLOSESOCKETDATA, socketAccount) == CURLE_OK
+            else { return "SOCKETDATA" }
+            self.socketAccount = socketAccount
         }
         guard ccurl_easy_setopt_long(raw, CURLOPT_TIMEOUT_MS, max(1, timeoutMilliseconds)) == CURLE_OK,
               ccurl_easy_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, max(1, connectTimeoutMilliseconds)) == CURLE_OK
@@ -208,4 +222,28 @@ private let easyHandleHeaderCallback: curl_write_callback = { data, size, count,
     guard let userData else { return 0 }
     let handle = Unmanaged<EasyHandle>.fromOpaque(userData).takeUnretainedValue()
     return handle.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+// libcurl opens and closes every connection's socket through these (on the curl thread), with
+// the `SocketAccount` of the endpoint the connection was opened for as user data.
+private let easyHandleOpenSocket: curl_opensocket_callback = { accountPointer, _, address in
+    guard let address else { return -1 }
+    // Close-on-exec: the service starts child processes (an embedded Postgres), which must
+    // not inherit APNs connections.
+    let type = address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue)
+    let socket = Glibc.socket(address.pointee.family, type, address.pointee.protocol)
+    if socket >= 0, let accountPointer {
+        let account = Unmanaged<SocketAccount>.fromOpaque(accountPointer).takeUnretainedValue()
+        account.tally.changed(account.endpoint, by: 1)
+    }
+    return socket
+}
+
+private let easyHandleCloseSocket: curl_closesocket_callback = { accountPointer, socket in
+    let result = Glibc.close(socket)
+    if let accountPointer {
+        let account = Unmanaged<SocketAccount>.fromOpaque(accountPointer).takeUnretainedValue()
+        account.tally.changed(account.endpoint, by: -1)
+    }
+    return result
 }

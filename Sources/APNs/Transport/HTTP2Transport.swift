@@ -8,11 +8,15 @@ final class HTTP2Transport: Sendable {
     private let mailbox: LoopMailbox
     private let nextID = Atomic<UInt64>(0)
     private let clock: TransportClock
+    /// The connections the loop holds open now, per endpoint.
+    let openConnections: OpenConnections
 
     /// Starts the loop thread.
-    init(options: TransportOptions, logger: Logger) throws(APNsClientError) {
+    /// - Parameter openConnections: counts the loop's connections (and tells its observer).
+    init(options: TransportOptions, openConnections: OpenConnections = OpenConnections(), logger: Logger) throws(APNsClientError) {
         clock = options.clock
-        mailbox = try CurlEventLoop.start(options: options, logger: logger)
+        self.openConnections = openConnections
+        mailbox = try CurlEventLoop.start(options: options, openConnections: openConnections, logger: logger)
     }
 
     deinit {

@@ -7,10 +7,11 @@ import ScorecastCore
 ///
 /// - `GET /v1/stats?window=15m` — totals and a per-minute series (`StatsResponse`);
 /// - `GET /v1/stats/live` — games in play, channels closest to their budget, latest deliveries;
+/// - `GET /v1/games/{id}/live` — one game's channels, budgets, latest deliveries and pending alerts;
 /// - `GET /v1/channels/{id}/stats`, `/v1/games/{id}/stats`,
 ///   `/v1/apps/{bundle-id}/stats[?environment=…]` — scoped figures, budgets, channel usage;
 /// - `GET /metrics` — Prometheus text, database gauges refreshed at scrape time;
-/// - `GET /dashboard` — the self-contained HTML page.
+/// - `GET /dashboard` — the built-in page (`DashboardPage`: the page, its style sheet and script).
 ///
 /// Every one of them is an operator route: guarded by `access` (`SCORECAST_OPS_TOKEN`).
 /// A malformed `window` is a `400` naming it; an unknown channel, game or app a `404`; a
@@ -62,6 +63,13 @@ public struct StatsEndpoints: Sendable {
             }
             return try .json(answer)
         }
+        router.get("/v1/games/{id}/live", middleware: ops) { request in
+            let id = try request.pathParameter("id")
+            guard let answer = try await guarded(request, { try await query.gameLive(id, now: clock()) }) else {
+                throw Problem.notFound("there is no game \(id)")
+            }
+            return try .json(answer)
+        }
         router.get("/v1/apps/{bundle-id}/stats", middleware: ops) { request in
             let bundleID = try request.pathParameter("bundle-id")
             let window = try Self.window(request)
@@ -97,15 +105,7 @@ public struct StatsEndpoints: Sendable {
             }
             return HTTPResponse(status: .ok, headers: ["Content-Type": MetricsRegistry.contentType], body: Array(registry.render().utf8))
         }
-        router.get("/dashboard", middleware: [access.dashboardMiddleware]) { _ in
-            HTTPResponse(
-                status: .ok,
-                headers: [
-                    "Content-Type": DashboardPage.contentType, "Content-Security-Policy": DashboardPage.contentSecurityPolicy,
-                    "Cache-Control": "no-store",
-                ],
-                body: Array(DashboardPage.html.utf8))
-        }
+        DashboardPage.register(on: &router, middleware: [access.dashboardMiddleware])
     }
 
     /// The `window` query parameter, 15 minutes when absent; a `400` naming it when malformed.

@@ -1,3 +1,4 @@
+import APNs
 import ScorecastCore
 
 /// What came of one broadcast send attempt.
@@ -8,14 +9,6 @@ public enum SendMetricOutcome: String, Sendable, Codable, CaseIterable {
     case retried
     /// The attempt failed for good (terminal APNs reason, or retries exhausted).
     case failed
-}
-
-/// Which APNs host a connection talks to.
-public enum APNsPool: String, Sendable, CaseIterable {
-    /// Broadcast sends and device pushes (`api[.sandbox].push.apple.com`).
-    case send
-    /// Channel management (`api-manage-broadcast…`).
-    case management
 }
 
 /// Labels `{app}`: an app's bundle id.
@@ -119,9 +112,9 @@ public struct ConnectionLabels: MetricLabels {
     /// `["pool"]`.
     public static let names = ["pool"]
     /// Which host the connections talk to.
-    public var pool: APNsPool
+    public var pool: APNsHost
     /// `[pool]`.
     public var values: [String] { [pool.rawValue] }
     /// Creates the labels.
-    public init(pool: APNsPool) { self.pool = pool }
+    public init(pool: APNsHost) { self.pool = pool }
 }

@@ -13,13 +13,17 @@ public final class APNsClientSet: ChannelManaging {
     /// The settings every client is made with.
     public let configuration: APNsClientConfiguration
     private let logger: Logger
+    private let connectionObserver: (any APNsConnectionObserver)?
     private let clients = Mutex<[String: APNsClient]>([:])
 
     /// Checks `configuration`; no client (and no thread) exists until one is asked for.
-    public init(configuration: APNsClientConfiguration, logger: Logger) throws(APNsClientError) {
+    /// - Parameter connectionObserver: told of every connection each client opens or closes.
+    public init(configuration: APNsClientConfiguration, logger: Logger,
+                connectionObserver: (any APNsConnectionObserver)? = nil) throws(APNsClientError) {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
+        self.connectionObserver = connectionObserver
     }
 
     /// The client for `credentials`' team and key.
@@ -27,10 +31,16 @@ public final class APNsClientSet: ChannelManaging {
         let key = credentials.teamID + "/" + credentials.keyID
         return try clients.withLock { (clients: inout [String: APNsClient]) throws(APNsClientError) -> APNsClient in
             if let client = clients[key] { return client }
-            let client = try APNsClient(configuration: configuration, logger: logger.with(["team": credentials.teamID]))
+            let client = try APNsClient(configuration: configuration, logger: logger.with(["team": credentials.teamID]),
+                                        connectionObserver: connectionObserver)
             clients[key] = client
             return client
         }
+    }
+
+    /// The connections every client holds open to `host` now.
+    public func openConnections(to host: APNsHost) -> Int {
+        clients.withLock { $0.values.reduce(0) { $0 + $1.openConnections(to: host) } }
     }
 
     /// How many clients exist (one per signing key used so far).

@@ -32,10 +32,13 @@ public struct APNsRuntime: Sendable {
 
     /// For `serve`: clients on the configured hosts, or the built-in simulator started
     /// in-process with every app of the database registered.
-    public static func start(_ configuration: Configuration, pool: PostgresPool, logger: Logger) async throws -> APNsRuntime {
+    /// - Parameter connectionObserver: told of every connection the clients open or close.
+    public static func start(_ configuration: Configuration, pool: PostgresPool, logger: Logger,
+                             connectionObserver: (any APNsConnectionObserver)? = nil) async throws -> APNsRuntime {
         switch configuration.apns {
         case .remote(let send, let management):
-            let clients = try makeClients(configuration, send: endpoint(send), management: endpoint(management), logger: logger)
+            let clients = try makeClients(configuration, send: endpoint(send), management: endpoint(management),
+                                          connectionObserver: connectionObserver, logger: logger)
             return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: nil)
         case .builtInSimulator:
             let (simulator, endpoints) = try BuiltInSimulator.start(configuration: configuration, logger: logger)
@@ -48,7 +51,7 @@ public struct APNsRuntime: Sendable {
                 }
                 let teams = simulator.register(apps: apps)
                 logger.info("registered apps with the built-in APNs simulator", ["apps": String(apps.count), "teams": String(teams)])
-                let clients = try makeClients(configuration, endpoints: endpoints, logger: logger)
+                let clients = try makeClients(configuration, endpoints: endpoints, connectionObserver: connectionObserver, logger: logger)
                 return APNsRuntime(clients: clients, simulator: simulator, simulatorEndpoints: endpoints)
             } catch {
                 // The simulator is listening already: stop it rather than leak its ports and file.
@@ -85,12 +88,13 @@ public struct APNsRuntime: Sendable {
     }
 
     /// Clients for the simulator at `endpoints` (loopback, trusting its CA file).
-    public static func makeClients(_ configuration: Configuration, endpoints: SimulatorEndpoints, logger: Logger) throws -> APNsClientSet {
+    public static func makeClients(_ configuration: Configuration, endpoints: SimulatorEndpoints,
+                                   connectionObserver: (any APNsConnectionObserver)? = nil, logger: Logger) throws -> APNsClientSet {
         try makeClients(
             configuration,
             send: APNsEndpoint(host: "127.0.0.1", port: endpoints.sendPort, caFile: endpoints.caCertificatePath),
             management: APNsEndpoint(host: "127.0.0.1", port: endpoints.managementPort, caFile: endpoints.caCertificatePath),
-            proxy: .direct, logger: logger)
+            proxy: .direct, connectionObserver: connectionObserver, logger: logger)
     }
 
     /// The client settings for `send` and `management` with the configured connection count,
@@ -109,10 +113,12 @@ public struct APNsRuntime: Sendable {
 
     /// Clients (one per signing key, made on first use) on `send` and `management`.
     public static func makeClients(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint,
-                                   proxy: APNsProxy? = nil, logger: Logger) throws -> APNsClientSet {
+                                   proxy: APNsProxy? = nil, connectionObserver: (any APNsConnectionObserver)? = nil,
+                                   logger: Logger) throws -> APNsClientSet {
         do {
             return try APNsClientSet(
-                configuration: clientConfiguration(configuration, send: send, management: management, proxy: proxy), logger: logger.named("apns"))
+                configuration: clientConfiguration(configuration, send: send, management: management, proxy: proxy), logger: logger.named("apns"),
+                connectionObserver: connectionObserver)
         } catch {
             throw CommandError(.usage, "the APNs settings are unusable: \(error.message)")
         }

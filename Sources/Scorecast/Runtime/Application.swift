@@ -80,7 +80,8 @@ public struct Application: Sendable {
                 access: OpsAccess(token: configuration.opsToken)
             ).register(on: &router)
 
-            let apns = try await APNsRuntime.start(configuration, pool: database.pool, logger: logger)
+            let apns = try await APNsRuntime.start(
+                configuration, pool: database.pool, logger: logger, connectionObserver: APNsConnectionGauge(metrics.apnsConnections))
             services.append(ReleaseOnShutdown("apns-clients") { await apns.shutdown() })
             if let simulator = apns.simulator { services.append(simulator) }
             var httpBaseURL: URL?

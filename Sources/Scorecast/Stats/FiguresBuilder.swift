@@ -118,7 +118,7 @@ struct FiguresBuilder: Sendable {
         for start in span.bucketStarts {
             let latency: LatencyFigures
             if let exact {
-                latency = exact.buckets[start] ?? .empty
+                latency = exact.buckets[start] ?? LatencyFigures(ingestToSend: .empty, sendToAnswer: .empty, alertingIngestToSend: .empty)
             } else {
                 latency = LatencyFigures(
                     ingestToSend: LatencyPart.estimate(ingestParts[start] ?? []),

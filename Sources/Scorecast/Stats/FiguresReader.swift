@@ -159,7 +159,11 @@ struct FiguresReader: Sendable {
                    count(apns_latency_ms) AS apns_samples,
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY apns_latency_ms) AS apns_p50_ms,
                    percentile_cont(0.95) WITHIN GROUP (ORDER BY apns_latency_ms) AS apns_p95_ms,
-                   percentile_cont(0.99) WITHIN GROUP (ORDER BY apns_latency_ms) AS apns_p99_ms
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY apns_latency_ms) AS apns_p99_ms,
+                   count(ingest_to_send_ms) FILTER (WHERE requested_priority = 10) AS alerting_samples,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY ingest_to_send_ms) FILTER (WHERE requested_priority = 10) AS alerting_p50_ms,
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY ingest_to_send_ms) FILTER (WHERE requested_priority = 10) AS alerting_p95_ms,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY ingest_to_send_ms) FILTER (WHERE requested_priority = 10) AS alerting_p99_ms
             FROM deliveries
             WHERE sent_at >= \(span.from) AND sent_at < \(span.to) AND \(scope.deliveriesCondition)
             GROUP BY GROUPING SETS ((1), ())
@@ -167,7 +171,11 @@ struct FiguresReader: Sendable {
         var exact = FiguresBuilder.ExactLatency(buckets: [:], total: .empty)
         for row in rows {
             let (ingest, apns) = try Self.latencyParts(row)
-            let figures = LatencyFigures(ingestToSend: ingest.percentiles, sendToAnswer: apns.percentiles)
+            // Alerting updates are those that asked for priority 10 (a downgraded one included).
+            let alerting = LatencyPercentiles(
+                samples: try row.decode("alerting_samples"), p50Ms: try row.decode("alerting_p50_ms", as: Double?.self),
+                p95Ms: try row.decode("alerting_p95_ms", as: Double?.self), p99Ms: try row.decode("alerting_p99_ms", as: Double?.self))
+            let figures = LatencyFigures(ingestToSend: ingest.percentiles, sendToAnswer: apns.percentiles, alertingIngestToSend: alerting)
             if let bucket = try row.decode("bucket", as: Date?.self) {
                 exact.buckets[bucket] = figures
             } else {

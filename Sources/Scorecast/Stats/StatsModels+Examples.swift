@@ -40,7 +40,9 @@ enum StatsExample {
                 coalesced: coalesced[index], downgraded: downgraded[index], retried: retried, throttled: throttledSends[index],
                 latency: LatencyFigures(
                     ingestToSend: LatencyPercentiles(samples: total, p50Ms: p50[index], p95Ms: p95[index], p99Ms: p99[index]),
-                    sendToAnswer: LatencyPercentiles(samples: answered, p50Ms: answerP50[index], p95Ms: answerP50[index] * 2.6, p99Ms: answerP50[index] * 4.1)))
+                    sendToAnswer: LatencyPercentiles(samples: answered, p50Ms: answerP50[index], p95Ms: answerP50[index] * 2.6, p99Ms: answerP50[index] * 4.1),
+                    alertingIngestToSend: LatencyPercentiles(
+                        samples: priority10[index], p50Ms: alertingP99[index] * 0.45, p95Ms: alertingP99[index] * 0.8, p99Ms: alertingP99[index])))
         }
 
         var series: [StatsBucket] {
@@ -51,7 +53,8 @@ enum StatsExample {
             let parts = series.map(\.figures)
             return DeliveryFigures.summing(parts, latency: LatencyFigures(
                 ingestToSend: LatencyPercentiles(samples: parts.reduce(0) { $0 + $1.sends.total }, p50Ms: 6.9, p95Ms: 24.6, p99Ms: 51.2),
-                sendToAnswer: LatencyPercentiles(samples: parts.reduce(0) { $0 + $1.latency.sendToAnswer.samples }, p50Ms: 3.0, p95Ms: 8.1, p99Ms: 14.0)))
+                sendToAnswer: LatencyPercentiles(samples: parts.reduce(0) { $0 + $1.latency.sendToAnswer.samples }, p50Ms: 3.0, p95Ms: 8.1, p99Ms: 14.0),
+                alertingIngestToSend: LatencyPercentiles(samples: parts.reduce(0) { $0 + $1.sends.priority10 }, p50Ms: 4.2, p95Ms: 9.6, p99Ms: 13.1)))
         }
     }
 
@@ -59,6 +62,8 @@ enum StatsExample {
     static let p50 = [6.1, 6.4, 5.9, 6.8, 6.6, 6.2, 9.8, 8.7, 6.5, 6.3, 6.0, 6.1, 10.4, 7.2, 6.4]
     static let p95 = [14.2, 15.1, 13.8, 17.9, 16.3, 15.0, 31.5, 26.8, 16.1, 15.2, 14.6, 14.1, 34.2, 19.7, 15.3]
     static let p99 = [22.5, 24.8, 21.7, 29.4, 27.7, 23.9, 58.3, 47.1, 26.2, 24.4, 23.1, 22.0, 63.8, 33.5, 24.9]
+    // Alerting updates only: sent at once, so no routine update held back by shaping.
+    static let alertingP99 = [8.9, 9.4, 8.6, 10.2, 9.9, 9.1, 13.4, 12.2, 9.6, 9.2, 8.8, 8.7, 14.1, 10.8, 9.3]
     static let answerP50 = [2.8, 2.9, 2.7, 3.0, 3.1, 2.8, 3.6, 3.4, 2.9, 2.8, 2.8, 2.7, 3.8, 3.1, 2.9]
 
     /// Every app and channel together.
@@ -131,7 +136,32 @@ extension LiveStatsResponse {
             RecentDelivery(at: StatsExample.end.addingTimeInterval(-71), app: StatsExample.appID, channel: "b2xkLWNoYW5uZWwtOTk=", game: nil, priority: 5, downgraded: false, outcome: .failed, status: 400, reason: "ChannelNotRegistered", latencyMs: 3.9, attempt: 1, events: 1),
             RecentDelivery(at: StatsExample.end.addingTimeInterval(-94), app: StatsExample.appID, channel: StatsExample.channels[0], game: DemoFeed.gameID, priority: 10, downgraded: false, outcome: .retried, status: nil, reason: "Timeout", latencyMs: nil, attempt: 2, events: 3),
         ],
-        backlog: BacklogStatus(pending: 3, oldestPendingSeconds: 1.4, lastEventAt: StatsExample.end.addingTimeInterval(-8)))
+        backlog: BacklogStatus(pending: 3, oldestPendingSeconds: 1.4, lastEventAt: StatsExample.end.addingTimeInterval(-8)),
+        channelUsage: [
+            AppChannelUsage(app: StatsExample.appID, environment: "production", channels: ChannelUsage(active: 9_214, retiring: 87)),
+            AppChannelUsage(app: StatsExample.appID, environment: "sandbox", channels: ChannelUsage(active: 412, retiring: 3)),
+        ])
+}
+
+extension GameLiveResponse {
+    /// An example `GET /v1/games/{id}/live` response: the demo match.
+    public static let example = GameLiveResponse(
+        generatedAt: StatsExample.end.addingTimeInterval(-2),
+        game: LiveStatsResponse.example.games[0],
+        channels: [
+            GameChannelStatus(
+                channel: StatsExample.channels[0], app: StatsExample.appID, environment: "production", status: "active",
+                pendingUpdate: true, budget: StatsExample.budgets[0]),
+            GameChannelStatus(
+                channel: StatsExample.channels[1], app: StatsExample.appID, environment: "production", status: "active",
+                pendingUpdate: false, budget: StatsExample.budgets[1]),
+        ],
+        recentDeliveries: LiveStatsResponse.example.recentDeliveries.filter { $0.game == DemoFeed.gameID },
+        pendingAlerts: [
+            PendingAlert(
+                channel: StatsExample.channels[0], event: "1042", text: "GOAL! Northbridge United 2-2 — Oliver Quinn 66'",
+                queuedAt: StatsExample.end.addingTimeInterval(-3)),
+        ])
 }
 
 extension ChannelStatsResponse {

@@ -15,11 +15,13 @@ public struct LiveStatsResponse: Codable, Sendable, Equatable {
     public var pausedApps: [PausedAppStatus]
     /// The outbox backlog and when the feed last sent an event.
     public var backlog: BacklogStatus?
+    /// Every app's channels against the 10,000-per-app limit, most used first.
+    public var channelUsage: [AppChannelUsage]
 
     /// Creates a snapshot.
     public init(
         generatedAt: Date, games: [LiveGame], budgets: [ChannelBudgetStatus], recentDeliveries: [RecentDelivery],
-        pausedApps: [PausedAppStatus] = [], backlog: BacklogStatus? = nil
+        pausedApps: [PausedAppStatus] = [], backlog: BacklogStatus? = nil, channelUsage: [AppChannelUsage] = []
     ) {
         self.generatedAt = generatedAt
         self.games = games
@@ -27,6 +29,7 @@ public struct LiveStatsResponse: Codable, Sendable, Equatable {
         self.recentDeliveries = recentDeliveries
         self.pausedApps = pausedApps
         self.backlog = backlog
+        self.channelUsage = channelUsage
     }
 }
 

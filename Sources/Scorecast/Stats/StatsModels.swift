@@ -202,11 +202,17 @@ public struct LatencyFigures: Codable, Sendable, Equatable {
     public var ingestToSend: LatencyPercentiles
     /// From the send to APNs' answer.
     public var sendToAnswer: LatencyPercentiles
+    /// `ingestToSend` of alerting updates only (those that asked for priority 10: goals, cards,
+    /// the final whistle). Routine updates are held back on purpose (shaping), so this is the
+    /// figure to hold against the latency target. Absent when the span holds too many attempts
+    /// for exact percentiles.
+    public var alertingIngestToSend: LatencyPercentiles?
 
     /// Creates figures.
-    public init(ingestToSend: LatencyPercentiles, sendToAnswer: LatencyPercentiles) {
+    public init(ingestToSend: LatencyPercentiles, sendToAnswer: LatencyPercentiles, alertingIngestToSend: LatencyPercentiles? = nil) {
         self.ingestToSend = ingestToSend
         self.sendToAnswer = sendToAnswer
+        self.alertingIngestToSend = alertingIngestToSend
     }
 
     /// No samples on either leg.

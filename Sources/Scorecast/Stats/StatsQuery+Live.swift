@@ -7,7 +7,8 @@ extension StatsQuery {
     static let liveGameHorizon: TimeInterval = 3 * 3600
 
     /// `GET /v1/stats/live`: games in play (and about to start or just finished), the 10
-    /// channel budgets closest to exhaustion this hour, and the 25 latest delivery attempts.
+    /// channel budgets closest to exhaustion this hour, the 25 latest delivery attempts and
+    /// every app's channels against the limit.
     public func live(now: Date) async throws -> LiveStatsResponse {
         let gameRows = try await pool.query("""
             SELECT \(unsafeSQL: GameRecord.columns), finished_at, updated_at,
@@ -25,29 +26,9 @@ extension StatsQuery {
             Self.liveGame(try GameRecord(row: row), channels: try row.decode("live_channels"), updatedAt: try row.decode("updated_at"))
         }
         let hotBudgets = try await budgets.budgets(.activeThisHour(appID: nil), now: now, limit: 10)
-        let deliveryRows = try await pool.query("""
-            SELECT d.sent_at, a.bundle_id, c.apns_channel_id,
-                   (SELECT min(b.game_id) FROM channel_bindings b WHERE b.channel_id = d.channel_id) AS game,
-                   d.priority, d.downgraded, d.outcome, d.status_code, d.reason, d.apns_latency_ms, d.attempt,
-                   cardinality(d.event_ids) AS events
-            FROM deliveries d
-            JOIN channels c ON c.id = d.channel_id
-            JOIN apps a ON a.id = d.app_id
-            ORDER BY d.sent_at DESC, d.id DESC
-            LIMIT 25
-            """)
-        let recent = try deliveryRows.map { row in
-            return RecentDelivery(
-                at: try row.decode("sent_at"), app: try row.decode("bundle_id"), channel: try row.decode("apns_channel_id"),
-                game: try row.decode("game", as: String?.self), priority: try row.decode("priority"),
-                downgraded: try row.decode("downgraded"), outcome: Self.outcome(try row.decode("outcome")),
-                status: try row.decode("status_code", as: Int?.self), reason: try row.decode("reason", as: String?.self),
-                latencyMs: try row.decode("apns_latency_ms", as: Double?.self), attempt: try row.decode("attempt"),
-                events: try row.decode("events", as: Int?.self) ?? 0)
-        }
         return LiveStatsResponse(
-            generatedAt: now, games: games, budgets: hotBudgets, recentDeliveries: recent, pausedApps: try await pausedApps(),
-            backlog: try await backlog(now: now))
+            generatedAt: now, games: games, budgets: hotBudgets, recentDeliveries: try await recentDeliveries(channelIDs: nil),
+            pausedApps: try await pausedApps(), backlog: try await backlog(now: now), channelUsage: try await channelUsage())
     }
 
     /// The outbox backlog at `now` (same definitions as the `/metrics` gauges) and the newest

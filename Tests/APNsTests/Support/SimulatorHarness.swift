@@ -25,12 +25,13 @@ struct SimulatorHarness: Sendable {
     }
 
     /// A client for this simulator; `configure` adjusts its settings.
-    func client(logger: Logger = TestLog.logger, _ configure: (inout APNsClientConfiguration) -> Void = { _ in }) throws -> APNsClient {
+    func client(logger: Logger = TestLog.logger, connectionObserver: (any APNsConnectionObserver)? = nil,
+                _ configure: (inout APNsClientConfiguration) -> Void = { _ in }) throws -> APNsClient {
         var configuration = APNsClientConfiguration(sendEndpoint: sendEndpoint, managementEndpoint: managementEndpoint)
         configuration.requestTimeout = .seconds(10)
         configure(&configuration)
         let tokens = try TokenCache(renewalAge: configuration.tokenRenewalAge, logger: logger, now: clientClock.now)
-        return try APNsClient(configuration: configuration, logger: logger, tokens: tokens)
+        return try APNsClient(configuration: configuration, logger: logger, tokens: tokens, connectionObserver: connectionObserver)
     }
 
     /// Starts a simulator for a new team key allowed to use `bundleID`, runs `body`, stops it.

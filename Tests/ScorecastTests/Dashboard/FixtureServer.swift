@@ -2,8 +2,10 @@ import Foundation
 import TestSupport
 
 /// A tiny HTTP server (Python's `http.server`) that serves fixture folders for the dashboard
-/// test: `/<variant>/dashboard`, `/<variant>/v1/stats` and `/<variant>/v1/stats/live` map to
-/// `dashboard.html`, `stats.json` and `live.json` in `<root>/<variant>/`, and every request path
+/// test: `/<variant>/dashboard`, `/<variant>/dashboard/dashboard.css` and `.js`,
+/// `/<variant>/v1/stats` and `/<variant>/v1/stats/live` map to `dashboard.html`,
+/// `dashboard.css`, `dashboard.js`, `stats.json` and `live.json` in `<root>/<variant>/` (and
+/// `/<variant>/v1/games/<id>/live` to `game.json`, when the folder has one), and every request path
 /// (with its query) is appended to `<root>/<variant>/requests.log`.
 final class FixtureServer {
     static let script = """
@@ -17,12 +19,17 @@ final class FixtureServer {
         threading.Thread(target=watch_parent, daemon=True).start()
         root, port_file = sys.argv[1], sys.argv[2]
         routes = {"dashboard": ("dashboard.html", "text/html; charset=utf-8"),
+                  "dashboard/dashboard.css": ("dashboard.css", "text/css; charset=utf-8"),
+                  "dashboard/dashboard.js": ("dashboard.js", "text/javascript; charset=utf-8"),
                   "v1/stats": ("stats.json", "application/json"),
-                  "v1/stats/live": ("live.json", "application/json")}
+                  "v1/stats/live": ("live.json", "application/json"),
+                  "v1/games/live": ("game.json", "application/json")}
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 path = self.path.split("?", 1)[0]
                 variant, _, rest = path.lstrip("/").partition("/")
+                if rest.startswith("v1/games/") and rest.endswith("/live") and os.path.exists(os.path.join(root, variant, "game.json")):
+                    rest = "v1/games/live"
                 if not variant.isalnum() or rest not in routes:
                     self.send_error(404)
                     return

@@ -13,6 +13,17 @@ import TestSupport
         #expect(embedded == onDisk)
     }
 
+    @Test func theEmbeddedDashboardIsItsAssetsByteForByte() throws {
+        let folder = ScorecastProcess.packageRoot.appendingPathComponent("Sources/Scorecast/Dashboard/Assets")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { name in [".html", ".css", ".js"].contains { name.hasSuffix($0) } }.sorted()
+        #expect(EmbeddedDashboard.files.map(\.name) == names, "Dashboard/Assets changed: run `python3 Deploy/embed.py`")
+        for (name, text) in EmbeddedDashboard.files {
+            let onDisk = try Data(contentsOf: folder.appendingPathComponent(name))
+            #expect(Array(text.utf8) == Array(onDisk), "\(name) changed: run `python3 Deploy/embed.py`")
+        }
+    }
+
     @Test func schemaDirOverridesTheEmbeddedMigrationsAndAnEmptyOneIsNamed() throws {
         let folder = try TemporaryFolder("schema-dir")
         defer { folder.remove() }

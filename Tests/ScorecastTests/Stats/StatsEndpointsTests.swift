@@ -113,9 +113,9 @@ private struct Sample: Decodable {
         try await PollerDatabase.with { db in
             let response = try await router(db).respond(to: HTTPRequest(method: .get, path: "/dashboard"))
             #expect(response.status == .ok)
-            #expect(response.headers["Content-Type"] == DashboardPage.contentType)
+            #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
             #expect(response.headers["Content-Security-Policy"] == DashboardPage.contentSecurityPolicy)
-            #expect(String(decoding: response.body, as: UTF8.self).contains(DashboardPage.statsPath))
+            #expect(String(decoding: response.body, as: UTF8.self).contains("v1/stats?window=15m"))
         }
     }
 
