@@ -111,7 +111,7 @@ struct DashboardPageTests {
         #expect(dom.contains("TooManyRequests") && dom.contains("ChannelNotRegistered"))
         #expect(dom.matches(of: /<div class="bar-row">/).count
             == LiveStatsResponse.example.budgets.count + StatsResponse.example.totals.failures.count + LiveStatsResponse.example.channelUsage.count)
-        // The alerting figure beside the all-updates one; channels per app in the warn colour from 90 %.
+        // The alerting figure beside the all-updates one; channels per app in the warn colour from 80 %.
         #expect(dom.contains(">Alerts p99<") && dom.contains(">13 ms<") && dom.contains(">All updates p99<") && dom.contains(">51 ms<"))
         #expect(dom.contains(">9,301 / 10,000<") && dom.contains("699 left") && dom.contains(">415 / 10,000<"))
         #expect(attribute("hidden", of: "section id=\"game-view\"", in: dom) != nil, "no game is open")
