@@ -45,9 +45,12 @@ let package = Package(
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
         .target(name: "Logging", dependencies: ["JSON"]),
         .target(name: "Lifecycle", dependencies: ["Logging"]),
+        // The one way to run a child process (posix_spawn, output to files, reaped by `wait4` on
+        // its own pid): the embedded Postgres, the benchmark and the tests.
+        .target(name: "ChildProcesses"),
 
         // Adapters.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "Logging"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "Logging", "ChildProcesses"]),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
         .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "CCurl", "CurlHTTP"]),
@@ -63,10 +66,10 @@ let package = Package(
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging", "CurlHTTP"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging", "CurlHTTP", "ChildProcesses"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging", "ChildProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity"]),
@@ -74,6 +77,7 @@ let package = Package(
         .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"], exclude: ["Captured"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "Logging"]),

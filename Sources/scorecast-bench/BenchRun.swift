@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import ScorecastCore
 import Synchronization
@@ -103,18 +104,14 @@ struct BenchRun {
 
     /// The first line a short command prints, or "unavailable".
     private func firstLine(of executable: String, _ arguments: [String]) -> String {
-        let process = Process()
-        let pipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch { return "unavailable" }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        let line = text.split(separator: "\n").first.map(String.init) ?? ""
-        return process.terminationStatus == 0 && !line.isEmpty ? line : "unavailable"
+        let output = NSTemporaryDirectory() + "bench-version-\(getpid())-\(UUID().uuidString).txt"
+        defer { unlink(output) }
+        guard let child = try? ChildProcess(
+            name: executable, executable: "/usr/bin/env", arguments: [executable] + arguments, stdoutPath: output, stderrPath: output)
+        else { return "unavailable" }
+        let status = child.waitUntilExit().status
+        let line = child.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+        return status == 0 && !line.isEmpty ? line : "unavailable"
     }
 
     /// SIGINT / SIGTERM end every child first, so an interrupted run leaves no load behind.

@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 
 /// Cross-checks against an independent implementation: PyJWT on the `cryptography` package.
 /// CI installs them from Deploy/requirements-test.txt; a missing one fails these tests.
 @Suite struct PyJWTInteropTests {
     /// Fails the test with instructions unless python3 can import jwt and cryptography.
-    private func requirePyJWT() throws -> Bool {
-        let result = try ExternalTool.run("python3", ["-c", "import jwt, cryptography; print(jwt.__version__)"])
+    private func requirePyJWT() async throws -> Bool {
+        let result = try await ExternalTool.run("python3", ["-c", "import jwt, cryptography; print(jwt.__version__)"])
         guard result.succeeded else {
             Issue.record("""
                 python3 with PyJWT and cryptography is required for the interop tests; install them with \
@@ -33,10 +34,11 @@ import Testing
         print(jwt.encode(claims, private_pem, algorithm="ES256", headers={"kid": sys.argv[3]}), end="")
         """
 
-    @Test func pyJWTVerifiesOurProviderToken() throws {
-        guard try requirePyJWT() else { return }
+    @Test func pyJWTVerifiesOurProviderToken() async throws {
+        guard try await requirePyJWT() else { return }
         let key = try P256PrivateKey.generate()
         let folder = try TemporaryFolder()
+        defer { folder.remove() }
         let publicPath = try folder.write("public.pem", key.publicKey.pem)
         let issuedAt = Int(Date().timeIntervalSince1970)
         let header = Array(#"{"alg":"ES256","kid":"ABC123DEFG"}"#.utf8)
@@ -45,7 +47,7 @@ import Testing
         // Several tokens, so a signature with short R or S would show up as a failure too.
         for _ in 0..<5 {
             let token = try JWS.signES256(header: header, payload: payload, key: key)
-            let output = try ExternalTool.require("python3", ["-c", Self.verifyScript, token, publicPath])
+            let output = try await ExternalTool.require("python3", ["-c", Self.verifyScript, token, publicPath])
             let decoded = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: [String: Any]]
             #expect(decoded?["header"]?["kid"] as? String == "ABC123DEFG")
             #expect(decoded?["header"]?["alg"] as? String == "ES256")
@@ -54,34 +56,36 @@ import Testing
         }
     }
 
-    @Test func pyJWTRejectsOurTokenUnderAnotherKeyOrTampered() throws {
-        guard try requirePyJWT() else { return }
+    @Test func pyJWTRejectsOurTokenUnderAnotherKeyOrTampered() async throws {
+        guard try await requirePyJWT() else { return }
         let key = try P256PrivateKey.generate()
         let folder = try TemporaryFolder()
+        defer { folder.remove() }
         let otherPublic = try folder.write("other.pem", try P256PrivateKey.generate().publicKey.pem)
         let ownPublic = try folder.write("own.pem", key.publicKey.pem)
         let token = try JWS.signES256(header: Array(#"{"alg":"ES256"}"#.utf8),
                                       payload: Array(#"{"iss":"X"}"#.utf8), key: key)
-        let wrongKey = try ExternalTool.run("python3", ["-c", Self.verifyScript, token, otherPublic])
+        let wrongKey = try await ExternalTool.run("python3", ["-c", Self.verifyScript, token, otherPublic])
         #expect(!wrongKey.succeeded)
         #expect(wrongKey.stderr.contains("InvalidSignatureError"))
 
         let segments = token.split(separator: ".").map(String.init)
         let tampered = segments[0] + "." + Base64URL.encode(Array(#"{"iss":"Y"}"#.utf8)) + "." + segments[2]
-        let result = try ExternalTool.run("python3", ["-c", Self.verifyScript, tampered, ownPublic])
+        let result = try await ExternalTool.run("python3", ["-c", Self.verifyScript, tampered, ownPublic])
         #expect(!result.succeeded)
     }
 
-    @Test func weVerifyPyJWTTokensSignedWithAnOpenSSLKey() throws {
-        guard try requirePyJWT() else { return }
-        let pem = try OpenSSLKeys.pkcs8P256()
+    @Test func weVerifyPyJWTTokensSignedWithAnOpenSSLKey() async throws {
+        guard try await requirePyJWT() else { return }
+        let pem = try await OpenSSLKeys.pkcs8P256()
         let folder = try TemporaryFolder()
+        defer { folder.remove() }
         let keyPath = try folder.write("AuthKey_KEY1234567.p8", pem)
         let key = try P256PrivateKey(contentsOfFile: keyPath)
 
         for index in 0..<5 {
             let claims = #"{"iss":"TEAM\#(index)","iat":1764453600}"#
-            let token = try ExternalTool.require("python3", ["-c", Self.signScript, keyPath, claims, "KEY1234567"])
+            let token = try await ExternalTool.require("python3", ["-c", Self.signScript, keyPath, claims, "KEY1234567"])
             let parts = try JWS.parse(token)
             #expect(parts.signature.count == 64)
             #expect(JWS.verifyES256(parts, key: key.publicKey))

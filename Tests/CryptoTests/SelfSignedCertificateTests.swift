@@ -1,20 +1,22 @@
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct SelfSignedCertificateTests {
-    @Test func opensslVerifiesItAsItsOwnCAAndSeesTheSANs() throws {
+    @Test func opensslVerifiesItAsItsOwnCAAndSeesTheSANs() async throws {
         let (certificate, privateKey) = try SelfSignedCertificate.generate(
             commonName: "scorecast test", subjectAlternativeNames: ["localhost", "127.0.0.1", "::1", "apns.local.test"],
             validityDays: 30)
         #expect(certificate.hasPrefix("-----BEGIN CERTIFICATE-----\n"))
         let folder = try TemporaryFolder()
+        defer { folder.remove() }
         let certPath = try folder.write("cert.pem", certificate)
 
-        let verified = try ExternalTool.require("openssl", ["verify", "-CAfile", certPath, certPath])
+        let verified = try await ExternalTool.require("openssl", ["verify", "-CAfile", certPath, certPath])
         #expect(verified.contains("\(certPath): OK"))
 
-        let text = try ExternalTool.require("openssl", ["x509", "-in", certPath, "-noout", "-text"])
+        let text = try await ExternalTool.require("openssl", ["x509", "-in", certPath, "-noout", "-text"])
         #expect(text.contains("Version: 3 (0x2)"))
         #expect(text.contains("Subject: CN = scorecast test"))
         #expect(text.contains("Issuer: CN = scorecast test"))
@@ -27,38 +29,40 @@ import Testing
         #expect(text.contains("prime256v1"))
         #expect(text.contains("X509v3 Subject Key Identifier"))
 
-        let hostCheck = try ExternalTool.require(
+        let hostCheck = try await ExternalTool.require(
             "openssl", ["x509", "-in", certPath, "-noout", "-checkhost", "localhost", "-checkip", "127.0.0.1"])
         #expect(hostCheck.contains("Hostname localhost does match certificate"))
         #expect(hostCheck.contains("IP 127.0.0.1 does match certificate"))
-        let otherHost = try ExternalTool.require("openssl", ["x509", "-in", certPath, "-noout", "-checkhost", "example.com"])
+        let otherHost = try await ExternalTool.require("openssl", ["x509", "-in", certPath, "-noout", "-checkhost", "example.com"])
         #expect(otherHost.contains("does NOT match"))
 
         // The key returned is the certificate's key.
-        let certificateKey = try ExternalTool.require("openssl", ["x509", "-in", certPath, "-noout", "-pubkey"])
+        let certificateKey = try await ExternalTool.require("openssl", ["x509", "-in", certPath, "-noout", "-pubkey"])
         #expect(try P256PrivateKey(pem: privateKey).publicKey == P256PublicKey(pem: certificateKey))
     }
 
-    @Test func validityCoversTheRequestedDaysAndNoMore() throws {
+    @Test func validityCoversTheRequestedDaysAndNoMore() async throws {
         let days = 10
         let (certificate, _) = try SelfSignedCertificate.generate(
             commonName: "validity", subjectAlternativeNames: ["localhost"], validityDays: days)
         let folder = try TemporaryFolder()
+        defer { folder.remove() }
         let certPath = try folder.write("cert.pem", certificate)
-        let stillValid = try ExternalTool.run("openssl", ["x509", "-in", certPath, "-noout", "-checkend", "\(days * 86_400 - 3_600)"])
+        let stillValid = try await ExternalTool.run("openssl", ["x509", "-in", certPath, "-noout", "-checkend", "\(days * 86_400 - 3_600)"])
         #expect(stillValid.succeeded, "valid for almost \(days) days")
-        let expired = try ExternalTool.run("openssl", ["x509", "-in", certPath, "-noout", "-checkend", "\(days * 86_400 + 3_600)"])
+        let expired = try await ExternalTool.run("openssl", ["x509", "-in", certPath, "-noout", "-checkend", "\(days * 86_400 + 3_600)"])
         #expect(!expired.succeeded, "not valid past \(days) days")
     }
 
-    @Test func serialsAreRandom() throws {
+    @Test func serialsAreRandom() async throws {
         let folder = try TemporaryFolder()
+        defer { folder.remove() }
         var serials: Set<String> = []
         for index in 0..<3 {
             let (certificate, _) = try SelfSignedCertificate.generate(
                 commonName: "serial", subjectAlternativeNames: ["localhost"], validityDays: 1)
             let path = try folder.write("cert\(index).pem", certificate)
-            serials.insert(try ExternalTool.require("openssl", ["x509", "-in", path, "-noout", "-serial"]))
+            serials.insert(try await ExternalTool.require("openssl", ["x509", "-in", path, "-noout", "-serial"]))
         }
         #expect(serials.count == 3)
     }

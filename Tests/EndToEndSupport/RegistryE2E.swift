@@ -22,15 +22,18 @@ public struct RegistryE2E: Sendable {
     public static let logger = Logger(label: "e2e", level: .error)
 
     /// Runs `body` with a fresh fixture; `extra` is added to the CLI's environment. `database`
-    /// replaces the fresh schema of the shared test database (a cluster of the test's own).
+    /// replaces the shared test database (a fault test's own cluster, which it may stop);
+    /// `schema` is used as it is instead of a new schema (a cluster of the test's own whose
+    /// default schema scorecast uses, as behind a pooler that does not pass `search_path`).
     public static func with(
-        _ extra: [String: String] = [:], database: PostgresConfiguration? = nil, _ body: (RegistryE2E) async throws -> Void
+        _ extra: [String: String] = [:], database: TestDatabase? = nil, schema: PostgresConfiguration? = nil,
+        _ body: (RegistryE2E) async throws -> Void
     ) async throws {
         let state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("registry-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
-        let schema: PostgresConfiguration
-        if let database { schema = database } else { schema = try await TestDatabase.shared().makeSchema() }
+        let schema =
+            if let schema { schema } else if let database { try await database.makeSchema() } else { try await TestDatabase.shared().makeSchema() }
         let databaseURL = conninfo(schema)
         let simulator = try APNsSimulator(
             configuration: SimulatorConfiguration(stateDirectory: state.appendingPathComponent("sim").path), logger: logger)
@@ -50,8 +53,7 @@ public struct RegistryE2E: Sendable {
         let fixture = RegistryE2E(
             simulator: simulator, endpoints: endpoints, state: state, databaseURL: databaseURL, pool: pool, environment: environment)
         let shutdown = ShutdownSignal()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await simulator.run(until: shutdown) }
+        try await whileRunning("the APNs simulator", { try await simulator.run(until: shutdown) }, stop: shutdown.trigger) {
             var failure: (any Error)?
             do {
                 let migrated = try await fixture.run("migrate")
@@ -60,9 +62,7 @@ public struct RegistryE2E: Sendable {
             } catch {
                 failure = error
             }
-            await pool.close()
-            shutdown.trigger()
-            try await group.waitForAll()
+            try await withDeadline("the pool closes") { await pool.close() }
             if let failure { throw failure }
         }
     }
@@ -77,7 +77,7 @@ public struct RegistryE2E: Sendable {
     public func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> (code: Int32, stdout: String, stderr: String) {
         var environment = self.environment
         for (name, value) in extra { environment[name] = value.isEmpty ? nil : value }
-        return try await CompletedRun.run(arguments, environment: environment, timeout: .seconds(30))
+        return try await ScorecastProcess.run(arguments, environment: environment)
     }
 
     /// Runs a command that must succeed with `--json` output, and decodes it.
@@ -168,55 +168,7 @@ public struct TeamKeyFile: Sendable {
 /// Runs shell commands for fixtures (openssl).
 public enum Shell {
     public static func run(_ command: String) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw TestSupportError("`\(command)` failed: \(message)")
-        }
-    }
-}
-
-/// Runs the built binary to completion and reads both pipes to their end (rather than for a
-/// fixed time after exit), so no output is ever missed on a loaded machine.
-public enum CompletedRun {
-    public static func run(_ arguments: [String], environment: [String: String], timeout: Duration) async throws -> (code: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try ScorecastProcess.binary()
-        process.arguments = arguments
-        var base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SCORECAST_") }
-        base.merge(environment) { _, new in new }
-        process.environment = base
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        async let stdout = readToEnd(out.fileHandleForReading)
-        async let stderr = readToEnd(err.fileHandleForReading)
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                throw TestSupportError("scorecast \(arguments.joined(separator: " ")) did not finish in \(timeout)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return (process.terminationStatus, await stdout, await stderr)
-    }
-
-    /// Everything until end of file, read on a thread of its own (the read blocks).
-    private static func readToEnd(_ handle: FileHandle) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread {
-                continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
-            }.start()
-        }
+        let result = try await ExternalTool.run("sh", ["-c", command])
+        guard result.succeeded else { throw TestSupportError("`\(command)` failed: \(result.stderr)") }
     }
 }

@@ -104,7 +104,7 @@ struct DeviceEndToEndTests {
             #expect(metrics.contains(#"scorecast_push_to_start_total{outcome="started",reason=""} 2"#), "\(metrics)")
             #expect(metrics.contains(#"scorecast_device_tokens_pruned_total{kind="push-to-start",reason="Unregistered"} 1"#))
             server.signal(SIGTERM)
-            #expect(await server.waitForExit(timeout: .seconds(20)) == 0, "\(server.errorOutput)")
+            #expect(await server.waitForExit() == 0, "\(server.errorOutput)")
         }
     }
 }

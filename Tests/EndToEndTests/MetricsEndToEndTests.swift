@@ -208,7 +208,7 @@ struct MetricsEndToEndTests {
             #expect(server.errorOutput.contains("APNs trouble: InternalServerError"), "\(server.errorOutput)")
             #expect(server.errorOutput.contains("APNs trouble: TooManyRequests"), "\(server.errorOutput)")
             server.signal(SIGTERM)
-            #expect(await server.waitForExit(timeout: .seconds(20)) == 0, "\(server.errorOutput)")
+            #expect(await server.waitForExit() == 0, "\(server.errorOutput)")
         }
     }
 }

@@ -44,13 +44,12 @@ import TestSupport
         #expect(!(follower.output + follower.errorOutput).contains(leadLine), "two leaders at once")
 
         current.signal(SIGKILL)
-        let killedAt = ContinuousClock.now
-        _ = try await follower.waitForLine(containing: leadLine, timeout: .seconds(10))
-        #expect(ContinuousClock.now - killedAt < .seconds(5))
+        // The hand-over itself, not how soon (a bound of 5 s is a margin a loaded machine can miss).
+        _ = try await follower.waitForLine(containing: leadLine, timeout: hangDeadline)
         #expect(try await holderPID(pool) != nil)
 
         follower.signal(SIGTERM)
-        #expect(await follower.waitForExit(timeout: .seconds(15)) == 0, "stderr:\n\(follower.errorOutput)")
+        #expect(await follower.waitForExit() == 0, "stderr:\n\(follower.errorOutput)")
         #expect(try await holderPID(pool) == nil)
         await pool.close()
     }
@@ -91,9 +90,9 @@ import TestSupport
         #expect(table.stdout.contains("TooManyRequests  2") && table.stdout.contains("accepted 5, retried 2, failed 1"), "\(table.stdout)")
 
         let watch = try ScorecastProcess(["stats", "--watch", "--window", "1h"], environment: environment)
-        _ = try await watch.waitForLine(containing: "scorecast stats: last 1h", timeout: .seconds(20))
+        _ = try await watch.waitForLine(containing: "scorecast stats: last 1h")
         watch.signal(SIGINT)
-        #expect(await watch.waitForExit(timeout: .seconds(10)) == 0, "stderr: \(watch.errorOutput)")
+        #expect(await watch.waitForExit() == 0, "stderr: \(watch.errorOutput)")
 
         let bad = try await ScorecastProcess.run(["stats", "--window", "forever"], environment: environment)
         #expect(bad.code == 2 && bad.stderr.contains("window \"forever\""))

@@ -324,7 +324,7 @@ struct RegistryCLITests {
             environment["SCORECAST_HTTP_PORT"] = "0"
             environment["SCORECAST_ROLES"] = "api"
             let server = try ScorecastProcess(["serve"], environment: environment)
-            let line = try await server.waitForLine(containing: "HTTP API listening", timeout: .seconds(20))
+            let line = try await server.waitForLine(containing: "HTTP API listening")
             let address = try #require(line.split(separator: " ").first { $0.hasPrefix("address=") }?.dropFirst("address=".count))
             func get(_ path: String) async throws -> (Int, [String: Any]) {
                 let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: "\(address)\(path)")))
@@ -340,7 +340,7 @@ struct RegistryCLITests {
             #expect(try await get("/v1/games/unknown/channels?bundle-id=com.example.scores").0 == 404)
             #expect(try await get("/v1/games/epl-1/channels?bundle-id=not%20valid").0 == 400)
             server.signal(SIGTERM)
-            #expect(await server.waitForExit(timeout: .seconds(15)) == 0)
+            #expect(await server.waitForExit() == 0)
         }
     }
 }

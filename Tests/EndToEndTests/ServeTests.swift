@@ -31,11 +31,12 @@ import TestSupport
         let postgresPIDs = try embeddedPostmasterPIDs(under: folder.url)
         #expect(!postgresPIDs.isEmpty)
 
-        let started = ContinuousClock.now
         serve.signal(SIGTERM)
-        let code = await serve.waitForExit(timeout: .seconds(10))
+        let code = await serve.waitForExit(timeout: hangDeadline)
         #expect(code == 0, "stderr:\n\(serve.errorOutput)")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Every service stopped on the signal, none had to be cancelled at the end of its grace
+        // (what a wall-clock bound of 5 s stood for).
+        #expect(!serve.errorOutput.contains("did not stop in time"), "stderr:\n\(serve.errorOutput)")
         for pid in postgresPIDs { #expect(!isAlive(pid), "postgres \(pid) is still running; serve said:\n\(serve.errorOutput)") }
     }
 
@@ -62,7 +63,7 @@ import TestSupport
         let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ScorecastProcess.packageRoot.appendingPathComponent("Schema").path)
         #expect(migrations == schemaFiles.filter { $0.hasSuffix(".sql") }.count)
         serve.signal(SIGTERM)
-        #expect(await serve.waitForExit(timeout: .seconds(10)) == 0, "\(serve.errorOutput)")
+        #expect(await serve.waitForExit() == 0, "\(serve.errorOutput)")
     }
 
     @Test func theBuiltInSimulatorKeepsItsChannelsAcrossARestartOfServe() async throws {
@@ -81,7 +82,7 @@ import TestSupport
         let created = try TestHTTP.object(Array(try await cli("channels", "create", "--game", "ars-che", "--app", "com.example.scores", "--json").utf8))
         let channelID = try #require(created["channelId"] as? String)
         serve.signal(SIGTERM)
-        #expect(await serve.waitForExit(timeout: .seconds(20)) == 0, "\(serve.errorOutput)")
+        #expect(await serve.waitForExit() == 0, "\(serve.errorOutput)")
 
         serve = try ScorecastProcess(["serve"], environment: environment)
         _ = try await port(of: serve)
@@ -92,7 +93,7 @@ import TestSupport
         let reports = try #require(try JSONSerialization.jsonObject(with: Data(try await cli("channels", "reconcile", "--json").utf8)) as? [[String: Any]])
         #expect(reports.first?["clean"] as? Bool == true, "the simulator forgot the channel: \(reports)")
         serve.signal(SIGTERM)
-        #expect(await serve.waitForExit(timeout: .seconds(20)) == 0, "\(serve.errorOutput)")
+        #expect(await serve.waitForExit() == 0, "\(serve.errorOutput)")
     }
 
     @Test func readyzTurns503WhenTheDatabaseStops() async throws {
@@ -104,20 +105,17 @@ import TestSupport
         #expect(try await TestHTTP.get("http://127.0.0.1:\(port)/readyz").status == 200)
 
         for pid in try embeddedPostmasterPIDs(under: folder.url) { kill(pid, SIGINT) }  // fast shutdown
-        var status = 0
         var body = ""
-        for _ in 0..<100 {
+        // However long the postmaster takes to stop on a loaded machine (a 10 s bound was a margin).
+        try await waitUntil("readyz answers 503 once the database is gone", every: .milliseconds(100)) {
             let answer = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
-            status = answer.status
             body = String(decoding: answer.body, as: UTF8.self)
-            if status == 503 { break }
-            try await Task.sleep(for: .milliseconds(100))
+            return answer.status == 503
         }
-        #expect(status == 503)
         #expect(body.contains("database unavailable"))
         #expect(try await TestHTTP.get("http://127.0.0.1:\(port)/healthz").status == 200)
         serve.signal(SIGTERM)
-        #expect(await serve.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await serve.waitForExit() == 0)
     }
 
     @Test func anInvalidSettingStopsStartWithTheVariableNamed() async throws {

@@ -29,7 +29,7 @@ struct PgBouncerTests {
             await probe.close()
             #expect(timeout == PgBouncerBed.roleStatementTimeout)
 
-            try await FaultBed.with(database: bed.direct, extra: Self.environment(bed)) { fault in
+            try await FaultBed.with(schema: bed.direct, extra: Self.environment(bed)) { fault in
                 let (server, url) = try await fault.serve()
                 for seq in 1...2 {
                     for game in FaultBed.games {
@@ -57,7 +57,7 @@ struct PgBouncerTests {
     @Test("without SCORECAST_DATABASE_POOLER the pooler's refusal is a clear error naming the setting, not a hang")
     func withoutTheSettingTheErrorIsClear() async throws {
         try await PgBouncerBed.with { bed in
-            let run = try await CompletedRun.run(["games", "list"], environment: Self.environment(bed, pooler: false), timeout: .seconds(20))
+            let run = try await ScorecastProcess.run(["games", "list"], environment: Self.environment(bed, pooler: false))
             #expect(run.code == 5, "\(run.stderr)")
             #expect(run.stderr.contains("unsupported startup parameter"), "\(run.stderr)")
             #expect(run.stderr.contains("SCORECAST_DATABASE_POOLER=transaction"), "\(run.stderr)")
@@ -67,7 +67,7 @@ struct PgBouncerTests {
     @Test("a role whose DateStyle the decoders cannot read is refused at start, naming the fix")
     func aRoleWithoutISODatesIsRefused() async throws {
         try await PgBouncerBed.with(dateStyle: "German, DMY") { bed in
-            let run = try await CompletedRun.run(["games", "list"], environment: Self.environment(bed), timeout: .seconds(20))
+            let run = try await ScorecastProcess.run(["games", "list"], environment: Self.environment(bed))
             #expect(run.code == 5, "\(run.stderr)")
             #expect(run.stderr.contains("DateStyle is 'German, DMY' (ALTER ROLE … SET DateStyle = 'ISO, MDY')"), "\(run.stderr)")
         }

@@ -58,7 +58,7 @@ import Testing
             let exchange = try await RawHTTP.exchange(port: server.port, parts: parts, pause: 0.2, readTimeout: 60)
             #expect(exchange.closedByServer)
             #expect(exchange.status == nil)
-            #expect(exchange.elapsed < 55, "cut while still trickling, not after the client gave up")
+            #expect(exchange.partsSent < parts.count, "cut while still trickling (\(exchange.partsSent) of \(parts.count) parts sent)")
             #expect(await eventually { server.sink.lines.contains { $0.contains("cut_at_header_deadline=1") } })
             // A well-behaved client is unaffected.
             let normal = try await RawHTTP.exchange(port: server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -78,7 +78,7 @@ import Testing
             let exchange = try await RawHTTP.exchange(port: server.port, parts: parts, pause: 0.2, readTimeout: 60)
             #expect(exchange.closedByServer)
             #expect(exchange.status == nil)
-            #expect(exchange.elapsed < 55, "cut while still trickling, not after the client gave up")
+            #expect(exchange.partsSent < parts.count, "cut while still trickling (\(exchange.partsSent) of \(parts.count) parts sent)")
         }
     }
 

@@ -12,6 +12,9 @@ enum RawHTTP {
         let closedByServer: Bool
         /// Seconds from connect to close (or timeout).
         let elapsed: Double
+        /// How many of the parts were sent whole before the server closed (all of them unless it
+        /// cut the client off while it was still sending).
+        let partsSent: Int
 
         var text: String { String(decoding: received, as: UTF8.self) }
 
@@ -91,6 +94,7 @@ enum RawHTTP {
         guard connected == 0 else { throw SocketError(description: "connect() failed: errno \(errno)") }
         var timeout = timeval(tv_sec: Int(readTimeout), tv_usec: Int((readTimeout - Double(Int(readTimeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var partsSent = 0
         sending: for (index, part) in parts.enumerated() {
             if index > 0, pause > 0 { Thread.sleep(forTimeInterval: pause) }
             var offset = 0
@@ -99,6 +103,7 @@ enum RawHTTP {
                 if sent <= 0 { break sending }  // the server may close early (e.g. after a 413)
                 offset += sent
             }
+            partsSent += 1
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -112,7 +117,7 @@ enum RawHTTP {
                 break
             }
         }
-        return Exchange(received: received, closedByServer: closed, elapsed: Date().timeIntervalSince(start))
+        return Exchange(received: received, closedByServer: closed, elapsed: Date().timeIntervalSince(start), partsSent: partsSent)
     }
 
     /// Binds `fd` to the IPv4 address `source` (any port).

@@ -6,6 +6,7 @@ import HTTPServer
 import Lifecycle
 import Logging
 import Testing
+import TestSupport
 
 /// A server started on 127.0.0.1, port 0, with its log captured.
 struct RunningServer {
@@ -20,10 +21,10 @@ struct RunningServer {
         URL(string: "http://127.0.0.1:\(port)\(target)")!
     }
 
-    /// Triggers shutdown and waits for `run(until:)` to return.
+    /// Triggers shutdown and waits for `run(until:)` to return (failing at the hang deadline).
     func stop() async throws {
         shutdown.trigger()
-        try await task.value
+        try await withDeadline("the HTTP server stops") { [task] in try await task.value }
     }
 }
 

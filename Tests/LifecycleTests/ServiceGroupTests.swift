@@ -28,7 +28,8 @@ private struct RecordingService: Service {
     }
 }
 
-@Suite struct ServiceGroupTests {
+// A service group that never stops would otherwise hold the suite: the limit only bounds a hang.
+@Suite(.timeLimit(.minutes(1))) struct ServiceGroupTests {
     let logger = Logger(label: "test", level: .critical, sink: MemorySink())
 
     @Test func signalStopsServicesInReverseOrder() async throws {

@@ -62,7 +62,8 @@ import Testing
         var configuration = try await TestDatabase.shared().makeSchema()
         configuration.statementTimeout = .milliseconds(100)
         let pool = PostgresPool(configuration: configuration, maxConnections: 1, logger: TestDatabase.logger)
-        let started = ContinuousClock.now
+        // A statement that outlived its timeout would succeed: the 57014 failure is the proof,
+        // with no clock read (a 3 s bound flaked on a loaded machine).
         do {
             _ = try await pool.query("SELECT pg_sleep(5)")
             Issue.record("the statement outlived its timeout")
@@ -70,7 +71,6 @@ import Testing
             #expect(error.code == .queryFailed)
             #expect(error.sqlState == PostgresError.SQLState.queryCanceled)
         }
-        #expect(ContinuousClock.now - started < .seconds(3))
         // The connection is still good afterwards.
         #expect(try await pool.query("SELECT 1 AS one")[0].decode("one", as: Int.self) == 1)
         await pool.close()
@@ -82,11 +82,11 @@ import Testing
         let task = Task { try await pool.query("SELECT pg_sleep(10) AS slept_for_cancel_test") }
         // Cancel once the statement runs on the server (a cancel sent before it arrives has
         // nothing to cancel): waiting for that state, not for a guessed number of milliseconds.
-        while try await observer.query("""
-            SELECT count(*)::int AS running FROM pg_stat_activity
-            WHERE state = 'active' AND query LIKE '%slept_for_cancel_test%' AND pid <> pg_backend_pid()
-            """)[0].decode("running", as: Int.self) == 0 {
-            try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("the statement runs on the server", every: .milliseconds(20)) {
+            try await observer.query("""
+                SELECT count(*)::int AS running FROM pg_stat_activity
+                WHERE state = 'active' AND query LIKE '%slept_for_cancel_test%' AND pid <> pg_backend_pid()
+                """)[0].decode("running", as: Int.self) > 0
         }
         await observer.close()
         task.cancel()

@@ -101,21 +101,6 @@ struct BenchPartsTests {
         }
     }
 
-    @Test("a child's exit code and CPU time come back; a timeout kills it")
-    func childProcess() async throws {
-        let folder = NSTemporaryDirectory()
-        let quick = try ChildProcess(name: "sh", executable: "/bin/sh", arguments: ["-c", "echo out; exit 3"],
-                                     stdoutPath: folder + "/bench-child-\(getpid()).out", stderrPath: "/dev/null")
-        let (exit, killed) = await quick.waitForExit(timeout: .seconds(10))
-        #expect(exit.status == 3)
-        #expect(!killed)
-        #expect(quick.standardOutput == "out\n")
-        let slow = try ChildProcess(name: "sleep", executable: "sleep", arguments: ["30"], stdoutPath: "/dev/null", stderrPath: "/dev/null")
-        let (ended, timedOut) = await slow.waitForExit(timeout: .milliseconds(200))
-        #expect(timedOut)
-        #expect(ended.status == 128 + SIGKILL)
-    }
-
     @Test("/proc gives this process's CPU time and resident memory")
     func procFS() throws {
         let sample = try #require(ProcFS.sampleSelf())

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 #if canImport(Glibc)
@@ -5,18 +6,20 @@ import Glibc
 #endif
 
 /// Runs an outside program (curl, nghttp, h2load, openssl, python3, chromium) for a test,
-/// without blocking the cooperative pool: output goes to temporary files (a large output cannot
-/// block the child on a full pipe) and termination is awaited through a continuation. The test
+/// without blocking the cooperative pool: a ``ChildProcess`` (the project's one runner) with its
+/// input and output in temporary files, reaped by polls, killed past its timeout. The test
 /// targets' one way to run a tool to completion.
 public struct ExternalTool {
     /// What the program did.
     public struct Result: Sendable {
-        /// The exit status (or the signal that ended it).
+        /// The exit status (128 + the signal number when a signal ended it).
         public var status: Int32
         /// Everything it wrote to standard output.
         public var stdout: String
         /// Everything it wrote to standard error.
         public var stderr: String
+        /// Whether it exited 0.
+        public var succeeded: Bool { status == 0 }
     }
 
     /// Why a tool could not be run.
@@ -31,58 +34,42 @@ public struct ExternalTool {
     }
 
     /// Runs `executable` (looked up on PATH via `/usr/bin/env`) with `arguments`, feeding `stdin`,
-    /// and kills it after `timeout`.
+    /// and kills it after `timeout` (by default only a hang's bound).
     public static func run(
         _ executable: String, _ arguments: [String], stdin: Data = Data(),
-        timeout: Duration = .seconds(60), currentDirectory: URL? = nil
+        timeout: Duration = hangDeadline, currentDirectory: URL? = nil
     ) async throws -> Result {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let inURL = scratch.appendingPathComponent("stdin")
-        let outURL = scratch.appendingPathComponent("stdout")
-        let errURL = scratch.appendingPathComponent("stderr")
-        try stdin.write(to: inURL)
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let input = try FileHandle(forReadingFrom: inURL)
-        let output = try FileHandle(forWritingTo: outURL)
-        let errors = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? input.close()
-            try? output.close()
-            try? errors.close()
+        let scratch = try TemporaryFolder("tool")
+        defer { scratch.remove() }
+        let inPath = try scratch.write("stdin", Array(stdin))
+        let outPath = scratch.url.appendingPathComponent("stdout").path
+        let errPath = scratch.url.appendingPathComponent("stderr").path
+        let directory = currentDirectory.map { ["-C", $0.path] } ?? []
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                name: executable, executable: "/usr/bin/env", arguments: directory + [executable] + arguments,
+                input: .file(inPath), stdoutPath: outPath, stderrPath: errPath)
+        } catch {
+            throw Failure(description: "cannot start \(executable): \(error)")
         }
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            kill(process)
-        }
-        defer { watchdog.cancel() }
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: Failure(description: "cannot start \(executable): \(error)"))
-            }
-        }
-        let stdout = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-        let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-        return Result(status: status, stdout: stdout, stderr: stderr)
+        let (exit, _) = await child.waitForExit(timeout: timeout)
+        return Result(status: exit.status, stdout: child.standardOutput, stderr: child.standardError)
     }
 
-    /// Kills `process` with SIGKILL if it still runs. (SIGTERM is not enough: children of the
-    /// test process inherit its mask of blocked signals, SIGTERM included.)
+    /// Runs `executable` like `run`, feeding `input`, and returns its standard output; throws
+    /// naming the tool and its standard error unless it exits 0.
+    public static func require(_ executable: String, _ arguments: [String], input: [UInt8] = []) async throws -> String {
+        let result = try await run(executable, arguments, stdin: Data(input))
+        guard result.succeeded else {
+            throw Failure(description: "\(executable) \(arguments.first ?? "") failed (\(result.status)): \(result.stderr)")
+        }
+        return result.stdout
+    }
+
+    /// Kills a Foundation `process` with SIGKILL if it still runs (for the servers not yet moved
+    /// onto ``ChildProcess``; SIGTERM is not enough: children of the test process inherit its
+    /// mask of blocked signals, SIGTERM included).
     public static func kill(_ process: Process) {
         guard process.isRunning else { return }
         _ = Glibc.kill(process.processIdentifier, SIGKILL)

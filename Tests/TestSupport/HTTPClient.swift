@@ -42,18 +42,3 @@ public enum TestHTTP {
         return object
     }
 }
-
-/// A fresh temporary folder, removed by `remove()`.
-public struct TemporaryFolder: Sendable {
-    /// Its location.
-    public let url: URL
-
-    /// Creates the folder under the system temp folder.
-    public init(_ prefix: String = "scorecast-test") throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// Deletes it and everything in it.
-    public func remove() { try? FileManager.default.removeItem(at: url) }
-}

@@ -1,10 +1,11 @@
+import ChildProcesses
 import Foundation
-import Synchronization
 
 /// The built `scorecast` binary run as a real child process, for end-to-end tests.
 ///
-/// Output is collected in memory; `waitForLine` polls it. The process is killed when the value
-/// is deinitialised, so a failing test leaves nothing behind.
+/// A ``ChildProcess`` (the project's one runner) writing to files in a folder of its own;
+/// `waitForLine` polls them. The process is killed when the value is deinitialised, so a
+/// failing test leaves nothing behind.
 public final class ScorecastProcess: Sendable {
     /// Where the package lives, found from this file's path.
     public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
@@ -19,116 +20,87 @@ public final class ScorecastProcess: Sendable {
         throw TestSupportError("the scorecast binary is not built: run `swift build` first")
     }
 
-    // Process is thread-safe for the calls used here (terminate, processIdentifier,
-    // isRunning, waitUntilExit) but is not marked Sendable.
-    private struct Child: @unchecked Sendable { let process: Process }
+    private let child: ChildProcess
+    private let folder: TemporaryFolder
 
-    private let child: Child
-    /// Bytes a pipe handler appends to while tests read them.
-    private final class Buffer: Sendable {
-        let bytes = Mutex<[UInt8]>([])
-        /// Set when the pipe reached end of file: everything the child wrote is in `bytes`.
-        let finished = Mutex(false)
-        var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
-        var isFinished: Bool { finished.withLock { $0 } }
-
-        func append(_ data: Data) {
-            if data.isEmpty {
-                finished.withLock { $0 = true }
-            } else {
-                bytes.withLock { $0.append(contentsOf: data) }
-            }
-        }
-    }
-
-    private let stdout = Buffer()
-    private let stderr = Buffer()
-
-    /// Starts `scorecast arguments…` with `environment` added to a minimal base environment;
-    /// `executable` runs another copy of the binary.
+    /// Starts `scorecast arguments…` with `environment` added to this process's environment
+    /// (without its `SCORECAST_` variables); `executable` runs another copy of the binary.
     public init(_ arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil, executable: URL? = nil) throws {
-        let process = Process()
-        process.executableURL = try executable ?? Self.binary()
-        process.arguments = arguments
+        let binary = try executable ?? Self.binary()
         var base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SCORECAST_") }
         base.merge(environment) { _, new in new }
-        process.environment = base
-        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
-        let outPipe = Pipe()
-        let errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
-        child = Child(process: process)
-        outPipe.fileHandleForReading.readabilityHandler = { [stdout] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            stdout.append(data)
+        folder = try TemporaryFolder("scorecast-process")
+        // `env -C` starts it in `workingDirectory` (the same pid: env executes the binary).
+        let (launcher, prefix) = workingDirectory.map { ("/usr/bin/env", ["-C", $0.path, binary.path]) } ?? (binary.path, [])
+        do {
+            child = try ChildProcess(
+                name: "scorecast", executable: launcher, arguments: prefix + arguments, environment: base,
+                stdoutPath: folder.url.appendingPathComponent("stdout").path,
+                stderrPath: folder.url.appendingPathComponent("stderr").path)
+        } catch {
+            folder.remove()
+            throw TestSupportError("\(error)")
         }
-        errPipe.fileHandleForReading.readabilityHandler = { [stderr] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            stderr.append(data)
-        }
-        try process.run()
     }
 
     deinit {
-        if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) }
+        if child.isRunning {
+            child.signal(SIGKILL)
+            child.waitUntilExit()
+        }
+        folder.remove()
     }
 
     /// Everything written to standard output so far.
-    public var output: String { stdout.text }
+    public var output: String { child.standardOutput }
     /// Everything written to standard error so far.
-    public var errorOutput: String { stderr.text }
+    public var errorOutput: String { child.standardError }
     /// The child's pid.
-    public var pid: Int32 { child.process.processIdentifier }
+    public var pid: Int32 { child.pid }
     /// Whether it still runs.
-    public var isRunning: Bool { child.process.isRunning }
+    public var isRunning: Bool { child.isRunning }
 
     /// Sends a signal (SIGTERM, SIGKILL…).
-    public func signal(_ number: Int32) { kill(child.process.processIdentifier, number) }
+    public func signal(_ number: Int32) { child.signal(number) }
 
-    /// Waits for the process to end, up to `timeout`; returns its exit code, or nil on timeout.
-    public func waitForExit(timeout: Duration = .seconds(30)) async -> Int32? {
+    /// Waits for the process to end, up to `timeout` (by default only a hang's bound); returns
+    /// its exit code, or nil on timeout.
+    public func waitForExit(timeout: Duration = hangDeadline) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        while child.process.isRunning {
+        while true {
+            if let exit = child.poll() { return exit.status }
             if ContinuousClock.now > deadline { return nil }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return child.process.terminationStatus
     }
 
     /// Waits until standard output or error has a line containing `text`; returns that line.
-    public func waitForLine(containing text: String, timeout: Duration = .seconds(30)) async throws -> String {
+    public func waitForLine(containing text: String, timeout: Duration = hangDeadline) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
+            let exit = child.poll()
             for line in (output + "\n" + errorOutput).split(separator: "\n") where line.contains(text) {
                 return String(line)
             }
-            if !child.process.isRunning && !(output + errorOutput).contains(text) {
-                throw TestSupportError("scorecast exited (\(child.process.terminationStatus)) before printing \"\(text)\"; stderr:\n\(errorOutput)")
+            if let exit {
+                throw TestSupportError("scorecast exited (\(exit.status)) before printing \"\(text)\"; stderr:\n\(errorOutput)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw TestSupportError("timed out waiting for \"\(text)\"; stdout:\n\(output)\nstderr:\n\(errorOutput)")
     }
 
-    /// Runs `scorecast arguments…` to completion; returns exit code, stdout and stderr.
+    /// Runs `scorecast arguments…` to completion; returns exit code, stdout and stderr. Past
+    /// `timeout` (by default only a hang's bound) it is killed and the run fails.
     public static func run(
-        _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)
+        _ arguments: [String], environment: [String: String] = [:], timeout: Duration = hangDeadline
     ) async throws -> (code: Int32, stdout: String, stderr: String) {
         let process = try ScorecastProcess(arguments, environment: environment)
         guard let code = await process.waitForExit(timeout: timeout) else {
             process.signal(SIGKILL)
-            throw TestSupportError("scorecast \(arguments.joined(separator: " ")) did not finish in \(timeout)")
+            throw TestSupportError("scorecast \(arguments.joined(separator: " ")) did not finish in \(timeout); stderr:\n\(process.errorOutput)")
         }
-        // The child has exited; wait for both pipes to reach end of file so no output is lost
-        // (a grandchild holding a pipe open would keep it from closing: bounded wait).
-        let drained = ContinuousClock.now + .seconds(5)
-        while !(process.stdout.isFinished && process.stderr.isFinished) && ContinuousClock.now < drained {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        // Files, not pipes: everything the child wrote is there once it has exited.
         return (code, process.output, process.errorOutput)
     }
 }

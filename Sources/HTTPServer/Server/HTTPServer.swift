@@ -64,8 +64,9 @@ public final class HTTPServer: Service {
         // calling into freed memory.
         if case .running(let daemon, _) = state.withLock({ $0 }) {
             for reply in core.inFlight.takeAllPending() {
-                reply.cancelTask()
+                // The 503 first: the first answer wins, and a cancelled handler answers 500.
                 reply.complete(with: Problem.serviceUnavailable("the server is shutting down").response(requestID: reply.requestID))
+                reply.cancelTask()
             }
             MHD_stop_daemon(daemon.pointer)
             core.connectionGuard.stop()
@@ -133,8 +134,10 @@ public final class HTTPServer: Service {
             let owed = core.inFlight.takeAllPending()
             core.logger.warning("http server stopping with requests still running; answering 503", ["requests": String(owed.count)])
             for reply in owed {
-                reply.cancelTask()
+                // The 503 first: the first answer wins, and a handler cancelled first raced it
+                // with its own 500 (CancellationError), which a loaded machine let win.
                 reply.complete(with: Problem.serviceUnavailable("the server is shutting down").response(requestID: reply.requestID))
+                reply.cancelTask()
             }
             // Give libmicrohttpd a moment to write those answers.
             _ = await core.inFlight.waitUntilIdle(timeout: .seconds(1))

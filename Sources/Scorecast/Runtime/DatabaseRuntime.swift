@@ -25,6 +25,10 @@ public final class DatabaseRuntime: Sendable {
         self.configuration = configuration
     }
 
+    /// How much longer than the statement timeout the client waits for an answer: enough for a
+    /// live server's own timeout error to arrive first.
+    static let responseGrace = Duration.seconds(1)
+
     /// Connects as `configuration` says; starts the embedded cluster when no URL is set.
     /// Connection failures become exit code 5 at the CLI.
     public static func open(_ configuration: Configuration, logger: Logger, applicationName: String = "scorecast") async throws -> DatabaseRuntime {
@@ -41,22 +45,30 @@ public final class DatabaseRuntime: Sendable {
         }
         postgres.connectTimeout = configuration.databaseConnectTimeout
         postgres.statementTimeout = configuration.databaseStatementTimeout
+        // The statement timeout bounds every wait on the database, on the client's side too: a
+        // stalled server never answers (nor enforces its own timeout), so the client gives up a
+        // little after the server would have, and waits no longer for a pooled connection.
+        postgres.responseTimeout = configuration.databaseStatementTimeout + Self.responseGrace
         postgres.applicationName = applicationName
         var session = postgres
         if let directURL = configuration.databaseDirectURL {
             session = try PostgresConfiguration(connectionString: directURL)
             session.connectTimeout = postgres.connectTimeout
             session.statementTimeout = postgres.statementTimeout
+            session.responseTimeout = postgres.responseTimeout
             session.applicationName = applicationName
         }
         if configuration.databasePooler == .transaction {
             postgres.statementCacheCapacity = 0
             postgres.sendsSessionSettings = false
         }
-        let pool = PostgresPool(configuration: postgres, maxConnections: configuration.databasePoolSize, logger: logger)
+        let pool = PostgresPool(
+            configuration: postgres, maxConnections: configuration.databasePoolSize,
+            leaseTimeout: configuration.databaseStatementTimeout, logger: logger)
         // Migrations lease one connection; the listener and the leader lock open their own.
         let sessionPool = configuration.databaseDirectURL == nil
-            ? pool : PostgresPool(configuration: session, maxConnections: 2, logger: logger)
+            ? pool
+            : PostgresPool(configuration: session, maxConnections: 2, leaseTimeout: configuration.databaseStatementTimeout, logger: logger)
         let runtime = DatabaseRuntime(pool: pool, sessionPool: sessionPool, embedded: embedded, configuration: postgres)
         do {
             _ = try await pool.query("SELECT 1")

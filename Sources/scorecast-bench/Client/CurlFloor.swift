@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// The libcurl floor of part 1: `Deploy/bench/curl_floor.c`, a minimal C program driving

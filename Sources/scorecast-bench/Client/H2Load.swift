@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// One `h2load` run: what it was asked and what it printed.

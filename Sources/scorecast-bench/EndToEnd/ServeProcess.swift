@@ -1,3 +1,4 @@
+import ChildProcesses
 import CurlHTTP
 import Foundation
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import APNs
 import Foundation
 

@@ -1,6 +1,7 @@
 import APNsSimulator
 import Foundation
 import Testing
+import TestSupport
 
 /// `scorecast apns-sim` flags and config file.
 @Suite struct SimulatorCommandTests {
@@ -66,7 +67,7 @@ import Testing
 
     @Test func configFileWithFlagsOnTop() async throws {
         let key = try await TeamKeys.shared.key()
-        let folder = try TemporaryFolder.make(prefix: "apns-sim-config")
+        let folder = try TemporaryFolder("apns-sim-config").path
         try key.publicKeyPEM.write(toFile: folder + "/team.pem", atomically: true, encoding: .utf8)
         let file = folder + "/sim.json"
         try """

@@ -56,7 +56,7 @@ struct SimulatorFixture: Sendable {
     ) async throws {
         let key = try await TeamKeys.shared.key()
         var configuration = SimulatorConfiguration(
-            stateDirectory: try TemporaryFolder.make(prefix: "apns-sim-state"),
+            stateDirectory: try TemporaryFolder("apns-sim-state").path,
             teams: [key.team(bundleIDs: [bundleID])])
         configure(&configuration)
         let logger = Logger(label: "apns-sim-test", level: .warning)
@@ -64,17 +64,8 @@ struct SimulatorFixture: Sendable {
         let endpoints = try simulator.start()
         let fixture = SimulatorFixture(simulator: simulator, endpoints: endpoints, key: key, bundleID: bundleID)
         let shutdown = ShutdownSignal()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await simulator.run(until: shutdown) }
-            do {
-                try await body(fixture)
-            } catch {
-                shutdown.trigger()
-                try await group.waitForAll()
-                throw error
-            }
-            shutdown.trigger()
-            try await group.waitForAll()
+        try await whileRunning("the APNs simulator", { try await simulator.run(until: shutdown) }, stop: shutdown.trigger) {
+            try await body(fixture)
         }
     }
 

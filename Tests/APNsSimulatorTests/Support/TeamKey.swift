@@ -39,7 +39,7 @@ struct TeamKey: Sendable {
 
     /// Generates a key with `openssl ecparam | openssl pkcs8` in a fresh temporary folder.
     static func generate(teamID: String, keyID: String) async throws -> TeamKey {
-        let folder = try TemporaryFolder.make(prefix: "apns-sim-key")
+        let folder = try TemporaryFolder("apns-sim-key").path
         let privatePath = folder + "/AuthKey_\(keyID).p8"
         let publicPath = folder + "/AuthKey_\(keyID).pub.pem"
         let generated = try await ExternalTool.run("sh", ["-c",
@@ -75,13 +75,4 @@ actor TeamKeys {
 struct FixtureError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Fresh temporary folders.
-enum TemporaryFolder {
-    static func make(prefix: String) throws -> String {
-        let path = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
 }

@@ -1,17 +1,16 @@
 import Crypto
 import Foundation
+import TestSupport
 @testable import APNs
 
 /// A real HTTP/2 TLS server (hyper-h2 in a python3 process) started for one test, with a fresh
 /// self-signed certificate the client trusts through its CA file.
 final class H2TestServer: @unchecked Sendable {
-    // @unchecked: every property is set in init and never changed; Process is only
-    // touched again by stop(), which tests call once.
+    // @unchecked: every property is set in init and never changed; stop() is called once.
     let port: Int
     let caFile: String
     let folder: URL
-    private let process: Process
-    private let stdinPipe: Pipe
+    private let server: ServerProcess
 
     struct Options {
         var maxConcurrentStreams = 1000
@@ -41,7 +40,7 @@ final class H2TestServer: @unchecked Sendable {
         try H2TestServerScript.source.write(to: scriptFile, atomically: true, encoding: .utf8)
         caFile = certFile.path
 
-        var arguments = ["python3", scriptFile.path, "--cert", certFile.path, "--key", keyFile.path,
+        var arguments = [scriptFile.path, "--cert", certFile.path, "--key", keyFile.path,
                          "--max-concurrent-streams", String(options.maxConcurrentStreams),
                          "--delay-ms", String(options.delayMilliseconds)]
         if options.goAwayAfter > 0 { arguments += ["--goaway-after", String(options.goAwayAfter)] }
@@ -54,26 +53,22 @@ final class H2TestServer: @unchecked Sendable {
                           "--fail-reason", options.failReason]
         }
 
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
         // The server's own complaints (tracebacks on stop) go to a file, not the test log.
-        let logFile = folder.appendingPathComponent("server.log")
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: logFile)
-        try process.run()
-        let line = await Self.readLine(stdoutPipe.fileHandleForReading)
-        guard let data = line.data(using: .utf8),
-              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let server = try ServerProcess("h2-test-server", "python3", arguments)
+        let line: String
+        do {
+            line = try await server.firstLine()
+        } catch {
+            server.stop()
+            throw TestServerError("the h2 test server did not start (is python3 with the h2 package installed?): \(error)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
               let port = object["port"] as? Int else {
-            kill(process.processIdentifier, SIGKILL)
-            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            let log = server.errorOutput
+            server.stop()
             throw TestServerError("the h2 test server did not start (is python3 with the h2 package installed?): \(line) \(log)")
         }
+        self.server = server
         self.port = port
     }
 
@@ -95,37 +90,17 @@ final class H2TestServer: @unchecked Sendable {
     /// Freezes the server process (SIGSTOP): connections stay open but nothing is answered,
     /// not even PING: a peer that is gone without closing.
     func pause() {
-        kill(process.processIdentifier, SIGSTOP)
+        server.signal(SIGSTOP)
     }
 
     /// Lets a paused server run again.
     func resume() {
-        kill(process.processIdentifier, SIGCONT)
+        server.signal(SIGCONT)
     }
 
     func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        // Children of the test process inherit its blocked SIGTERM (terminate() would do
-        // nothing), and waiting on one that never exits would hold a cooperative thread for
-        // good: SIGKILL cannot be blocked.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        server.stop()
         try? FileManager.default.removeItem(at: folder)
-    }
-
-    /// Reads one line off the cooperative pool (a blocking read).
-    static func readLine(_ handle: FileHandle) async -> String {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var bytes: [UInt8] = []
-                while true {
-                    let chunk = handle.readData(ofLength: 1)
-                    guard let byte = chunk.first, byte != UInt8(ascii: "\n") else { break }
-                    bytes.append(byte)
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }
-        }
     }
 }
 

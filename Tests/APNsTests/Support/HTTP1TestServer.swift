@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 @testable import APNs
 
 /// Python's http.server over TLS without ALPN h2: an endpoint that is not APNs.
@@ -8,8 +9,7 @@ final class HTTP1TestServer: @unchecked Sendable {
     let port: Int
     let caFile: String
     private let folder: URL
-    private let process: Process
-    private let stdinPipe = Pipe()
+    private let server: ServerProcess
 
     private static let script = """
     import http.server, json, ssl, sys, threading
@@ -36,30 +36,22 @@ final class HTTP1TestServer: @unchecked Sendable {
         try certificate.write(to: certFile, atomically: true, encoding: .utf8)
         try key.write(to: keyFile, atomically: true, encoding: .utf8)
         caFile = certFile.path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, certFile.path, keyFile.path]
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let line = await H2TestServer.readLine(stdoutPipe.fileHandleForReading)
+        let server = try ServerProcess("http1-test-server", "python3", ["-c", Self.script, certFile.path, keyFile.path])
+        let line = (try? await server.firstLine()) ?? ""
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
               let port = object["port"] as? Int else {
-            kill(process.processIdentifier, SIGKILL)
-            throw TestServerError("the HTTP/1.1 test server did not start: \(line)")
+            let log = server.errorOutput
+            server.stop()
+            throw TestServerError("the HTTP/1.1 test server did not start: \(line) \(log)")
         }
+        self.server = server
         self.port = port
     }
 
     var endpoint: APNsEndpoint { APNsEndpoint(host: "localhost", port: port, caFile: caFile) }
 
     func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        // SIGTERM is blocked in children of the test process; SIGKILL is not (see H2TestServer).
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        server.stop()
         try? FileManager.default.removeItem(at: folder)
     }
 }

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Lifecycle
 import Logging
+import TestSupport
 @testable import APNs
 
 /// An in-process APNs simulator (real HTTP/2 over TLS on loopback) with one registered team,
@@ -57,17 +58,8 @@ struct SimulatorHarness: Sendable {
         let harness = SimulatorHarness(simulator: simulator, endpoints: endpoints, credentials: credentials,
                                        simulatorClock: simulatorClock, clientClock: ManualClock(start))
         let shutdown = ShutdownSignal()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await simulator.run(until: shutdown) }
-            do {
-                try await body(harness)
-            } catch {
-                shutdown.trigger()
-                try await group.waitForAll()
-                throw error
-            }
-            shutdown.trigger()
-            try await group.waitForAll()
+        try await whileRunning("the APNs simulator", { try await simulator.run(until: shutdown) }, stop: shutdown.trigger) {
+            try await body(harness)
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import ScorecastCore
 import Testing
+import TestSupport
 @testable import APNs
 
 @Suite("provider token")
@@ -36,7 +37,7 @@ struct ProviderTokenTests {
     }
 
     @Test("PyJWT, an independent implementation, verifies the token and reads its claims")
-    func verifiesWithPyJWT() throws {
+    func verifiesWithPyJWT() async throws {
         let credentials = try Self.credentials()
         let issuedAt = Int(Date().timeIntervalSince1970)
         let token = try ProviderToken(credentials: credentials, issuedAt: issuedAt)
@@ -47,14 +48,14 @@ struct ProviderTokenTests {
         claims = jwt.decode(token, key, algorithms=["ES256"])
         print(json.dumps({"alg": header["alg"], "kid": header["kid"], "iss": claims["iss"], "iat": claims["iat"]}))
         """
-        let output = try PythonScript.run(script, input: token.jwt + "\n" + credentials.privateKey.publicKey.pem)
+        let output = try await ExternalTool.require("python3", ["-c", script], input: Array((token.jwt + "\n" + credentials.privateKey.publicKey.pem).utf8))
         let decoded = try JSONParser().parse(output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(decoded == ["alg": "ES256", "kid": "KEY1234567", "iss": "TEAM123456", "iat": .integer(issuedAt)])
         // A token with a flipped signature byte is refused by PyJWT as well.
         var signature = try JWS.parse(token.jwt).signature
         signature[10] ^= 0x01
         let prefix = token.jwt[..<token.jwt.lastIndex(of: ".")!]
-        let refused = try PythonScript.run("""
+        let refused = try await ExternalTool.require("python3", ["-c", """
         import sys, jwt
         token, key = sys.stdin.read().split("\\n", 1)
         try:
@@ -62,7 +63,7 @@ struct ProviderTokenTests {
             print("accepted")
         except jwt.InvalidSignatureError:
             print("refused")
-        """, input: prefix + "." + Base64URL.encode(signature) + "\n" + credentials.privateKey.publicKey.pem)
+        """], input: Array((prefix + "." + Base64URL.encode(signature) + "\n" + credentials.privateKey.publicKey.pem).utf8))
         #expect(refused.trimmingCharacters(in: .whitespacesAndNewlines) == "refused")
     }
 
@@ -105,28 +106,5 @@ struct ProviderTokenTests {
         }
         #expect(error?.code == .invalidCredentials)
         #expect(error?.message.contains("missing.p8") == true)
-    }
-}
-
-/// Runs a short python3 script with `input` on stdin and returns its stdout.
-enum PythonScript {
-    static func run(_ script: String, input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestServerError("python3 failed (is PyJWT installed?): \(String(decoding: errors, as: UTF8.self))")
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import APNs
 
 /// The HTTP/2 transport (nghttp2 + OpenSSL) against a real HTTP/2 TLS server (hyper-h2): multiplexing, the server's
@@ -167,7 +168,6 @@ struct HTTP2TransportTests {
         let server = try await H2TestServer(.init(goAwayAfter: 30, delayMilliseconds: 5))
         defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(connections: 1, streams: 100), logger: TestLog.logger)
-        let started = ContinuousClock.now
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<200 {
                 group.addTask {
@@ -177,10 +177,9 @@ struct HTTP2TransportTests {
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
+        // Every one answered 200: none waited for its 30 s deadline (that ends in a timeout
+        // error), with no wall-clock bound for a loaded machine to miss.
         #expect(statuses.count == 200 && statuses.allSatisfy { $0 == 200 })
-        // Far below the 30 s deadline: nothing waited for it. (The margin absorbs a machine
-        // busy with other suites.)
-        #expect(ContinuousClock.now - started < .seconds(20))
         let stats = try await server.stats()
         #expect(stats["goaways"] as? Int == 1)
         #expect((stats["connections"] as? Int ?? 0) >= 3)
@@ -196,7 +195,6 @@ struct HTTP2TransportTests {
         let server = try await H2TestServer(.init(cutAfter: 20, delayMilliseconds: 20))
         defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(connections: 1, streams: 100), logger: TestLog.logger)
-        let started = ContinuousClock.now
         let outcomes = await withTaskGroup(of: Result<Int, APNsClientError>.self) { group in
             for index in 0..<60 {
                 group.addTask {
@@ -211,8 +209,8 @@ struct HTTP2TransportTests {
             return await group.reduce(into: [Result<Int, APNsClientError>]()) { $0.append($1) }
         }
         #expect(outcomes.count == 60)
-        // Far below the 30 s deadline: failures are reported when the connection breaks.
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // Failures are reported when the connection breaks (connectionLost), not when the 30 s
+        // deadline passes (timeout): the codes say which, with no wall-clock bound.
         for case .failure(let error) in outcomes {
             #expect(error.code == .connectionLost, "\(error)")
         }
@@ -229,14 +227,19 @@ struct HTTP2TransportTests {
         let server = try await H2TestServer(.init(silent: true))
         defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let endpoint = server.endpoint
         let started = ContinuousClock.now
-        let error = await #expect(throws: APNsClientError.self) {
-            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/s"), timeout: .milliseconds(400))
+        // The deadline ended the request; a request that never ends fails at the hang deadline.
+        let error = try await withDeadline("a request to a silent server ends at its 400 ms deadline") { () async -> APNsClientError? in
+            do throws(APNsClientError) {
+                _ = try await transport.perform(HTTPRequest(method: .get, endpoint: endpoint, path: "/s"), timeout: .milliseconds(400))
+                return nil
+            } catch {
+                return error
+            }
         }
-        let elapsed = ContinuousClock.now - started
         #expect(error?.code == .timeout)
-        // The deadline was waited for, and it ended the request (a hang never returns).
-        #expect(elapsed >= .milliseconds(380) && elapsed < .seconds(15))
+        #expect(ContinuousClock.now - started >= .milliseconds(380), "the deadline was waited for")
         await transport.shutdown()
     }
 
@@ -246,12 +249,15 @@ struct HTTP2TransportTests {
         defer { server.stop() }
         // One connection, two streams: the other requests wait in the client's own queue.
         let transport = try HTTP2Transport(options: TestTransport.options(connections: 1, streams: 2), logger: TestLog.logger)
-        let started = ContinuousClock.now
-        let codes = await withTaskGroup(of: APNsClientError.Code?.self) { group in
+        let endpoint = server.endpoint
+        // Without the queue's own deadline check these would wait forever on a silent server:
+        // the hang deadline turns that into a failure.
+        let codes = try await withDeadline("six requests queued for two streams end at their deadline") {
+          await withTaskGroup(of: APNsClientError.Code?.self) { group in
             for index in 0..<6 {
                 group.addTask {
                     do throws(APNsClientError) {
-                        _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/q/\(index)"),
+                        _ = try await transport.perform(HTTPRequest(method: .get, endpoint: endpoint, path: "/q/\(index)"),
                                                         timeout: .milliseconds(300))
                         return nil
                     } catch {
@@ -260,10 +266,9 @@ struct HTTP2TransportTests {
                 }
             }
             return await group.reduce(into: [APNsClientError.Code?]()) { $0.append($1) }
+          }
         }
         #expect(codes.count == 6 && codes.allSatisfy { $0 == .timeout })
-        // Without the queue's own deadline check these would wait forever on a silent server.
-        #expect(ContinuousClock.now - started < .seconds(15))
         await transport.shutdown()
     }
 
@@ -280,12 +285,10 @@ struct HTTP2TransportTests {
                                                     headers: [HTTPHeader("x-test-delay-ms", "60000")]), timeout: .seconds(60))
         }
         try await Task.sleep(for: .milliseconds(200))
-        let started = ContinuousClock.now
         task.cancel()
+        // Ended by the cancellation, not by the answer or the deadline a minute later: the
+        // error's code says which, so no wall-clock bound is needed.
         let result = await task.result
-        // Far below the 60 s deadline; the margin absorbs a cooperative pool busy with the
-        // other suites' thousands of tasks.
-        #expect(ContinuousClock.now - started < .seconds(20))
         // On its stream (neverProcessed false) or, on a machine so busy that the task had not
         // handed it over yet, refused before sending (neverProcessed true): cancelled either way.
         let error = #expect(throws: APNsClientError.self) { try result.get() }

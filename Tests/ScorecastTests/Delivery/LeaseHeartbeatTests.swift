@@ -24,7 +24,7 @@ import TestSupport
                 try await Task.sleep(for: .milliseconds(3_000))
                 let stolen = try await store.claim(owner: "another-process/w0", limit: 10, lease: .seconds(1))
                 #expect(stolen.isEmpty, "the lease was extended while the send ran")
-                try await harness.eventually("the send completes", timeout: .seconds(15)) { try await harness.outboxCount() == 0 }
+                try await harness.eventually("the send completes") { try await harness.outboxCount() == 0 }
             }
             #expect(harness.broadcasts(to: channel.apnsID).count == 1)
             #expect(workers.statistics.fencedOut == 0)

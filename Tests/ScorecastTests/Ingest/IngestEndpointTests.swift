@@ -310,24 +310,30 @@ struct IngestEndpointTests {
         try await IngestFixture.with { fixture in
             try await fixture.addGame("g1")
             try await fixture.addChannel(boundTo: "g1")
-            let notifications = fixture.pool.listen(EventIngestor.notificationChannel)
-            try await Task.sleep(for: .milliseconds(300))  // the listener subscribes asynchronously
-            let reply = await fixture.post(EventJSON.event(id: "n1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
-            #expect(reply.status == 202)
-            let channel = try await withThrowingTaskGroup(of: String?.self) { group in
-                group.addTask {
-                    var iterator = notifications.makeAsyncIterator()
-                    return try await iterator.next()?.channel
+            let channel = EventIngestor.notificationChannel
+            let notifications = fixture.pool.listen(channel)
+            // The listener subscribes asynchronously: probe until it hears a probe of this test's
+            // own (an event, not a guessed 300 ms), then post and wait for the ingest's NOTIFY.
+            let probe = "probe-\(UUID().uuidString)"
+            let prober = Task {
+                while !Task.isCancelled {
+                    try? await fixture.pool.notify(channel: channel, payload: probe)
+                    try? await Task.sleep(for: .milliseconds(50))
                 }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(5))
-                    return nil
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return first
             }
-            #expect(channel == EventIngestor.notificationChannel)
+            defer { prober.cancel() }
+            let (status, heard) = try await withDeadline("the ingest's NOTIFY on \(channel)") {
+                var iterator = notifications.makeAsyncIterator()
+                while let heard = try await iterator.next(), heard.payload != probe {}
+                prober.cancel()
+                let reply = await fixture.post(EventJSON.event(id: "n1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
+                while let heard = try await iterator.next() {
+                    if heard.payload.isEmpty { return (reply.status, heard.channel) }
+                }
+                return (reply.status, "")
+            }
+            #expect(status == 202)
+            #expect(heard == channel)
         }
     }
 
@@ -411,6 +417,7 @@ struct IngestEndpointTests {
             let reply = try await fixture.pool.withConnection { holder in
                 // Another writer's row, not committed yet: invisible to the ingest's read, but
                 // its INSERT waits on it and then conflicts.
+                let holderPID = try await holder.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
                 try await holder.execute("BEGIN")
                 try await holder.execute("""
                     INSERT INTO outbox (channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
@@ -420,7 +427,9 @@ struct IngestEndpointTests {
                     """)
                 return try await withThrowingTaskGroup(of: Reply.self) { group in
                     group.addTask { await fixture.post(EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#)) }
-                    try await Task.sleep(for: .milliseconds(400))
+                    // Commit once the ingest's INSERT waits on the row (not after a guessed 400 ms,
+                    // which a loaded machine can outlast before the ingest gets that far).
+                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the ingest waits on the uncommitted row")
                     try await holder.execute("COMMIT")
                     return try await group.next()
                 }

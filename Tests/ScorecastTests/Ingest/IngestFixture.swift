@@ -39,7 +39,7 @@ final class IngestFixture: Sendable {
         self.logSink = logSink
         var router = Router()
         let logger = Logger(label: "test", level: .debug, sink: logSink)
-        EventsEndpoint(pool: pool, settings: settings, logger: logger, clock: { clock.now }).register(on: &router)
+        EventsEndpoint(pool: pool, settings: settings, logger: logger, clock: { clock.read() }).register(on: &router)
         self.router = router
     }
 
@@ -92,6 +92,22 @@ final class IngestFixture: Sendable {
         let id: Int64 = try #require(rows.first).decode("id")
         try await pool.execute("INSERT INTO channel_bindings (channel_id, game_id) VALUES (\(id), \(game))")
         return id
+    }
+
+    /// Waits until another connection waits on a lock that the backend `holderPID` holds.
+    func waitForLockWaiter(blockedBy holderPID: Int, _ what: String) async throws {
+        try await waitUntil(what) {
+            try await pool.query("""
+                SELECT count(*)::int AS n FROM pg_stat_activity WHERE \(holderPID) = ANY(pg_blocking_pids(pid))
+                """)[0].decode("n", as: Int.self) > 0
+        }
+    }
+
+    /// Waits until `count` posts have taken their arrival time and so have joined the ingest
+    /// queue. A post reads the endpoint's clock twice before it queues (validation, arrival);
+    /// an unsigned key reads it nowhere else before then.
+    func waitForArrivals(_ count: Int) async throws {
+        try await waitUntil("\(count) posts arrive at the ingest queue") { clock.reads >= 2 * count }
     }
 
     /// Posts `body` through the router with the fixture's key (or `headers` as given).
@@ -209,7 +225,15 @@ struct OutboxRow {
 /// A settable clock; starts at a whole second in 2025.
 final class TestClock: Sendable {
     private let current = Mutex(Date(timeIntervalSince1970: 1_764_450_000))
+    private let readCount = Mutex(0)
     var now: Date { current.withLock { $0 } }
+    /// How many times the code under test read the clock (through `read()`).
+    var reads: Int { readCount.withLock { $0 } }
+    /// The time, as the code under test reads it: counted, so a test can wait for the reads.
+    func read() -> Date {
+        readCount.withLock { $0 += 1 }
+        return now
+    }
     func advance(_ seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
     func set(_ date: Date) { current.withLock { $0 = date } }
 }

@@ -50,10 +50,11 @@ struct IngestQueueTests {
 struct IngestGroupCommitTests {
     /// Holds `game`'s row lock in a transaction of its own until `body` returns, so the one
     /// ingest slot stays busy while more requests arrive and queue.
-    static func holdingGame(_ game: String, _ fixture: IngestFixture, _ body: () async throws -> Void) async throws {
+    static func holdingGame(_ game: String, _ fixture: IngestFixture, _ body: (_ holderPID: Int) async throws -> Void) async throws {
         try await fixture.pool.withTransaction { connection in
+            let holderPID = try await connection.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
             _ = try await connection.query("SELECT id FROM games WHERE id = \(game) FOR UPDATE")
-            try await body()
+            try await body(holderPID)
         }
     }
 
@@ -69,14 +70,16 @@ struct IngestGroupCommitTests {
             for game in 0..<10 { try await fixture.addGame("g\(game)") }
             try await fixture.addChannel(boundTo: "g1")
             let replies = try await withThrowingTaskGroup(of: (String, Reply).self) { group in
-                try await Self.holdingGame("g0", fixture) {
+                try await Self.holdingGame("g0", fixture) { holderPID in
                     group.addTask { ("first", await fixture.post(EventJSON.event(id: "first", game: "g0", seq: 1, kind: "start"))) }
-                    try await Task.sleep(for: .milliseconds(200))
+                    // The first holds the one slot, waiting on the game's lock (an event, not a
+                    // guessed 200 ms), so the rest queue behind it.
+                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the first post waits on the held game")
                     for index in 0..<30 {
                         let event = EventJSON.event(id: "e\(index)", game: "g\(index % 10)", seq: 100 + index, kind: "start")
                         group.addTask { ("e\(index)", await fixture.post(event)) }
                     }
-                    try await Task.sleep(for: .milliseconds(300))
+                    try await fixture.waitForArrivals(31)
                     // The queued requests arrived before this: their wait counts as latency.
                     fixture.clock.advance(60)
                 }
@@ -106,15 +109,17 @@ struct IngestGroupCommitTests {
         try await IngestFixture.with(configure: { $0.transactions = 1; $0.createUnknownGames = false }) { fixture in
             for game in 0..<4 { try await fixture.addGame("g\(game)") }
             let replies = try await withThrowingTaskGroup(of: (String, Reply).self) { group in
-                try await Self.holdingGame("g0", fixture) {
+                try await Self.holdingGame("g0", fixture) { holderPID in
                     group.addTask { ("first", await fixture.post(EventJSON.event(id: "first", game: "g0", seq: 1))) }
-                    try await Task.sleep(for: .milliseconds(200))
+                    // The first holds the one slot, waiting on the game's lock (an event, not a
+                    // guessed 200 ms), so the rest queue behind it.
+                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the first post waits on the held game")
                     for index in 1...6 {
                         let game = index == 3 ? "missing" : "g\(index % 4)"
                         let event = EventJSON.event(id: "e\(index)", game: game, seq: 10 + index)
                         group.addTask { ("e\(index)", await fixture.post(event)) }
                     }
-                    try await Task.sleep(for: .milliseconds(300))
+                    try await fixture.waitForArrivals(7)
                 }
                 var replies: [String: Reply] = [:]
                 for try await (id, reply) in group { replies[id] = reply }
@@ -136,13 +141,15 @@ struct IngestGroupCommitTests {
             try await fixture.addGame("g0")
             try await fixture.addGame("g1")
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
-                try await Self.holdingGame("g0", fixture) {
+                try await Self.holdingGame("g0", fixture) { holderPID in
                     group.addTask { await fixture.post(EventJSON.event(id: "first", game: "g0", seq: 1)) }
-                    try await Task.sleep(for: .milliseconds(200))
+                    // The first holds the one slot, waiting on the game's lock (an event, not a
+                    // guessed 200 ms), so the rest queue behind it.
+                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the first post waits on the held game")
                     for _ in 0..<2 {
                         group.addTask { await fixture.post(EventJSON.event(id: "twice", game: "g1", seq: 5)) }
                     }
-                    try await Task.sleep(for: .milliseconds(300))
+                    try await fixture.waitForArrivals(3)
                 }
                 var replies: [Reply] = []
                 for try await reply in group { replies.append(reply) }

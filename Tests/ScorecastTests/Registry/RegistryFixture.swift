@@ -37,18 +37,15 @@ struct RegistryFixture: Sendable {
         let client = try APNsClientSet(configuration: settings, logger: logger)
         let fixture = RegistryFixture(pool: pool, simulator: simulator, endpoints: endpoints, client: client, folder: folder)
         let shutdown = ShutdownSignal()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await simulator.run(until: shutdown) }
+        try await whileRunning("the APNs simulator", { try await simulator.run(until: shutdown) }, stop: shutdown.trigger) {
             var failure: (any Error)?
             do {
                 try await body(fixture)
             } catch {
                 failure = error
             }
-            await client.shutdown()
-            await pool.close()
-            shutdown.trigger()
-            try await group.waitForAll()
+            try await withDeadline("the APNs client shuts down") { await client.shutdown() }
+            try await withDeadline("the pool closes") { await pool.close() }
             if let failure { throw failure }
         }
     }

@@ -53,8 +53,7 @@ struct DeliveryHarness: Sendable {
         let client = try APNsClient(configuration: clientConfiguration, logger: Logger(label: "apns", level: .error))
 
         let stopSimulator = ShutdownSignal()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await simulator.run(until: stopSimulator) }
+        try await whileRunning("the APNs simulator", { try await simulator.run(until: stopSimulator) }, stop: stopSimulator.trigger) {
             do {
                 try await DeliveryDatabase.with(maxConnections: 12) { database in
                     let appID = try await database.addApp(bundleID: bundleID, teamID: "TEAMWORKER", keyID: "KEYWORKER1", keyPath: keyPath)
@@ -64,14 +63,10 @@ struct DeliveryHarness: Sendable {
                     try await body(harness)
                 }
             } catch {
-                await client.shutdown()
-                stopSimulator.trigger()
-                try await group.waitForAll()
+                _ = try? await withDeadline("the APNs client shuts down") { await client.shutdown() }
                 throw error
             }
-            await client.shutdown()
-            stopSimulator.trigger()
-            try await group.waitForAll()
+            try await withDeadline("the APNs client shuts down") { await client.shutdown() }
         }
     }
 
@@ -109,22 +104,11 @@ struct DeliveryHarness: Sendable {
             logger: Logger(label: "workers", level: .notice, sink: logs), ownerPrefix: ownerPrefix)
     }
 
-    /// Runs `workers` while `body` runs, then shuts it down and waits for it.
+    /// Runs `workers` while `body` runs, then shuts it down and waits for it; a pool that does
+    /// not stop fails the test at the hang deadline instead of holding the suite.
     func running<T: Sendable>(_ workers: WorkerPool, _ body: () async throws -> T) async throws -> T {
         let shutdown = ShutdownSignal()
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await workers.run(until: shutdown) }
-            do {
-                let result = try await body()
-                shutdown.trigger()
-                try await group.waitForAll()
-                return result
-            } catch {
-                shutdown.trigger()
-                try await group.waitForAll()
-                throw error
-            }
-        }
+        return try await whileRunning("the worker pool", { try await workers.run(until: shutdown) }, stop: shutdown.trigger, body)
     }
 
     /// Queues an update as ingest does, and wakes the workers.
@@ -158,14 +142,10 @@ struct DeliveryHarness: Sendable {
         simulator.receivedRequests().filter { $0.port == "send" && $0.header("apns-channel-id") == apnsChannelID }
     }
 
-    /// Waits until `condition` holds, polling; fails after `timeout` with `what`.
-    func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestSupportError("timed out after \(timeout) waiting until \(what)")
+    /// Waits until `condition` holds, polling; fails naming `what` after `timeout`, which only
+    /// bounds a hang (a tight one flakes on a loaded machine).
+    func eventually(_ what: String, timeout: Duration = hangDeadline, _ condition: () async throws -> Bool) async throws {
+        try await waitUntil(what, deadline: timeout, every: .milliseconds(20), condition)
     }
 
     /// How many outbox rows are left.

@@ -1,0 +1,81 @@
+import ChildProcesses
+import Foundation
+import Testing
+
+@Suite("Child processes: spawned, signalled and reaped in one place")
+struct ChildProcessTests {
+    /// A fresh path under the temp folder, removed afterwards by the caller.
+    static func scratch(_ name: String) -> String {
+        NSTemporaryDirectory() + "child-process-test-\(getpid())-\(UUID().uuidString)-\(name)"
+    }
+
+    @Test("a child's exit code, output and CPU time come back")
+    func exitAndOutput() async throws {
+        let output = Self.scratch("out")
+        defer { unlink(output) }
+        let quick = try ChildProcess(name: "sh", executable: "/bin/sh", arguments: ["-c", "echo out; exit 3"],
+                                     stdoutPath: output, stderrPath: "/dev/null")
+        // The limit only bounds a hang: this test is about the exit, not how soon it comes.
+        let (exit, killed) = await quick.waitForExit(timeout: .seconds(60))
+        #expect(exit.status == 3)
+        #expect(!killed)
+        #expect(exit.cpuSeconds >= 0)
+        #expect(quick.standardOutput == "out\n")
+        #expect(!quick.isRunning)
+        #expect(quick.exit?.status == 3, "reaped once, remembered")
+    }
+
+    @Test("past its timeout a child is killed and reaped")
+    func timeoutKills() async throws {
+        let slow = try ChildProcess(name: "sleep", executable: "sleep", arguments: ["3600"], stdoutPath: "/dev/null", stderrPath: "/dev/null")
+        let (ended, timedOut) = await slow.waitForExit(timeout: .milliseconds(200))
+        #expect(timedOut)
+        #expect(ended.status == 128 + SIGKILL)
+    }
+
+    @Test("standard input comes from a file; one path for both outputs interleaves them")
+    func inputAndCombinedOutput() throws {
+        let input = Self.scratch("in")
+        let output = Self.scratch("out")
+        defer {
+            unlink(input)
+            unlink(output)
+        }
+        try Data("from stdin\n".utf8).write(to: URL(fileURLWithPath: input))
+        let child = try ChildProcess(
+            name: "sh", executable: "/bin/sh", arguments: ["-c", "cat; echo to-stderr >&2; echo to-stdout"],
+            input: .file(input), stdoutPath: output, stderrPath: output)
+        #expect(child.waitUntilExit().status == 0)
+        #expect(child.standardOutput == "from stdin\nto-stderr\nto-stdout\n")
+    }
+
+    @Test("SIGTERM stops a child even though the test runner blocks it: the mask is reset")
+    func signalsAtTheirDefaults() throws {
+        let child = try ChildProcess(name: "sleep", executable: "sleep", arguments: ["3600"], stdoutPath: "/dev/null", stderrPath: "/dev/null")
+        #expect(child.isRunning)
+        child.signal(SIGTERM)
+        // Blocks this thread until the child ends: a SIGTERM left blocked would hang here for
+        // an hour, so the exit status proves the reset.
+        #expect(child.waitUntilExit().status == 128 + SIGTERM)
+        child.signal(SIGKILL)  // reaped already: nothing is sent to a pid that may be reused
+        #expect(child.exit?.status == 128 + SIGTERM)
+    }
+
+    @Test("a program that cannot start is an error naming it")
+    func missingProgram() {
+        #expect(throws: ChildProcessError.self) {
+            try ChildProcess(name: "nothing", executable: "/nonexistent/program", arguments: [], stdoutPath: "/dev/null", stderrPath: "/dev/null")
+        }
+    }
+}
+
+extension ChildProcessTests {
+    @Test("a lifeline input stays open until closed; then a child reading it to the end stops")
+    func lifeline() async throws {
+        let child = try ChildProcess(name: "cat", executable: "cat", arguments: [], input: .lifeline, stdoutPath: "/dev/null", stderrPath: "/dev/null")
+        child.closeInput()
+        let (exit, killed) = await child.waitForExit(timeout: .seconds(60))
+        #expect(!killed, "cat saw the end of its input")
+        #expect(exit.status == 0)
+    }
+}
