@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 @testable import APNs
 
 /// nghttpd (nghttp2's C server) serving an empty file at the broadcast path over HTTP/2 TLS:
@@ -9,7 +10,7 @@ final class NGHTTPDServer: @unchecked Sendable {
     let port: Int
     let caFile: String
     private let folder: URL
-    private let process: Process
+    private let server: ServerProcess
 
     init(bundleID: String) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("apns-nghttpd-\(UUID().uuidString)")
@@ -27,29 +28,28 @@ final class NGHTTPDServer: @unchecked Sendable {
         try key.write(to: keyFile, atomically: true, encoding: .utf8)
         caFile = certFile.path
         port = try FreePort.find()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["nghttpd", "--htdocs", folder.appendingPathComponent("htdocs").path,
-                             "--max-concurrent-streams", "1000", String(port), keyFile.path, certFile.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Ready when it accepts connections.
-        for _ in 0..<100 {
-            if FreePort.isListening(port) { return }
-            try await Task.sleep(for: .milliseconds(20))
+        let server = try ServerProcess(
+            "nghttpd", "nghttpd",
+            ["--htdocs", folder.appendingPathComponent("htdocs").path, "--max-concurrent-streams", "1000", String(port), keyFile.path, certFile.path])
+        self.server = server
+        // Ready when it accepts connections (however long a loaded machine takes; a 2 s bound
+        // was a margin); one that exits or never listens fails, naming it.
+        let port = self.port
+        do {
+            try await waitUntil("nghttpd listens on \(port)", every: .milliseconds(20)) {
+                guard server.isRunning else { throw TestServerError("nghttpd exited: \(server.errorOutput)") }
+                return FreePort.isListening(port)
+            }
+        } catch {
+            server.stop()
+            throw TestServerError("nghttpd did not start (apt-get install nghttp2-server): \(error)")
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        throw TestServerError("nghttpd did not start (apt-get install nghttp2-server)")
     }
 
     var endpoint: APNsEndpoint { APNsEndpoint(host: "localhost", port: port, caFile: caFile) }
 
     func stop() {
-        // nghttpd started from the test process does not act on SIGTERM: end it for sure.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        server.stop()
         try? FileManager.default.removeItem(at: folder)
     }
 }
