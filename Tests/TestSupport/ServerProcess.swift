@@ -53,6 +53,9 @@ public final class ServerProcess: Sendable {
         return line
     }
 
+    /// Ends its input (a program reading it to the end takes that as "stop").
+    public func closeInput() { child.closeInput() }
+
     /// Sends `signal` (SIGSTOP, SIGCONT…).
     public func signal(_ signal: Int32) { child.signal(signal) }
 
