@@ -51,19 +51,7 @@ enum TLSTestServer {
         let server = try ServerProcess(
             "openssl s_server", "openssl", ["s_server", "-quiet", "-www", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key])
         defer { server.stop() }
-        try await waitUntilListening(port: port, server: server)
+        try await server.waitUntilListening(on: port)
         try await body(port)
     }
-
-    /// Polls the port with TCP connects until the server listens; the hang deadline bounds it.
-    private static func waitUntilListening(port: Int, server: ServerProcess) async throws {
-        try await waitUntil("openssl s_server listens on \(port)", every: .milliseconds(50)) {
-            guard server.isRunning else { throw TLSTestServerError.exited }
-            return FreePort.isListening(port)
-        }
-    }
-}
-
-enum TLSTestServerError: Error {
-    case exited
 }

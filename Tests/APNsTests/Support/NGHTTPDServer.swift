@@ -34,12 +34,8 @@ final class NGHTTPDServer: @unchecked Sendable {
         self.server = server
         // Ready when it accepts connections (however long a loaded machine takes; a 2 s bound
         // was a margin); one that exits or never listens fails, naming it.
-        let port = self.port
         do {
-            try await waitUntil("nghttpd listens on \(port)", every: .milliseconds(20)) {
-                guard server.isRunning else { throw TestServerError("nghttpd exited: \(server.errorOutput)") }
-                return FreePort.isListening(port)
-            }
+            try await server.waitUntilListening(on: port)
         } catch {
             server.stop()
             throw TestServerError("nghttpd did not start (apt-get install nghttp2-server): \(error)")

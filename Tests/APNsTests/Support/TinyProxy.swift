@@ -27,12 +27,8 @@ final class TinyProxy: @unchecked Sendable {
         self.server = server
         // Ready when it accepts connections (however long a loaded machine takes; a 4 s bound
         // was a margin); one that exits or never listens fails, naming it.
-        let port = self.port
         do {
-            try await waitUntil("tinyproxy listens on \(port)", every: .milliseconds(20)) {
-                guard server.isRunning else { throw TestServerError("tinyproxy exited: \(server.errorOutput)") }
-                return FreePort.isListening(port)
-            }
+            try await server.waitUntilListening(on: port)
         } catch {
             stop()
             throw TestServerError("tinyproxy did not listen on \(port) (apt-get install tinyproxy): \(error)")
