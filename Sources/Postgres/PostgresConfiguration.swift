@@ -23,6 +23,11 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     public var connectTimeout: Duration
     /// The server-side limit per statement (`statement_timeout`); `nil` for the server's.
     public var statementTimeout: Duration?
+    /// How long the client waits for the server's answer to one statement before it gives the
+    /// connection up (`PostgresError.Code.timeout`); `nil` waits forever. Set it somewhat above
+    /// `statementTimeout`, so that a live server's own timeout answers first and only a stalled
+    /// one is given up on. Narrowed or lifted per task with `PostgresDeadline`.
+    public var responseTimeout: Duration?
     /// Shown in `pg_stat_activity`.
     public var applicationName: String?
     /// Schemas to search for unqualified names (`search_path`), e.g. one schema per test.
@@ -51,7 +56,8 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         applicationName: String? = "scorecast",
         searchPath: [String]? = nil,
         parameters: [String: String] = [:],
-        statementCacheCapacity: Int = PostgresConfiguration.defaultStatementCacheCapacity
+        statementCacheCapacity: Int = PostgresConfiguration.defaultStatementCacheCapacity,
+        responseTimeout: Duration? = nil
     ) {
         self.host = host
         self.port = port
@@ -65,6 +71,7 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         self.searchPath = searchPath
         self.parameters = parameters
         self.statementCacheCapacity = max(0, statementCacheCapacity)
+        self.responseTimeout = responseTimeout
     }
 
     /// Parses a `postgres://` / `postgresql://` URL.

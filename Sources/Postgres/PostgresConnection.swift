@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -13,13 +14,20 @@ public final class PostgresConnection: Sendable {
     private let broken = Atomic<Bool>(false)
     private let idle = Atomic<Bool>(true)
     private let closed = Atomic<Bool>(false)
+    /// Set when the client gave up waiting for the server: the connection is never used again.
+    private let abandoned = Atomic<Bool>(false)
+    /// The client-side limit per statement (`PostgresConfiguration.responseTimeout`).
+    private let responseTimeout: Duration?
     /// The socket, for the pool's lock-free "anything arrived while idle?" check.
     private let socket: Int32
     /// The server process serving this connection (`pg_backend_pid()`).
     public let backendPID: Int32
 
-    private init(thread: ConnectionThread, socket: Int32, backendPID: Int32, cancelHandle: CancelHandle) {
+    private init(
+        thread: ConnectionThread, socket: Int32, backendPID: Int32, cancelHandle: CancelHandle, responseTimeout: Duration?
+    ) {
         self.thread = thread
+        self.responseTimeout = responseTimeout
         self.socket = socket
         self.backendPID = backendPID
         self.cancelHandle = cancelHandle
@@ -51,7 +59,7 @@ public final class PostgresConnection: Sendable {
                 connection = opened
                 completion(.success(PostgresConnection(
                     thread: thread, socket: opened.socket, backendPID: opened.backendPID,
-                    cancelHandle: opened.makeCancelHandle())))
+                    cancelHandle: opened.makeCancelHandle(), responseTimeout: configuration.responseTimeout)))
             } catch {
                 thread.stop()
                 completion(.failure(error))
@@ -101,7 +109,9 @@ public final class PostgresConnection: Sendable {
     }
 
     /// Whether the connection broke (server gone, backend terminated) or was closed.
-    public var isBroken: Bool { broken.load(ordering: .acquiring) || closed.load(ordering: .acquiring) }
+    public var isBroken: Bool {
+        broken.load(ordering: .acquiring) || closed.load(ordering: .acquiring) || abandoned.load(ordering: .acquiring)
+    }
 
     /// Whether the session is outside any transaction block, as of the last statement.
     public var isIdle: Bool { idle.load(ordering: .acquiring) }
@@ -129,7 +139,10 @@ public final class PostgresConnection: Sendable {
 
     /// Runs `body` on the connection's thread and resumes the caller with its result.
     /// With `cancellable: false` (for `ROLLBACK` on the way out of a cancelled task) the
-    /// statement runs even when the task is cancelled.
+    /// statement runs even when the task is cancelled. When the server has not answered by the
+    /// deadline (`responseTimeout`, narrowed by `PostgresDeadline`), the caller fails with
+    /// `timeout` and the connection is given up: its socket is shut, which also frees the
+    /// thread blocked in libpq, and the pool replaces it.
     private func run(
         cancellable: Bool = true,
         _ body: @escaping @Sendable (LibPQConnection) throws -> LibPQConnection.Outcome
@@ -137,24 +150,76 @@ public final class PostgresConnection: Sendable {
         if cancellable && Task.isCancelled {
             throw PostgresError(.cancelled, "the task was cancelled before the statement was sent")
         }
+        let limit = PostgresDeadline.remaining(within: responseTimeout, liftable: true)
+        if let limit, limit <= .zero {
+            throw PostgresError(.timeout, "the database call's deadline passed before the statement was sent")
+        }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LibPQConnection.Outcome, Error>) in
+                let waiter = OnceContinuation(continuation)
                 let submitted = thread.submit { [self] connection in
                     guard let connection else {
-                        continuation.resume(throwing: PostgresError(.connectionClosed, "the connection is closed"))
+                        waiter.resume(with: .failure(PostgresError(.connectionClosed, "the connection is closed")))
                         return
                     }
                     let result = Result { try body(connection) }
                     broken.store(connection.isBroken, ordering: .releasing)
                     idle.store(connection.isIdle, ordering: .releasing)
-                    continuation.resume(with: result)
+                    waiter.resume(with: result)
                 }
                 if !submitted {
-                    continuation.resume(throwing: PostgresError(.connectionClosed, "the connection is closed"))
+                    waiter.resume(with: .failure(PostgresError(.connectionClosed, "the connection is closed")))
+                } else if let limit {
+                    waiter.arm(after: limit) { [weak self] in
+                        guard let self else { return }
+                        abandoned.store(true, ordering: .releasing)
+                        shutDown(socket: socket)
+                    }
                 }
             }
         } onCancel: {
             if cancellable { cancelHandle.requestCancel() }
         }
     }
+}
+
+/// A statement's caller, resumed once: by the statement's result or by its deadline,
+/// whichever comes first. A deadline that fires after the result finds nothing to do (the
+/// pending timer holds only this small object, so it needs no cancelling).
+private final class OnceContinuation: Sendable {
+    private let continuation: Mutex<CheckedContinuation<LibPQConnection.Outcome, Error>?>
+
+    init(_ continuation: CheckedContinuation<LibPQConnection.Outcome, Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    /// Resumes the caller unless the deadline already did.
+    func resume(with result: Result<LibPQConnection.Outcome, Error>) {
+        claim()?.resume(with: result)
+    }
+
+    /// After `limit`, unless resumed by then: runs `giveUp` (before the caller can hand the
+    /// connection back) and fails the caller with `timeout`.
+    func arm(after limit: Duration, giveUp: @escaping @Sendable () -> Void) {
+        let milliseconds = limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(max(1, milliseconds)))) { [self] in
+            guard let continuation = claim() else { return }
+            giveUp()
+            continuation.resume(throwing: PostgresError(
+                .timeout, "the database did not answer within \(milliseconds) ms; the connection was given up"))
+        }
+    }
+
+    private func claim() -> CheckedContinuation<LibPQConnection.Outcome, Error>? {
+        continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+    }
+}
+
+/// Shuts both directions of `socket` without closing it (the owning thread still holds the
+/// descriptor): a libpq call blocked on it returns at once with a broken connection.
+private func shutDown(socket: Int32) {
+    _ = shutdown(socket, Int32(SHUT_RDWR))
 }

@@ -19,7 +19,8 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         case decodingFailed
         /// A transaction body swallowed an error and the server rolled the transaction back.
         case transactionRolledBack
-        /// Waiting for a pooled connection took longer than the pool's lease timeout.
+        /// Waiting for a pooled connection, or for the server's answer, passed its deadline
+        /// (`leaseTimeout`, `responseTimeout`, `PostgresDeadline`).
         case timeout
         /// The pool (or listener) was closed.
         case poolClosed

@@ -62,6 +62,7 @@ final class PostgresListener: Sendable {
 
     private func run(channel: String, configuration: PostgresConfiguration, logger: Logger, continuation: Continuation) {
         let logger = logger.with(["channel": channel])
+        let repeats = RepeatLog(logger: logger)
         var connection: LibPQConnection?
         var backoff: Duration = .milliseconds(50)
         var connectedBefore = false
@@ -75,7 +76,7 @@ final class PostgresListener: Sendable {
                     if connectedBefore { logger.notice("listening again after reconnecting") }
                     connectedBefore = true
                 } catch where error.code == .connectionFailed || error.code == .connectionClosed {
-                    logger.warning("listen connection unavailable; retrying", ["error": error.message, "in": "\(backoff)"])
+                    repeats.warning("listen connection unavailable; retrying", ["error": error.message, "in": "\(backoff)"])
                     if waitForWakeup(socket: nil, timeout: backoff) { break }
                     backoff = min(backoff * 2, .seconds(2))
                 } catch {

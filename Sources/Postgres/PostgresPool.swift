@@ -15,7 +15,9 @@ import Synchronization
 /// for try await notification in pool.listen("outbox") { … }
 /// ```
 /// Callers that find every connection in use wait in line (first come, first served) for at
-/// most `leaseTimeout`. A connection that broke, or was handed back inside a transaction, is
+/// most `leaseTimeout` (or their `PostgresDeadline`), whether connections are busy or still
+/// being opened; each statement waits at most the configuration's `responseTimeout`. A
+/// connection that broke, or was handed back inside a transaction, is
 /// closed and replaced. Errors are `PostgresError`s.
 public final class PostgresPool: Sendable {
     private typealias Waiter = CheckedContinuation<(Int, PostgresConnection), Error>
@@ -36,16 +38,18 @@ public final class PostgresPool: Sendable {
         case connect(Int)
         case close(PostgresConnection)
         case wake([CheckedContinuation<Void, Never>])
-        case startTimer(Int)
+        case startTimer(Int, Duration)
     }
 
     /// Where and how connections connect.
     public let configuration: PostgresConfiguration
     /// The most connections open at once.
     public let maxConnections: Int
-    /// How long a caller waits for a connection when all are in use.
+    /// How long a caller waits for a connection when all are in use or being opened.
     public let leaseTimeout: Duration
     private let logger: Logger
+    /// Failed connects, summarised: while the server is away every lease tries one.
+    private let repeats: RepeatLog
     private let state: Mutex<State>
 
     /// Creates a pool; no connection opens until one is needed.
@@ -59,6 +63,7 @@ public final class PostgresPool: Sendable {
         self.maxConnections = max(1, maxConnections)
         self.leaseTimeout = leaseTimeout
         self.logger = logger.named("postgres")
+        self.repeats = RepeatLog(logger: self.logger)
         self.state = Mutex(State(machine: PoolStateMachine(maxConnections: maxConnections)))
     }
 
@@ -196,6 +201,7 @@ public final class PostgresPool: Sendable {
 
     private func lease() async throws -> (Int, PostgresConnection) {
         if Task.isCancelled { throw PostgresError(.cancelled, "the task was cancelled while waiting for a connection") }
+        let limit = PostgresDeadline.remaining(within: leaseTimeout, liftable: false) ?? leaseTimeout
         let waiterID = state.withLock { state in
             state.nextWaiterID += 1
             return state.nextWaiterID
@@ -209,7 +215,7 @@ public final class PostgresPool: Sendable {
                         actions += state.machine.cancelled(waiterID)
                     }
                     var effects = Self.effects(of: actions, in: &state)
-                    if state.machine.isWaiting(waiterID) { effects.append(.startTimer(waiterID)) }
+                    if state.machine.isWaiting(waiterID) { effects.append(.startTimer(waiterID, limit)) }
                     return effects
                 }
                 perform(effects)
@@ -261,7 +267,8 @@ public final class PostgresPool: Sendable {
     private static func error(for reason: PoolStateMachine.FailureReason, maxConnections: Int) -> PostgresError {
         switch reason {
         case .timeout:
-            PostgresError(.timeout, "no connection became free in time; all \(maxConnections) are in use")
+            PostgresError(
+                .timeout, "no connection became available in time (all \(maxConnections) in use or being opened)")
         case .cancelled:
             PostgresError(.cancelled, "the task was cancelled while waiting for a connection")
         case .poolClosed:
@@ -286,7 +293,7 @@ public final class PostgresPool: Sendable {
                         }
                         perform(effects)
                     case .failure(let error):
-                        logger.warning("could not open a connection", ["error": error.message])
+                        repeats.warning("could not open a connection", ["error": error.message])
                         handle { $0.connectFailed(id, error) }
                     }
                 }
@@ -294,11 +301,11 @@ public final class PostgresPool: Sendable {
                 connection.shutdown()
             case .wake(let continuations):
                 continuations.forEach { $0.resume() }
-            case .startTimer(let waiterID):
+            case .startTimer(let waiterID, let limit):
                 // Waiter ids are never reused, so a timer that fires after its waiter was served
                 // finds nothing to time out and needs no cancelling.
-                let nanoseconds = leaseTimeout.components.seconds * 1_000_000_000
-                    + leaseTimeout.components.attoseconds / 1_000_000_000
+                let nanoseconds = limit.components.seconds * 1_000_000_000
+                    + limit.components.attoseconds / 1_000_000_000
                 DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
                     self?.handle { $0.timedOut(waiterID) }
                 }

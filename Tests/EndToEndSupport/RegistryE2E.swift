@@ -21,12 +21,16 @@ public struct RegistryE2E: Sendable {
 
     public static let logger = Logger(label: "e2e", level: .error)
 
-    /// Runs `body` with a fresh fixture; `extra` is added to the CLI's environment.
-    public static func with(_ extra: [String: String] = [:], _ body: (RegistryE2E) async throws -> Void) async throws {
+    /// Runs `body` with a fresh fixture; `extra` is added to the CLI's environment. `database`
+    /// replaces the shared test database (a fault test's own cluster, which it may stop).
+    public static func with(
+        _ extra: [String: String] = [:], database: TestDatabase? = nil, _ body: (RegistryE2E) async throws -> Void
+    ) async throws {
         let state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("registry-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
-        let schema = try await TestDatabase.shared().makeSchema()
+        let database = if let database { database } else { try await TestDatabase.shared() }
+        let schema = try await database.makeSchema()
         let databaseURL = conninfo(schema)
         let simulator = try APNsSimulator(
             configuration: SimulatorConfiguration(stateDirectory: state.appendingPathComponent("sim").path), logger: logger)

@@ -27,8 +27,10 @@ struct FaultBed {
         "SCORECAST_HTTP_PORT": "0", "SCORECAST_POLLER_RESCUE_SECONDS": "1",
     ]
 
-    static func with(_ body: (FaultBed) async throws -> Void) async throws {
-        try await RegistryE2E.with { e2e in
+    /// Runs `body` in a new world; `database` replaces the shared test database (a cluster of
+    /// the test's own, for the faults that stop Postgres).
+    static func with(database: TestDatabase? = nil, _ body: (FaultBed) async throws -> Void) async throws {
+        try await RegistryE2E.with(database: database) { e2e in
             try await e2e.addApp("com.example.live")
             var channels: [String: String] = [:]
             for game in games {
@@ -45,10 +47,12 @@ struct FaultBed {
         }
     }
 
-    /// Starts `serve` (every role, or `roles`); returns it with its API URL when it has the api role.
-    func serve(roles: String = "api,worker,poller") async throws -> (process: ScorecastProcess, url: String?) {
+    /// Starts `serve` (every role, or `roles`; `extra` settings over the bed's); returns it with
+    /// its API URL when it has the api role.
+    func serve(roles: String = "api,worker,poller", extra: [String: String] = [:]) async throws -> (process: ScorecastProcess, url: String?) {
         var environment = e2e.environment
         environment.merge(Self.settings) { _, new in new }
+        environment.merge(extra) { _, new in new }
         let process = try ScorecastProcess(["serve", "--roles", roles], environment: environment)
         guard roles.contains("api") else { return (process, nil) }
         let line = try await process.waitForLine(containing: "HTTP API listening")

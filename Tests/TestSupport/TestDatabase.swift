@@ -34,6 +34,11 @@ public final class TestDatabase: Sendable {
         self.configuration = configuration
     }
 
+    /// A test database on a server the caller runs (e.g. a cluster a fault test stops).
+    public static func on(_ configuration: PostgresConfiguration) -> TestDatabase {
+        TestDatabase(configuration: configuration)
+    }
+
     /// The process's test database, started on first use. Concurrent callers wait for the same
     /// start; a failed start is retried by the next caller.
     public static func shared() async throws -> TestDatabase {

@@ -26,6 +26,8 @@ public struct EventsEndpoint: Sendable {
     let tallies: IngestTally
     let settings: IngestSettings
     let logger: Logger
+    /// Database failures, summarised: while the database is away every request fails alike.
+    let repeats: RepeatLog
     let metrics: ScorecastMetrics?
     let clock: @Sendable () -> Date
 
@@ -51,6 +53,7 @@ public struct EventsEndpoint: Sendable {
             lookup: { prefix in try await keys.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
         self.settings = settings
         self.logger = logger.named("ingest")
+        self.repeats = RepeatLog(logger: self.logger, clock: clock)
         self.clock = clock
     }
 
@@ -74,7 +77,7 @@ public struct EventsEndpoint: Sendable {
             request.logger.info("ingest request refused", ["reason": "\(failure)"])
             throw failure.problem
         } catch let error as PostgresError {
-            throw Self.unavailable(error, request)
+            throw unavailable(error, request)
         }
         try request.requireJSONContentType()
         let (events, isBatch) = try parse(request.body)
@@ -86,7 +89,7 @@ public struct EventsEndpoint: Sendable {
             await tally(duplicates: 0, rejected: events.count, request)
             throw Self.problem(for: error, events: events, isBatch: isBatch)
         } catch let error as PostgresError {
-            throw Self.unavailable(error, request)
+            throw unavailable(error, request)
         }
         if let metrics {
             for (outcome, count) in [(IngestOutcome.accepted, report.accepted), (.duplicate, report.duplicates), (.stale, report.stale)] where count > 0 {
@@ -166,9 +169,9 @@ public struct EventsEndpoint: Sendable {
         }
     }
 
-    private static func unavailable(_ error: PostgresError, _ request: HTTPRequest) -> Problem {
-        request.logger.error("ingest failed: database error", ["error": error.description])
-        return Problem(status: .serviceUnavailable, detail: "the database is unavailable; nothing was stored, retry later",
+    private func unavailable(_ error: PostgresError, _ request: HTTPRequest) -> Problem {
+        repeats.error("ingest failed: database error", ["error": error.description])
+        return Problem(status: .serviceUnavailable, detail: "the database is unavailable; retry later (events already stored are answered as duplicates)",
                        headers: ["Retry-After": "1"])
     }
 }

@@ -3,7 +3,9 @@ import HTTPServer
 import Postgres
 
 /// `/healthz` (the process is alive) and `/readyz` (the database answers and is fully
-/// migrated; `503` with the reason otherwise).
+/// migrated; `503` with the reason otherwise). `/readyz` gives the database `databaseDeadline`
+/// whatever the statement timeout, so a stalled database makes it answer `503` in time for a
+/// load balancer's probe instead of hanging.
 ///
 /// Paused apps are reported in `/readyz`'s detail but keep it `200`: restarting or draining the
 /// process cannot fix refused credentials, and ingest must keep running meanwhile.
@@ -11,6 +13,9 @@ struct HealthEndpoints: Sendable {
     let pool: PostgresPool
     let migrator: Migrator
     let stats: StatsQuery
+
+    /// How long `/readyz` waits on the database in all (pooled connection and statements).
+    static let databaseDeadline = Duration.milliseconds(1500)
 
     /// `/readyz`'s answer when ready.
     struct Readiness: Codable, Sendable {
@@ -27,13 +32,15 @@ struct HealthEndpoints: Sendable {
         }
         router.get("/readyz") { _ in
             do {
-                let plan = try await migrator.plan(pool)
+                let (plan, paused) = try await PostgresDeadline.within(Self.databaseDeadline) {
+                    (try await migrator.plan(pool), try await stats.pausedApps())
+                }
                 guard plan.isComplete else {
                     throw Problem.serviceUnavailable(
                         "database is not fully migrated: pending \(plan.pending.map(\.name).joined(separator: ", "))")
                 }
-                let paused = try await stats.pausedApps().map { "\($0.app) (\($0.environment)): \($0.reason)" }
-                return try .json(Readiness(migrations: plan.applied.count, pausedApps: paused))
+                let pausedApps = paused.map { "\($0.app) (\($0.environment)): \($0.reason)" }
+                return try .json(Readiness(migrations: plan.applied.count, pausedApps: pausedApps))
             } catch let problem as Problem {
                 throw problem
             } catch let error as PostgresError {

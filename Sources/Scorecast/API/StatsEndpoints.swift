@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Logging
 import Postgres
 import ScorecastCore
 
@@ -22,13 +23,16 @@ public struct StatsEndpoints: Sendable {
     let refresher: MetricsRefresher?
     let access: OpsAccess
     let clock: @Sendable () -> Date
+    /// Database failures, summarised: while the database is away every read fails alike.
+    let repeats: RepeatLog
 
     /// Creates the endpoints. `refresher` may be nil when the database gauges are not wanted
     /// (its gauge can be registered once per registry).
     public init(
         query: StatsQuery, registry: MetricsRegistry, refresher: MetricsRefresher?, access: OpsAccess = OpsAccess(token: nil),
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "stats")
     ) {
+        self.repeats = RepeatLog(logger: logger.named("stats"), clock: clock)
         self.access = access
         self.query = query
         self.registry = registry
@@ -100,7 +104,7 @@ public struct StatsEndpoints: Sendable {
                     try await refresher.refresh()
                 } catch {
                     // The process's own metrics are still worth serving.
-                    request.logger.warning("could not refresh the database gauges for /metrics", ["error": "\(error)"])
+                    repeats.warning("could not refresh the database gauges for /metrics; serving the last ones", ["error": "\(error)"])
                 }
             }
             return HTTPResponse(status: .ok, headers: ["Content-Type": MetricsRegistry.contentType], body: Array(registry.render().utf8))
@@ -123,7 +127,7 @@ public struct StatsEndpoints: Sendable {
         do {
             return try await body()
         } catch let error as PostgresError {
-            request.logger.error("statistics read failed", ["error": error.message])
+            repeats.error("statistics read failed", ["error": error.message])
             throw Problem.serviceUnavailable("the statistics are unavailable: the database did not answer")
         }
     }

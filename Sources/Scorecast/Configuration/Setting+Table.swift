@@ -8,7 +8,7 @@ extension Setting {
     public static let schemaDirectory = Setting("SCORECAST_SCHEMA_DIR", .text(default: nil), "A folder of .sql migrations to apply instead of the ones built into the binary (to try a new migration without rebuilding).")
     public static let databasePoolSize = Setting("SCORECAST_DATABASE_POOL_SIZE", .integer(default: 10, range: 1...200), "Database connections per process.")
     public static let databaseConnectTimeout = Setting("SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS", .integer(default: 5, range: 1...300), "Connect timeout.")
-    public static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout.")
+    public static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout; also the longest wait for a pooled connection, and the client gives up on an answer 1 s after it (a stalled server never answers).")
 
     // HTTP API.
     public static let httpHost = Setting("SCORECAST_HTTP_HOST", .text(default: "127.0.0.1"), "Address the HTTP API listens on.")

@@ -16,8 +16,9 @@ import HTTPServer
 ///
 /// For tests and diagnostics the page records its state on the document: `data-renders` on
 /// `<body>` counts successful refreshes, `data-errors` on `<html>` lists script errors and
-/// `data-status` on `<body>` is `ok` or `error`, and each chart's `data-visible-series` counts
-/// the series it actually painted.
+/// `data-status` on `<body>` is `ok` or `error`, each chart's `data-visible-series` counts
+/// the series it actually painted, and `data-clipped` on `<body>` names every text cut off
+/// (ellipsized, sticking out of its card, or outside its chart; absent when all fit).
 public enum DashboardPage {
     /// One file of the dashboard, ready to serve.
     public struct Asset: Sendable {

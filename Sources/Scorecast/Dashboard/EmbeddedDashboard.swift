@@ -146,7 +146,7 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
         <h3>Channels</h3>
         <div class="table-wrap">
           <table id="gv-channels">
-            <thead><tr><th>Channel</th><th>App</th><th>Status</th><th>Update waiting</th><th class="num">Priority 10 this hour</th></tr></thead>
+            <thead><tr><th>Channel</th><th>App</th><th>Status</th><th>Waiting</th><th class="num">P10 this hour</th></tr></thead>
             <tbody></tbody>
           </table>
         </div>
@@ -260,17 +260,16 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
   const maybe = (value) => { if (value === null || value === undefined) return null; const n = Number(value); return Number.isFinite(n) ? n : null; };
   const list = (value) => (Array.isArray(value) ? value : []);
   const integer = new Intl.NumberFormat("en-US");
+  // Axis ticks are quarters of 1, 2, 2.5 or 5 × 10^n: shown exactly ("6.25", "18.75", "2,500"),
+  // never rounded to a neighbour.
+  const exact = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
   const fmtCount = (value) => integer.format(count(value));
   function fmtMs(value) {
     const n = maybe(value);
     if (n === null) return "—";
-    return (n < 10 ? n.toFixed(1) : Math.round(n).toString()) + " ms";
+    return (n < 10 ? n.toFixed(1) : integer.format(Math.round(n))) + " ms";
   }
-  // Axis labels of latency: "7.5 ms", "250 ms", "2,500 ms" (never rounded to a neighbour).
-  function fmtAxisMs(value) {
-    if (value > 0 && value < 10) return value.toFixed(Number.isInteger(value) ? 0 : 1) + " ms";
-    return integer.format(Math.round(value)) + " ms";
-  }
+  const fmtAxisMs = (value) => exact.format(value) + " ms";
   function pad(n) { return String(n).padStart(2, "0"); }
   function fmtTime(value, seconds) {
     const date = new Date(text(value));
@@ -446,7 +445,7 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
       { name: "retried", label: "retried", color: COLORS.retried, values: pick("retried") },
       { name: "failed", label: "failed", color: COLORS.failed, values: pick("failed") },
     ];
-    drawChart(byId("throughput-chart"), times, entries, { bars: true, height: 240, format: (v) => (Number.isInteger(v) ? integer.format(v) : v.toFixed(1)) });
+    drawChart(byId("throughput-chart"), times, entries, { bars: true, height: 240, format: (v) => exact.format(v) });
     const sends = (stats.totals || {}).sends || {};
     legend(byId("throughput-legend"), entries.map((entry) => ({ color: entry.color, label: entry.label, value: fmtCount(sends[entry.name]) })));
   }
@@ -589,7 +588,9 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
       target.replaceChildren(h("div", "empty-note", "No apps registered"));
       return;
     }
-    target.replaceChildren(...apps.map((entry) => {
+    // The 8 most used (the snapshot lists them most used first); the rest in one line.
+    const more = apps.length > 8 ? [h("div", "empty-note", "and " + (apps.length - 8) + " more app" + (apps.length === 9 ? "" : "s") + " with fewer channels")] : [];
+    target.replaceChildren(...apps.slice(0, 8).map((entry) => {
       const usage = entry.channels || {};
       const used = count(usage.used);
       const limit = count(usage.limit);
@@ -600,7 +601,7 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
       else if (usage.nearLimit === true) tags.push(h("span", "tag warn", fmtCount(usage.remaining) + " left"));
       if (count(usage.retiring) > 0) tags.push(h("span", "tag", fmtCount(usage.retiring) + " retiring"));
       return barRow(text(entry.app), text(entry.environment), fmtCount(used) + " / " + fmtCount(limit), limit > 0 ? used / limit : 1, color, tags);
-    }));
+    }), ...more);
   }
 
   // ---- the game view -------------------------------------------------------------
@@ -742,8 +743,12 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
 
   // The window picker: 15m by default, remembered in the URL's fragment.
   const picker = byId("window");
-  const chosen = hashParams().get("window");
-  if (["15m", "1h", "6h", "24h"].includes(chosen)) picker.value = chosen;
+  // The URL decides (so Back and a shared link show the same window).
+  const syncPicker = () => {
+    const chosen = hashParams().get("window");
+    picker.value = ["15m", "1h", "6h", "24h"].includes(chosen) ? chosen : "15m";
+  };
+  syncPicker();
   picker.addEventListener("change", () => setHash("window", picker.value === "15m" ? "" : picker.value));
   byId("gv-close").addEventListener("click", () => setHash("game", ""));
   const statsPath = () => picker.value === "15m" ? CONFIG.statsPath : CONFIG.statsPath.replace("window=15m", "window=" + picker.value);
@@ -788,7 +793,7 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
     }
   }
   // A game opened or closed, or another window picked: show it now, not at the next tick.
-  window.addEventListener("hashchange", () => { renderGameView(null, null); refresh(); });
+  window.addEventListener("hashchange", () => { syncPicker(); renderGameView(null, null); refresh(); });
   refresh();
 })();
 

@@ -54,10 +54,7 @@ struct DeliveryWorker: Sendable {
                 } catch {
                     if probing { context.breaker.probeFoundNothing() }
                     failures += 1
-                    if failures == 1 || failures % 30 == 0 {
-                        context.logger.warning("claiming outbox rows failed; retrying", [
-                            "worker": String(index), "error": "\(error)", "failures": String(failures)])
-                    }
+                    context.repeats.warning("claiming outbox rows failed; retrying", ["worker": String(index), "error": "\(error)"])
                     await context.wakeup.wait(after: seen, timeout: min(context.settings.pollInterval * failures, .seconds(5)))
                     continue
                 }
@@ -115,7 +112,7 @@ struct DeliveryWorker: Sendable {
                     do {
                         try await context.store.extendLeases(channelIDs: ids, owner: owner, lease: lease)
                     } catch {
-                        context.logger.warning("extending the leases of a batch in flight failed", [
+                        context.repeats.warning("extending the leases of a batch in flight failed", [
                             "worker": String(index), "rows": String(ids.count), "error": "\(error)"])
                     }
                 }

@@ -11,6 +11,8 @@ struct WorkerContext: Sendable {
     let credentials: CredentialStore
     let settings: WorkerSettings
     let logger: Logger
+    /// Failures that repeat every round (the database gone), summarised per cause.
+    let repeats: RepeatLog
     /// Signalled on NOTIFY (and on stop): idle workers look for work.
     let wakeup: WakeSignal
     /// Signalled once, when the pool stops claiming.

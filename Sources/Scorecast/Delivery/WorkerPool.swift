@@ -47,7 +47,7 @@ public final class WorkerPool: Service {
         self.settings = settings
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
-            logger: logger, wakeup: WakeSignal(), stopping: WakeSignal(), inFlight: InFlightChannels(),
+            logger: logger, repeats: RepeatLog(logger: logger), wakeup: WakeSignal(), stopping: WakeSignal(), inFlight: InFlightChannels(),
             counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy), metrics: metrics,
             ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
     }

@@ -11,12 +11,15 @@ import ScorecastCore
 /// newer update replacing an older one (coalescing) — then sent as device pushes with topic
 /// `<bundle>.push-type.liveactivity`. The game's `final` arrives as `event: end` with its
 /// dismissal date. A token APNs calls dead is pruned; a rotated token replaced it already.
+/// Devices whose user turned frequent updates off get the light tier; every activity has its
+/// own priority-10 budget (``ActivityBudget``): once it is spent, updates go at priority 5.
 struct ActivityTokenPath: Sendable {
     let pool: PostgresPool
     let apns: APNsClientSet
     let credentials: CredentialStore
     let staleness: StalenessPolicy
     let batch: Int
+    let budget: ActivityBudget
     let metrics: DeviceMetrics?
     let logger: Logger
     static let retry = RetryPolicy(baseDelay: 0.5, maximumDelay: 60, maximumAttempts: 8)
@@ -68,17 +71,33 @@ struct ActivityTokenPath: Sendable {
             """).map { try $0.decode("app_id") }
         for appID in appIDs {
             guard let app = try await AppStore(pool: pool).find(id: appID) else { continue }
-            let renderer = LiveActivityRenderer(settings: try app.renderSettings(staleness: staleness))
-            let event = parsed.last { renderer.settings.priority.isAlerting($0) } ?? parsed.last
-            let update = try event.map { event throws(LiveActivityPayloadError) in
-                try renderer.render(state: state, game: info, event: event, channelLastTimestamp: nil, receivedAt: now)
-            } ?? renderer.renderSnapshot(state: state, game: info, now: now, channelLastTimestamp: nil)
-            let body = try update.payload.encode(for: .device)
+            // Activities of devices whose user turned frequent updates off get the light tier,
+            // as their channel would: priority 10 only for a start, a score and the end.
+            for frequentUpdates in [true, false] {
+                var renderer = LiveActivityRenderer(settings: try app.renderSettings(staleness: staleness))
+                if !frequentUpdates { renderer.settings.priority = .lightTier }
+                let event = parsed.last { renderer.settings.priority.isAlerting($0) } ?? parsed.last
+                let update = try event.map { event throws(LiveActivityPayloadError) in
+                    try renderer.render(state: state, game: info, event: event, channelLastTimestamp: nil, receivedAt: now)
+                } ?? renderer.renderSnapshot(state: state, game: info, now: now, channelLastTimestamp: nil)
+                try await enqueue(update, gameID: gameID, appID: appID, frequentUpdates: frequentUpdates)
+            }
+        }
+        try await pool.execute("""
+            INSERT INTO activity_cursors (game_id, applied_seq) VALUES (\(gameID), \(game.appliedSeq))
+            ON CONFLICT (game_id) DO UPDATE SET applied_seq = GREATEST(activity_cursors.applied_seq, EXCLUDED.applied_seq)
+            """)
+    }
+
+    /// Upserts `update` into the outbox row of every active token of `gameID` on devices of
+    /// `appID` whose frequent-updates setting is `frequentUpdates`.
+    private func enqueue(_ update: RenderedUpdate, gameID: String, appID: Int64, frequentUpdates: Bool) async throws {
+        let body = try update.payload.encode(for: .device)
             try await pool.execute("""
                 INSERT INTO activity_outbox AS o (activity_token_id, payload, payload_timestamp, priority, alerting, due_at)
                 SELECT t.id, \(body), \(Int64(update.timestamp)), \(Int32(update.priority.rawValue)), \(update.isAlerting), now()
                 FROM activity_tokens t JOIN devices d ON d.id = t.device_id
-                WHERE t.game_id = \(gameID) AND t.status = 'active' AND d.app_id = \(appID)
+                WHERE t.game_id = \(gameID) AND t.status = 'active' AND d.app_id = \(appID) AND d.frequent_updates = \(frequentUpdates)
                 ON CONFLICT (activity_token_id) DO UPDATE SET
                     -- Coalescing merges state, never announcements: a pending alert not yet on its way
                     -- rides on the newer state when the newer update has none of its own.
@@ -90,11 +109,6 @@ struct ActivityTokenPath: Sendable {
                     priority = GREATEST(o.priority, EXCLUDED.priority), alerting = o.alerting OR EXCLUDED.alerting,
                     version = o.version + 1, due_at = LEAST(o.due_at, now()), updated_at = now()
                 """)
-        }
-        try await pool.execute("""
-            INSERT INTO activity_cursors (game_id, applied_seq) VALUES (\(gameID), \(game.appliedSeq))
-            ON CONFLICT (game_id) DO UPDATE SET applied_seq = GREATEST(activity_cursors.applied_seq, EXCLUDED.applied_seq)
-            """)
     }
 
     // MARK: - Sending
@@ -109,6 +123,10 @@ struct ActivityTokenPath: Sendable {
         let priority: Int
         let timestamp: Int64
         let payload: [UInt8]
+        /// The device's frequent-updates setting (it sets the activity's budget).
+        let frequentUpdates: Bool
+        /// Priority-10 updates sent to the activity in the last hour.
+        let spent: Int
     }
 
     /// How a claimed update ended.
@@ -116,6 +134,8 @@ struct ActivityTokenPath: Sendable {
         let claimed: Claimed
         let verdict: DevicePushVerdict
         let retryAfter: Double?
+        /// Whether it went at priority 10 (spending the activity's budget when delivered).
+        var immediate = false
     }
 
     private func claim(owner: String, lease: Duration) async throws -> [Claimed] {
@@ -131,14 +151,18 @@ struct ActivityTokenPath: Sendable {
                 FROM picked p WHERE o.activity_token_id = p.activity_token_id
                 RETURNING o.activity_token_id, o.version, o.attempts, o.priority, o.payload_timestamp, o.payload
             )
-            SELECT c.*, t.token, d.app_id FROM claimed c
+            SELECT c.*, t.token, d.app_id, d.frequent_updates,
+                   (SELECT count(*) FROM activity_priority_sends s
+                    WHERE s.activity_token_id = c.activity_token_id AND s.sent_at > now() - interval '1 hour') AS spent
+            FROM claimed c
             JOIN activity_tokens t ON t.id = c.activity_token_id JOIN devices d ON d.id = t.device_id
             """).map { row in
             Claimed(
                 tokenID: try row.decode("activity_token_id"), token: try row.decode("token"), appID: try row.decode("app_id"),
                 version: try row.decode("version"), attempts: Int(try row.decode("attempts", as: Int32.self)),
                 priority: Int(try row.decode("priority", as: Int16.self)), timestamp: try row.decode("payload_timestamp"),
-                payload: [UInt8](try row.decode("payload", as: Data.self)))
+                payload: [UInt8](try row.decode("payload", as: Data.self)), frequentUpdates: try row.decode("frequent_updates"),
+                spent: Int(try row.decode("spent", as: Int64.self)))
         }
     }
 
@@ -158,14 +182,16 @@ struct ActivityTokenPath: Sendable {
                     group.addTask { Outcome(claimed: item, verdict: .retry(reason: "AppUnusable"), retryAfter: nil) }
                     continue
                 }
+                let immediate = ActivityBudget.sendsImmediately(
+                    priority: item.priority, spent: item.spent, budget: budget.perHour(app: app, deviceFrequentUpdates: item.frequentUpdates))
                 let push = DevicePush(
                     token: item.token, topic: DevicePush.liveActivityTopic(bundleID: app.bundleID), pushType: .liveActivity,
-                    priority: item.priority == 10 ? .immediate : .opportunistic, payload: item.payload)
+                    priority: immediate ? .immediate : .opportunistic, payload: item.payload)
                 group.addTask {
                     do {
                         let response = try await apns.client(for: credentials).sendToDevice(push, credentials: credentials)
                         return Outcome(claimed: item, verdict: DevicePushVerdict.classify(status: response.status, reason: response.reason),
-                                       retryAfter: response.retryAfterSeconds.map(Double.init))
+                                       retryAfter: response.retryAfterSeconds.map(Double.init), immediate: immediate)
                     } catch {
                         // An update may safely be sent twice (the device drops an equal timestamp).
                         return Outcome(claimed: item, verdict: .retry(reason: "Transport"), retryAfter: nil)
@@ -189,6 +215,7 @@ struct ActivityTokenPath: Sendable {
                     try await connection.execute("""
                         UPDATE activity_tokens SET last_timestamp = GREATEST(last_timestamp, \(item.timestamp)) WHERE id = \(item.tokenID)
                         """)
+                    if outcome.immediate { try await spendBudget(item, on: connection) }
                     try await connection.execute("""
                         DELETE FROM activity_outbox WHERE activity_token_id = \(item.tokenID) AND version = \(item.version) AND lease_owner = \(owner)
                         """)
@@ -221,6 +248,15 @@ struct ActivityTokenPath: Sendable {
                 }
             }
         }
+    }
+
+    /// Records a priority-10 update delivered to the activity, dropping its sends older than the
+    /// rolling hour.
+    private func spendBudget(_ item: Claimed, on connection: PostgresConnection) async throws {
+        try await connection.execute("""
+            DELETE FROM activity_priority_sends WHERE activity_token_id = \(item.tokenID) AND sent_at <= now() - interval '1 hour'
+            """)
+        try await connection.execute("INSERT INTO activity_priority_sends (activity_token_id, sent_at) VALUES (\(item.tokenID), now())")
     }
 
     /// Gives the row back (a newer version, or a retry after `delay` seconds).

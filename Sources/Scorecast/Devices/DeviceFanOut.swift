@@ -10,9 +10,10 @@ import ScorecastCore
 /// tokens, and expires silent devices. One per `serve` process with the worker role; any
 /// number of processes share the work through Postgres (`SKIP LOCKED` claims under leases).
 ///
-/// Every `pollInterval` it: plans the kick-offs that are due (lead time before the scheduled
-/// start, or the game is live); gives up starts whose lease expired (at most once, never twice);
-/// sends planned starts batch after batch until none are due.
+/// Each round it: plans the kick-offs that are due (lead time before the scheduled start, or the
+/// game is live); gives up starts whose lease expired (at most once, never twice); sends planned
+/// starts, several batches in flight, until none are due; queues and sends token-path updates.
+/// Between rounds it waits for the next due time or a notification (``FanOutSchedule``).
 public final class DeviceFanOut: Service {
     /// `devices`, for logs.
     public let name = "devices"
@@ -22,15 +23,21 @@ public final class DeviceFanOut: Service {
     let sender: StartSender
     let tokens: ActivityTokenPath
     let expiry: DeviceExpiry
+    let schedule: FanOutSchedule
+    /// The longest pause between rounds when nothing falls due and nothing notifies.
+    let idleLimit: Duration
     let lease: Duration
     let owner: String
     let logger: Logger
     let now: @Sendable () -> Date
+    /// Round failures, summarised: while the database is away every round fails alike.
+    let repeats: RepeatLog
 
-    /// Creates the worker.
+    /// Creates the worker; `idleLimit` is the longest pause between rounds (10 s by default).
     public init(
         pool: PostgresPool, apns: APNsClientSet, credentials: CredentialStore, configuration: Configuration,
-        metrics: DeviceMetrics?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+        metrics: DeviceMetrics?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init,
+        idleLimit: Duration? = nil
     ) {
         let logger = logger.named("devices")
         let staleness = IngestSettings(configuration: configuration).staleness
@@ -41,19 +48,39 @@ public final class DeviceFanOut: Service {
             pacer: SendPacer(perSecond: configuration.devices.startsPerSecond), metrics: metrics, logger: logger)
         self.tokens = ActivityTokenPath(
             pool: pool, apns: apns, credentials: credentials, staleness: staleness, batch: configuration.devices.startBatch,
+            budget: ActivityBudget(standardPerHour: configuration.budgetStandardPerHour, frequentPerHour: configuration.budgetFrequentPerHour),
             metrics: metrics, logger: logger)
         self.expiry = DeviceExpiry(pool: pool, ttl: configuration.devices.deviceTTL)
+        self.schedule = FanOutSchedule(pool: pool)
+        self.idleLimit = idleLimit ?? FanOutSchedule.idleLimit
         self.lease = max(configuration.leaseDuration, configuration.apnsRequestTimeout * 2)
         self.owner = "devices/" + WorkerIdentity.makeOwnerPrefix()
         self.logger = logger
+        self.repeats = RepeatLog(logger: logger, clock: now)
         self.now = now
     }
 
-    /// Runs until `shutdown`.
+    /// Runs until `shutdown`: a round, then a pause until work falls due or a notification
+    /// announces some (``FanOutSchedule``), at least `pollInterval` between rounds.
     public func run(until shutdown: ShutdownSignal) async throws {
         logger.info("device fan-out starting", ["lead": "\(settings.startLead)", "rate": String(settings.startsPerSecond)])
+        let wake = WakeSignal()
+        let (pool, logger) = (schedule.pool, logger)
+        await withTaskGroup(of: Void.self) { group in
+            for channel in [EventIngestor.notificationChannel, KickoffStore.notificationChannel] {
+                group.addTask { await Self.listen(channel, pool: pool, wake: wake, logger: logger) }
+            }
+            await rounds(until: shutdown, wake: wake)
+            group.cancelAll()
+        }
+        logger.info("device fan-out stopped")
+    }
+
+    private func rounds(until shutdown: ShutdownSignal, wake: WakeSignal) async {
         var lastExpiry = Date.distantPast
-        while !shutdown.isTriggered {
+        while !shutdown.isTriggered, !Task.isCancelled {
+            let seen = wake.generation
+            var wakeTime = now().addingTimeInterval(1)
             do {
                 try await tick()
                 if now().timeIntervalSince(lastExpiry) >= 3_600 {
@@ -61,12 +88,33 @@ public final class DeviceFanOut: Service {
                     if expired > 0 { logger.info("expired silent devices", ["devices": String(expired)]) }
                     lastExpiry = now()
                 }
+                let due = try await schedule.nextDue(now: now(), lead: settings.startLead)
+                wakeTime = FanOutSchedule.wakeTime(roundEnded: now(), nextDue: due, idleLimit: idleLimit)
             } catch {
-                logger.warning("device fan-out round failed; trying again", ["error": "\(error)"])
+                repeats.warning("device fan-out round failed; trying again", ["error": "\(error)"])
             }
             await Self.sleep(settings.pollInterval, orUntil: shutdown)
+            while !shutdown.isTriggered, !Task.isCancelled, wake.generation == seen {
+                let remaining = wakeTime.timeIntervalSince(now())
+                if remaining <= 0 { break }
+                // A notification ends the wait; the short timeout keeps a shutdown noticed promptly.
+                await wake.wait(after: seen, timeout: .milliseconds(Int64(min(remaining, 0.1) * 1_000)))
+            }
         }
-        logger.info("device fan-out stopped")
+    }
+
+    /// Signals `wake` on every notification on `channel`; subscribes again after a failure.
+    private static func listen(_ channel: String, pool: PostgresPool, wake: WakeSignal, logger: Logger) async {
+        while !Task.isCancelled {
+            do {
+                for try await _ in pool.listen(channel) { wake.signal() }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("listening for notifications failed; due times only meanwhile", ["channel": channel, "error": "\(error)"])
+            }
+            wake.signal()
+            try? await Task.sleep(for: .seconds(1))
+        }
     }
 
     /// One round: plan due kick-offs, abandon expired leases, send every due start, and hand
@@ -79,17 +127,59 @@ public final class DeviceFanOut: Service {
         }
         let abandoned = try await kickoffs.abandonExpired()
         if abandoned > 0 { logger.warning("push-to-starts interrupted mid-send are not repeated", ["starts": String(abandoned)]) }
-        var sent = 0
-        while true {
-            let claimed = try await kickoffs.claim(limit: settings.startBatch, owner: owner, lease: lease)
-            if claimed.isEmpty { break }
-            let completions = await sender.send(claimed, now: now())
-            try await kickoffs.complete(completions, owner: owner)
-            sent += claimed.count
-            if claimed.count < settings.startBatch { break }
-        }
+        let sent = try await sendDueStarts()
         try await tokens.round(owner: owner, lease: lease, now: now())
         return sent
+    }
+
+    /// Sends every due start, keeping up to `startBatchesInFlight` claimed batches on their way:
+    /// the next claim and the write-back of finished batches overlap the sends of the others,
+    /// so the APNs client always has requests queued. A failure stops claiming but lets the
+    /// batches in flight finish and be recorded (cancelling them would turn starts APNs may
+    /// have accepted into failures), then is thrown. Returns how many starts were sent.
+    func sendDueStarts() async throws -> Int {
+        let (kickoffs, sender, owner, lease, now) = (kickoffs, sender, owner, lease, now)
+        let batch = settings.startBatch
+        let outcome = await withTaskGroup(of: Result<Int, any Error>.self) { group -> Result<Int, any Error> in
+            var sent = 0
+            var inFlight = 0
+            var failure: (any Error)?
+            func record(_ finished: Result<Int, any Error>) {
+                inFlight -= 1
+                switch finished {
+                case .success(let count): sent += count
+                case .failure(let error): failure = failure ?? error
+                }
+            }
+            while failure == nil {
+                if inFlight >= settings.startBatchesInFlight, let finished = await group.next() {
+                    record(finished)
+                    continue
+                }
+                let claimed: [KickoffStore.ClaimedStart]
+                do {
+                    claimed = try await kickoffs.claim(limit: batch, owner: owner, lease: lease)
+                } catch {
+                    failure = error
+                    break
+                }
+                if claimed.isEmpty { break }
+                inFlight += 1
+                group.addTask {
+                    let completions = await sender.send(claimed, now: now())
+                    do {
+                        try await kickoffs.complete(completions, owner: owner)
+                        return .success(claimed.count)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                if claimed.count < batch { break }
+            }
+            while let finished = await group.next() { record(finished) }
+            return failure.map { .failure($0) } ?? .success(sent)
+        }
+        return try outcome.get()
     }
 
     /// Sleeps `duration`, returning early on shutdown (`ShutdownSignal.wait()` cannot be

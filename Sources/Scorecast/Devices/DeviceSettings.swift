@@ -15,15 +15,20 @@ public struct DeviceSettings: Sendable, Equatable {
     public var startsPerSecond: Int
     /// Push-to-starts claimed at once by the fan-out.
     public var startBatch: Int
+    /// Claimed batches of push-to-starts on their way at once: the next claim, and the
+    /// write-back of finished batches, overlap the sends of the others.
+    public var startBatchesInFlight: Int
     /// Devices not seen for this long are deleted.
     public var deviceTTL: Duration
-    /// The fan-out looks for due kick-offs and work this often when nothing wakes it.
+    /// The least time between the fan-out's rounds; between them it waits for work to fall
+    /// due or a notification (``FanOutSchedule``).
     public var pollInterval: Duration
 
     /// Creates settings; the defaults are those of `Configuration`.
     public init(
         deviceRatePerMinute: Int = 60, addressRatePerMinute: Int = 1_200, rateBurst: Int = 30,
         startLead: Duration = .seconds(5 * 60), startsPerSecond: Int = 20_000, startBatch: Int = 500,
+        startBatchesInFlight: Int = Setting.startBatchesInFlight.integerDefault,
         deviceTTL: Duration = .seconds(90 * 86_400), pollInterval: Duration = .seconds(1)
     ) {
         self.deviceRatePerMinute = deviceRatePerMinute
@@ -32,6 +37,7 @@ public struct DeviceSettings: Sendable, Equatable {
         self.startLead = startLead
         self.startsPerSecond = startsPerSecond
         self.startBatch = startBatch
+        self.startBatchesInFlight = startBatchesInFlight
         self.deviceTTL = deviceTTL
         self.pollInterval = pollInterval
     }
@@ -45,6 +51,7 @@ public struct DeviceSettings: Sendable, Equatable {
             startLead: .seconds(60 * env.integer(.startLeadMinutes)),
             startsPerSecond: env.integer(.startRatePerSecond),
             startBatch: env.integer(.startBatch),
+            startBatchesInFlight: env.integer(.startBatchesInFlight),
             deviceTTL: .seconds(86_400 * env.integer(.deviceTTLDays)),
             pollInterval: .milliseconds(env.integer(.devicePollMilliseconds)))
     }
@@ -58,12 +65,13 @@ extension Setting {
     public static let startLeadMinutes = Setting("SCORECAST_START_LEAD_MINUTES", .integer(default: 5, range: 0...1_440), "Live Activities are started by push-to-start this long before a game's scheduled start (or on its start event).")
     public static let startRatePerSecond = Setting("SCORECAST_START_RATE_PER_SECOND", .integer(default: 20_000, range: 1...1_000_000), "Most push-to-starts per second per process (the kick-off fan-out's pace).")
     public static let startBatch = Setting("SCORECAST_START_BATCH", .integer(default: 500, range: 1...10_000), "Push-to-starts (and token-path updates) the fan-out claims at once.")
+    public static let startBatchesInFlight = Setting("SCORECAST_START_BATCHES_IN_FLIGHT", .integer(default: 4, range: 1...64), "Claimed batches of push-to-starts the fan-out keeps on their way at once (claims and write-backs overlap sends).")
     public static let deviceTTLDays = Setting("SCORECAST_DEVICE_TTL_DAYS", .integer(default: 90, range: 1...3_650), "Devices silent this long are deleted with their follows and tokens.")
-    public static let devicePollMilliseconds = Setting("SCORECAST_DEVICE_POLL_MS", .integer(default: 1_000, range: 10...60_000), "The device fan-out looks for due kick-offs and token-path updates this often.")
+    public static let devicePollMilliseconds = Setting("SCORECAST_DEVICE_POLL_MS", .integer(default: 1_000, range: 10...60_000), "Least time between the device fan-out's rounds; between them it waits for the next due time in the tables or a NOTIFY (game updates, a planned kick-off), at most 10 s.")
 
     /// The device side's settings, in documentation order (appended to `all`).
     static let devices: [Setting] = [
         appRatePerMinute, appAddressRatePerMinute, appRateBurst, startLeadMinutes, startRatePerSecond, startBatch,
-        deviceTTLDays, devicePollMilliseconds,
+        startBatchesInFlight, deviceTTLDays, devicePollMilliseconds,
     ]
 }

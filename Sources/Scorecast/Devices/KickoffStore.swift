@@ -41,6 +41,9 @@ public struct KickoffStore: Sendable {
         public var token: String
     }
 
+    /// The LISTEN/NOTIFY channel a newly planned kick-off is announced on (wakes the fan-out).
+    public static let notificationChannel = "scorecast_devices"
+
     let pool: PostgresPool
 
     /// Creates a store on `pool`.
@@ -72,6 +75,7 @@ public struct KickoffStore: Sendable {
                 ON CONFLICT DO NOTHING
                 """)
             try await connection.execute("UPDATE kickoffs SET planned = planned + \(planned) WHERE game_id = \(gameID)")
+            if planned > 0 { try await connection.execute("SELECT pg_notify(\(Self.notificationChannel), '')") }
             return planned
         }
     }

@@ -27,6 +27,11 @@ public struct Migrator: Sendable {
     /// Applies what is pending; returns the names applied (empty when up to date).
     @discardableResult
     public func migrate(_ pool: PostgresPool) async throws -> [String] {
+        // Nor a client-side one (`PostgresDeadline.lifted`), for the same reasons.
+        try await PostgresDeadline.lifted { try await migrateUnbounded(pool) }
+    }
+
+    private func migrateUnbounded(_ pool: PostgresPool) async throws -> [String] {
         try await pool.withConnection { connection in
             // No statement timeout while migrating: the wait for another migrator's lock and a
             // migration over a large table may both outlast the service's request timeout

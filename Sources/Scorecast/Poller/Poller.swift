@@ -21,6 +21,8 @@ public final class Poller: Service {
     private let clock: any PollerClock
     private let leaderCheckInterval: Duration
     private let logger: Logger
+    /// Duty failures, summarised per duty: a database outage fails every round of each.
+    private let repeats: RepeatLog
     private let observer: (@Sendable (String, Result<DutyReport, any Error>) -> Void)?
     private let leading = Atomic<Bool>(false)
     private let terms = Atomic<Int>(0)
@@ -42,6 +44,7 @@ public final class Poller: Service {
         self.clock = clock
         self.leaderCheckInterval = leaderCheckInterval
         self.logger = logger.named("poller")
+        self.repeats = RepeatLog(logger: self.logger, clock: { [clock] in clock.now() })
         self.observer = observer
     }
 
@@ -141,7 +144,7 @@ public final class Poller: Service {
                 logger.info("duty ran", report.logFields.merging(["duty": name]) { _, new in new })
             }
         case .failure(let error):
-            logger.error("duty failed; it runs again at its next interval", ["duty": name, "error": "\(error)"])
+            repeats.error(cause: name, "duty failed; it runs again at its next interval", ["duty": name, "error": "\(error)"])
         }
     }
 

@@ -77,7 +77,7 @@ public struct Application: Sendable {
             StatsEndpoints(
                 query: statsQuery, registry: metricsRegistry,
                 refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry),
-                access: OpsAccess(token: configuration.opsToken)
+                access: OpsAccess(token: configuration.opsToken), logger: logger
             ).register(on: &router)
 
             let apns = try await APNsRuntime.start(

@@ -18,6 +18,10 @@ public final class DatabaseRuntime: Sendable {
         self.configuration = configuration
     }
 
+    /// How much longer than the statement timeout the client waits for an answer: enough for a
+    /// live server's own timeout error to arrive first.
+    static let responseGrace = Duration.seconds(1)
+
     /// Connects as `configuration` says; starts the embedded cluster when no URL is set.
     /// Connection failures become exit code 5 at the CLI.
     public static func open(_ configuration: Configuration, logger: Logger, applicationName: String = "scorecast") async throws -> DatabaseRuntime {
@@ -34,8 +38,14 @@ public final class DatabaseRuntime: Sendable {
         }
         postgres.connectTimeout = configuration.databaseConnectTimeout
         postgres.statementTimeout = configuration.databaseStatementTimeout
+        // The statement timeout bounds every wait on the database, on the client's side too: a
+        // stalled server never answers (nor enforces its own timeout), so the client gives up a
+        // little after the server would have, and waits no longer for a pooled connection.
+        postgres.responseTimeout = configuration.databaseStatementTimeout + Self.responseGrace
         postgres.applicationName = applicationName
-        let pool = PostgresPool(configuration: postgres, maxConnections: configuration.databasePoolSize, logger: logger)
+        let pool = PostgresPool(
+            configuration: postgres, maxConnections: configuration.databasePoolSize,
+            leaseTimeout: configuration.databaseStatementTimeout, logger: logger)
         let runtime = DatabaseRuntime(pool: pool, embedded: embedded, configuration: postgres)
         do {
             _ = try await pool.query("SELECT 1")

@@ -16,10 +16,15 @@ public struct MetricsRefresher: Sendable {
     let paused: Gauge<AppLabels>
     let liveGames: Gauge<NoLabels>
     let lastEvent: Gauge<NoLabels>
+    let refreshed: Gauge<NoLabels>
+    let clock: @Sendable () -> Date
 
     /// Creates the refresher and registers its gauges in `registry`.
-    public init(pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry) throws(MetricsError) {
+    public init(
+        pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry, clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws(MetricsError) {
         self.pool = pool
+        self.clock = clock
         self.metrics = metrics
         self.leased = try registry.gauge(
             "scorecast_outbox_leased", help: "Outbox rows leased to a worker (being sent) across all instances.")
@@ -31,10 +36,19 @@ public struct MetricsRefresher: Sendable {
         self.lastEvent = try registry.gauge(
             "scorecast_last_event_received_timestamp_seconds",
             help: "UNIX time the newest stored feed event arrived (0 before the first): feed silence is time() minus this.")
+        self.refreshed = try registry.gauge(
+            "scorecast_database_gauges_refreshed_timestamp_seconds",
+            help: "UNIX time the database-backed gauges were last read: older than the scrape when the database did not answer.")
     }
 
-    /// Reads the gauges' values from the database.
-    public func refresh() async throws {
+    /// Reads the gauges' values from the database, within `deadline`: when it does not answer
+    /// in time, the gauges keep their last values and `refreshed` says how old they are.
+    public func refresh(deadline: Duration = .milliseconds(1500)) async throws {
+        try await PostgresDeadline.within(deadline) { try await read() }
+        refreshed.set(to: clock().timeIntervalSince1970)
+    }
+
+    private func read() async throws {
         let queue = try await pool.query("""
             SELECT (SELECT count(*) FROM outbox)::int AS pending,
                    (SELECT count(*) FROM outbox WHERE lease_owner IS NOT NULL AND lease_expires_at > now())::int AS leased,

@@ -121,11 +121,11 @@ public struct ChannelUsage: Codable, Sendable, Equatable {
     public var active: Int
     /// Channels of finished games waiting to be deleted at APNs.
     public var retiring: Int
-    /// Whether `used` has reached the warning threshold (90% of the limit by default).
+    /// Whether `used` has reached the warning threshold (`ChannelLimit.warningFraction` of the limit by default: one threshold for warning and showing).
     public var nearLimit: Bool
 
     /// Creates usage figures; `used`, `remaining` and `nearLimit` are derived.
-    public init(active: Int, retiring: Int, limit: Int = ChannelUsage.apnsLimit, warnAt fraction: Double = 0.9) {
+    public init(active: Int, retiring: Int, limit: Int = ChannelUsage.apnsLimit, warnAt fraction: Double = ChannelLimit.warningFraction) {
         self.active = active
         self.retiring = retiring
         self.used = active + retiring

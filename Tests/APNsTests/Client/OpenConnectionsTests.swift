@@ -104,12 +104,12 @@ struct OpenConnectionsTests {
             }
             let served = Set(sim.simulator.receivedRequests().filter { $0.port == "management" }.map(\.connection))
             #expect(served.count >= 3)
-            let open = client.openConnections(to: .management)
+            // One snapshot (the last connection's GOAWAY may close it at any moment): one open per
+            // connection the simulator saw; all but the one still open were closed, and counted.
             let counts = recorder.snapshot
-            #expect(counts.current[.management] == open)
-            // One open per connection the simulator saw; all but the one still open were closed, and counted.
-            #expect(counts.changes == served.count + (served.count - open), "\(counts)")
+            let open = counts.current[.management, default: 0]
             #expect((0...1).contains(open))
+            #expect(counts.changes == served.count + (served.count - open), "\(counts)")
             await client.shutdown()
             #expect(client.openConnections(to: .management) == 0)
             #expect(recorder.snapshot.changes == 2 * served.count)

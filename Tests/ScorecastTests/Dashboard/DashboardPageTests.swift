@@ -111,7 +111,7 @@ struct DashboardPageTests {
         #expect(dom.contains("TooManyRequests") && dom.contains("ChannelNotRegistered"))
         #expect(dom.matches(of: /<div class="bar-row">/).count
             == LiveStatsResponse.example.budgets.count + StatsResponse.example.totals.failures.count + LiveStatsResponse.example.channelUsage.count)
-        // The alerting figure beside the all-updates one; channels per app in the warn colour from 90 %.
+        // The alerting figure beside the all-updates one; channels per app in the warn colour from 80 %.
         #expect(dom.contains(">Alerts p99<") && dom.contains(">13 ms<") && dom.contains(">All updates p99<") && dom.contains(">51 ms<"))
         #expect(dom.contains(">9,301 / 10,000<") && dom.contains("699 left") && dom.contains(">415 / 10,000<"))
         #expect(attribute("hidden", of: "section id=\"game-view\"", in: dom) != nil, "no game is open")
@@ -130,7 +130,8 @@ struct DashboardPageTests {
         try writeFixture(scratch.appendingPathComponent("game"), stats: .example, live: .example, game: game)
         let server = try await FixtureServer(root: scratch)
         defer { server.stop() }
-        let url = server.url("game", "dashboard") + "#game=" + game.game.game
+        // The URL keeps both the window and the open game.
+        let url = server.url("game", "dashboard") + "#window=1h&game=" + game.game.game
 
         let artifacts = ScorecastProcess.packageRoot.appendingPathComponent(".build/artifacts")
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
@@ -146,6 +147,8 @@ struct DashboardPageTests {
         #expect(attribute("data-status", of: "body", in: dom) == "ok")
         #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
         #expect(server.requests("game").contains("/game/v1/games/\(game.game.game)/live"))
+        #expect(server.requests("game").contains("/game/v1/stats?window=1h"))
+        #expect(!server.requests("game").contains("/game/v1/stats?window=15m"))
 
         // The view is open, titled with the score, and holds the snapshot's rows.
         #expect(attribute("hidden", of: "section id=\"game-view\"", in: dom) == nil)
@@ -199,6 +202,7 @@ struct DashboardPageTests {
         stats.series = stats.series.map { StatsBucket(start: $0.start, figures: scaled($0.figures)) }
         var live = LiveStatsResponse.example
         live.channelUsage[0].channels = ChannelUsage(active: 9_990, retiring: 10)
+        live.channelUsage += (1...10).map { AppChannelUsage(app: "com.example.app\($0)", environment: "production", channels: ChannelUsage(active: 10 - $0, retiring: 0)) }
         live.backlog = BacklogStatus(pending: 1_234_567, oldestPendingSeconds: 7_384, lastEventAt: StatsExample.end.addingTimeInterval(-5_000))
         try writeFixture(scratch.appendingPathComponent("large"), stats: stats, live: live, game: .example)
         let server = try await FixtureServer(root: scratch)
@@ -211,6 +215,40 @@ struct DashboardPageTests {
         #expect(attribute("data-status", of: "body", in: dom) == "ok")
         #expect(dom.contains(">10,000 ms<"), "the latency axis reaches 10,000 ms")
         #expect(dom.contains(">894,000<") && dom.contains(">10,000 / 10,000<") && dom.contains("limit reached"))
+        // Twelve apps: the eight most used, and a line for the rest.
+        #expect(dom.contains(">and 4 more apps with fewer channels<"))
+        #expect(!dom.contains(">com.example.app7<"))
+        #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
+    }
+
+    /// Quarter ticks of a 25 top are 6.25, 12.5 and 18.75 (the issue: "throughput ticks round
+    /// 2.5 to 3"), and a four-digit latency has its thousands separator.
+    @Test func axisTicksAndLatenciesAreShownExactly() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var stats = StatsResponse.example
+        stats.series = stats.series.enumerated().map { index, bucket in
+            var figures = bucket.figures
+            figures.sends = SendCounts(accepted: index == 14 ? 22 : 1, retried: 0, failed: 0, priority10: 1, priority5: index == 14 ? 21 : 0)
+            figures.latency = LatencyFigures(
+                ingestToSend: LatencyPercentiles(samples: 1, p50Ms: 5, p95Ms: 10, p99Ms: 22),
+                sendToAnswer: LatencyPercentiles(samples: 1, p50Ms: 1, p95Ms: 2, p99Ms: 3))
+            return StatsBucket(start: bucket.start, figures: figures)
+        }
+        stats.totals.latency.ingestToSend.p99Ms = 6_386.4
+        try writeFixture(scratch.appendingPathComponent("ticks"), stats: stats, live: .example)
+        let server = try await FixtureServer(root: scratch)
+        defer { server.stop() }
+
+        let dump = try await chromium(["--dump-dom", server.url("ticks", "dashboard")], profile: scratch.appendingPathComponent("profile"))
+        #expect(dump.status == 0, "chromium --dump-dom failed: \(dump.stderr.suffix(2_000))")
+        let dom = dump.stdout
+        #expect(attribute("data-status", of: "body", in: dom) == "ok")
+        for tick in [">6.25<", ">12.5<", ">18.75<", ">25<", ">6.25 ms<", ">18.75 ms<"] {
+            #expect(dom.contains(tick), "tick \(tick) is missing")
+        }
+        #expect(!dom.contains(">6.3<") && !dom.contains(">18.8<"))
+        #expect(dom.contains(">6,386 ms<"))
         #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
     }
 

@@ -97,7 +97,7 @@ import TestSupport
                 #expect(app.channels.used == counted, "\(app.app)")
                 #expect(app.channels.limit == 4)
             }
-            // 4 of 4 is at the limit (warned from 90 %); 1 of 4 is not.
+            // 4 of 4 is at the limit (warned from 80 %); 1 of 4 is not.
             #expect(usage[0].channels.active == 3 && usage[0].channels.retiring == 1 && usage[0].channels.remaining == 0 && usage[0].channels.nearLimit)
             #expect(usage[1].channels.used == 1 && !usage[1].channels.nearLimit)
             #expect(usage[2].channels.used == 0)

@@ -98,5 +98,7 @@ struct StatsModelsTests {
         let usage = ChannelUsage(active: 8_950, retiring: 60)
         #expect(usage.used == 9_010 && usage.remaining == 990 && usage.nearLimit)
         #expect(!ChannelUsage(active: 10, retiring: 0).nearLimit)
+        // One threshold with the registry, which warns from the same share when creating.
+        #expect(ChannelUsage(active: 7_999, retiring: 1).nearLimit && !ChannelUsage(active: 7_999, retiring: 0).nearLimit)
     }
 }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Repeated log lines, summarised: the first line of a cause is written at once; further ones
+/// within `interval` are only counted, and when the interval is over one line says how many
+/// there were. A failure that repeats every few milliseconds (a database that went away)
+/// then costs two lines per cause per interval, not thousands. Pure: the time is a parameter.
+public struct RepeatSummary: Sendable {
+    /// A line to write.
+    public struct Line: Sendable, Equatable {
+        public var level: LogLevel
+        public var message: String
+        public var fields: [String: String]
+
+        /// A line at `level`.
+        public init(level: LogLevel, message: String, fields: [String: String] = [:]) {
+            self.level = level
+            self.message = message
+            self.fields = fields
+        }
+    }
+
+    private struct Window {
+        var started: Date
+        var first: Line
+        var repeats: Int
+        var lastFields: [String: String]
+    }
+
+    /// How long repeats of a cause are counted before their summary.
+    public let interval: TimeInterval
+    private var windows: [String: Window] = [:]
+
+    /// A summary counting repeats over `interval` seconds.
+    public init(interval: TimeInterval) { self.interval = interval }
+
+    /// Notes a line of `cause` at `now`; returns what to write: the summaries of every cause
+    /// whose interval has ended, then this line unless it repeats its cause within the interval.
+    public mutating func record(cause: String, _ line: Line, now: Date) -> [Line] {
+        var lines = flush(now: now)
+        if windows[cause] != nil {
+            windows[cause]?.repeats += 1
+            windows[cause]?.lastFields = line.fields
+            return lines
+        }
+        windows[cause] = Window(started: now, first: line, repeats: 0, lastFields: line.fields)
+        lines.append(line)
+        return lines
+    }
+
+    /// The summaries of the causes whose interval has ended by `now` (those that repeated), in
+    /// cause order; those causes start afresh.
+    public mutating func flush(now: Date) -> [Line] {
+        let ended = windows.filter { now.timeIntervalSince($0.value.started) >= interval }.sorted { $0.key < $1.key }
+        var lines: [Line] = []
+        for (cause, window) in ended {
+            windows[cause] = nil
+            guard window.repeats > 0 else { continue }
+            var fields = window.lastFields
+            fields["repeated"] = String(window.repeats)
+            let seconds = Int(now.timeIntervalSince(window.started).rounded())
+            lines.append(Line(
+                level: window.first.level, message: "\(window.first.message) (\(window.repeats) more in the last \(seconds) s)",
+                fields: fields))
+        }
+        return lines
+    }
+
+    /// When the earliest open interval ends, if any.
+    public var nextFlush: Date? { windows.values.map { $0.started.addingTimeInterval(interval) }.min() }
+}

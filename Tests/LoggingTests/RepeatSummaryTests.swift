@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Repeated lines are summarised per cause per interval, on an injected clock.
+@Suite struct RepeatSummaryTests {
+    private let start = Date(timeIntervalSince1970: 1_000_000)
+    private func line(_ message: String, _ fields: [String: String] = [:]) -> RepeatSummary.Line {
+        RepeatSummary.Line(level: .warning, message: message, fields: fields)
+    }
+
+    @Test func theFirstLineOfACauseIsWrittenAndItsRepeatsAreCountedIntoOneSummary() {
+        var summary = RepeatSummary(interval: 10)
+        #expect(summary.record(cause: "db", line("no database", ["error": "e0"]), now: start) == [line("no database", ["error": "e0"])])
+        for i in 1...2_900 {
+            #expect(summary.record(cause: "db", line("no database", ["error": "e\(i)"]), now: start.addingTimeInterval(Double(i) / 1000)).isEmpty)
+        }
+        #expect(summary.flush(now: start.addingTimeInterval(9.9)).isEmpty)
+        #expect(summary.flush(now: start.addingTimeInterval(10)) == [
+            line("no database (2900 more in the last 10 s)", ["error": "e2900", "repeated": "2900"])
+        ])
+        // The cause starts afresh: its next line is written at once.
+        #expect(summary.record(cause: "db", line("no database"), now: start.addingTimeInterval(11)) == [line("no database")])
+    }
+
+    @Test func causesAreCountedApartAndALineThatDidNotRepeatHasNoSummary() {
+        var summary = RepeatSummary(interval: 10)
+        #expect(summary.record(cause: "claim", line("claim failed"), now: start).count == 1)
+        #expect(summary.record(cause: "duty:expiry", line("duty failed"), now: start.addingTimeInterval(1)).count == 1)
+        #expect(summary.record(cause: "claim", line("claim failed"), now: start.addingTimeInterval(2)).isEmpty)
+        #expect(summary.nextFlush == start.addingTimeInterval(10))
+        // A line after the interval brings the summaries that are due, then itself.
+        let lines = summary.record(cause: "ingest", line("ingest failed"), now: start.addingTimeInterval(12))
+        #expect(lines.map(\.message) == ["claim failed (1 more in the last 12 s)", "ingest failed"])
+        #expect(summary.nextFlush == start.addingTimeInterval(22))
+    }
+
+    @Test func aRepeatLogWritesSummariesOnItsClockAndStaysQuietBetween() {
+        let sink = MemorySink()
+        let now = Mutex(start)
+        let log = RepeatLog(logger: Logger(label: "worker", sink: sink), interval: 60, clock: { now.withLock { $0 } })
+        for second in 0..<20 {
+            now.withLock { $0 = start.addingTimeInterval(Double(second)) }
+            for _ in 0..<145 { log.warning(cause: "claim", "claiming outbox rows failed; retrying") }
+        }
+        #expect(sink.lines.count == 1)
+        now.withLock { $0 = start.addingTimeInterval(60) }
+        log.flush()
+        #expect(sink.lines.count == 2)
+        #expect(sink.lines.last?.contains("claiming outbox rows failed; retrying (2899 more in the last 60 s)") == true)
+    }
+
+    @Test func linesBelowTheLoggersLevelAreNotCounted() {
+        let sink = MemorySink()
+        let log = RepeatLog(logger: Logger(label: "x", level: .error, sink: sink), interval: 60, clock: { start })
+        log.warning("ignored")
+        log.flush()
+        #expect(sink.lines.isEmpty)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Lifecycle
+import Postgres
+import Testing
+@testable import Scorecast
+
+/// An idle fan-out waits for due times read from the tables or a NOTIFY, not a poll.
+extension KickoffFanOutTests {
+    @Test func theWakeTimeIsTheEarliestDueTimeWithinTheIdleLimit() {
+        let end = Self.kickoff
+        let limit = Duration.seconds(10)
+        #expect(FanOutSchedule.wakeTime(roundEnded: end, nextDue: nil, idleLimit: limit) == end.addingTimeInterval(10))
+        #expect(FanOutSchedule.wakeTime(roundEnded: end, nextDue: end.addingTimeInterval(3), idleLimit: limit) == end.addingTimeInterval(3))
+        #expect(FanOutSchedule.wakeTime(roundEnded: end, nextDue: end.addingTimeInterval(600), idleLimit: limit) == end.addingTimeInterval(10))
+        #expect(FanOutSchedule.wakeTime(roundEnded: end, nextDue: end.addingTimeInterval(-5), idleLimit: limit) == end)
+    }
+
+    @Test func theNextDueTimeIsReadFromTheTables() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(3_600))
+            try await device(fixture, "d1", token: 1, follows: [(.team, "Arsenal")])
+            let schedule = FanOutSchedule(pool: fixture.pool)
+            let lead = Duration.seconds(300)
+            #expect(try await schedule.nextDue(now: Self.kickoff, lead: lead) == Self.kickoff.addingTimeInterval(3_300),
+                    "the kick-off's lead time")
+
+            // Kicked off and sent: nothing is waiting.
+            #expect(try await fanOut(fixture, now: Self.kickoff.addingTimeInterval(3_300)).tick() == 1)
+            #expect(try await schedule.nextDue(now: Self.kickoff, lead: lead) == nil)
+
+            // A start planned for a retry is due at its retry time.
+            try await device(fixture, "d2", token: 2, follows: [(.team, "Arsenal")])
+            let retryAt = Self.kickoff.addingTimeInterval(4_000)
+            #expect(try await KickoffStore(pool: fixture.pool).plan(gameID: "g1", trigger: .command) == 1)
+            try await fixture.pool.execute("UPDATE activity_starts SET not_before = \(retryAt) WHERE status = 'pending'")
+            #expect(try await schedule.nextDue(now: Self.kickoff, lead: lead) == retryAt)
+            try await fixture.pool.execute("UPDATE activity_starts SET not_before = NULL WHERE status = 'pending'")
+            #expect(try await schedule.nextDue(now: Self.kickoff, lead: lead) == Self.kickoff, "a planned start is due now")
+        }
+    }
+
+    @Test func anIdleFanOutIsWokenByAPlannedKickoff() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            // A day before kick-off: nothing falls due for hours.
+            try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(86_400))
+            for n in 1...3 { try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")]) }
+            var configuration = try Configuration.load(from: [:], workingDirectory: fixture.folder)
+            configuration.devices.pollInterval = .milliseconds(10)
+            let fanOut = DeviceFanOut(
+                pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(), configuration: configuration,
+                metrics: nil, logger: RegistryFixture.logger, now: { Self.kickoff }, idleLimit: .seconds(3_600))
+            let shutdown = ShutdownSignal()
+            let running = Task { try await fanOut.run(until: shutdown) }
+            defer { shutdown.trigger() }
+
+            // `scorecast games start-activities` plans and notifies; only the NOTIFY can wake the
+            // fan-out before its hour-long idle limit. The first game may still be caught by the
+            // fan-out's first round; the second is planned once that round has sent the first.
+            // (The bound below only stops a broken run.)
+            _ = try await GameStore(pool: fixture.pool).add(GameDraft(
+                id: "g2", league: "EPL", homeTeam: "Spurs", awayTeam: "Everton", startsAt: Self.kickoff.addingTimeInterval(86_400)))
+            try await device(fixture, "d4", token: 4, follows: [(.team, "Spurs")])
+            let store = KickoffStore(pool: fixture.pool)
+            for (game, planned, started) in [("g1", 3, 3), ("g2", 1, 4)] {
+                #expect(try await store.plan(gameID: game, trigger: .command) == planned)
+                let gaveUp = ContinuousClock.now + .seconds(120)
+                while try await store.progress().started < started, ContinuousClock.now < gaveUp {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(try await store.progress().started == started)
+            }
+            #expect(fixture.simulator.deviceTokens().map(\.starts) == [1, 1, 1, 1])
+            shutdown.trigger()
+            try await running.value
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import ScorecastCore
+import Testing
+@testable import Scorecast
+
+/// The token path's priorities: the light tier, like the channels, and a budget per activity.
+extension KickoffFanOutTests {
+    @Test func tokenPathDevicesWithFrequentUpdatesOffGetTheLightTier() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture)
+            let frequent = try await device(fixture, "frequent", token: 1, os: "17.4", follows: [])
+            let light = try await device(fixture, "light", token: 2, os: "17.4", frequent: false, follows: [])
+            let store = DeviceStore(pool: fixture.pool)
+            _ = try await store.registerActivityToken(deviceID: frequent.id, gameID: "g1", token: AppAPIHarness.token(11))
+            _ = try await store.registerActivityToken(deviceID: light.id, gameID: "g1", token: AppAPIHarness.token(12))
+
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
+            func post(_ json: String) async throws {
+                let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Self.kickoff.addingTimeInterval(7_200))
+                _ = try await ingestor.ingest(events, feed: "test")
+            }
+            let fanOut = try fanOut(fixture)
+            // A period change the feed marks alerting: priority 10 on the standard tier; the light
+            // tier ignores the feed's flag (priority 10 only for a start, a score and the end).
+            try await post(#"{"id":"e1","game":"g1","seq":1,"occurredAt":"2026-11-29T20:00:00Z","kind":"start","scoreboard":{"home":0,"away":0,"period":"1H"}}"#)
+            try await fanOut.tick()
+            try await post(#"{"id":"e2","game":"g1","seq":2,"occurredAt":"2026-11-29T20:47:00Z","kind":"period","alert":true,"scoreboard":{"period":"HT"}}"#)
+            try await fanOut.tick()
+
+            func priorities(_ token: Int) -> [String?] {
+                fixture.simulator.receivedRequests().filter { $0.path == "/3/device/\(AppAPIHarness.token(token))" }
+                    .map { request in request.headers.first { $0.name == "apns-priority" }?.value }
+            }
+            #expect(priorities(11) == ["10", "10"])
+            #expect(priorities(12) == ["10", "5"])
+        }
+    }
+
+    @Test func anActivityWhoseBudgetIsSpentGetsPriorityFive() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await fixture.pool.execute("UPDATE apps SET budget_per_hour = 1")
+            try await addGame(fixture)
+            let first = try await device(fixture, "first", token: 1, os: "17.4", follows: [])
+            let store = DeviceStore(pool: fixture.pool)
+            _ = try await store.registerActivityToken(deviceID: first.id, gameID: "g1", token: AppAPIHarness.token(11))
+
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
+            func post(_ json: String) async throws {
+                let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Self.kickoff.addingTimeInterval(7_200))
+                _ = try await ingestor.ingest(events, feed: "test")
+            }
+            let fanOut = try fanOut(fixture)
+            try await post(#"{"id":"e1","game":"g1","seq":1,"occurredAt":"2026-11-29T20:00:00Z","kind":"start","scoreboard":{"home":0,"away":0,"period":"1H"}}"#)
+            try await fanOut.tick()
+            // A second activity registered later has a budget of its own.
+            let second = try await device(fixture, "second", token: 2, os: "17.4", follows: [])
+            _ = try await store.registerActivityToken(deviceID: second.id, gameID: "g1", token: AppAPIHarness.token(12))
+            try await post(#"{"id":"e2","game":"g1","seq":2,"occurredAt":"2026-11-29T20:12:00Z","kind":"score","team":"home","scoreboard":{"home":1}}"#)
+            try await fanOut.tick()
+
+            func priorities(_ token: Int) -> [String?] {
+                fixture.simulator.receivedRequests().filter { $0.path == "/3/device/\(AppAPIHarness.token(token))" }
+                    .map { request in request.headers.first { $0.name == "apns-priority" }?.value }
+            }
+            #expect(priorities(11) == ["10", "5"], "the goal finds the first activity's budget of 1 spent by the start")
+            #expect(priorities(12) == ["10"])
+            let spent = try await fixture.pool.query("SELECT count(*) AS n FROM activity_priority_sends").first?.decode("n", as: Int64.self)
+            #expect(spent == 2)
+        }
+    }
+
+    @Test func theActivityBudgetFollowsTheAppAndTheDevice() {
+        let budget = ActivityBudget(standardPerHour: 12, frequentPerHour: 60)
+        var app = AppRecord(id: 1, bundleID: "com.example.scores", environment: .sandbox, teamID: "TEAM123456", keyID: "KEY1234567", keyPath: "/nonexistent")
+        app.frequentUpdates = true
+        #expect(budget.perHour(app: app, deviceFrequentUpdates: true) == 60)
+        #expect(budget.perHour(app: app, deviceFrequentUpdates: false) == 12, "the user turned frequent updates off")
+        app.frequentUpdates = false
+        #expect(budget.perHour(app: app, deviceFrequentUpdates: true) == 12)
+        app.budgetPerHour = 3
+        #expect(budget.perHour(app: app, deviceFrequentUpdates: true) == 3)
+        #expect(ActivityBudget.sendsImmediately(priority: 10, spent: 2, budget: 3))
+        #expect(!ActivityBudget.sendsImmediately(priority: 10, spent: 3, budget: 3))
+        #expect(!ActivityBudget.sendsImmediately(priority: 5, spent: 0, budget: 3))
+    }
+}
