@@ -23,12 +23,15 @@ public final class RepeatLog: Sendable {
     }
 
     /// Writes `message` at `level`, or counts it when `cause` (the message by default) was
-    /// already written within the interval.
-    public func log(_ level: LogLevel, cause: String? = nil, _ message: String, _ fields: [String: String] = [:]) {
+    /// already written within the interval; the summary lists every value seen of the fields
+    /// named in `gathering`.
+    public func log(
+        _ level: LogLevel, cause: String? = nil, _ message: String, _ fields: [String: String] = [:], gathering: Set<String> = []
+    ) {
         guard logger.isEnabled(level) else { return }
         let line = RepeatSummary.Line(level: level, message: message, fields: fields)
         let (lines, flushAt) = state.withLock { state in
-            let lines = state.summary.record(cause: cause ?? message, line, now: clock())
+            let lines = state.summary.record(cause: cause ?? message, line, now: clock(), gathering: gathering)
             return (lines, scheduleIfNeeded(&state))
         }
         write(lines)
@@ -36,8 +39,8 @@ public final class RepeatLog: Sendable {
     }
 
     /// `log(.warning, …)`.
-    public func warning(cause: String? = nil, _ message: String, _ fields: [String: String] = [:]) {
-        log(.warning, cause: cause, message, fields)
+    public func warning(cause: String? = nil, _ message: String, _ fields: [String: String] = [:], gathering: Set<String> = []) {
+        log(.warning, cause: cause, message, fields, gathering: gathering)
     }
 
     /// `log(.error, …)`.

@@ -24,6 +24,8 @@ public struct RepeatSummary: Sendable {
         var first: Line
         var repeats: Int
         var lastFields: [String: String]
+        /// Every value seen of the fields named to gather (which apps hit a 429…).
+        var gathered: [String: Set<String>]
     }
 
     /// How long repeats of a cause are counted before their summary.
@@ -35,14 +37,19 @@ public struct RepeatSummary: Sendable {
 
     /// Notes a line of `cause` at `now`; returns what to write: the summaries of every cause
     /// whose interval has ended, then this line unless it repeats its cause within the interval.
-    public mutating func record(cause: String, _ line: Line, now: Date) -> [Line] {
+    /// The summary carries the last line's fields, except those named in `gathering`: for them
+    /// it lists every value seen, sorted and comma-separated.
+    public mutating func record(cause: String, _ line: Line, now: Date, gathering: Set<String> = []) -> [Line] {
         var lines = flush(now: now)
         if windows[cause] != nil {
             windows[cause]?.repeats += 1
             windows[cause]?.lastFields = line.fields
+            for name in gathering { if let value = line.fields[name] { windows[cause]?.gathered[name, default: []].insert(value) } }
             return lines
         }
-        windows[cause] = Window(started: now, first: line, repeats: 0, lastFields: line.fields)
+        var gathered: [String: Set<String>] = [:]
+        for name in gathering { if let value = line.fields[name] { gathered[name] = [value] } }
+        windows[cause] = Window(started: now, first: line, repeats: 0, lastFields: line.fields, gathered: gathered)
         lines.append(line)
         return lines
     }
@@ -56,6 +63,7 @@ public struct RepeatSummary: Sendable {
             windows[cause] = nil
             guard window.repeats > 0 else { continue }
             var fields = window.lastFields
+            for (name, values) in window.gathered { fields[name] = values.sorted().joined(separator: ",") }
             fields["repeated"] = String(window.repeats)
             let seconds = Int(now.timeIntervalSince(window.started).rounded())
             lines.append(Line(

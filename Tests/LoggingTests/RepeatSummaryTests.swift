@@ -36,6 +36,21 @@ import Testing
         #expect(summary.nextFlush == start.addingTimeInterval(22))
     }
 
+    @Test func gatheredFieldsListEveryValueSeenOthersTheLast() {
+        // APNs trouble: which apps a storm of 429s hit, not only the last one.
+        var summary = RepeatSummary(interval: 60)
+        let first = line("APNs trouble: TooManyRequests", ["cause": "TooManyRequests", "app": "com.b"])
+        #expect(summary.record(cause: "429", first, now: start, gathering: ["app"]) == [first])
+        for second in 1...36 {
+            let app = second % 2 == 0 ? "com.b" : "com.a"
+            let repeated = line("APNs trouble: TooManyRequests", ["cause": "TooManyRequests", "app": app])
+            #expect(summary.record(cause: "429", repeated, now: start.addingTimeInterval(Double(second)), gathering: ["app"]).isEmpty)
+        }
+        #expect(summary.flush(now: start.addingTimeInterval(60)) == [
+            line("APNs trouble: TooManyRequests (36 more in the last 60 s)", ["cause": "TooManyRequests", "app": "com.a,com.b", "repeated": "36"])
+        ])
+    }
+
     @Test func aRepeatLogWritesSummariesOnItsClockAndStaysQuietBetween() {
         let sink = MemorySink()
         let now = Mutex(start)

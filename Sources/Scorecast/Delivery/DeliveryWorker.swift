@@ -72,7 +72,6 @@ struct DeliveryWorker: Sendable {
                     }
                     writing = true
                 }
-                if index == 0 { flushTrouble(now: Date()) }
                 if claimed.count < limit {
                     // Everything due was taken: wait for news, unless some came in meanwhile;
                     // then let more rows fall due, so the next claim is worth its cost.
@@ -232,25 +231,17 @@ struct DeliveryWorker: Sendable {
         }
     }
 
-    /// Notes the failed attempts' causes (429, 5xx, connection failures…) in the pool's
-    /// summary and logs what it says: each cause's first occurrence, then counts per interval.
+    /// Logs the failed attempts' causes (429, 5xx, connection failures…) through the pool's
+    /// repeat log: each cause's first occurrence at once, then one count per interval naming
+    /// every app it hit.
     private func logTrouble(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) {
-        let now = Date()
-        let lines = context.trouble.withLock { summary -> [TroubleSummary.Line] in
-            var lines: [TroubleSummary.Line] = []
-            for completion in completions {
-                guard let delivery = completion.delivery, delivery.outcome != .sent else { continue }
-                let cause = FailureLabels.reasonLabel(delivery.reason ?? "unknown")
-                if let line = summary.record(cause: cause, app: bundleIDs[completion.appID] ?? "unknown", now: now) { lines.append(line) }
-            }
-            return lines + summary.flush(now: now)
+        for completion in completions {
+            guard let delivery = completion.delivery, delivery.outcome != .sent else { continue }
+            let cause = FailureLabels.reasonLabel(delivery.reason ?? "unknown")
+            context.repeats.warning(
+                cause: "apns-trouble:" + cause, "APNs trouble: \(cause)",
+                ["cause": cause, "app": bundleIDs[completion.appID] ?? "unknown"], gathering: ["app"])
         }
-        for line in lines { context.logger.warning(line.message, line.fields) }
-    }
-
-    /// Logs the summary of a window of APNs trouble that ended while no new trouble came.
-    func flushTrouble(now: Date) {
-        for line in context.trouble.withLock({ $0.flush(now: now) }) { context.logger.warning(line.message, line.fields) }
     }
 
     private func record(_ completions: [DeliveryCompletion], _ result: OutboxStore.CompletionResult, bundleIDs: [Int64: String]) {

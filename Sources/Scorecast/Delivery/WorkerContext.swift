@@ -25,8 +25,6 @@ struct WorkerContext: Sendable {
     let breaker: HostBreaker
     /// The process's `/metrics` counters, when it serves them.
     let metrics: ScorecastMetrics?
-    /// APNs trouble gathered for the log, shared by the pool's workers.
-    let trouble = TroubleLog()
     /// The prefix of every lease owner of this pool (`host:pid:random`).
     let ownerPrefix: String
 }
