@@ -47,53 +47,11 @@ import TestSupport
 /// `openssl s_server -www` on a free loopback port, for the length of a closure.
 enum TLSTestServer {
     static func with(certificate: String, key: String, _ body: (Int) async throws -> Void) async throws {
-        let port = try freePort()
+        let port = try FreePort.find()
         let server = try ServerProcess(
             "openssl s_server", "openssl", ["s_server", "-quiet", "-www", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key])
         defer { server.stop() }
-        try await waitUntilListening(port: port, server: server)
+        try await server.waitUntilListening(on: port)
         try await body(port)
     }
-
-    /// A port the kernel just handed out (bound to port 0, then released).
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TLSTestServerError.noPort }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw TLSTestServerError.noPort }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Polls the port with TCP connects until the server listens; the hang deadline bounds it.
-    private static func waitUntilListening(port: Int, server: ServerProcess) async throws {
-        try await waitUntil("openssl s_server listens on \(port)", every: .milliseconds(50)) {
-            guard server.isRunning else { throw TLSTestServerError.exited }
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(descriptor)
-            return connected
-        }
-    }
-}
-
-enum TLSTestServerError: Error {
-    case noPort, exited
 }

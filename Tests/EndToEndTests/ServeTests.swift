@@ -28,7 +28,7 @@ import TestSupport
         let ready = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
         #expect(ready.status == 200, "readyz: \(String(decoding: ready.body, as: UTF8.self))")
 
-        let postgresPIDs = try embeddedPostmasterPIDs(under: folder.url)
+        let postgresPIDs = try await embeddedPostmasterPIDs(under: folder.url)
         #expect(!postgresPIDs.isEmpty)
 
         serve.signal(SIGTERM)
@@ -104,7 +104,7 @@ import TestSupport
         let port = try await port(of: serve)
         #expect(try await TestHTTP.get("http://127.0.0.1:\(port)/readyz").status == 200)
 
-        for pid in try embeddedPostmasterPIDs(under: folder.url) { kill(pid, SIGINT) }  // fast shutdown
+        for pid in try await embeddedPostmasterPIDs(under: folder.url) { kill(pid, SIGINT) }  // fast shutdown
         var body = ""
         // However long the postmaster takes to stop on a loaded machine (a 10 s bound was a margin).
         try await waitUntil("readyz answers 503 once the database is gone", every: .milliseconds(100)) {
@@ -196,8 +196,8 @@ import TestSupport
 
     /// Postmaster pids of embedded clusters whose data lives under `folder` (or whose
     /// postmaster.pid the state folder points at).
-    func embeddedPostmasterPIDs(under folder: URL) throws -> [Int32] {
-        let output = try shell("ps -eo pid=,args= | grep '[p]ostgres -D' || true")
+    func embeddedPostmasterPIDs(under folder: URL) async throws -> [Int32] {
+        let output = try await ExternalTool.run("sh", ["-c", "ps -eo pid=,args= | grep '[p]ostgres -D' || true"]).stdout
         return output.split(separator: "\n").compactMap { line -> Int32? in
             let parts = line.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[1].contains(folder.lastPathComponent) else { return nil }
@@ -213,17 +213,5 @@ import TestSupport
         else { return false }
         let state = stat[stat.index(close, offsetBy: 2)]
         return state != "Z" && state != "X"
-    }
-
-    func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 
 /// Slowloris from a process of its own: `count` connections from 127.0.0.1 that each send a
 /// request line and then one header line every `interval` seconds, never finishing.
@@ -44,29 +44,11 @@ final class SlowClients: Sendable {
         print("closed", len(closed), flush=True)
         """
 
-    private let process: Process
-    private let input: Pipe
-    private let output = Mutex("")
+    private let clients: ServerProcess
 
     /// Starts the clients against 127.0.0.1:`port`.
     init(port: Int, count: Int, interval: Double) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, String(port), String(count), String(interval)]
-        input = Pipe()
-        let stdout = Pipe()
-        process.standardInput = input
-        process.standardOutput = stdout
-        try process.run()
-        let reader = stdout.fileHandleForReading
-        let thread = Thread { [self] in
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                output.withLock { $0 += String(decoding: data, as: UTF8.self) }
-            }
-        }
-        thread.start()
+        clients = try ServerProcess("slow clients", "python3", ["-c", Self.script, String(port), String(count), String(interval)])
     }
 
     /// Waits (up to `timeout`) until every connection is open; returns how many are.
@@ -76,14 +58,16 @@ final class SlowClients: Sendable {
 
     /// Tells the clients to stop; returns how many connections the server had closed.
     func stop(timeout: Duration = .seconds(60)) async -> Int? {
-        try? input.fileHandleForWriting.close()
-        return await number(after: "closed", timeout: timeout)
+        clients.closeInput()
+        let closed = await number(after: "closed", timeout: timeout)
+        clients.stop()
+        return closed
     }
 
     private func number(after word: String, timeout: Duration) async -> Int? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let text = output.withLock { $0 }
+            let text = clients.output
             for line in text.split(separator: "\n") where line.hasPrefix(word + " ") {
                 return Int(line.dropFirst(word.count + 1))
             }

@@ -53,6 +53,20 @@ public final class ServerProcess: Sendable {
         return line
     }
 
+    /// Waits until it accepts TCP connections on 127.0.0.1:`port`; fails naming it when it
+    /// exits first, or does not listen by the hang deadline.
+    public func waitUntilListening(on port: Int) async throws {
+        try await waitUntil("\(name) listens on \(port)", every: .milliseconds(20)) {
+            if let exit = child.poll() {
+                throw TestSupportError("\(name) exited (\(exit.status)) before listening on \(port): \(errorOutput)")
+            }
+            return FreePort.isListening(port)
+        }
+    }
+
+    /// Ends its input (a program reading it to the end takes that as "stop").
+    public func closeInput() { child.closeInput() }
+
     /// Sends `signal` (SIGSTOP, SIGCONT…).
     public func signal(_ signal: Int32) { child.signal(signal) }
 

@@ -41,6 +41,9 @@ struct OpenConnectionsTests {
                 configuration.managementEndpoint.host = "127.0.0.1"
                 configuration.maxConnectionsPerHost = 2
                 configuration.maxConcurrentStreams = 5
+                // 200 sends queue for ten streams, and the deadline counts the queueing: only a
+                // hang's bound here (10 s failed once on a loaded machine), the counts are the test.
+                configuration.requestTimeout = .seconds(120)
             }
             #expect(client.openConnections(to: .send) == 0)
             #expect(client.openConnections(to: .management) == 0)

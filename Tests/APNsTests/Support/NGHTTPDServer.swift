@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 @testable import APNs
 
 /// nghttpd (nghttp2's C server) serving an empty file at the broadcast path over HTTP/2 TLS:
@@ -9,7 +10,7 @@ final class NGHTTPDServer: @unchecked Sendable {
     let port: Int
     let caFile: String
     private let folder: URL
-    private let process: Process
+    private let server: ServerProcess
 
     init(bundleID: String) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("apns-nghttpd-\(UUID().uuidString)")
@@ -27,62 +28,24 @@ final class NGHTTPDServer: @unchecked Sendable {
         try key.write(to: keyFile, atomically: true, encoding: .utf8)
         caFile = certFile.path
         port = try FreePort.find()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["nghttpd", "--htdocs", folder.appendingPathComponent("htdocs").path,
-                             "--max-concurrent-streams", "1000", String(port), keyFile.path, certFile.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Ready when it accepts connections.
-        for _ in 0..<100 {
-            if FreePort.isListening(port) { return }
-            try await Task.sleep(for: .milliseconds(20))
+        let server = try ServerProcess(
+            "nghttpd", "nghttpd",
+            ["--htdocs", folder.appendingPathComponent("htdocs").path, "--max-concurrent-streams", "1000", String(port), keyFile.path, certFile.path])
+        self.server = server
+        // Ready when it accepts connections (however long a loaded machine takes; a 2 s bound
+        // was a margin); one that exits or never listens fails, naming it.
+        do {
+            try await server.waitUntilListening(on: port)
+        } catch {
+            server.stop()
+            throw TestServerError("nghttpd did not start (apt-get install nghttp2-server): \(error)")
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        throw TestServerError("nghttpd did not start (apt-get install nghttp2-server)")
     }
 
     var endpoint: APNsEndpoint { APNsEndpoint(host: "localhost", port: port, caFile: caFile) }
 
     func stop() {
-        // nghttpd started from the test process does not act on SIGTERM: end it for sure.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        server.stop()
         try? FileManager.default.removeItem(at: folder)
-    }
-}
-
-/// Loopback TCP ports for servers that want one on their command line.
-enum FreePort {
-    /// A port the kernel just handed out (bound to port 0, then released).
-    static func find() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestServerError("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TestServerError("bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    static func isListening(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A real HTTP proxy (Debian's `tinyproxy`) on a free loopback port, with its own config file,
 /// log and optional Basic credentials: the client's `CONNECT` tunnels go through it.
@@ -7,7 +8,7 @@ final class TinyProxy: @unchecked Sendable {
     let port: Int
     private let folder: URL
     private let logFile: URL
-    private let process: Process
+    private let server: ServerProcess
 
     /// Starts tinyproxy; `credentials` (user, password) makes it demand Basic authentication.
     init(credentials: (user: String, password: String)? = nil) async throws {
@@ -22,22 +23,16 @@ final class TinyProxy: @unchecked Sendable {
         if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
         let configFile = folder.appendingPathComponent("tinyproxy.conf")
         try (lines.joined(separator: "\n") + "\n").write(to: configFile, atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tinyproxy", "-d", "-c", configFile.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let server = try ServerProcess("tinyproxy", "tinyproxy", ["-d", "-c", configFile.path])
+        self.server = server
+        // Ready when it accepts connections (however long a loaded machine takes; a 4 s bound
+        // was a margin); one that exits or never listens fails, naming it.
         do {
-            try process.run()
+            try await server.waitUntilListening(on: port)
         } catch {
-            throw TestServerError("tinyproxy could not start (apt-get install tinyproxy): \(error)")
+            stop()
+            throw TestServerError("tinyproxy did not listen on \(port) (apt-get install tinyproxy): \(error)")
         }
-        for _ in 0..<200 {
-            if FreePort.isListening(port) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        stop()
-        throw TestServerError("tinyproxy did not listen on \(port) (apt-get install tinyproxy)")
     }
 
     /// The tunnels tinyproxy was asked for, as `host:port` targets, in order.
@@ -51,9 +46,7 @@ final class TinyProxy: @unchecked Sendable {
     }
 
     func stop() {
-        // Children of the test process ignore SIGTERM (see H2TestServer): end it for sure.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        server.stop()
         try? FileManager.default.removeItem(at: folder)
     }
 }
