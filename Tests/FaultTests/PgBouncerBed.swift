@@ -43,7 +43,7 @@ struct PgBouncerBed {
         }
         await admin.close()
 
-        let port = try freePort()
+        let port = try FreePort.find()
         let configuration = root.appendingPathComponent("pgbouncer.ini")
         let users = root.appendingPathComponent("userlist.txt")
         try "\"\(user)\" \"\"\n".write(to: users, atomically: true, encoding: .utf8)
@@ -63,62 +63,17 @@ struct PgBouncerBed {
 
             """.write(to: configuration, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/pgbouncer")
         // It refuses to run as root; the cluster's socket belongs to `postgres` anyway.
-        process.arguments = (getuid() == 0 ? ["-u", "postgres"] : []) + [configuration.path]
-        let log = root.appendingPathComponent("pgbouncer.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let logHandle = try FileHandle(forWritingTo: log)
-        defer { try? logHandle.close() }
-        process.standardOutput = logHandle
-        process.standardError = logHandle
-        try process.run()
-        defer { ExternalTool.kill(process) }
+        let server = try ServerProcess(
+            "pgbouncer", "/usr/sbin/pgbouncer", (getuid() == 0 ? ["-u", "postgres"] : []) + [configuration.path])
+        defer { server.stop() }
 
         var pooled = direct
         pooled.host = "127.0.0.1"
         pooled.port = port
         pooled.statementCacheCapacity = 0
         pooled.sendsSessionSettings = false
-        try await waitUntilAccepting(pooled, process: process, log: log)
+        try await server.waitUntilListening(on: port)
         try await body(PgBouncerBed(direct: direct, pooled: pooled))
-    }
-
-    /// Connects through PgBouncer until it answers (it starts in a few milliseconds).
-    private static func waitUntilAccepting(_ pooled: PostgresConfiguration, process: Process, log: URL) async throws {
-        var lastError: (any Error)?
-        for _ in 0..<100 {
-            guard process.isRunning else { break }
-            do {
-                let connection = try await PostgresConnection.connect(configuration: pooled, logger: TestDatabase.logger)
-                await connection.close()
-                return
-            } catch {
-                lastError = error
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        throw TestSupportError("pgbouncer did not accept connections (\(lastError.map { "\($0)" } ?? "it exited")): \(output)")
-    }
-
-    /// A free TCP port on 127.0.0.1 (bound and released at once).
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestSupportError("socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-            }
-        }
-        guard bound else { throw TestSupportError("cannot bind a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -67,14 +67,6 @@ public struct ExternalTool {
         return result.stdout
     }
 
-    /// Kills a Foundation `process` with SIGKILL if it still runs (for the servers not yet moved
-    /// onto ``ChildProcess``; SIGTERM is not enough: children of the test process inherit its
-    /// mask of blocked signals, SIGTERM included).
-    public static func kill(_ process: Process) {
-        guard process.isRunning else { return }
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
-    }
-
     /// The package root, found from this file's path (Tests/TestSupport/…).
     public static var packageRoot: URL {
         URL(fileURLWithPath: #filePath)

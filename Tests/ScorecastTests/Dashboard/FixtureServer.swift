@@ -17,7 +17,7 @@ final class FixtureServer {
             sys.stdin.buffer.read()
             os._exit(0)
         threading.Thread(target=watch_parent, daemon=True).start()
-        root, port_file = sys.argv[1], sys.argv[2]
+        root = sys.argv[1]
         routes = {"dashboard": ("dashboard.html", "text/html; charset=utf-8"),
                   "dashboard/dashboard.css": ("dashboard.css", "text/css; charset=utf-8"),
                   "dashboard/dashboard.js": ("dashboard.js", "text/javascript; charset=utf-8"),
@@ -47,41 +47,32 @@ final class FixtureServer {
             def log_message(self, *args):
                 pass
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        with open(port_file + ".tmp", "w") as f:
-            f.write(str(server.server_address[1]))
-        os.rename(port_file + ".tmp", port_file)
+        print(server.server_address[1], flush=True)
         server.serve_forever()
         """
 
     let root: URL
     let port: Int
-    private let process: Process
-    private let lifeline = Pipe()
+    private let server: ServerProcess
+    private var stopped = false
 
-    /// Starts the server over `root` and waits (up to 10 s) until it listens.
+    /// Starts the server over `root` (on the project's one process runner, with a lifeline
+    /// input) and waits until it says its port.
     init(root: URL) async throws {
         self.root = root
-        let portFile = root.appendingPathComponent("port")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, root.path, portFile.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = lifeline
-        try process.run()
-        self.process = process
-        var port: Int?
-        for _ in 0..<200 {
-            if let text = try? String(contentsOf: portFile, encoding: .utf8), let value = Int(text) {
-                port = value
-                break
-            }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
+        let server = try ServerProcess("fixture-server", "python3", ["-c", Self.script, root.path])
+        let line: String
+        do {
+            line = try await server.firstLine()
+        } catch {
+            server.stop()
+            throw error
         }
-        guard let port else {
-            ExternalTool.kill(process)
-            throw ExternalTool.Failure(description: "the python3 fixture server did not start (is python3 installed?)")
+        guard let port = Int(line.trimmingCharacters(in: .whitespaces)) else {
+            server.stop()
+            throw TestSupportError("the python3 fixture server printed \"\(line)\", not its port")
         }
+        self.server = server
         self.port = port
     }
 
@@ -96,10 +87,11 @@ final class FixtureServer {
         return ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// Stops the server: closing its standard input makes it exit; SIGKILL makes sure.
+    /// Stops the server (its input ends, then SIGKILL) and reaps it; once.
     func stop() {
-        try? lifeline.fileHandleForWriting.close()
-        ExternalTool.kill(process)
+        guard !stopped else { return }
+        stopped = true
+        server.stop()
     }
 
     deinit { stop() }
