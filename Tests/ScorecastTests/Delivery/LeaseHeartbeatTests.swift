@@ -11,19 +11,37 @@ import TestSupport
     @Test func aSendSlowerThanTheLeaseKeepsItsRow() async throws {
         try await DeliveryHarness.with { harness in
             let channel = try await harness.createChannel()
+            // Slower than the 2 s lease, quicker than the harness's APNs request timeout.
             try harness.simulator.setFaults(SimulatorFaults(latencyMilliseconds: 4_500))
             let workers = harness.makePool(harness.settings(workers: 1, lease: .seconds(2)))
             let store = OutboxStore(pool: harness.pool, logger: Logger(label: "other", level: .error))
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
+                var claimedUntil = 0.0
                 try await harness.eventually("the row is claimed") {
-                    try await harness.pool.query("SELECT count(*)::int8 AS n FROM outbox WHERE lease_owner IS NOT NULL")[0]
-                        .decode("n", as: Int.self) == 1
+                    let rows = try await harness.pool.query(
+                        "SELECT extract(epoch FROM lease_expires_at)::float8 AS until FROM outbox WHERE lease_owner IS NOT NULL")
+                    guard let row = rows.first else { return false }
+                    claimedUntil = try row.decode("until", as: Double.self)
+                    return true
                 }
-                // Well past the 2 s lease, the send is still in flight (4.5 s at the simulator).
-                try await Task.sleep(for: .milliseconds(3_000))
+                // Past the lease the claim took, by the database's own clock (no guessed sleep):
+                // only a heartbeat can have kept the row from being claimable now.
+                try await harness.eventually("the claim's first lease runs out") {
+                    try await harness.pool.query("SELECT extract(epoch FROM now())::float8 > \(claimedUntil) AS past")[0]
+                        .decode("past", as: Bool.self)
+                }
                 let stolen = try await store.claim(owner: "another-process/w0", limit: 10, lease: .seconds(1))
                 #expect(stolen.isEmpty, "the lease was extended while the send ran")
+                // The row is still there, leased beyond its first lease: the send was still in
+                // flight when the other process tried (the claim found nothing because of the
+                // heartbeat, not because the send had already finished).
+                let leased = try await harness.pool.query("""
+                    SELECT count(*)::int8 AS n FROM outbox
+                    WHERE lease_owner IS NOT NULL AND lease_owner <> 'another-process/w0'
+                      AND extract(epoch FROM lease_expires_at)::float8 > \(claimedUntil)
+                    """)[0].decode("n", as: Int.self)
+                #expect(leased == 1)
                 try await harness.eventually("the send completes") { try await harness.outboxCount() == 0 }
             }
             #expect(harness.broadcasts(to: channel.apnsID).count == 1)
