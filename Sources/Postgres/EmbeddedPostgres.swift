@@ -377,25 +377,6 @@ public final class EmbeddedPostgres: Sendable {
         return false
     }
 
-    /// A TCP port on 127.0.0.1 that is free right now (bound to port 0, then released).
-    static func freePort() throws(PostgresError) -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw PostgresError(.embeddedServerFailed, "cannot create a socket to find a free port") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-            }
-        }
-        guard bound else { throw PostgresError(.embeddedServerFailed, "cannot find a free port on 127.0.0.1") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     private static func tail(_ text: String, lines: Int = 8) -> String {
         text.split(separator: "\n").suffix(lines).joined(separator: " | ")
     }

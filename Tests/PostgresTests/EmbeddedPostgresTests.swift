@@ -129,7 +129,7 @@ import Testing
 
         // What the previous version left: initdb's `trust` rules for TCP and a server on
         // 127.0.0.1. Started that way, any local user reads the data.
-        let port = try EmbeddedPostgres.freePort()
+        let port = try FreePort.find()
         try """
             local all all trust
             host all all 127.0.0.1/32 trust

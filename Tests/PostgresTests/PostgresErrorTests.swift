@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func connectionFailuresAreClear() async throws {
-        let port = try EmbeddedPostgres.freePort()
+        let port = try FreePort.find()
         let configuration = PostgresConfiguration(
             host: "127.0.0.1", port: port, user: "nobody", password: "WrongHorse", database: "none", connectTimeout: .seconds(2))
         do {

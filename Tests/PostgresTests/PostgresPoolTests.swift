@@ -129,7 +129,7 @@ import Testing
 
     @Test func unreachableServersFailEveryWaiterWithTheConnectError() async throws {
         let configuration = PostgresConfiguration(
-            host: "127.0.0.1", port: try EmbeddedPostgres.freePort(), user: "x", password: "Hidden123", connectTimeout: .seconds(2))
+            host: "127.0.0.1", port: try FreePort.find(), user: "x", password: "Hidden123", connectTimeout: .seconds(2))
         let sink = MemorySink()
         let pool = PostgresPool(configuration: configuration, maxConnections: 2, logger: Logger(label: "t", level: .warning, sink: sink))
         try await withThrowingTaskGroup(of: PostgresError.Code?.self) { group in
