@@ -47,6 +47,7 @@ struct PostgresFaultTests {
                 try await bed.eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
                 let before = try await Self.get(url + "/metrics")
                 let refreshedBefore = try #require(Self.gauge("scorecast_database_gauges_refreshed_timestamp_seconds", in: before.body))
+                #expect(refreshedBefore > 1_700_000_000, "a Unix time, not a constant: \(refreshedBefore)")
                 let goals = FaultBed.games.map { FaultBed.event($0, seq: 2, player: "\($0)-Havertz", home: 2) }
                 let logLinesBefore = server.errorOutput.split(separator: "\n").count
 
@@ -66,6 +67,11 @@ struct PostgresFaultTests {
                 // The feed retries what was refused, as its 503 asked.
                 try await bed.eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
                 try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
+                // Once Postgres answers, a scrape reads the database gauges afresh: the time moves.
+                try await bed.eventually("the database gauges are read again") {
+                    Self.gauge("scorecast_database_gauges_refreshed_timestamp_seconds", in: try await Self.get(url + "/metrics").body)
+                        .map { $0 > refreshedBefore } ?? false
+                }
                 let verdicts = try FaultBed.games.map { game in
                     try bed.verdict(game, home: 2, players: ["\(game)-Saka", "\(game)-Havertz"])
                 }
