@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
 
 /// The numbered SQL migrations: the ones embedded in the binary (``EmbeddedSchema``, generated

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// The running service: opens the database (embedded or not), migrates, starts the roles

@@ -1,6 +1,6 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 import Synchronization
 import Testing
