@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PrometheusMetrics
 import ScorecastLogging
 import Postgres
 import ScorecastCore

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPServer
 import Lifecycle
+import Migrations
+import PrometheusMetrics
 import ScorecastLogging
 import Postgres
 

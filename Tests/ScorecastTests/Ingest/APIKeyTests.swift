@@ -1,3 +1,4 @@
+import Migrations
 import ScorecastCrypto
 import Foundation
 import Postgres

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import JSON
+import Migrations
 import ScorecastLogging
 import Postgres
 import Scorecast

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Lifecycle
+import Migrations
 import ScorecastLogging
 import Postgres
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Lifecycle
+import PrometheusMetrics
 import ScorecastLogging
 import Testing
 import TestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import Migrations
 import ScorecastLogging
 import Postgres
 import Scorecast

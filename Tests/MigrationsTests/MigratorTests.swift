@@ -5,7 +5,7 @@ import Postgres
 import Synchronization
 import Testing
 import TestSupport
-@testable import Scorecast
+@testable import Migrations
 
 @Suite struct MigrationPlanTests {
     func file(_ name: String, _ sql: String = "SELECT 1;") throws -> MigrationFile {
