@@ -35,8 +35,13 @@ let package = Package(
         // String Catalog is for the app's own target, not a resource of this module.
         .target(name: "ScorecastActivity", exclude: ["Localizable.xcstrings"]),
 
+        // APNs' vocabulary, no I/O: environments, push targets, priorities, the Live Activity
+        // payload and its limits, reasons and their classes. The APNs client speaks it without
+        // knowing the sports domain.
+        .target(name: "APNsCore", dependencies: ["JSON"]),
+
         // The domain: no I/O, no C. It renders through ScorecastActivity's types.
-        .target(name: "ScorecastCore", dependencies: ["JSON", "ScorecastActivity"]),
+        .target(name: "ScorecastCore", dependencies: ["JSON", "ScorecastActivity", "APNsCore"]),
 
         // The project's one HTTP client library: libcurl's global setup and header lists shared
         // by APNs' HTTP/2 transport (multi interface), and CurlHTTPConnection (easy interface)
@@ -55,7 +60,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "ScorecastLogging", "ChildProcesses"]),
         .target(name: "ScorecastCrypto", dependencies: ["COpenSSL"]),
         // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
-        .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP"]),
+        .target(name: "APNs", dependencies: ["JSON", "APNsCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD"]),
         .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 
@@ -67,7 +72,7 @@ let package = Package(
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations"],
+            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore"],
             // Embedded by Deploy/embed.py into Dashboard/EmbeddedDashboard.swift.
             exclude: ["Dashboard/Assets"]
         ),
@@ -79,7 +84,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
-        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity"]),
+        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity", "APNsCore"]),
+        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "JSON"]),
         // Captured/ holds payloads the tests read from their own folder (not bundled resources).
         .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"], exclude: ["Captured"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "ScorecastLogging"]),
@@ -89,9 +95,9 @@ let package = Package(
         .testTarget(name: "ScorecastCryptoTests", dependencies: ["ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "ScorecastLogging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
-        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "ScorecastCore", "ScorecastCrypto", "TestSupport"]),
+        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "APNsCore", "ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
-        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore"]),

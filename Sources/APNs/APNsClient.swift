@@ -1,6 +1,6 @@
+import APNsCore
 import Foundation
 import ScorecastLogging
-import ScorecastCore
 
 /// The APNs client: channel management, broadcasts and device pushes over HTTP/2 and TLS.
 ///

@@ -1,4 +1,4 @@
-import ScorecastCore
+import APNsCore
 
 /// Everything an `APNsClient` needs to know besides credentials.
 public struct APNsClientConfiguration: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import ScorecastCore
+import APNsCore
 
 /// A request that got no APNs answer: it was refused before sending, never reached the server,
 /// was cut off, or was cancelled. An answer from APNs, even a failure such as `400`, is an

@@ -1,5 +1,5 @@
+import APNsCore
 import JSON
-import ScorecastCore
 
 /// APNs's answer to one request, success or failure: the status, the `reason` of a failure, the
 /// identifying headers, and how long it took. A request that got no answer throws

@@ -1,4 +1,3 @@
-import ScorecastCore
 import Testing
 @testable import APNs
 

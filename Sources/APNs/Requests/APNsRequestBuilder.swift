@@ -1,5 +1,5 @@
+import APNsCore
 import Foundation
-import ScorecastCore
 
 /// Builds the HTTP/2 request of each APNs operation exactly as apns.md §2, §3 and §7 describe
 /// it, after validating its parts. Pure: the `authorization` value is filled in by the caller,

@@ -1,4 +1,4 @@
-import ScorecastCore
+import APNsCore
 
 /// The checks made before a request leaves the process. Pure; each failure names what is wrong
 /// (values are quoted shortened, and none of them is a secret).

@@ -1,5 +1,5 @@
+import APNsCore
 import Foundation
-import ScorecastCore
 
 /// One broadcast to a channel: `POST /4/broadcasts/apps/<bundleId>` (apns.md §3).
 public struct Broadcast: Sendable, Hashable {

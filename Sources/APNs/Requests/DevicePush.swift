@@ -1,5 +1,5 @@
+import APNsCore
 import Foundation
-import ScorecastCore
 
 /// One push to a device token: `POST /3/device/<token>` (apns.md §7), e.g. a push-to-start.
 public struct DevicePush: Sendable, Hashable {

@@ -1,7 +1,6 @@
 import ScorecastCrypto
 import Foundation
 import JSON
-import ScorecastCore
 
 /// One APNs provider token: an ES256 JWT with header `{"alg":"ES256","kid":…}` and claims
 /// `{"iss":…,"iat":…}` (apns.md §6). Its description shows team, key and age, never the token.

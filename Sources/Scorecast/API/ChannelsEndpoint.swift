@@ -1,3 +1,4 @@
+import APNsCore
 import HTTPServer
 import Postgres
 import ScorecastCore

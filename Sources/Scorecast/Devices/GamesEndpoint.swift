@@ -1,3 +1,4 @@
+import APNsCore
 import ScorecastCrypto
 import Foundation
 import HTTPServer

@@ -1,4 +1,5 @@
 import APNs
+import APNsCore
 import PrometheusMetrics
 import ScorecastCore
 

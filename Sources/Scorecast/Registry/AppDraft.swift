@@ -1,3 +1,4 @@
+import APNsCore
 import ScorecastCore
 
 /// Everything `apps add` records for a new app, validated by `AppDraft.validate()` before any

@@ -1,4 +1,5 @@
 import APNs
+import APNsCore
 import ScorecastCore
 
 /// The three APNs channel-management calls the registry makes. `APNsClient` is the one real

@@ -1,3 +1,4 @@
+import APNsCore
 import Arguments
 import Foundation
 import ScorecastLogging

@@ -1,3 +1,4 @@
+import APNsCore
 import ScorecastCore
 
 /// The names the registry uses in the database, on the command line and in JSON for the

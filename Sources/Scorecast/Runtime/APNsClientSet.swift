@@ -1,4 +1,5 @@
 import APNs
+import APNsCore
 import ScorecastLogging
 import ScorecastCore
 import Synchronization

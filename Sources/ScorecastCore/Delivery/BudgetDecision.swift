@@ -1,3 +1,4 @@
+import APNsCore
 /// The priority to send at, after the channel's budget had its say.
 public struct BudgetDecision: Sendable, Hashable {
     /// The `apns-priority` to send.

@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 
 /// One channel's priority-10 budget: a small state machine over fixed windows (the

@@ -1,3 +1,4 @@
+import APNsCore
 import JSON
 
 /// The exact body of one broadcast: the row's stored state, the alert at the head of its queue,

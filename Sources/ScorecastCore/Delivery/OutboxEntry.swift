@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 
 /// A channel's single pending outbox row, as a value: what will be sent and when.

@@ -1,3 +1,4 @@
+import APNsCore
 /// Which events alert (priority 10 with an `alert`) and which are routine (priority 5, silent).
 ///
 /// Apple's advice is to prefer 5 and spend 10 on what matters (apns.md §5). By default a game

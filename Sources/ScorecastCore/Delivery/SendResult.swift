@@ -1,3 +1,4 @@
+import APNsCore
 /// How one send to APNs ended, as the APNs client reports it to the delivery logic.
 public enum SendResult: Sendable, Hashable {
     /// An HTTP answer: its status, the `reason` of a failure body, and `Retry-After` in seconds

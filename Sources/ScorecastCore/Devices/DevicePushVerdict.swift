@@ -1,3 +1,4 @@
+import APNsCore
 /// What to do with a device token after APNs answered a push to it (apns.md §7, §8).
 ///
 /// Pure and total, like ``APNsOutcomeClass``, on which it builds: the device side only adds

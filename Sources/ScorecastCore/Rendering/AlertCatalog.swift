@@ -1,3 +1,4 @@
+import APNsCore
 /// The alert texts of every event kind: localization keys with their English format strings and
 /// arguments, so the phone localizes (`loc-key`/`loc-args`) and the server can fall back to
 /// plain text from the same source.

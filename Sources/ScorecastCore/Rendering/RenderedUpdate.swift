@@ -1,3 +1,4 @@
+import APNsCore
 /// One channel's Live Activity update, rendered from a game state: what goes into the outbox.
 public struct RenderedUpdate: Sendable, Hashable {
     /// The payload, checked to fit a broadcast (content-state ≤ 4 KB, body ≤ 5,120 bytes).

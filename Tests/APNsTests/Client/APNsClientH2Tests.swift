@@ -1,8 +1,8 @@
+import APNsCore
 import ScorecastCrypto
 import JSON
 import ScorecastLogging
 import Foundation
-import ScorecastCore
 import Testing
 @testable import APNs
 

@@ -1,6 +1,6 @@
+import APNsCore
 import APNsSimulator
 import Foundation
-import ScorecastCore
 import Testing
 import TestSupport
 @testable import APNs

@@ -1,6 +1,5 @@
 import APNsSimulator
 import Foundation
-import ScorecastCore
 import Synchronization
 import Testing
 @testable import APNs

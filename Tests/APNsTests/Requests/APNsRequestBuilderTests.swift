@@ -1,6 +1,6 @@
+import APNsCore
 import Foundation
 import JSON
-import ScorecastCore
 import Testing
 @testable import APNs
 

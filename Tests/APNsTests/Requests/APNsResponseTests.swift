@@ -1,4 +1,4 @@
-import ScorecastCore
+import APNsCore
 import Testing
 @testable import APNs
 

@@ -1,7 +1,6 @@
 import ScorecastCrypto
 import Foundation
 import JSON
-import ScorecastCore
 import Testing
 import TestSupport
 @testable import APNs

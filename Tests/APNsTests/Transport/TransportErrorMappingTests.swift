@@ -1,6 +1,5 @@
 import Foundation
 import CCurl
-import ScorecastCore
 import Testing
 @testable import APNs
 

@@ -1,3 +1,4 @@
+import APNsCore
 import PrometheusMetrics
 import ScorecastCore
 import Testing

@@ -1,3 +1,4 @@
+import APNsCore
 import ScorecastCore
 import Testing
 @testable import Scorecast

@@ -1,5 +1,5 @@
 import Testing
-@testable import ScorecastCore
+@testable import APNsCore
 
 @Suite struct APNsReasonTests {
     /// Every reason string apns.md §7–8 names, plus Apple's device-push reasons.

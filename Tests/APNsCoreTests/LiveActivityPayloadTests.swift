@@ -1,6 +1,6 @@
 import JSON
 import Testing
-@testable import ScorecastCore
+@testable import APNsCore
 
 @Suite struct LiveActivityPayloadTests {
     static let goal = LiveActivityPayload(

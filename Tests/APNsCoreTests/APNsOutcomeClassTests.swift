@@ -1,5 +1,5 @@
 import Testing
-@testable import ScorecastCore
+@testable import APNsCore
 
 @Suite struct APNsOutcomeClassTests {
     /// apns.md §8 row by row, then device-push reasons, then unknown reasons by status class.

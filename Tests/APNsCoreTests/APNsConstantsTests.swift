@@ -1,5 +1,5 @@
 import Testing
-@testable import ScorecastCore
+@testable import APNsCore
 
 @Suite struct APNsConstantsTests {
     @Test func prioritiesAreApplesHeaderValues() {
