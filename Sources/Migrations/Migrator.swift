@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// Applies pending migrations: in order, each in its own transaction, under a Postgres advisory

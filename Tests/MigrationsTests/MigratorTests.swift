@@ -1,11 +1,11 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 import Synchronization
 import Testing
 import TestSupport
-@testable import Scorecast
+@testable import Migrations
 
 @Suite struct MigrationPlanTests {
     func file(_ name: String, _ sql: String = "SELECT 1;") throws -> MigrationFile {
