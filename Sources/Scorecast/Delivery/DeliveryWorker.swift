@@ -24,6 +24,7 @@ struct DeliveryWorker: Sendable {
             var failures = 0
             while !context.stopping.isSignalled && !Task.isCancelled {
                 let seen = context.wakeup.generation
+                let seenAlerting = context.alerting.generation
                 // While the APNs host fails, nothing is sent but one probe per interval.
                 var limit = context.settings.claimBatchSize
                 var probing = false
@@ -74,9 +75,12 @@ struct DeliveryWorker: Sendable {
                 }
                 if claimed.count < limit {
                     // Everything due was taken: wait for news, unless some came in meanwhile;
-                    // then let more rows fall due, so the next claim is worth its cost.
+                    // then let more rows fall due, so the next claim is worth its cost, unless
+                    // an alerting row was announced since this claim began (a goal does not
+                    // wait for a fuller batch; stopping ends the linger too).
                     await idle(after: seen)
-                    await context.stopping.wait(after: 0, timeout: context.settings.claimLinger)
+                    let lingerEnds = context.settings.alertFastLane ? context.alerting : context.stopping
+                    await lingerEnds.wait(after: context.settings.alertFastLane ? seenAlerting : 0, timeout: context.settings.claimLinger)
                 }
             }
         }
