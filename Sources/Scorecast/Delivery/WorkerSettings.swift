@@ -10,7 +10,8 @@ public struct WorkerSettings: Sendable {
     public var claimBatchSize: Int
     /// Lease on claimed rows; a row whose lease expired is claimable again (rescue).
     public var leaseDuration: Duration
-    /// Idle workers look for due rows at least this often (the fallback to LISTEN/NOTIFY).
+    /// Idle workers look at the outbox's due times at least this often (the fallback to
+    /// LISTEN/NOTIFY for a lost notification); they claim only when a row is due.
     public var pollInterval: Duration
     /// After a claim that did not fill a batch, how long a worker lets new rows fall due before
     /// it claims again. A claim and its completion cost about the same for 5 rows as for 200,
