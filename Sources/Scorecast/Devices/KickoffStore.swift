@@ -81,76 +81,67 @@ public struct KickoffStore: Sendable {
     /// Plans the next chunk of the oldest kick-off still being planned: up to `limit` following
     /// devices after its cursor (in device id order), each with a push-to-start token and no
     /// activity or start for the game yet, recorded as starts already `sending` under a lease of
-    /// `owner` — planned and claimed in one write — and moves the cursor past them, in one
-    /// transaction. A process that dies after it leaves those starts to run out their lease
-    /// (never sent twice) and the cursor where the next chunk goes on. Processes planning the same
-    /// kick-off take turns on its row.
+    /// `owner` — planned and claimed in one write — and moves the cursor past them, all in one
+    /// statement (one round trip on the fan-out's serial path). A process that dies after it
+    /// leaves those starts to run out their lease (never sent twice) and the cursor where the next
+    /// chunk goes on. Processes planning the same kick-off take turns on its row.
     public func planAndClaim(limit: Int, owner: String, lease: Duration) async throws -> PlannedChunk {
         let leaseSeconds = Double(lease.components.seconds)
-        return try await pool.withTransaction { connection in
-            guard let kickoff = try await connection.query("""
+        // `chunk`: each target's followers after the cursor in device order, one index-only range
+        // scan each on `follows_target_device`; the `limit` smallest of their union. Empty names
+        // match nothing (a follow's value is never empty). The row lock of `kickoff` serialises
+        // planners; one that waited reads the cursor the other moved.
+        let rows = try await pool.query("""
+            WITH kickoff AS (
                 SELECT k.game_id, k.plan_cursor, g.league, g.home_team, g.away_team
                 FROM kickoffs k JOIN games g ON g.id = k.game_id
                 WHERE k.planned_at IS NULL
                 ORDER BY k.created_at, k.game_id LIMIT 1
                 FOR UPDATE OF k
-                """).first else { return PlannedChunk(claimed: [], planned: false) }
-            let gameID: String = try kickoff.decode("game_id")
-            let cursor: Int64 = try kickoff.decode("plan_cursor")
-            let league: String = try kickoff.decode("league")
-            let home: String = try kickoff.decode("home_team")
-            let away: String = try kickoff.decode("away_team")
-            // Each target's followers after the cursor, in device order, on `follows_target_device`
-            // (one range scan each); the `limit` smallest of their union are the chunk. Empty names
-            // match nothing (a follow's value is never empty).
-            let rows = try await connection.query("""
-                WITH chunk AS (
-                    SELECT DISTINCT device_id FROM (
-                        (SELECT device_id FROM follows WHERE kind = 'game' AND value = \(gameID) AND device_id > \(cursor)
-                         ORDER BY device_id LIMIT \(limit))
-                        UNION ALL
-                        (SELECT device_id FROM follows WHERE kind = 'league' AND value = \(league) AND device_id > \(cursor)
-                         ORDER BY device_id LIMIT \(limit))
-                        UNION ALL
-                        (SELECT device_id FROM follows WHERE kind = 'team' AND value = \(home) AND device_id > \(cursor)
-                         ORDER BY device_id LIMIT \(limit))
-                        UNION ALL
-                        (SELECT device_id FROM follows WHERE kind = 'team' AND value = \(away) AND device_id > \(cursor)
-                         ORDER BY device_id LIMIT \(limit))
-                    ) f
-                    ORDER BY device_id LIMIT \(limit)
-                ), claimed AS (
-                    INSERT INTO activity_starts (device_id, game_id, status, attempts, lease_owner, lease_expires_at)
-                    SELECT c.device_id, \(gameID), 'sending', 1, \(owner), now() + make_interval(secs => \(leaseSeconds))
-                    FROM chunk c JOIN devices d ON d.id = c.device_id
-                    WHERE d.push_to_start_token IS NOT NULL
-                      AND NOT EXISTS (SELECT 1 FROM activity_tokens a WHERE a.device_id = c.device_id AND a.game_id = \(gameID))
-                    ON CONFLICT DO NOTHING
-                    RETURNING device_id
-                )
-                SELECT s.chunk_last, s.chunk_size, d.id AS device_id, d.app_id, d.push_to_start_token, d.supports_channels,
-                       d.frequent_updates
-                FROM (SELECT max(device_id) AS chunk_last, count(*) AS chunk_size FROM chunk) s
-                LEFT JOIN claimed c ON true LEFT JOIN devices d ON d.id = c.device_id
-                """)
-            let chunkSize = try rows.first?.decode("chunk_size", as: Int64.self) ?? 0
-            let last = try rows.first?.decode("chunk_last", as: Int64?.self) ?? cursor
-            let claimed = try rows.compactMap { row -> ClaimedStart? in
-                guard let deviceID = try row.decode("device_id", as: Int64?.self) else { return nil }
-                return ClaimedStart(
-                    deviceID: deviceID, gameID: gameID, appID: try row.decode("app_id"),
-                    token: try row.decode("push_to_start_token", as: String?.self) ?? "",
-                    supportsChannels: try row.decode("supports_channels"), frequentUpdates: try row.decode("frequent_updates"),
-                    attempts: 1)
-            }
-            let done = chunkSize < Int64(limit)
-            try await connection.execute("""
-                UPDATE kickoffs SET plan_cursor = \(last), planned = planned + \(Int64(claimed.count)),
-                    planned_at = CASE WHEN \(done) THEN now() END
-                WHERE game_id = \(gameID)
-                """)
-            return PlannedChunk(claimed: claimed, planned: true)
+            ), chunk AS (
+                SELECT DISTINCT f.device_id FROM kickoff k, LATERAL (
+                    (SELECT device_id FROM follows WHERE kind = 'game' AND value = k.game_id AND device_id > k.plan_cursor
+                     ORDER BY device_id LIMIT \(limit))
+                    UNION ALL
+                    (SELECT device_id FROM follows WHERE kind = 'league' AND value = k.league AND device_id > k.plan_cursor
+                     ORDER BY device_id LIMIT \(limit))
+                    UNION ALL
+                    (SELECT device_id FROM follows WHERE kind = 'team' AND value = k.home_team AND device_id > k.plan_cursor
+                     ORDER BY device_id LIMIT \(limit))
+                    UNION ALL
+                    (SELECT device_id FROM follows WHERE kind = 'team' AND value = k.away_team AND device_id > k.plan_cursor
+                     ORDER BY device_id LIMIT \(limit))
+                ) f
+                ORDER BY f.device_id LIMIT \(limit)
+            ), claimed AS (
+                INSERT INTO activity_starts (device_id, game_id, status, attempts, lease_owner, lease_expires_at)
+                SELECT c.device_id, k.game_id, 'sending', 1, \(owner), now() + make_interval(secs => \(leaseSeconds))
+                FROM chunk c CROSS JOIN kickoff k JOIN devices d ON d.id = c.device_id
+                WHERE d.push_to_start_token IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM activity_tokens a WHERE a.device_id = c.device_id AND a.game_id = k.game_id)
+                ON CONFLICT DO NOTHING
+                RETURNING device_id, game_id
+            ), moved AS (
+                UPDATE kickoffs SET plan_cursor = COALESCE((SELECT max(device_id) FROM chunk), kickoffs.plan_cursor),
+                    planned = kickoffs.planned + (SELECT count(*) FROM claimed),
+                    planned_at = CASE WHEN (SELECT count(*) FROM chunk) < \(limit) THEN now() END
+                FROM kickoff k WHERE kickoffs.game_id = k.game_id
+                RETURNING kickoffs.game_id
+            )
+            SELECT m.game_id AS kickoff, c.device_id, c.game_id, d.app_id, d.push_to_start_token, d.supports_channels,
+                   d.frequent_updates
+            FROM (SELECT 1) one LEFT JOIN moved m ON true LEFT JOIN claimed c ON true LEFT JOIN devices d ON d.id = c.device_id
+            """)
+        let planned = try rows.first?.decode("kickoff", as: String?.self) != nil
+        let claimed = try rows.compactMap { row -> ClaimedStart? in
+            guard let deviceID = try row.decode("device_id", as: Int64?.self) else { return nil }
+            return ClaimedStart(
+                deviceID: deviceID, gameID: try row.decode("game_id"), appID: try row.decode("app_id"),
+                token: try row.decode("push_to_start_token", as: String?.self) ?? "",
+                supportsChannels: try row.decode("supports_channels"), frequentUpdates: try row.decode("frequent_updates"),
+                attempts: 1)
         }
+        return PlannedChunk(claimed: claimed, planned: planned)
     }
 
     /// Games whose fan-out is due at `now` and has not begun: scheduled within `lead` of their

@@ -159,6 +159,25 @@ struct KickoffFanOutTests {
         }
     }
 
+    @Test func twoProcessesPlanningOneKickoffTakeTurnsAndStartEachDeviceOnce() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(86_400))
+            for n in 1...20 { try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")]) }
+            #expect(try await KickoffStore(pool: fixture.pool).begin(gameID: "g1", trigger: .command))
+            // Two processes (owners of their own) plan and send chunks of 3 of the same kick-off at once.
+            let (one, other) = (try fanOut(fixture), try fanOut(fixture))
+            async let sentByOne = one.tick()
+            async let sentByOther = other.tick()
+            #expect(try await sentByOne + sentByOther == 20)
+            let tokens = fixture.simulator.deviceTokens()
+            #expect(tokens.count == 20 && tokens.allSatisfy { $0.starts == 1 })
+            let kickoff = try await fixture.pool.query("SELECT planned, planned_at FROM kickoffs WHERE game_id = 'g1'").first
+            #expect(try kickoff?.decode("planned", as: Int32.self) == 20)
+            #expect(try kickoff?.decode("planned_at", as: Date?.self) != nil)
+        }
+    }
+
     @Test func retryableAnswersAreRetriedAndStartOnce() async throws {
         try await RegistryFixture.with { fixture in
             _ = try await fixture.addApp(environment: .sandbox)
