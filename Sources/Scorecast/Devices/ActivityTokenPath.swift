@@ -144,6 +144,8 @@ struct ActivityTokenPath: Sendable {
         var immediate = false
         /// Whether it wanted priority 10 and went at 5 because the budget was spent.
         var downgraded = false
+        /// The app's bundle id, the label of the downgrade counter (empty when no send was made).
+        var bundleID = ""
     }
 
     private func claim(owner: String, lease: Duration) async throws -> [Claimed] {
@@ -201,7 +203,8 @@ struct ActivityTokenPath: Sendable {
                     do {
                         let response = try await apns.client(for: credentials).sendToDevice(push, credentials: credentials)
                         return Outcome(claimed: item, verdict: DevicePushVerdict.classify(status: response.status, reason: response.reason),
-                                       retryAfter: response.retryAfterSeconds.map(Double.init), immediate: immediate, downgraded: downgraded)
+                                       retryAfter: response.retryAfterSeconds.map(Double.init), immediate: immediate, downgraded: downgraded,
+                                       bundleID: app.bundleID)
                     } catch {
                         // An update may safely be sent twice (the device drops an equal timestamp).
                         return Outcome(claimed: item, verdict: .retry(reason: "Transport"), retryAfter: nil)
@@ -222,7 +225,7 @@ struct ActivityTokenPath: Sendable {
                 switch outcome.verdict {
                 case .delivered:
                     metrics?.updates.increment(.init(outcome: "sent", reason: ""))
-                    if outcome.downgraded { metrics?.downgraded.increment() }
+                    if outcome.downgraded { metrics?.downgraded.increment(AppLabels(app: outcome.bundleID)) }
                     try await connection.execute("""
                         UPDATE activity_tokens SET last_timestamp = GREATEST(last_timestamp, \(item.timestamp)),
                             downgraded = downgraded + \(outcome.downgraded ? 1 : 0)

@@ -40,7 +40,7 @@ extension KickoffFanOutTests {
 
     @Test func anActivityWhoseBudgetIsSpentGetsPriorityFiveCountedAsDowngradedAndTheFinalWhistleSpendsTheReserve() async throws {
         try await RegistryFixture.with { fixture in
-            _ = try await fixture.addApp(environment: .sandbox)
+            let app = try await fixture.addApp(environment: .sandbox)
             // Two priority-10 updates an hour, the last kept for the final whistle
             // (SCORECAST_BUDGET_FINAL_RESERVE's default of 1).
             try await fixture.pool.execute("UPDATE apps SET budget_per_hour = 2")
@@ -64,7 +64,7 @@ extension KickoffFanOutTests {
             _ = try await store.registerActivityToken(deviceID: second.id, gameID: "g1", token: AppAPIHarness.token(12))
             try await post(#"{"id":"e2","game":"g1","seq":2,"occurredAt":"2026-11-29T20:12:00Z","kind":"score","team":"home","scoreboard":{"home":1}}"#)
             try await fanOut.tick()
-            #expect(metrics.downgraded.value == 1, "the first activity's goal")
+            #expect(metrics.downgraded.value(AppLabels(app: app.bundleID)) == 1, "the first activity's goal")
             #expect(try await KickoffStore(pool: fixture.pool).progress().activityUpdatesDowngraded == 1)
             try await post(#"{"id":"e3","game":"g1","seq":3,"occurredAt":"2026-11-29T21:50:00Z","kind":"final"}"#)
             try await fanOut.tick()
@@ -78,9 +78,9 @@ extension KickoffFanOutTests {
             #expect(fixture.simulator.deviceTokens().map(\.ends) == [1, 1], "both activities got the end")
             let spent = try await fixture.pool.query("SELECT count(*) AS n FROM activity_priority_sends").first?.decode("n", as: Int64.self)
             #expect(spent == 4)
-            #expect(metrics.downgraded.value == 1, "the ends spent the reserve: not downgraded")
+            #expect(metrics.downgraded.value(AppLabels(app: app.bundleID)) == 1, "the ends spent the reserve: not downgraded")
             #expect(try await KickoffStore(pool: fixture.pool).progress().activityUpdatesDowngraded == 1)
-            #expect(registry.render().contains("scorecast_activity_updates_downgraded_total 1\n"), "\(registry.render())")
+            #expect(registry.render().contains("scorecast_activity_updates_downgraded_total{app=\"\(app.bundleID)\"} 1\n"), "\(registry.render())")
         }
     }
 
