@@ -1,14 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, one way only: C leaves and the JSON, Arguments and CurlHTTP leaves → adapters
-// (Postgres, ScorecastCrypto, APNs, HTTPServer, APNsSimulator) → the application (Scorecast) → the
-// executable. The pure core (ScorecastCore, with the iOS contract ScorecastActivity under it) has
-// no I/O and no C. Adapters depend on the core and the leaves, and on each other in one place
-// only: the simulator serves its admin API with HTTPServer. ScorecastCrypto is the shared leaf of
-// signing and hashing used by APNs, the simulator and the application. ScorecastLogging and
-// ScorecastCrypto carry the project's name so swift-log's `Logging` and swift-crypto's `Crypto`
-// can join the package later without a module-name clash.
+// Layers, one way only: C leaves, and the Swift leaves (JSON, Arguments, CurlHTTP,
+// ScorecastLogging, Lifecycle, ChildProcesses, ScorecastCrypto) → adapters (Postgres, APNs,
+// HTTPServer, APNsSimulator) → the application's modules (PrometheusMetrics, Migrations,
+// Scorecast) → the executables. The pure modules (ScorecastCore, the sports domain; APNsCore,
+// APNs' vocabulary; ScorecastActivity, the iOS contract) have no I/O and no C. Adapters depend on
+// the leaves (and APNs on APNsCore), never on ScorecastCore, and on each other in one place only:
+// the simulator serves its admin API with HTTPServer. The simulator keeps its own table of APNs
+// reasons, from Apple's documents, so its rules do not come from the client it tests.
+// ScorecastLogging and ScorecastCrypto carry the project's name so swift-log's `Logging` and
+// swift-crypto's `Crypto` can join the package later without a module-name clash.
 let package = Package(
     name: "scorecast",
     platforms: [.macOS(.v15), .iOS("16.1")],
@@ -45,8 +47,8 @@ let package = Package(
 
         // The project's one HTTP client library: libcurl's global setup and header lists shared
         // by APNs' HTTP/2 transport (multi interface), and CurlHTTPConnection (easy interface)
-        // for the CLI's events send, the demo's replay, the simulator's admin calls and the
-        // benchmark's feed. A leaf on CCurl, so adapters use it without depending on each other.
+        // for the CLI's events send, the demo's replay, the application's calls to the built-in
+        // simulator's admin API and the benchmark's feed. A leaf on CCurl, so adapters use it without depending on each other.
         .target(name: "CurlHTTP", dependencies: ["CCurl"]),
 
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
@@ -56,13 +58,16 @@ let package = Package(
         // its own pid): the embedded Postgres, the benchmark and the tests.
         .target(name: "ChildProcesses"),
 
+        // Signing and hashing on libcrypto (P-256, ES256, SHA-256, HMAC, certificates): a leaf
+        // shared by APNs, the simulator, migrations and the application.
+        .target(name: "ScorecastCrypto", dependencies: ["COpenSSL"]),
+
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "ScorecastLogging", "ChildProcesses"]),
-        .target(name: "ScorecastCrypto", dependencies: ["COpenSSL"]),
         // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
         .target(name: "APNs", dependencies: ["JSON", "APNsCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD"]),
-        .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
+        .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
 
         // The application's own modules: the Prometheus metrics registry and its text exposition
         // (a leaf), and the numbered schema migrations with their copy embedded from Schema/.
