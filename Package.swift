@@ -2,11 +2,13 @@
 import PackageDescription
 
 // Layers, one way only: C leaves and the JSON, Arguments and CurlHTTP leaves → adapters
-// (Postgres, Crypto, APNs, HTTPServer, APNsSimulator) → the application (Scorecast) → the
+// (Postgres, ScorecastCrypto, APNs, HTTPServer, APNsSimulator) → the application (Scorecast) → the
 // executable. The pure core (ScorecastCore, with the iOS contract ScorecastActivity under it) has
 // no I/O and no C. Adapters depend on the core and the leaves, and on each other in one place
-// only: the simulator serves its admin API with HTTPServer. Crypto is the shared leaf of signing
-// and hashing used by APNs, the simulator and the application.
+// only: the simulator serves its admin API with HTTPServer. ScorecastCrypto is the shared leaf of
+// signing and hashing used by APNs, the simulator and the application. ScorecastLogging and
+// ScorecastCrypto carry the project's name so swift-log's `Logging` and swift-crypto's `Crypto`
+// can join the package later without a module-name clash.
 let package = Package(
     name: "scorecast",
     platforms: [.macOS(.v15), .iOS("16.1")],
@@ -43,53 +45,60 @@ let package = Package(
         .target(name: "CurlHTTP", dependencies: ["CCurl"]),
 
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
-        .target(name: "Logging", dependencies: ["JSON"]),
-        .target(name: "Lifecycle", dependencies: ["Logging"]),
+        .target(name: "ScorecastLogging", dependencies: ["JSON"]),
+        .target(name: "Lifecycle", dependencies: ["ScorecastLogging"]),
         // The one way to run a child process (posix_spawn, output to files, reaped by `wait4` on
         // its own pid): the embedded Postgres, the benchmark and the tests.
         .target(name: "ChildProcesses"),
 
         // Adapters.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "Logging", "ChildProcesses"]),
-        .target(name: "Crypto", dependencies: ["COpenSSL"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "ScorecastLogging", "ChildProcesses"]),
+        .target(name: "ScorecastCrypto", dependencies: ["COpenSSL"]),
         // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
-        .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "Crypto", "Logging", "CCurl", "CurlHTTP"]),
-        .target(name: "HTTPServer", dependencies: ["JSON", "Logging", "Lifecycle", "CMicroHTTPD"]),
-        .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCore", "Crypto", "Logging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
+        .target(name: "APNs", dependencies: ["JSON", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP"]),
+        .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD"]),
+        .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
+
+        // The application's own modules: the Prometheus metrics registry and its text exposition
+        // (a leaf), and the numbered schema migrations with their copy embedded from Schema/.
+        .target(name: "PrometheusMetrics"),
+        .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"]),
 
         // The application and its one executable.
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "Logging", "Lifecycle", "Postgres", "Crypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP"],
+            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations"],
             // Embedded by Deploy/embed.py into Dashboard/EmbeddedDashboard.swift.
             exclude: ["Dashboard/Assets"]
         ),
         .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "Crypto", "ScorecastCore", "Logging", "CurlHTTP", "ChildProcesses"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["Postgres", "Crypto", "Logging", "ChildProcesses"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity"]),
         // Captured/ holds payloads the tests read from their own folder (not bundled resources).
         .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"], exclude: ["Captured"]),
-        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
-        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "ScorecastLogging"]),
+        .testTarget(name: "ScorecastLoggingTests", dependencies: ["ScorecastLogging"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
-        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "Logging"]),
+        .testTarget(name: "ScorecastCryptoTests", dependencies: ["ScorecastCrypto", "TestSupport"]),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "ScorecastLogging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
-        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "ScorecastCore", "Crypto", "TestSupport"]),
-        .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "Crypto", "TestSupport"]),
-        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "TestSupport"]),
+        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "ScorecastCore", "ScorecastCrypto", "TestSupport"]),
+        .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations"]),
+        .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
+        .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore"]),
         .target(
-            name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging"],
+            name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
-        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "Postgres", "APNs", "APNsSimulator", "Crypto", "Lifecycle", "Logging", "ScorecastCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore"]),
         // The delivery guarantee under faults (issue 11): the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
         // Deployment (issue 19): the Debian package installed with dpkg, the systemd units, the container and manifests.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the files the scorecast binary carries inside itself as Swift source:
 
-  Schema/*.sql                          -> Sources/Scorecast/Migrations/EmbeddedSchema.swift
+  Schema/*.sql                          -> Sources/Migrations/EmbeddedSchema.swift
   Sources/Scorecast/Dashboard/Assets/*  -> Sources/Scorecast/Dashboard/EmbeddedDashboard.swift
 
 Run it after changing one of them (from the repository root: python3 Deploy/embed.py); a test
@@ -47,7 +47,7 @@ def generate(sources, patterns, output, type_name, doc):
     print("wrote " + output + " (" + str(len(names)) + " files)")
 
 
-generate("Schema", (".sql",), "Sources/Scorecast/Migrations/EmbeddedSchema.swift", "EmbeddedSchema",
+generate("Schema", (".sql",), "Sources/Migrations/EmbeddedSchema.swift", "EmbeddedSchema",
          "/// The numbered migrations of `Schema/`, carried in the binary so it migrates from any folder.")
 generate("Sources/Scorecast/Dashboard/Assets", (".html", ".css", ".js"), "Sources/Scorecast/Dashboard/EmbeddedDashboard.swift",
          "EmbeddedDashboard", "/// The dashboard's page, style sheet and script (`Dashboard/Assets/`), served by `DashboardPage`.")

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import ScorecastCore
 
 /// The APNs client: channel management, broadcasts and device pushes over HTTP/2 and TLS.

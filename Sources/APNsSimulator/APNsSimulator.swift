@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// A stand-in for APNs on loopback: channel management, broadcasts and device pushes over

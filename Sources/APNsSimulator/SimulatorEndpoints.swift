@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import Logging
+import ScorecastLogging
 
 /// Where a started simulator listens, and the CA file clients must trust.
 public struct SimulatorEndpoints: Sendable, Equatable, Codable {

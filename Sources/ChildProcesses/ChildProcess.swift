@@ -81,6 +81,10 @@ public final class ChildProcess: Sendable {
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
+        // Only 0, 1 and 2 cross into the child: a descriptor opened without close-on-exec
+        // (a C library's socket, a test's listener) would otherwise stay open in every child,
+        // holding ports and pipes past their owner's end.
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
 
         // The parent may block or ignore SIGINT/SIGTERM (the benchmark handles them on a dispatch
         // source; a test runner blocks SIGTERM): children get the defaults back, and an empty
@@ -210,6 +214,13 @@ public final class ChildProcess: Sendable {
     private static func seconds(_ time: timeval) -> Double {
         Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time: Swift's
+    /// Glibc module does not define `_GNU_SOURCE`, so the header hides it.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// A NULL-terminated `char *[]` valid during `body` (what posix_spawn takes for argv/envp).
     private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

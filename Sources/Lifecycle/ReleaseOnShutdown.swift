@@ -1,4 +1,4 @@
-import Logging
+import ScorecastLogging
 
 /// A resource started before the group runs (a connection pool, clients, a listening server),
 /// held as a service so that the group releases it in its place in the reverse order — and so

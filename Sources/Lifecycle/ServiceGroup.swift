@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// Runs services together: starts them in order and, on SIGTERM or SIGINT (or when one of them

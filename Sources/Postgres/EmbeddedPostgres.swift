@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// A throwaway local PostgreSQL cluster for development and tests, used when no database URL

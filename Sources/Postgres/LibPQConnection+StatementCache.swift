@@ -1,5 +1,5 @@
 internal import CLibPQ
-import Logging
+import ScorecastLogging
 
 /// The prepared-statement path: each statement text is parsed and planned by the server once
 /// per connection (`PQprepare`) and afterwards only bound and run (`PQexecPrepared`), which

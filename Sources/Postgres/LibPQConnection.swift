@@ -1,6 +1,6 @@
 internal import CLibPQ
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// Owns one libpq connection (`PGconn`). Confined to the thread that created it (libpq

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// One connection to Postgres, with a thread of its own for libpq's blocking calls.

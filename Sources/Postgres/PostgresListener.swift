@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// One `LISTEN` subscription on a connection of its own, served by a dedicated thread that

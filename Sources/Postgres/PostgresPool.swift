@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// A bounded pool of connections, opened lazily and shared by any number of tasks.

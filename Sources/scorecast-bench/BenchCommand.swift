@@ -1,7 +1,7 @@
 import APNsSimulator
 import Arguments
 import Foundation
-import Logging
+import ScorecastLogging
 
 /// `scorecast-bench`'s command line.
 enum BenchCommand {

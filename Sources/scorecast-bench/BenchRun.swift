@@ -2,7 +2,7 @@ import ChildProcesses
 import Foundation
 import ScorecastCore
 import Synchronization
-import Logging
+import ScorecastLogging
 
 /// One `scorecast-bench run`: every selected part in turn, each measured against its reference
 /// in the same run, then results.md and results.json.

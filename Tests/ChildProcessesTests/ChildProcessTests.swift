@@ -61,6 +61,20 @@ struct ChildProcessTests {
         #expect(child.exit?.status == 128 + SIGTERM)
     }
 
+    @Test("a descriptor this process holds without close-on-exec does not reach the child")
+    func onlyStandardDescriptorsAreInherited() throws {
+        let output = Self.scratch("fds")
+        defer { unlink(output) }
+        let inheritable = open("/dev/null", O_RDONLY)  // no O_CLOEXEC: what a C library may leave
+        #expect(inheritable > 2)
+        defer { close(inheritable) }
+        let child = try ChildProcess(
+            name: "sh", executable: "/bin/sh", arguments: ["-c", "test -e /proc/self/fd/\(inheritable) && echo open || echo closed"],
+            stdoutPath: output, stderrPath: "/dev/null")
+        #expect(child.waitUntilExit().status == 0)
+        #expect(child.standardOutput == "closed\n")
+    }
+
     @Test("a program that cannot start is an error naming it")
     func missingProgram() {
         #expect(throws: ChildProcessError.self) {

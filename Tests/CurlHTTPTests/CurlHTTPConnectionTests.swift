@@ -2,7 +2,7 @@ import CurlHTTP
 import Foundation
 import HTTPServer
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Testing
 
 /// The project's HTTP client against the project's HTTP server (libmicrohttpd) on loopback.

@@ -1,9 +1,9 @@
 import APNs
 import APNsSimulator
-import Crypto
+import ScorecastCrypto
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Postgres
 import TestSupport
 

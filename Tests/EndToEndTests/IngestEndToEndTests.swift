@@ -1,6 +1,6 @@
 import EndToEndSupport
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 import Testing
 import TestSupport

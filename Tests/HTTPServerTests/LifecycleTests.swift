@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Testing
 import TestSupport
 

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import HTTPServer
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Testing
 import TestSupport
 

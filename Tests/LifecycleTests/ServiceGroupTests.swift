@@ -1,6 +1,6 @@
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 import TestSupport
 import Testing

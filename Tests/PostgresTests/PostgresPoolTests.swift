@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 @testable import Postgres
 import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 
 /// What signs an app's provider tokens: the Apple Developer team id, the id of the APNs auth
 /// key, and that key (`.p8`, P-256). Its description shows the ids only, never the key.

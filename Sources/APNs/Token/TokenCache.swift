@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// One provider token per team, shared by every connection and request of the process, and

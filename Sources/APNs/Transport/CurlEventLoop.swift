@@ -1,7 +1,7 @@
 internal import CCurl
 import CurlHTTP
 import Foundation
-import Logging
+import ScorecastLogging
 
 /// The curl thread: one thread that owns a libcurl multi handle and drives every transfer
 /// with `curl_multi_perform` / `curl_multi_poll`. Callers never touch curl; they hand

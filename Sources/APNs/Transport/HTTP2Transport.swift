@@ -1,4 +1,4 @@
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// The async face of the curl thread (`CurlEventLoop`: one libcurl multi handle driving

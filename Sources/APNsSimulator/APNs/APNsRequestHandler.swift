@@ -1,4 +1,4 @@
-import Logging
+import ScorecastLogging
 
 /// What one APNs connection remembers between requests.
 final class APNsConnection {

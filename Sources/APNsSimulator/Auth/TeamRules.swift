@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 
 /// Checks on a team before it is registered.
 enum TeamRules {

@@ -1,7 +1,7 @@
 import Arguments
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 
 /// `scorecast apns-sim`: command-line flags (and an optional JSON config file) to a
 /// `SimulatorConfiguration`, and the run loop that prints the endpoints line.

@@ -1,6 +1,6 @@
 internal import CNGHTTP2
 internal import COpenSSL
-import Crypto
+import ScorecastCrypto
 import Foundation
 
 /// One accepted TLS connection speaking HTTP/2: the socket, its SSL object and an nghttp2

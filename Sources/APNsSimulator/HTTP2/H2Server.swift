@@ -1,6 +1,6 @@
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// An HTTP/2-over-TLS server on one port, with its own event-loop thread.

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Crypto
+import ScorecastCrypto
 import Foundation
 
 /// An OpenSSL server context: certificate chain, private key, TLS 1.2+ and ALPN that selects `h2`.

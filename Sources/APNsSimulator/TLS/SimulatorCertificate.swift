@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
 
 /// The simulator's TLS identity: the given certificate and key, or a self-signed pair kept in

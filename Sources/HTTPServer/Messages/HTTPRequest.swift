@@ -1,4 +1,4 @@
-import Logging
+import ScorecastLogging
 
 /// A complete request as handlers see it: the body is fully received (and within its limit)
 /// before a handler runs.

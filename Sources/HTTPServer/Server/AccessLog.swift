@@ -1,4 +1,4 @@
-import Logging
+import ScorecastLogging
 
 /// The one `info` line written per request. It carries the method, the path (never the query,
 /// which may hold tokens), the status, the body bytes sent, the duration, the request id and

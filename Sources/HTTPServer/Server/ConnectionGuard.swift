@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// Enforces the header and body deadlines (`ConnectionDeadlines`) on live connections, and

@@ -1,7 +1,7 @@
 internal import CMicroHTTPD
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd (internal thread pool, epoll), run as a `Service`.

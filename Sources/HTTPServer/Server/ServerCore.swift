@@ -1,6 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// What libmicrohttpd's callbacks call into: turns its request events into `HTTPRequest`s,

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
 import JSON
-import Logging
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 

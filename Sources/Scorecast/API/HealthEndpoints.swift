@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Migrations
 import Postgres
 
 /// `/healthz` (the process is alive) and `/readyz` (the database answers and is fully

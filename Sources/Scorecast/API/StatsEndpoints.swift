@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
-import Logging
+import PrometheusMetrics
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 

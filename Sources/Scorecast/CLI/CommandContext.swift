@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 
 /// What every command gets: the environment, the terminal, and the validated configuration.
 public struct CommandContext: Sendable {

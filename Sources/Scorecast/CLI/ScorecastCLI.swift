@@ -1,5 +1,6 @@
 import Arguments
 import Foundation
+import Migrations
 
 /// The `scorecast` command line: finds the command named by the leading words, parses its
 /// options, runs it, and maps what it throws to an exit code.
@@ -12,7 +13,7 @@ public enum ScorecastCLI {
 
     /// `scorecast --version`: the release and the newest migration built in.
     static var version: String {
-        let schema = EmbeddedSchema.files.last.map { String($0.name.prefix(4)) } ?? "none"
+        let schema = (try? SchemaFolder.embedded())?.last.map { String($0.name.prefix(4)) } ?? "none"
         return "scorecast \(release) (schema \(schema))"
     }
 

@@ -1,6 +1,6 @@
 import APNsSimulator
 import Arguments
-import Crypto
+import ScorecastCrypto
 import Foundation
 import ScorecastCore
 

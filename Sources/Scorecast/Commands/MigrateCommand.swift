@@ -1,4 +1,5 @@
 import Foundation
+import Migrations
 
 /// `scorecast migrate [--status]`.
 enum MigrateCommand {

@@ -1,5 +1,5 @@
 import APNsSimulator
-import Logging
+import ScorecastLogging
 
 /// `scorecast apns-sim`: the APNs simulator on its own, with its own flags.
 enum SimulatorCommands {

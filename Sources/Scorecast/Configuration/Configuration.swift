@@ -1,6 +1,6 @@
 import APNs
 import Foundation
-import Logging
+import ScorecastLogging
 
 /// Everything `scorecast` reads from its environment, validated once at start.
 ///

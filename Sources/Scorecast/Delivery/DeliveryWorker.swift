@@ -1,6 +1,6 @@
 import APNs
 import Foundation
-import Logging
+import ScorecastLogging
 import ScorecastCore
 
 /// One worker: claims a batch of due rows, sends them all at once (the APNs client multiplexes

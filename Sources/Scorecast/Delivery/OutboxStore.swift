@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// The worker pool's SQL: claiming due outbox rows under a lease, completing sends in one

@@ -1,6 +1,6 @@
 import APNs
 import Foundation
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// What every worker of one pool shares: the store, the APNs client, credentials, settings,

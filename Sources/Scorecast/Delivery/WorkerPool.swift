@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// The fan-out worker pool of one `serve` process: ``WorkerSettings/workers`` workers in one

@@ -1,7 +1,7 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 

@@ -1,7 +1,7 @@
 import JSON
 import APNs
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import Logging
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 

@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 import HTTPServer
 
 /// Checks an app request's `Authorization: Bearer <client key>` against the bundle id of its

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 

@@ -1,6 +1,6 @@
 import APNs
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 

@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 
 /// A feed API key as the feed sends it: `sck_<prefix>_<secret>`.
 ///

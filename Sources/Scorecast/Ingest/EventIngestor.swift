@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import Logging
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 

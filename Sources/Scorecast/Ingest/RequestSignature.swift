@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
 
 /// The optional HMAC-SHA256 signature of an ingest request.

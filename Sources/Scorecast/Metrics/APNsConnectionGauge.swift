@@ -1,4 +1,5 @@
 import APNs
+import PrometheusMetrics
 
 /// Keeps `scorecast_apns_connections{pool}` equal to the connections the APNs clients hold
 /// open: every client tells it of each connection libcurl opens or closes.

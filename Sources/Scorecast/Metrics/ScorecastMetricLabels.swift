@@ -1,4 +1,5 @@
 import APNs
+import PrometheusMetrics
 import ScorecastCore
 
 /// What came of one broadcast send attempt.

@@ -1,3 +1,4 @@
+import PrometheusMetrics
 import ScorecastCore
 
 extension ScorecastMetrics {

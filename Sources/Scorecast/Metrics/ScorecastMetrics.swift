@@ -1,3 +1,4 @@
+import PrometheusMetrics
 /// The standard `scorecast_*` metrics, registered once at start-up and shared by ingest, the
 /// workers, the APNs client and the poller. Every label comes from a small set (app bundle id,
 /// outcome, reason, priority, pool): never a channel id or a device token.

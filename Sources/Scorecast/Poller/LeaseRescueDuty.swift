@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// Makes outbox rows whose lease expired claimable again: a worker that died (or lost its

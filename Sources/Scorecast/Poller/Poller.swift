@@ -1,6 +1,6 @@
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Synchronization
 
 /// The `poller` role: on every instance it contends for leadership (`LeaderLock`); the one

@@ -1,5 +1,5 @@
 import APNs
-import Crypto
+import ScorecastCrypto
 import Foundation
 import Lifecycle
 import Synchronization

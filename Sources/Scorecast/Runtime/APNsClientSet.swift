@@ -1,5 +1,5 @@
 import APNs
-import Logging
+import ScorecastLogging
 import ScorecastCore
 import Synchronization
 

@@ -2,7 +2,7 @@ import APNs
 import APNsSimulator
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// How a process reaches APNs: clients on the configured hosts, or on the built-in simulator.

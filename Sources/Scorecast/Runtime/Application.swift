@@ -1,7 +1,9 @@
 import Foundation
 import HTTPServer
 import Lifecycle
-import Logging
+import Migrations
+import PrometheusMetrics
+import ScorecastLogging
 import Postgres
 
 /// The running service: opens the database (embedded or not), migrates, starts the roles

@@ -1,8 +1,8 @@
 import APNsSimulator
-import Crypto
+import ScorecastCrypto
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 
 /// The APNs simulator that `scorecast serve` runs in-process when no APNs hosts are configured.
 ///

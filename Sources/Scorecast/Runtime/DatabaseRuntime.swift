@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// The database a process uses: a pool on the configured URL, or on the embedded cluster it

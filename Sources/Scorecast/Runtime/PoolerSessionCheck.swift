@@ -1,4 +1,4 @@
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// Behind a transaction pooler scorecast sends no session settings at connect (see

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PrometheusMetrics
 
 /// Sets the database-backed gauges of `/metrics` just before each scrape: outbox queue depth,
 /// how long the oldest due row has waited, rows leased to workers right now, channels per app,

@@ -1,6 +1,6 @@
 import APNs
 import Foundation
-import Logging
+import ScorecastLogging
 import ScorecastCore
 
 /// Part 1: broadcasts per second from our `APNsClient` to the simulator over TLS against

@@ -1,7 +1,7 @@
 import ChildProcesses
 import APNs
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 import Scorecast
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// One fixed-rate end-to-end run: the feed posts for the window while CPU (and optionally RSS)

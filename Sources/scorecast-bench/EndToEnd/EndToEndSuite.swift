@@ -1,6 +1,6 @@
 import ChildProcesses
 import Foundation
-import Logging
+import ScorecastLogging
 import Scorecast
 
 /// Parts 3–5: `scorecast serve` (release) as real processes against a durable Postgres and the

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// Part 6: kick-off fan-out. N devices (100k quick, 1M full) follow one game; `scorecast games

@@ -1,7 +1,7 @@
 import ChildProcesses
 import APNs
 import Foundation
-import Logging
+import ScorecastLogging
 
 /// Part 2: the same device pushes (push-to-start, identical body bytes, a fresh `apns-id` each)
 /// from our client and from aioapns, the same number, the same concurrency, one connection each,

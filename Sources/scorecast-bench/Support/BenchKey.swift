@@ -1,5 +1,5 @@
 import APNs
-import Crypto
+import ScorecastCrypto
 import Foundation
 
 /// The benchmark's developer team: a freshly generated P-256 key written as an Apple `.p8` file

@@ -1,7 +1,7 @@
 import APNsSimulator
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import TestSupport
 
 /// One HTTP response as the `curl` CLI saw it.

@@ -1,5 +1,5 @@
 import APNsSimulator
-import Crypto
+import ScorecastCrypto
 import Foundation
 import TestSupport
 

@@ -1,6 +1,6 @@
-import Crypto
+import ScorecastCrypto
 import JSON
-import Logging
+import ScorecastLogging
 import Foundation
 import ScorecastCore
 import Testing

@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
 import TestSupport
 @testable import APNs

@@ -1,8 +1,8 @@
 import APNsSimulator
-import Crypto
+import ScorecastCrypto
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import TestSupport
 @testable import APNs
 

@@ -1,4 +1,4 @@
-import Logging
+import ScorecastLogging
 import Synchronization
 @testable import APNs
 

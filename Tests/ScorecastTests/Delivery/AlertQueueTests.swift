@@ -1,7 +1,7 @@
 import APNsSimulator
 import Foundation
 import JSON
-import Logging
+import ScorecastLogging
 import Postgres
 import Scorecast
 import ScorecastCore

@@ -1,6 +1,6 @@
 import APNsSimulator
 import Foundation
-import Logging
+import ScorecastLogging
 import Scorecast
 import ScorecastCore
 import Testing

@@ -1,6 +1,6 @@
 import APNs
 import APNsSimulator
-import Crypto
+import ScorecastCrypto
 import Foundation
 import Lifecycle
 import Postgres

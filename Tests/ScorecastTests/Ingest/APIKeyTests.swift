@@ -1,4 +1,5 @@
-import Crypto
+import Migrations
+import ScorecastCrypto
 import Foundation
 import Postgres
 import Scorecast

@@ -1,7 +1,8 @@
 import Foundation
 import HTTPServer
 import JSON
-import Logging
+import Migrations
+import ScorecastLogging
 import Postgres
 import Scorecast
 import ScorecastCore

@@ -1,11 +1,11 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import HTTPServer
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Postgres
 import Scorecast
 import ScorecastCore

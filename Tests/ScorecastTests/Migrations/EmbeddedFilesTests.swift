@@ -1,4 +1,5 @@
 import Foundation
+import Migrations
 import Testing
 import TestSupport
 @testable import Scorecast

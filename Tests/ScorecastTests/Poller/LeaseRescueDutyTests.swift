@@ -1,4 +1,5 @@
 import Foundation
+import PrometheusMetrics
 import Testing
 @testable import Scorecast
 

@@ -1,5 +1,6 @@
 import Foundation
-import Logging
+import Migrations
+import ScorecastLogging
 import Postgres
 import Synchronization
 import Testing

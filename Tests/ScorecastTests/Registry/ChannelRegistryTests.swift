@@ -1,6 +1,6 @@
 import APNs
 import APNsSimulator
-import Crypto
+import ScorecastCrypto
 import Foundation
 import Postgres
 import ScorecastCore
@@ -275,6 +275,6 @@ struct ChannelRegistryTests {
 /// The public key of a `.p8` file, as PEM.
 enum P256PrivateKeyPEM {
     static func publicKey(of path: String) throws -> String {
-        try Crypto.P256PrivateKey(contentsOfFile: path).publicKey.pem
+        try ScorecastCrypto.P256PrivateKey(contentsOfFile: path).publicKey.pem
     }
 }

@@ -1,9 +1,10 @@
 import APNs
 import APNsSimulator
-import Crypto
+import Migrations
+import ScorecastCrypto
 import Foundation
 import Lifecycle
-import Logging
+import ScorecastLogging
 import Postgres
 import ScorecastCore
 import TestSupport

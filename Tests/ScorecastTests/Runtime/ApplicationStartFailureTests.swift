@@ -1,7 +1,8 @@
 import Foundation
 import HTTPServer
 import Lifecycle
-import Logging
+import Migrations
+import ScorecastLogging
 import Postgres
 import Testing
 import TestSupport

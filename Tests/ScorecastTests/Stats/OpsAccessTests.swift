@@ -1,7 +1,8 @@
 import Foundation
 import HTTPServer
 import Lifecycle
-import Logging
+import PrometheusMetrics
+import ScorecastLogging
 import Testing
 import TestSupport
 @testable import Scorecast

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Postgres
+import PrometheusMetrics
 import Testing
 @testable import Scorecast
 

@@ -1,4 +1,5 @@
 import Foundation
+import PrometheusMetrics
 import TestSupport
 import HTTPServer
 import Postgres

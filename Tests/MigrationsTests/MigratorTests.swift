@@ -1,11 +1,11 @@
-import Crypto
+import ScorecastCrypto
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 import Synchronization
 import Testing
 import TestSupport
-@testable import Scorecast
+@testable import Migrations
 
 @Suite struct MigrationPlanTests {
     func file(_ name: String, _ sql: String = "SELECT 1;") throws -> MigrationFile {
@@ -61,10 +61,14 @@ import TestSupport
         let name = "migrator-" + UUID().uuidString.prefix(8).lowercased()
         configuration.applicationName = name
         let pool = PostgresPool(configuration: configuration, maxConnections: 1, logger: logger)
-        let holder = PostgresPool(configuration: try await TestDatabase.shared().makeSchema(), maxConnections: 1, logger: logger)
+        // The lock is per schema: the holder takes it in the same schema, without the timeout.
+        var holding = configuration
+        holding.statementTimeout = nil
+        holding.applicationName = name + "-holder"
+        let holder = PostgresPool(configuration: holding, maxConnections: 1, logger: logger)
         let migrator = Migrator(files: try repositorySchema(), logger: logger)
         let applied = try await holder.withConnection { connection in
-            try await connection.execute("SELECT pg_advisory_lock(\(Migrator.advisoryLockKey))")
+            try await Migrator.lock(connection)
             let finished = Mutex(false)
             let migrating = Task {
                 defer { finished.withLock { $0 = true } }
@@ -83,7 +87,7 @@ import TestSupport
                 try await Task.sleep(for: .milliseconds(20))
             }
             try await Task.sleep(for: .milliseconds(900))
-            try await connection.execute("SELECT pg_advisory_unlock(\(Migrator.advisoryLockKey))")
+            try await Migrator.unlock(connection)
             return try await migrating.value
         }
         #expect(applied == (try repositorySchema()).map(\.name))
@@ -107,6 +111,27 @@ import TestSupport
         #expect(try rows[0].decode("n", as: Int.self) == (try repositorySchema()).count)
         await poolA.close()
         await poolB.close()
+    }
+
+    /// The lock is per schema: a migration held up in one schema does not stop another's (the
+    /// tests' schemas queued behind one database-wide lock for minutes on a loaded machine).
+    @Test func aMigrationHeldInOneSchemaDoesNotBlockAnother() async throws {
+        let held = PostgresPool(configuration: try await TestDatabase.shared().makeSchema(), maxConnections: 1, logger: logger)
+        let other = PostgresPool(configuration: try await TestDatabase.shared().makeSchema(), maxConnections: 1, logger: logger)
+        let migrator = Migrator(files: try repositorySchema(), logger: logger)
+        try await held.withConnection { connection in
+            try await Migrator.lock(connection)
+            // Only a hang ends here: with one lock for the database the migration would wait
+            // for the unlock below, which comes after it.
+            let applied = try await withDeadline("migrating a schema while another's lock is held") {
+                try await migrator.migrate(other)
+            }
+            #expect(applied == (try repositorySchema()).map(\.name))
+            try await Migrator.unlock(connection)
+        }
+        #expect(try await migrator.migrate(held) == (try repositorySchema()).map(\.name))
+        await held.close()
+        await other.close()
     }
 
     @Test func aFileChangedAfterApplyIsRefusedAndNothingRuns() async throws {

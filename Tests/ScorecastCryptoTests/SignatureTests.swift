@@ -1,4 +1,4 @@
-import Crypto
+import ScorecastCrypto
 import Dispatch
 import Synchronization
 import Testing

@@ -1,12 +1,24 @@
 import Foundation
-import Logging
+import ScorecastLogging
 import Postgres
 
 /// Applies pending migrations: in order, each in its own transaction, under a Postgres advisory
 /// lock so that two migrators at once are safe (the second waits, then finds nothing to do).
 public struct Migrator: Sendable {
-    /// An arbitrary constant naming scorecast's migration lock ("scorecast" in ASCII).
-    static let advisoryLockKey: Int64 = 0x73636f7265636173
+    /// An arbitrary constant naming scorecast's migration locks ("scor" in ASCII).
+    static let advisoryLockClass = 0x7363_6f72
+
+    /// The migration lock is one per schema (the `search_path` the migrations run in): migrators
+    /// of one schema take turns, while other schemas of the database (another deployment, the
+    /// tests' schemas) migrate at the same time instead of queueing behind one lock.
+    static func lock(_ connection: PostgresConnection) async throws {
+        try await connection.execute("SELECT pg_advisory_lock((\(advisoryLockClass))::int, hashtext(current_setting('search_path')))")
+    }
+
+    /// Releases `lock`.
+    static func unlock(_ connection: PostgresConnection) async throws {
+        try await connection.execute("SELECT pg_advisory_unlock((\(advisoryLockClass))::int, hashtext(current_setting('search_path')))")
+    }
 
     private let files: [MigrationFile]
     private let logger: Logger
@@ -39,14 +51,14 @@ public struct Migrator: Sendable {
             let timeout: String = try await connection.query("SELECT current_setting('statement_timeout') AS value")[0].decode("value")
             try await connection.execute("SELECT set_config('statement_timeout', '0', false)")
             do {
-                try await connection.execute("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
+                try await Self.lock(connection)
                 do {
                     let applied = try await migrateLocked(connection)
-                    try await connection.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")
+                    try await Self.unlock(connection)
                     try await connection.execute("SELECT set_config('statement_timeout', \(timeout), false)")
                     return applied
                 } catch {
-                    _ = try? await connection.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")
+                    try? await Self.unlock(connection)
                     throw error
                 }
             } catch {
