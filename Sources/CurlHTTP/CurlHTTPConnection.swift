@@ -12,7 +12,9 @@ import Foundation
 public final class CurlHTTPConnection {
     private let raw: OpaquePointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var headerList: HeaderList?
+    private let headerList = HeaderList()
+    /// The list last given to `CURLOPT_HTTPHEADER`.
+    private var linkedHeaders: UnsafeMutablePointer<curl_slist>?
     private var response: ResponseCollector
     /// What POSTFIELDS points at for an empty body (one byte, never read).
     nonisolated(unsafe) private static let emptyBody = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
@@ -66,13 +68,15 @@ public final class CurlHTTPConnection {
             throw CurlHTTPError("libcurl refused the URL \(request.url)")
         }
         // An empty `Expect:` keeps libcurl from waiting for `100 Continue` before larger bodies.
-        var lines = ["Expect:"]
-        for header in request.headers { lines.append("\(header.name): \(header.value)") }
-        if headerList?.lines != lines {
-            guard let list = HeaderList(lines: lines),
-                  ccurl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list.pointer) == CURLE_OK
-            else { throw CurlHTTPError("libcurl refused the request headers") }
-            headerList = list
+        headerList.removeAll()
+        headerList.append("Expect:")
+        for header in request.headers { headerList.append(name: header.name, value: header.value) }
+        let linked = headerList.link()
+        if linked != linkedHeaders {
+            guard ccurl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, linked) == CURLE_OK else {
+                throw CurlHTTPError("libcurl refused the request headers")
+            }
+            linkedHeaders = linked
         }
         let sendsBody = request.method != "GET" && (request.method != "DELETE" || !request.body.isEmpty)
         let raw = self.raw

@@ -18,14 +18,10 @@ struct APNsRequestBuilder: Sendable {
         /// Whether a second copy is harmless (see `HTTPRequest.retrySafe`).
         var retrySafe = false
 
-        /// The request with `authorization: <value>` as its first header.
+        /// The request with `authorization: <value>` (sent as its first header).
         func signed(authorization: String) -> HTTPRequest {
-            // One allocation for the list (this runs for every request and every resend).
-            var all: [HTTPHeader] = []
-            all.reserveCapacity(headers.count + 1)
-            all.append(HTTPHeader("authorization", authorization))
-            all.append(contentsOf: headers)
-            return HTTPRequest(method: method, endpoint: endpoint, path: path, headers: all, body: body, retrySafe: retrySafe)
+            HTTPRequest(method: method, endpoint: endpoint, path: path, authorization: authorization, headers: headers, body: body,
+                        retrySafe: retrySafe)
         }
     }
 

@@ -13,6 +13,8 @@ public struct ProviderToken: Sendable, Equatable, CustomStringConvertible {
     public let issuedAt: Int
     /// The compact JWT. Internal: it is a credential and leaves the module only on the wire.
     let jwt: String
+    /// The `authorization` header value, `bearer <jwt>`: made once, sent with every request.
+    let authorization: String
 
     /// Signs a new token for `credentials`, issued at `issuedAt` (UNIX seconds).
     /// - Throws: `APNsClientError.invalidCredentials` if the key cannot sign.
@@ -24,13 +26,11 @@ public struct ProviderToken: Sendable, Equatable, CustomStringConvertible {
         } catch {
             throw APNsClientError(.invalidCredentials, "cannot sign a provider token for \(credentials): \(error)")
         }
+        authorization = "bearer " + jwt
         teamID = credentials.teamID
         keyID = credentials.keyID
         self.issuedAt = issuedAt
     }
-
-    /// The `authorization` header value.
-    var authorization: String { "bearer " + jwt }
 
     /// `ProviderToken(team …, key …, iat …)`: never the token itself.
     public var description: String { "ProviderToken(team \(teamID), key \(keyID), iat \(issuedAt))" }

@@ -24,26 +24,24 @@ final class CurlEventLoop {
     private let resendPolicy: ResendPolicy
     private let ageLimit: IdleAgeLimit
     private let openConnections: OpenConnections
-    /// The user data of libcurl's socket callbacks, one per endpoint; kept until after
-    /// `curl_multi_cleanup`, which closes the last connections through them.
-    private var socketAccounts: [APNsEndpoint: SocketAccount] = [:]
+    /// One per endpoint met so far (a client has two); kept until after `curl_multi_cleanup`,
+    /// which closes the last connections through their socket accounts.
+    private var lanes: [EndpointLane] = []
 
     private var idleHandles: [EasyHandle] = []
+    /// The answers read in this turn, resumed together once every finished transfer is read:
+    /// a burst of resumes wakes the cooperative pool once, one resume between libcurl calls
+    /// each time.
+    private var answered: [(Transfer, HTTPResponse)] = []
     private var active: [UInt64: EasyHandle] = [:]
-    private var queues: [APNsEndpoint: TransferQueue] = [:]
-    private var inFlight: [APNsEndpoint: Int] = [:]
-    /// When a request to each endpoint last started or ended (for `IdleAgeLimit`).
-    private var lastActivity: [APNsEndpoint: ContinuousClock.Instant] = [:]
-    /// Endpoints that answered since their last connection failure or fresh connection. Until
-    /// then an endpoint gets one request at a time: with `CURLOPT_PIPEWAIT` the others then
-    /// wait for that connection to confirm multiplexing instead of opening connections of
-    /// their own, and APNs itself allows one stream until a request with a valid token has
-    /// succeeded (apns.md §6).
-    private var warmedUp: Set<APNsEndpoint> = []
     private var lastSweep: ContinuousClock.Instant
 
     /// How often queued transfers are checked for a passed deadline when streams are full.
     private static let sweepInterval: Duration = .milliseconds(50)
+    /// The longest a submission waits for the curl thread while other transfers are in flight
+    /// (it is not woken for each; see `LoopMailbox`): it comes back at every answer, and at
+    /// the latest after this.
+    static let batchWindowMilliseconds: Int32 = 1
 
     private init(mailbox: LoopMailbox, options: TransportOptions, openConnections: OpenConnections, logger: Logger) {
         self.mailbox = mailbox
@@ -114,7 +112,9 @@ final class CurlEventLoop {
             startQueued()
             expireQueued()
 
-            let timeout: Int32 = queues.values.contains(where: { !$0.isEmpty }) ? 50 : 1000
+            let busy = lanes.contains { $0.inFlight > 0 }
+            let pending = mailbox.prepareToPoll(busy: busy)
+            let timeout: Int32 = pending ? 0 : busy ? Self.batchWindowMilliseconds : lanes.contains { !$0.queue.isEmpty } ? 50 : 1000
             let polled = curl_multi_poll(multi, nil, 0, timeout, nil)
             if polled != CURLM_OK {
                 logger.error("curl_multi_poll failed", ["code": String(polled.rawValue)])
@@ -127,25 +127,31 @@ final class CurlEventLoop {
             transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
             return
         }
-        queues[transfer.request.endpoint, default: TransferQueue()].append(transfer)
+        lane(for: transfer.request.endpoint).queue.append(transfer)
+    }
+
+    /// The lane of `endpoint`, made on first use.
+    private func lane(for endpoint: APNsEndpoint) -> EndpointLane {
+        for lane in lanes where lane.endpoint == endpoint { return lane }
+        let lane = EndpointLane(endpoint: endpoint, tally: openConnections)
+        lanes.append(lane)
+        return lane
     }
 
     /// Moves queued transfers into curl while their endpoint has free streams.
     private func startQueued() {
-        for endpoint in Array(queues.keys) {
-            while inFlight[endpoint, default: 0] < (warmedUp.contains(endpoint) ? options.inFlightCapPerEndpoint : 1),
-                  let transfer = queues[endpoint]?.popFirst() {
-                start(transfer)
+        for lane in lanes {
+            while lane.inFlight < lane.streamCap(warm: options.inFlightCapPerEndpoint), let transfer = lane.queue.popFirst() {
+                start(transfer, on: lane)
             }
         }
     }
 
-    private func start(_ transfer: Transfer) {
+    private func start(_ transfer: Transfer, on lane: EndpointLane) {
         if transfer.cancellation.isRaised {
             transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
             return
         }
-        let endpoint = transfer.request.endpoint
         let now = options.clock.now()
         guard now < transfer.deadline else {
             transfer.continuation.resume(throwing: TransportErrorMapping.deadlineWhileQueued())
@@ -155,10 +161,10 @@ final class CurlEventLoop {
             transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("no easy handle"))
             return
         }
-        let fresh = ageLimit.requiresFreshConnection(lastActivity: lastActivity[endpoint], inFlight: inFlight[endpoint, default: 0], now: now)
+        let fresh = ageLimit.requiresFreshConnection(lastActivity: lane.lastActivity, inFlight: lane.inFlight, now: now)
         if fresh {
-            logger.debug("the connection sat idle past its age limit; opening a fresh one", ["endpoint": endpoint.description])
-            warmedUp.remove(endpoint)
+            logger.debug("the connection sat idle past its age limit; opening a fresh one", ["endpoint": lane.endpoint.description])
+            lane.warmedUp = false
         }
         let remaining = Self.milliseconds(transfer.deadline - now)
         let connectTimeout = min(remaining, Self.milliseconds(options.connectTimeout))
@@ -166,7 +172,7 @@ final class CurlEventLoop {
         // transfer completes (drainCompletions), is cancelled, or fails to start.
         let userData = Unmanaged.passRetained(handle).toOpaque()
         if let failedOption = handle.prepare(for: transfer, timeoutMilliseconds: remaining, connectTimeoutMilliseconds: connectTimeout,
-                                             freshConnection: fresh, socketAccount: socketAccount(for: endpoint), userData: userData) {
+                                             freshConnection: fresh, socketAccount: lane.socketAccountPointer, userData: userData) {
             Unmanaged<EasyHandle>.fromOpaque(userData).release()
             recycle(handle)
             transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("option \(failedOption)"))
@@ -181,12 +187,14 @@ final class CurlEventLoop {
         }
         transfer.attempts.add(1, ordering: .relaxed)
         handle.startedAt = now
+        handle.lane = lane
         active[transfer.id] = handle
-        inFlight[endpoint, default: 0] += 1
-        lastActivity[endpoint] = now
+        lane.inFlight += 1
+        lane.lastActivity = now
     }
 
     private func drainCompletions() {
+        let now = options.clock.now()
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -200,43 +208,44 @@ final class CurlEventLoop {
                 continue
             }
             let handle = Unmanaged<EasyHandle>.fromOpaque(userData).takeRetainedValue()
-            finish(handle, result: result)
+            finish(handle, result: result, now: now)
         }
+        for (transfer, response) in answered { transfer.continuation.resume(returning: response) }
+        answered.removeAll(keepingCapacity: true)
     }
 
-    private func finish(_ handle: EasyHandle, result: CURLcode) {
-        guard let transfer = handle.transfer else {
+    private func finish(_ handle: EasyHandle, result: CURLcode, now: ContinuousClock.Instant) {
+        guard let transfer = handle.transfer, let lane = handle.lane else {
             recycle(handle)
             return
         }
-        let endpoint = transfer.request.endpoint
+        let endpoint = lane.endpoint
         active[transfer.id] = nil
-        inFlight[endpoint, default: 1] -= 1
-        let now = options.clock.now()
-        lastActivity[endpoint] = now
+        lane.inFlight -= 1
+        lane.lastActivity = now
         if result == CURLE_OK && !handle.spokeHTTP2 {
             recycle(handle)
             transfer.continuation.resume(throwing: TransportErrorMapping.noHTTP2(endpoint))
             return
         }
         if result == CURLE_OK {
-            warmedUp.insert(endpoint)
+            lane.warmedUp = true
             let response = handle.takeResponse(latency: now - handle.startedAt)
             recycle(handle)
-            transfer.continuation.resume(returning: response)
+            answered.append((transfer, response))
             return
         }
         let error = TransportErrorMapping.error(endpoint, code: result, detail: handle.errorDetail, reachedTransfer: handle.reachedTransfer,
                                                 responseTooLarge: handle.responseTooLarge, limit: options.maxResponseBytes,
                                                 proxyStatus: handle.proxyStatus)
         recycle(handle)
-        if [.connectionLost, .connectionFailed, .tlsFailure].contains(error.code) { warmedUp.remove(endpoint) }
+        if [.connectionLost, .connectionFailed, .tlsFailure].contains(error.code) { lane.warmedUp = false }
         if resendPolicy.shouldResend(error, retrySafe: transfer.request.retrySafe, failures: transfer.attempts.load(ordering: .relaxed),
                                      cancelled: transfer.cancellation.isRaised, now: now, deadline: transfer.deadline) {
             logger.debug("sending a request again after its connection broke", [
                 "endpoint": endpoint.description, "error": error.code.rawValue,
                 "never_processed": String(error.neverProcessed)])
-            queues[endpoint, default: TransferQueue()].prepend(transfer)
+            lane.queue.prepend(transfer)
             return
         }
         logger.debug("request failed", ["endpoint": endpoint.description, "error": error.message])
@@ -248,14 +257,13 @@ final class CurlEventLoop {
             curl_multi_remove_handle(multi, handle.raw)
             Unmanaged.passUnretained(handle).release()
             guard let transfer = handle.transfer else { return recycle(handle) }
-            inFlight[transfer.request.endpoint, default: 1] -= 1
+            handle.lane?.inFlight -= 1
             recycle(handle)
             transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: true))
             return
         }
-        for endpoint in Array(queues.keys) {
-            guard let removed = queues[endpoint]?.removeAll(where: { $0.id == id }) else { continue }
-            for transfer in removed {
+        for lane in lanes {
+            for transfer in lane.queue.removeAll(where: { $0.id == id }) {
                 transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
             }
         }
@@ -267,29 +275,16 @@ final class CurlEventLoop {
         let now = options.clock.now()
         let sweepAll = now - lastSweep >= Self.sweepInterval
         if sweepAll { lastSweep = now }
-        for endpoint in Array(queues.keys) {
+        for lane in lanes where !lane.queue.isEmpty {
             var expired: [Transfer] = []
-            while let first = queues[endpoint]?.first, first.deadline <= now {
-                if let transfer = queues[endpoint]?.popFirst() { expired.append(transfer) }
+            while let first = lane.queue.first, first.deadline <= now, let transfer = lane.queue.popFirst() {
+                expired.append(transfer)
             }
-            if sweepAll, let late = queues[endpoint]?.removeAll(where: { $0.deadline <= now }) {
-                expired += late
-            }
-            if queues[endpoint]?.isEmpty == true && inFlight[endpoint, default: 0] == 0 {
-                queues[endpoint] = nil
-            }
+            if sweepAll { expired += lane.queue.removeAll(where: { $0.deadline <= now }) }
             for transfer in expired {
                 transfer.continuation.resume(throwing: TransportErrorMapping.deadlineWhileQueued())
             }
         }
-    }
-
-    /// The unretained user data of the socket callbacks for `endpoint` (`socketAccounts` keeps it alive).
-    private func socketAccount(for endpoint: APNsEndpoint) -> UnsafeMutableRawPointer {
-        if let account = socketAccounts[endpoint] { return Unmanaged.passUnretained(account).toOpaque() }
-        let account = SocketAccount(endpoint: endpoint, tally: openConnections)
-        socketAccounts[endpoint] = account
-        return Unmanaged.passUnretained(account).toOpaque()
     }
 
     private func recycle(_ handle: EasyHandle) {
@@ -305,15 +300,15 @@ final class CurlEventLoop {
             handle.clear()
         }
         active.removeAll()
-        for endpoint in Array(queues.keys) {
-            while let transfer = queues[endpoint]?.popFirst() {
+        for lane in lanes {
+            while let transfer = lane.queue.popFirst() {
                 transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false))
             }
         }
         for transfer in submissions { transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false)) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
-        socketAccounts.removeAll()  // the last connection was closed (and counted) by the cleanup
+        lanes.removeAll()  // the last connection was closed (and counted) by the cleanup
         for transfer in mailbox.markStopped() { transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false)) }
     }
 

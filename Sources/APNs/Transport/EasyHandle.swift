@@ -12,11 +12,20 @@ final class EasyHandle {
     let raw: OpaquePointer
     /// The transfer now using this handle.
     var transfer: Transfer?
+    /// The lane of the transfer's endpoint.
+    var lane: EndpointLane?
     /// When the handle was given to the multi handle for the current transfer.
     var startedAt: ContinuousClock.Instant = .now
 
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var headerList: HeaderList?
+    /// Rewritten for every request; libcurl holds `linkedHeaders`, which changes only when
+    /// the list's storage grows.
+    private let headerList = HeaderList()
+    private var linkedHeaders: UnsafeMutablePointer<curl_slist>?
+    /// What `CURLOPT_URL` was last set to, so the same URL is not copied into libcurl again.
+    private var urlEndpoint: APNsEndpoint?
+    private var urlPath = ""
+    private var method: HTTPMethod?
     private var caFile: String?
     private var freshConnect = false
     private var socketAccount: UnsafeMutableRawPointer?
@@ -94,24 +103,40 @@ final class EasyHandle {
         response.reset()
         errorBuffer[0] = 0
 
-        guard ccurl_easy_setopt_string(raw, CURLOPT_URL, request.url) == CURLE_OK else { return "URL" }
+        // The URL and method stay set on the handle from one request to the next; the caches
+        // are forgotten first so that a failed option is set again next time.
+        if urlPath != request.path || urlEndpoint != request.endpoint {
+            urlEndpoint = nil
+            guard ccurl_easy_setopt_string(raw, CURLOPT_URL, request.url) == CURLE_OK else { return "URL" }
+            urlEndpoint = request.endpoint
+            urlPath = request.path
+        }
+        let previousMethod = method
+        method = nil
         switch request.method {
         case .get, .delete:
-            guard ccurl_easy_setopt_long(raw, CURLOPT_HTTPGET, 1) == CURLE_OK else { return "HTTPGET" }
-            let custom: String? = request.method == .delete ? "DELETE" : nil
-            guard setCustomRequest(custom) else { return "CUSTOMREQUEST" }
+            if previousMethod != request.method {
+                guard ccurl_easy_setopt_long(raw, CURLOPT_HTTPGET, 1) == CURLE_OK else { return "HTTPGET" }
+                let custom: String? = request.method == .delete ? "DELETE" : nil
+                guard setCustomRequest(custom) else { return "CUSTOMREQUEST" }
+            }
         case .post:
-            guard setCustomRequest(nil) else { return "CUSTOMREQUEST" }
+            if previousMethod != .post {
+                guard setCustomRequest(nil) else { return "CUSTOMREQUEST" }
+            }
             guard setUpload(request.body) else { return "POSTFIELDS" }
         }
+        method = request.method
 
-        var lines = ["Accept:"]
-        if request.method == .post { lines.append("content-type: application/json") }
-        for header in request.headers { lines.append("\(header.name): \(header.value)") }
-        if headerList?.lines != lines {
-            guard let list = HeaderList(lines: lines) else { return "HTTPHEADER (out of memory)" }
-            guard ccurl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list.pointer) == CURLE_OK else { return "HTTPHEADER" }
-            headerList = list
+        headerList.removeAll()
+        headerList.append("Accept:")
+        if request.method == .post { headerList.append("content-type: application/json") }
+        if let authorization = request.authorization { headerList.append(name: "authorization", value: authorization) }
+        for header in request.headers { headerList.append(name: header.name, value: header.value) }
+        let linked = headerList.link()
+        if linked != linkedHeaders {
+            guard ccurl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, linked) == CURLE_OK else { return "HTTPHEADER" }
+            linkedHeaders = linked
         }
 
         if caFile != request.endpoint.caFile {
@@ -206,6 +231,7 @@ final class EasyHandle {
     /// Forgets the finished transfer so nothing of it is kept alive by an idle handle.
     func clear() {
         transfer = nil
+        lane = nil
         response.reset(keepingBodyCapacityUpTo: 16_384)
     }
 }

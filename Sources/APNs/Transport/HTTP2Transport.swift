@@ -32,7 +32,7 @@ final class HTTP2Transport: Sendable {
         let mailbox = self.mailbox
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTPResponse, any Error>) in
                     let transfer = Transfer(id: id, request: request, deadline: deadline,
                                             cancellation: cancellation, continuation: continuation)
                     if !mailbox.submit(transfer) {

@@ -22,6 +22,9 @@ struct HTTPRequest: Sendable {
     var endpoint: APNsEndpoint
     /// The path with its leading slash, already percent-safe (built from validated parts).
     var path: String
+    /// The `authorization` value, sent as the first header; kept apart from `headers` so that
+    /// signing a request (again, after a token renewal) shares the rest of its headers.
+    var authorization: String?
     var headers: [HTTPHeader]
     var body: [UInt8]
     /// Whether sending the request twice is acceptable. Such a request is sent again on a
@@ -29,11 +32,12 @@ struct HTTPRequest: Sendable {
     /// any other request only when the server certainly did not.
     var retrySafe: Bool
 
-    init(method: HTTPMethod, endpoint: APNsEndpoint, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [],
-         retrySafe: Bool = false) {
+    init(method: HTTPMethod, endpoint: APNsEndpoint, path: String, authorization: String? = nil, headers: [HTTPHeader] = [],
+         body: [UInt8] = [], retrySafe: Bool = false) {
         self.method = method
         self.endpoint = endpoint
         self.path = path
+        self.authorization = authorization
         self.headers = headers
         self.body = body
         self.retrySafe = retrySafe

@@ -11,7 +11,14 @@ struct MultiPointer: @unchecked Sendable {
 }
 
 /// The lock-protected hand-over between callers and the curl thread: new transfers,
-/// cancellations and the stop request, plus a wakeup of `curl_multi_poll` for each batch.
+/// cancellations and the stop request, plus a wakeup of `curl_multi_poll` when the thread
+/// would otherwise not come back soon.
+///
+/// A submission wakes the thread only when it sleeps with nothing in flight. While it runs a
+/// turn, it looks at the mailbox again before it polls; while transfers are in flight, it polls
+/// for at most `CurlEventLoop.batchWindow` and wakes at every answer anyway, then takes every
+/// submission at once. A wakeup per submission (a `send` on libcurl's socket pair and a thread
+/// switch each) would otherwise cut a busy client's writes into many small ones.
 final class LoopMailbox: Sendable {
     struct Inbox {
         var submissions: [Transfer] = []
@@ -19,6 +26,8 @@ final class LoopMailbox: Sendable {
         var stopping = false
         var stopped = false
         var wakeupPending = false
+        /// Whether a submission must wake the curl thread (it sleeps without a deadline soon).
+        var wakeOnSubmit = true
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -41,7 +50,7 @@ final class LoopMailbox: Sendable {
         inbox.withLock { box in
             guard !box.stopping else { return false }
             box.submissions.append(transfer)
-            wakeIfNeeded(&box)
+            if box.wakeOnSubmit { wakeIfNeeded(&box) }
             return true
         }
     }
@@ -80,10 +89,22 @@ final class LoopMailbox: Sendable {
     func take() -> Batch {
         inbox.withLock { box in
             box.wakeupPending = false
+            box.wakeOnSubmit = false
             let batch = Batch(submissions: box.submissions, cancellations: box.cancellations, stopping: box.stopping)
             box.submissions.removeAll(keepingCapacity: true)
             box.cancellations.removeAll()
             return batch
+        }
+    }
+
+    /// Curl thread, right before it polls: whether anything arrived since `take()` (then it
+    /// must not sleep). `busy`: transfers are in flight, so the thread will be back within the
+    /// batch window and submissions until then need not wake it.
+    func prepareToPoll(busy: Bool) -> Bool {
+        inbox.withLock { box in
+            let pending = !box.submissions.isEmpty || !box.cancellations.isEmpty || box.stopping
+            box.wakeOnSubmit = !busy && !pending
+            return pending
         }
     }
 

@@ -2,20 +2,23 @@ import Synchronization
 
 /// One request on its way through the transport's loop thread: what to send, by when, and the
 /// continuation of the task that waits for it. Resumed exactly once, by the loop thread (or by
-/// the submitter when the loop has already stopped).
+/// the submitter when the loop has already stopped). The continuation is an
+/// `UnsafeContinuation`: a checked one allocates a guard object per request, and every path
+/// that takes a transfer out of the loop (answer, failure, resend limit, deadline,
+/// cancellation, shutdown) resumes it once, as the transport tests exercise.
 final class Transfer: Sendable {
     let id: UInt64
     let request: HTTPRequest
     /// After this instant the request fails with `.timeout`, wherever it is.
     let deadline: ContinuousClock.Instant
-    let continuation: CheckedContinuation<HTTPResponse, any Error>
+    let continuation: UnsafeContinuation<HTTPResponse, any Error>
     /// Set by the caller's cancellation handler; read by the loop thread.
     let cancellation: CancellationFlag
     /// Attempts that failed without an answer so far (see `ResendPolicy`).
     let attempts = Atomic<Int>(0)
 
     init(id: UInt64, request: HTTPRequest, deadline: ContinuousClock.Instant, cancellation: CancellationFlag,
-         continuation: CheckedContinuation<HTTPResponse, any Error>) {
+         continuation: UnsafeContinuation<HTTPResponse, any Error>) {
         self.id = id
         self.cancellation = cancellation
         self.request = request

@@ -73,9 +73,11 @@ enum DeviceCommands {
         options: [.json],
         positionals: ["GAME"],
         details: """
-            Plans one push-to-start for every device that follows either team, the league or the game
-            and has no activity for it yet; a running `scorecast serve` (worker role) sends them,
-            paced by SCORECAST_START_RATE_PER_SECOND. Safe to repeat: no device is started twice.
+            Records the game's kick-off; a running `scorecast serve` (worker role) plans one push-to-start
+            for every device that follows either team, the league or the game and has no activity for
+            it yet, chunk by chunk while it sends them, paced by SCORECAST_START_RATE_PER_SECOND.
+            Progress: GET /v1/stats/devices. Safe to repeat: a repeat plans again for devices that
+            followed since, and no device is started twice.
             """
     ) { arguments, context in
         guard arguments.positionals.count == 1, let gameID = arguments.positionals.first else {
@@ -84,12 +86,14 @@ enum DeviceCommands {
         try AppsCommands.checked { try GameDraft.checkID(gameID, option: "the game id") }
         try await RegistryCLI.run(context, "games") { cli in
             guard try await cli.games.find(id: gameID) != nil else { throw CommandError.notFound("there is no game \(gameID)") }
-            let planned = try await KickoffStore(pool: cli.pool).plan(gameID: gameID, trigger: .command)
+            let new = try await KickoffStore(pool: cli.pool).begin(gameID: gameID, trigger: .command)
             if arguments.flag("json") {
-                try cli.terminal.json(Planned(game: gameID, planned: planned))
+                try cli.terminal.json(KickoffRecorded(game: gameID, new: new))
                 return
             }
-            cli.terminal.line("planned \(planned) push-to-start\(planned == 1 ? "" : "s") for \(gameID); `scorecast serve` sends them")
+            cli.terminal.line(new
+                ? "kick-off of \(gameID) recorded; `scorecast serve` plans and sends a push-to-start to every following device"
+                : "kick-off of \(gameID) recorded before; `scorecast serve` plans again for devices that followed since")
         }
     }
 
@@ -135,8 +139,9 @@ enum DeviceCommands {
     }
 
     /// `games start-activities --json`.
-    struct Planned: Encodable {
+    /// `games start-activities --json`: whether the kick-off was recorded now (`new`) or before.
+    struct KickoffRecorded: Encodable {
         let game: String
-        let planned: Int
+        let new: Bool
     }
 }

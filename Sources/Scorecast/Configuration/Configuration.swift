@@ -57,6 +57,7 @@ public struct Configuration: Sendable {
     public var leaseDuration: Duration
     public var pollInterval: Duration
     public var claimLinger: Duration
+    public var alertFastLane: Bool
     public var routineInterval: Duration
     public var shutdownGrace: Duration
 
@@ -227,6 +228,7 @@ extension Configuration {
             leaseDuration: .seconds(env.integer(.leaseSeconds)),
             pollInterval: .milliseconds(env.integer(.pollIntervalMilliseconds)),
             claimLinger: .milliseconds(env.integer(.claimLingerMilliseconds)),
+            alertFastLane: env.boolean(.alertFastLane),
             routineInterval: .milliseconds(env.integer(.routineIntervalMilliseconds)),
             shutdownGrace: .seconds(env.integer(.shutdownGraceSeconds)),
             apns: apns,

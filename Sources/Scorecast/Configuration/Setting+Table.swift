@@ -35,8 +35,9 @@ extension Setting {
     public static let workers = Setting("SCORECAST_WORKERS", .integer(default: 2, range: 1...256), "Concurrent send workers per process (each claims a batch, sends it concurrently, records it while claiming the next).")
     public static let claimBatch = Setting("SCORECAST_CLAIM_BATCH", .integer(default: 256, range: 1...1_000), "Outbox rows a worker claims at once.")
     public static let leaseSeconds = Setting("SCORECAST_LEASE_SECONDS", .integer(default: 10, range: 2...3_600), "Lease on claimed outbox rows; a send that lasts longer extends it (heartbeat every third of it); a crashed worker's rows are sent again once it expires.")
-    public static let pollIntervalMilliseconds = Setting("SCORECAST_POLL_INTERVAL_MS", .integer(default: 1_000, range: 10...60_000), "Workers poll this often when no NOTIFY arrives.")
-    public static let claimLingerMilliseconds = Setting("SCORECAST_CLAIM_LINGER_MS", .integer(default: 10, range: 0...1_000), "After a claim that did not fill a batch, a worker waits this long before claiming again, so claims are fewer and larger under load.")
+    public static let pollIntervalMilliseconds = Setting("SCORECAST_POLL_INTERVAL_MS", .integer(default: 10_000, range: 10...60_000), "Idle workers look at the outbox's due times this often when no NOTIFY arrives and nothing falls due sooner: the safety net for a lost notification (an idle worker otherwise sleeps until a NOTIFY or the next due time).")
+    public static let claimLingerMilliseconds = Setting("SCORECAST_CLAIM_LINGER_MS", .integer(default: 10, range: 0...1_000), "After a claim that did not fill a batch, a worker waits this long before claiming again, so claims are fewer and larger under load; an alerting update (a goal) announced meanwhile ends the wait.")
+    public static let alertFastLane = Setting("SCORECAST_ALERT_FAST_LANE", .boolean(default: true), "Let an alerting update (a goal) end a worker's claim linger, so it is claimed at once; false only to measure without it.")
     public static let routineIntervalMilliseconds = Setting("SCORECAST_ROUTINE_INTERVAL_MS", .integer(default: 10_000, range: 0...3_600_000), "Least spacing of routine updates to one channel that carry no notable play (stats, refreshes); notable plays go at once.")
     public static let shutdownGraceSeconds = Setting("SCORECAST_SHUTDOWN_GRACE_SECONDS", .integer(default: 10, range: 1...600), "How long in-flight work may take to finish on SIGTERM.")
 
@@ -96,7 +97,7 @@ extension Setting {
         httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMaxHeaderBytes,
         opsToken, opsPublic,
         logLevel, logFormat, roles,
-        workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, routineIntervalMilliseconds, shutdownGraceSeconds,
+        workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, alertFastLane, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes, apnsProxy,
         budgetStandardPerHour, budgetFrequentPerHour, budgetFinalReserve, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
         retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,

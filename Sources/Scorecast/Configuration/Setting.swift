@@ -54,6 +54,12 @@ public struct Setting: Sendable, Equatable {
         return 0
     }
 
+    /// The default of a boolean setting (`false` for any other kind).
+    public var booleanDefault: Bool {
+        if case .boolean(let value) = kind { return value }
+        return false
+    }
+
     /// Whether the value may be shown.
     public var isSecret: Bool { kind == .secret }
 }

@@ -24,6 +24,7 @@ struct DeliveryWorker: Sendable {
             var failures = 0
             while !context.stopping.isSignalled && !Task.isCancelled {
                 let seen = context.wakeup.generation
+                let seenAlerting = context.alerting.generation
                 // While the APNs host fails, nothing is sent but one probe per interval.
                 var limit = context.settings.claimBatchSize
                 var probing = false
@@ -55,7 +56,7 @@ struct DeliveryWorker: Sendable {
                     if probing { context.breaker.probeFoundNothing() }
                     failures += 1
                     context.repeats.warning("claiming outbox rows failed; retrying", ["worker": String(index), "error": "\(error)"])
-                    await context.wakeup.wait(after: seen, timeout: min(context.settings.pollInterval * failures, .seconds(5)))
+                    await context.wakeup.wait(after: seen, timeout: min(min(context.settings.pollInterval, .seconds(1)) * failures, .seconds(5)))
                     continue
                 }
                 if !claimed.isEmpty {
@@ -74,26 +75,33 @@ struct DeliveryWorker: Sendable {
                 }
                 if claimed.count < limit {
                     // Everything due was taken: wait for news, unless some came in meanwhile;
-                    // then let more rows fall due, so the next claim is worth its cost.
+                    // then let more rows fall due, so the next claim is worth its cost, unless
+                    // an alerting row was announced since this claim began (a goal does not
+                    // wait for a fuller batch; stopping ends the linger too).
                     await idle(after: seen)
-                    await context.stopping.wait(after: 0, timeout: context.settings.claimLinger)
+                    let lingerEnds = context.settings.alertFastLane ? context.alerting : context.stopping
+                    await lingerEnds.wait(after: context.settings.alertFastLane ? seenAlerting : 0, timeout: context.settings.claimLinger)
                 }
             }
         }
     }
 
-    /// Sleeps until woken, until the next row falls due, or for the poll interval, whichever
-    /// comes first; at least a tenth of the poll interval, so rows that are due but held
-    /// elsewhere do not make it spin. Returns at once if a wake came after `seen`.
+    /// Sleeps until woken or until a row falls due (``IdleWait``): while nothing is due it only
+    /// looks at the due times once per poll interval, without claiming. Returns at once if a
+    /// wake came after `seen`.
     private func idle(after seen: UInt64) async {
-        guard context.wakeup.generation == seen, !context.stopping.isSignalled else { return }
         let poll = context.settings.pollInterval
-        let floor = max(poll / 10, .milliseconds(2))
-        var timeout = poll
-        if let seconds = try? await context.store.secondsUntilNextDue(), seconds.isFinite {
-            timeout = min(poll, max(floor, .milliseconds(Int64(max(0, min(seconds, 86_400)) * 1000))))
+        let floor = min(max(poll / 10, .milliseconds(2)), .milliseconds(100))
+        while context.wakeup.generation == seen, !context.stopping.isSignalled, !Task.isCancelled {
+            let wait: IdleWait
+            do {
+                wait = IdleWait.after(secondsUntilNextDue: try await context.store.secondsUntilNextDue(), poll: poll, floor: floor)
+            } catch {
+                wait = IdleWait.after(secondsUntilNextDue: nil, lookFailed: true, poll: poll, floor: floor)
+            }
+            await context.wakeup.wait(after: seen, timeout: wait.timeout)
+            if wait.claimAfter { return }
         }
-        await context.wakeup.wait(after: seen, timeout: timeout)
     }
 
     /// ``sendAll(_:)`` while a heartbeat extends the batch's leases every third of the lease:

@@ -93,7 +93,10 @@ public struct OutboxStore: Sendable {
     /// when nothing sendable waits unleased. Workers ask this each time they find nothing to
     /// claim, so it walks the `due_at` index and looks at the first few sendable rows only:
     /// when all of those are backing off, a row further on may fall due sooner, and it is
-    /// found on the next poll instead. Expired leases are the poller's to rescue.
+    /// found on the next poll instead. A row whose lease has run out (its worker died) is
+    /// claimable like an unleased one, so workers take it over within a poll interval of the
+    /// lease's end without waiting for the poller's rescue (a deployment may run no poller
+    /// beside its workers for a while).
     public func secondsUntilNextDue() async throws -> Double? {
         let rows = try await pool.query("""
             SELECT EXTRACT(EPOCH FROM (min(GREATEST(o.due_at, COALESCE(o.not_before, o.due_at))) - now()))::float8 AS wait
@@ -102,7 +105,8 @@ public struct OutboxStore: Sendable {
                 FROM outbox o
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
-                WHERE o.lease_owner IS NULL AND c.status = ANY(\(Self.sendableChannelStatuses)) AND a.paused_at IS NULL
+                WHERE (o.lease_owner IS NULL OR o.lease_expires_at <= now())
+                  AND c.status = ANY(\(Self.sendableChannelStatuses)) AND a.paused_at IS NULL
                 ORDER BY o.due_at
                 LIMIT 32
             ) o

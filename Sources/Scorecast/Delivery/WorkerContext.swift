@@ -15,6 +15,9 @@ struct WorkerContext: Sendable {
     let repeats: RepeatLog
     /// Signalled on NOTIFY (and on stop): idle workers look for work.
     let wakeup: WakeSignal
+    /// Signalled on a NOTIFY that announces an alerting row (and on stop): a worker lingering
+    /// for a fuller batch claims at once (the fast lane for goals).
+    let alerting: WakeSignal
     /// Signalled once, when the pool stops claiming.
     let stopping: WakeSignal
     /// Channels with a send in flight in this process: never claimed twice, even when a lease

@@ -50,7 +50,8 @@ public final class WorkerPool: Service {
         self.settings = settings
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
-            logger: logger, repeats: RepeatLog(logger: logger), wakeup: WakeSignal(), stopping: WakeSignal(), inFlight: InFlightChannels(),
+            logger: logger, repeats: RepeatLog(logger: logger), wakeup: WakeSignal(), alerting: WakeSignal(),
+            stopping: WakeSignal(), inFlight: InFlightChannels(),
             counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy), metrics: metrics,
             ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
     }
@@ -87,6 +88,7 @@ public final class WorkerPool: Service {
             }
             context.logger.info("worker pool stopping: no more claims; finishing sends in flight")
             context.stopping.signal()
+            context.alerting.signal()
             context.wakeup.signal()
             // The workers' group ends first (the listener only ends when cancelled).
             await group.next()
@@ -106,11 +108,13 @@ public final class WorkerPool: Service {
             "released": String(totals.released)])
     }
 
-    /// Wakes the workers on every NOTIFY; re-subscribes after a failure until cancelled.
+    /// Wakes the workers on every NOTIFY, and ends their linger when it announces an alerting
+    /// row; re-subscribes after a failure until cancelled.
     private static func listen(context: WorkerContext, pool: PostgresPool) async {
         while !Task.isCancelled {
             do {
-                for try await _ in pool.listen(context.settings.notifyChannel) {
+                for try await notification in pool.listen(context.settings.notifyChannel) {
+                    if notification.payload == EventIngestor.alertingNotification { context.alerting.signal() }
                     context.wakeup.signal()
                 }
             } catch {
@@ -118,6 +122,7 @@ public final class WorkerPool: Service {
                 context.logger.warning("listening for outbox notifications failed; polling meanwhile", ["error": "\(error)"])
             }
             // The stream ended (pool closing, or an error): wake everyone once, then try again.
+            context.alerting.signal()
             context.wakeup.signal()
             try? await Task.sleep(for: .seconds(1))
         }

@@ -10,14 +10,18 @@ public struct WorkerSettings: Sendable {
     public var claimBatchSize: Int
     /// Lease on claimed rows; a row whose lease expired is claimable again (rescue).
     public var leaseDuration: Duration
-    /// Idle workers look for due rows at least this often (the fallback to LISTEN/NOTIFY).
+    /// Idle workers look at the outbox's due times at least this often (the fallback to
+    /// LISTEN/NOTIFY for a lost notification); they claim only when a row is due.
     public var pollInterval: Duration
     /// After a claim that did not fill a batch, how long a worker lets new rows fall due before
     /// it claims again. A claim and its completion cost about the same for 5 rows as for 200,
     /// and under load ingest wakes the workers many times a second: without a pause they claim
     /// a handful of rows at a time and Postgres spends its time on the claims. At most this much
-    /// is added to a send's latency.
+    /// is added to a routine send's latency; an alerting row announced meanwhile (ingest's
+    /// NOTIFY says so) ends the wait, so goals take the fast lane.
     public var claimLinger: Duration
+    /// Whether an alerting row announced during the linger ends it (the fast lane for goals).
+    public var alertFastLane: Bool
     /// On shutdown, sends in flight get this long to finish; the rest are cancelled and released.
     public var shutdownGrace: Duration
     /// Least spacing of routine updates to one channel, applied to a routine payload that
@@ -52,6 +56,7 @@ public struct WorkerSettings: Sendable {
         leaseDuration: Duration = .seconds(Setting.leaseSeconds.integerDefault),
         pollInterval: Duration = .milliseconds(Setting.pollIntervalMilliseconds.integerDefault),
         claimLinger: Duration = .milliseconds(Setting.claimLingerMilliseconds.integerDefault),
+        alertFastLane: Bool = Setting.alertFastLane.booleanDefault,
         shutdownGrace: Duration = .seconds(Setting.shutdownGraceSeconds.integerDefault),
         routineInterval: Duration = .milliseconds(Setting.routineIntervalMilliseconds.integerDefault),
         budgetStandardPerHour: Int = Setting.budgetStandardPerHour.integerDefault,
@@ -68,6 +73,7 @@ public struct WorkerSettings: Sendable {
         self.leaseDuration = max(.milliseconds(100), leaseDuration)
         self.pollInterval = max(.milliseconds(1), pollInterval)
         self.claimLinger = max(.zero, claimLinger)
+        self.alertFastLane = alertFastLane
         self.shutdownGrace = max(.zero, shutdownGrace)
         self.routineInterval = max(.zero, routineInterval)
         self.budgetStandardPerHour = max(0, budgetStandardPerHour)
@@ -82,7 +88,7 @@ public struct WorkerSettings: Sendable {
     }
 
     /// The settings `serve` uses: `SCORECAST_WORKERS`, `SCORECAST_CLAIM_BATCH`,
-    /// `SCORECAST_LEASE_SECONDS`, `SCORECAST_POLL_INTERVAL_MS`, `SCORECAST_CLAIM_LINGER_MS`, `SCORECAST_SHUTDOWN_GRACE_SECONDS`,
+    /// `SCORECAST_LEASE_SECONDS`, `SCORECAST_POLL_INTERVAL_MS`, `SCORECAST_CLAIM_LINGER_MS`, `SCORECAST_ALERT_FAST_LANE`, `SCORECAST_SHUTDOWN_GRACE_SECONDS`,
     /// `SCORECAST_ROUTINE_INTERVAL_MS`, the two budget profiles, `SCORECAST_BUDGET_FINAL_RESERVE` and `SCORECAST_APNS_TIMEOUT_MS`.
     ///
     /// The in-flight grace is three quarters of the configured one, so that cancelled sends can
@@ -94,6 +100,7 @@ public struct WorkerSettings: Sendable {
             leaseDuration: configuration.leaseDuration,
             pollInterval: configuration.pollInterval,
             claimLinger: configuration.claimLinger,
+            alertFastLane: configuration.alertFastLane,
             shutdownGrace: configuration.shutdownGrace * 0.75,
             routineInterval: configuration.routineInterval,
             budgetStandardPerHour: configuration.budgetStandardPerHour,

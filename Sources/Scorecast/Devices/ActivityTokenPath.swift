@@ -13,7 +13,8 @@ import ScorecastCore
 /// `<bundle>.push-type.liveactivity`. The game's `final` arrives as `event: end` with its
 /// dismissal date. A token APNs calls dead is pruned; a rotated token replaced it already.
 /// Devices whose user turned frequent updates off get the light tier; every activity has its
-/// own priority-10 budget (``ActivityBudget``): once it is spent, updates go at priority 5.
+/// own priority-10 budget (``ActivityBudget``): once it is spent, updates go at priority 5
+/// (counted as downgraded), and its last sends are kept for the final whistle.
 struct ActivityTokenPath: Sendable {
     let pool: PostgresPool
     let apns: APNsClientSet
@@ -81,7 +82,7 @@ struct ActivityTokenPath: Sendable {
                 let update = try event.map { event throws(LiveActivityPayloadError) in
                     try renderer.render(state: state, game: info, event: event, channelLastTimestamp: nil, receivedAt: now)
                 } ?? renderer.renderSnapshot(state: state, game: info, now: now, channelLastTimestamp: nil)
-                try await enqueue(update, gameID: gameID, appID: appID, frequentUpdates: frequentUpdates)
+                try await enqueue(update, final: event?.kind == .final, gameID: gameID, appID: appID, frequentUpdates: frequentUpdates)
             }
         }
         try await pool.execute("""
@@ -91,12 +92,13 @@ struct ActivityTokenPath: Sendable {
     }
 
     /// Upserts `update` into the outbox row of every active token of `gameID` on devices of
-    /// `appID` whose frequent-updates setting is `frequentUpdates`.
-    private func enqueue(_ update: RenderedUpdate, gameID: String, appID: Int64, frequentUpdates: Bool) async throws {
+    /// `appID` whose frequent-updates setting is `frequentUpdates`; `final` marks the final
+    /// whistle's update (it may spend the budget's reserve).
+    private func enqueue(_ update: RenderedUpdate, final: Bool, gameID: String, appID: Int64, frequentUpdates: Bool) async throws {
         let body = try update.payload.encode(for: .device)
             try await pool.execute("""
-                INSERT INTO activity_outbox AS o (activity_token_id, payload, payload_timestamp, priority, alerting, due_at)
-                SELECT t.id, \(body), \(Int64(update.timestamp)), \(Int32(update.priority.rawValue)), \(update.isAlerting), now()
+                INSERT INTO activity_outbox AS o (activity_token_id, payload, payload_timestamp, priority, alerting, final, due_at)
+                SELECT t.id, \(body), \(Int64(update.timestamp)), \(Int32(update.priority.rawValue)), \(update.isAlerting), \(final), now()
                 FROM activity_tokens t JOIN devices d ON d.id = t.device_id
                 WHERE t.game_id = \(gameID) AND t.status = 'active' AND d.app_id = \(appID) AND d.frequent_updates = \(frequentUpdates)
                 ON CONFLICT (activity_token_id) DO UPDATE SET
@@ -108,6 +110,7 @@ struct ActivityTokenPath: Sendable {
                                    ELSE EXCLUDED.payload END,
                     payload_timestamp = EXCLUDED.payload_timestamp,
                     priority = GREATEST(o.priority, EXCLUDED.priority), alerting = o.alerting OR EXCLUDED.alerting,
+                    final = o.final OR EXCLUDED.final,
                     version = o.version + 1, due_at = LEAST(o.due_at, now()), updated_at = now()
                 """)
     }
@@ -128,6 +131,8 @@ struct ActivityTokenPath: Sendable {
         let frequentUpdates: Bool
         /// Priority-10 updates sent to the activity in the last hour.
         let spent: Int
+        /// Whether it carries the final whistle (it may spend the budget's reserve).
+        let final: Bool
     }
 
     /// How a claimed update ended.
@@ -137,6 +142,10 @@ struct ActivityTokenPath: Sendable {
         let retryAfter: Double?
         /// Whether it went at priority 10 (spending the activity's budget when delivered).
         var immediate = false
+        /// Whether it wanted priority 10 and went at 5 because the budget was spent.
+        var downgraded = false
+        /// The app's bundle id, the label of the downgrade counter (empty when no send was made).
+        var bundleID = ""
     }
 
     private func claim(owner: String, lease: Duration) async throws -> [Claimed] {
@@ -150,11 +159,11 @@ struct ActivityTokenPath: Sendable {
                 UPDATE activity_outbox o SET lease_owner = \(owner),
                     lease_expires_at = now() + make_interval(secs => \(Double(lease.components.seconds))), attempts = o.attempts + 1
                 FROM picked p WHERE o.activity_token_id = p.activity_token_id
-                RETURNING o.activity_token_id, o.version, o.attempts, o.priority, o.payload_timestamp, o.payload
+                RETURNING o.activity_token_id, o.version, o.attempts, o.priority, o.payload_timestamp, o.payload, o.final
             )
             SELECT c.*, t.token, d.app_id, d.frequent_updates,
                    (SELECT count(*) FROM activity_priority_sends s
-                    WHERE s.activity_token_id = c.activity_token_id AND s.sent_at > now() - interval '1 hour') AS spent
+                    WHERE s.activity_token_id = c.activity_token_id AND s.sent_at > now() - make_interval(secs => \(ActivityBudget.window))) AS spent
             FROM claimed c
             JOIN activity_tokens t ON t.id = c.activity_token_id JOIN devices d ON d.id = t.device_id
             """).map { row in
@@ -163,7 +172,7 @@ struct ActivityTokenPath: Sendable {
                 version: try row.decode("version"), attempts: Int(try row.decode("attempts", as: Int32.self)),
                 priority: Int(try row.decode("priority", as: Int16.self)), timestamp: try row.decode("payload_timestamp"),
                 payload: [UInt8](try row.decode("payload", as: Data.self)), frequentUpdates: try row.decode("frequent_updates"),
-                spent: Int(try row.decode("spent", as: Int64.self)))
+                spent: Int(try row.decode("spent", as: Int64.self)), final: try row.decode("final"))
         }
     }
 
@@ -183,8 +192,10 @@ struct ActivityTokenPath: Sendable {
                     group.addTask { Outcome(claimed: item, verdict: .retry(reason: "AppUnusable"), retryAfter: nil) }
                     continue
                 }
-                let immediate = ActivityBudget.sendsImmediately(
-                    priority: item.priority, spent: item.spent, budget: budget.perHour(app: app, deviceFrequentUpdates: item.frequentUpdates))
+                let immediate = budget.sendsImmediately(
+                    priority: item.priority, spent: item.spent, budget: budget.perHour(app: app, deviceFrequentUpdates: item.frequentUpdates),
+                    final: item.final)
+                let downgraded = item.priority == 10 && !immediate
                 let push = DevicePush(
                     token: item.token, topic: DevicePush.liveActivityTopic(bundleID: app.bundleID), pushType: .liveActivity,
                     priority: immediate ? .immediate : .opportunistic, payload: item.payload)
@@ -192,7 +203,8 @@ struct ActivityTokenPath: Sendable {
                     do {
                         let response = try await apns.client(for: credentials).sendToDevice(push, credentials: credentials)
                         return Outcome(claimed: item, verdict: DevicePushVerdict.classify(status: response.status, reason: response.reason),
-                                       retryAfter: response.retryAfterSeconds.map(Double.init), immediate: immediate)
+                                       retryAfter: response.retryAfterSeconds.map(Double.init), immediate: immediate, downgraded: downgraded,
+                                       bundleID: app.bundleID)
                     } catch {
                         // An update may safely be sent twice (the device drops an equal timestamp).
                         return Outcome(claimed: item, verdict: .retry(reason: "Transport"), retryAfter: nil)
@@ -213,8 +225,11 @@ struct ActivityTokenPath: Sendable {
                 switch outcome.verdict {
                 case .delivered:
                     metrics?.updates.increment(.init(outcome: "sent", reason: ""))
+                    if outcome.downgraded { metrics?.downgraded.increment(AppLabels(app: outcome.bundleID)) }
                     try await connection.execute("""
-                        UPDATE activity_tokens SET last_timestamp = GREATEST(last_timestamp, \(item.timestamp)) WHERE id = \(item.tokenID)
+                        UPDATE activity_tokens SET last_timestamp = GREATEST(last_timestamp, \(item.timestamp)),
+                            downgraded = downgraded + \(outcome.downgraded ? 1 : 0)
+                        WHERE id = \(item.tokenID)
                         """)
                     if outcome.immediate { try await spendBudget(item, on: connection) }
                     try await connection.execute("""
@@ -255,7 +270,7 @@ struct ActivityTokenPath: Sendable {
     /// rolling hour.
     private func spendBudget(_ item: Claimed, on connection: PostgresConnection) async throws {
         try await connection.execute("""
-            DELETE FROM activity_priority_sends WHERE activity_token_id = \(item.tokenID) AND sent_at <= now() - interval '1 hour'
+            DELETE FROM activity_priority_sends WHERE activity_token_id = \(item.tokenID) AND sent_at <= now() - make_interval(secs => \(ActivityBudget.window))
             """)
         try await connection.execute("INSERT INTO activity_priority_sends (activity_token_id, sent_at) VALUES (\(item.tokenID), now())")
     }

@@ -10,9 +10,10 @@ import ScorecastCore
 /// tokens, and expires silent devices. One per `serve` process with the worker role; any
 /// number of processes share the work through Postgres (`SKIP LOCKED` claims under leases).
 ///
-/// Each round it: plans the kick-offs that are due (lead time before the scheduled start, or the
-/// game is live); gives up starts whose lease expired (at most once, never twice); sends planned
-/// starts, several batches in flight, until none are due; queues and sends token-path updates.
+/// Each round it: records the kick-offs that are due (lead time before the scheduled start, or the
+/// game is live); gives up starts whose lease expired (at most once, never twice); plans and sends
+/// starts chunk by chunk, several batches in flight, until none are due; queues and sends
+/// token-path updates.
 /// Between rounds it waits for the next due time or a notification (``FanOutSchedule``).
 public final class DeviceFanOut: Service {
     /// `devices`, for logs.
@@ -48,7 +49,9 @@ public final class DeviceFanOut: Service {
             pacer: SendPacer(perSecond: configuration.devices.startsPerSecond), metrics: metrics, logger: logger)
         self.tokens = ActivityTokenPath(
             pool: pool, apns: apns, credentials: credentials, staleness: staleness, batch: configuration.devices.startBatch,
-            budget: ActivityBudget(standardPerHour: configuration.budgetStandardPerHour, frequentPerHour: configuration.budgetFrequentPerHour),
+            budget: ActivityBudget(
+                standardPerHour: configuration.budgetStandardPerHour, frequentPerHour: configuration.budgetFrequentPerHour,
+                finalReserve: configuration.budgetFinalReserve),
             metrics: metrics, logger: logger)
         self.expiry = DeviceExpiry(pool: pool, ttl: configuration.devices.deviceTTL)
         self.schedule = FanOutSchedule(pool: pool)
@@ -117,13 +120,13 @@ public final class DeviceFanOut: Service {
         }
     }
 
-    /// One round: plan due kick-offs, abandon expired leases, send every due start, and hand
+    /// One round: record due kick-offs, abandon expired leases, plan and send every due start, and hand
     /// game updates to activity tokens. Returns how many starts were sent.
     @discardableResult
     func tick() async throws -> Int {
         for due in try await kickoffs.dueKickoffs(now: now(), lead: settings.startLead) {
-            let planned = try await kickoffs.plan(gameID: due.gameID, trigger: due.trigger)
-            logger.info("kick-off: starting Live Activities", ["game": due.gameID, "trigger": due.trigger.rawValue, "devices": String(planned)])
+            try await kickoffs.begin(gameID: due.gameID, trigger: due.trigger)
+            logger.info("kick-off: starting Live Activities", ["game": due.gameID, "trigger": due.trigger.rawValue])
         }
         let abandoned = try await kickoffs.abandonExpired()
         if abandoned > 0 { logger.warning("push-to-starts interrupted mid-send are not repeated", ["starts": String(abandoned)]) }
@@ -133,9 +136,12 @@ public final class DeviceFanOut: Service {
     }
 
     /// Sends every due start, keeping up to `startBatchesInFlight` claimed batches on their way:
-    /// the next claim and the write-back of finished batches overlap the sends of the others,
-    /// so the APNs client always has requests queued. A failure stops claiming but lets the
-    /// batches in flight finish and be recorded (cancelling them would turn starts APNs may
+    /// starts due for a retry first, then kick-offs' next chunks, each planned and claimed in one
+    /// write (``KickoffStore/planAndClaim(limit:owner:lease:)``) while the chunks before it are
+    /// sent, so the first push-to-start goes out after one chunk is planned, not the whole
+    /// audience. The next claim and the write-back of finished batches overlap the sends of the
+    /// others, so the APNs client always has requests queued. A failure stops claiming but lets
+    /// the batches in flight finish and be recorded (cancelling them would turn starts APNs may
     /// have accepted into failures), then is thrown. Returns how many starts were sent.
     func sendDueStarts() async throws -> Int {
         let (kickoffs, sender, owner, lease, now) = (kickoffs, sender, owner, lease, now)
@@ -151,19 +157,32 @@ public final class DeviceFanOut: Service {
                 case .failure(let error): failure = failure ?? error
                 }
             }
+            var retriesLeft = true
             while failure == nil {
                 if inFlight >= settings.startBatchesInFlight, let finished = await group.next() {
                     record(finished)
                     continue
                 }
-                let claimed: [KickoffStore.ClaimedStart]
+                var claimed: [KickoffStore.ClaimedStart] = []
+                var planning = false
                 do {
-                    claimed = try await kickoffs.claim(limit: batch, owner: owner, lease: lease)
+                    if retriesLeft {
+                        claimed = try await kickoffs.claim(limit: batch, owner: owner, lease: lease)
+                        retriesLeft = claimed.count == batch
+                    }
+                    if claimed.isEmpty {
+                        let chunk = try await kickoffs.planAndClaim(limit: batch, owner: owner, lease: lease)
+                        (claimed, planning) = (chunk.claimed, chunk.planned)
+                    }
                 } catch {
                     failure = error
                     break
                 }
-                if claimed.isEmpty { break }
+                // A chunk of devices already started (or without a token) claims nothing; planning goes on.
+                if claimed.isEmpty {
+                    if planning { continue }
+                    break
+                }
                 inFlight += 1
                 group.addTask {
                     let completions = await sender.send(claimed, now: now())
@@ -174,7 +193,6 @@ public final class DeviceFanOut: Service {
                         return .failure(error)
                     }
                 }
-                if claimed.count < batch { break }
             }
             while let finished = await group.next() { record(finished) }
             return failure.map { .failure($0) } ?? .success(sent)

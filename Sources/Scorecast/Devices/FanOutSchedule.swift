@@ -3,9 +3,10 @@ import Postgres
 
 /// When the device fan-out next looks for work, so that an idle server does not query the
 /// device tables several times a second: the earliest due time read from the tables (a
-/// kick-off's lead time, a start's retry, a lease that runs out, a token update's due time),
+/// kick-off's lead time, a kick-off still being planned, a start's retry, a lease that runs out,
+/// a token update's due time),
 /// or a NOTIFY (ingest's `scorecast_outbox` after game updates, ``KickoffStore/notificationChannel``
-/// when a kick-off is planned), whichever comes first — never later than `idleLimit`, the
+/// when a kick-off is recorded), whichever comes first — never later than `idleLimit`, the
 /// safety net for work no notification announces (updates of a game without any channel).
 struct FanOutSchedule: Sendable {
     /// The longest pause between rounds by default.
@@ -25,6 +26,7 @@ struct FanOutSchedule: Sendable {
                  FROM games g
                  WHERE ((g.status = 'scheduled' AND g.starts_at > \(oldest)) OR g.status = 'live')
                    AND NOT EXISTS (SELECT 1 FROM kickoffs k WHERE k.game_id = g.id)),
+                (SELECT min(LEAST(created_at, \(now))) FROM kickoffs WHERE planned_at IS NULL),
                 (SELECT min(COALESCE(not_before, \(now))) FROM activity_starts WHERE status = 'pending'),
                 (SELECT min(lease_expires_at) FROM activity_starts WHERE status = 'sending'),
                 (SELECT min(CASE WHEN lease_owner IS NULL THEN due_at ELSE GREATEST(due_at, lease_expires_at) END)

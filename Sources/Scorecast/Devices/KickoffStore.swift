@@ -49,35 +49,99 @@ public struct KickoffStore: Sendable {
     /// Creates a store on `pool`.
     public init(pool: PostgresPool) { self.pool = pool }
 
-    /// Records the kick-off of `gameID` (once; the first trigger is kept) and plans a start for
-    /// every device following the game, its league or either team that has a push-to-start
-    /// token and no activity for the game yet. Returns how many starts were newly planned.
+    /// Records the kick-off of `gameID` (once; the first trigger is kept) and wakes the fan-out,
+    /// which plans its starts chunk by chunk while it sends (``planAndClaim(limit:owner:lease:)``).
+    /// A `command` trigger for a kick-off planned already plans it again from the first device,
+    /// for devices that followed since (no device is started twice). Returns whether the kick-off
+    /// was new.
     @discardableResult
-    public func plan(gameID: String, trigger: Trigger) async throws -> Int {
+    public func begin(gameID: String, trigger: Trigger) async throws -> Bool {
         try await pool.withTransaction { connection in
-            guard let game = try await connection.query("""
-                SELECT league, home_team, away_team FROM games WHERE id = \(gameID)
-                """).first else { return 0 }
-            let league: String = try game.decode("league")
-            let teams = [try game.decode("home_team", as: String.self), try game.decode("away_team", as: String.self)].filter { !$0.isEmpty }
-            try await connection.execute("""
+            let inserted = try await connection.execute("""
                 INSERT INTO kickoffs (game_id, trigger) VALUES (\(gameID), \(trigger.rawValue)) ON CONFLICT (game_id) DO NOTHING
                 """)
-            let planned = try await connection.execute("""
-                INSERT INTO activity_starts (device_id, game_id)
-                SELECT t.device_id, \(gameID)
-                FROM (SELECT device_id FROM follows WHERE kind = 'game' AND value = \(gameID)
-                      UNION SELECT device_id FROM follows WHERE kind = 'league' AND value = \(league) AND value <> ''
-                      UNION SELECT device_id FROM follows WHERE kind = 'team' AND value = ANY(\(teams))) t
-                JOIN devices d ON d.id = t.device_id
-                WHERE d.push_to_start_token IS NOT NULL
-                  AND NOT EXISTS (SELECT 1 FROM activity_tokens a WHERE a.device_id = t.device_id AND a.game_id = \(gameID))
-                ON CONFLICT DO NOTHING
-                """)
-            try await connection.execute("UPDATE kickoffs SET planned = planned + \(planned) WHERE game_id = \(gameID)")
-            if planned > 0 { try await connection.execute("SELECT pg_notify(\(Self.notificationChannel), '')") }
-            return planned
+            if inserted == 0, trigger == .command {
+                try await connection.execute("""
+                    UPDATE kickoffs SET plan_cursor = 0, planned_at = NULL WHERE game_id = \(gameID) AND planned_at IS NOT NULL
+                    """)
+            }
+            try await connection.execute("SELECT pg_notify(\(Self.notificationChannel), '')")
+            return inserted > 0
         }
+    }
+
+    /// A chunk of planning: the starts it claimed, and whether a kick-off was found to plan.
+    public struct PlannedChunk: Sendable {
+        /// Starts planned in this chunk, already leased to the caller: send them.
+        public var claimed: [ClaimedStart]
+        /// Whether a kick-off still being planned was found (false: nothing left to plan).
+        public var planned: Bool
+    }
+
+    /// Plans the next chunk of the oldest kick-off still being planned: up to `limit` following
+    /// devices after its cursor (in device id order), each with a push-to-start token and no
+    /// activity or start for the game yet, recorded as starts already `sending` under a lease of
+    /// `owner` — planned and claimed in one write — and moves the cursor past them, all in one
+    /// statement (one round trip on the fan-out's serial path). A process that dies after it
+    /// leaves those starts to run out their lease (never sent twice) and the cursor where the next
+    /// chunk goes on. Processes planning the same kick-off take turns on its row.
+    public func planAndClaim(limit: Int, owner: String, lease: Duration) async throws -> PlannedChunk {
+        let leaseSeconds = Double(lease.components.seconds)
+        // `chunk`: each target's followers after the cursor in device order, one index-only range
+        // scan each on `follows_target_device`; the `limit` smallest of their union. Empty names
+        // match nothing (a follow's value is never empty). The row lock of `kickoff` serialises
+        // planners; one that waited reads the cursor the other moved.
+        let rows = try await pool.query("""
+            WITH kickoff AS (
+                SELECT k.game_id, k.plan_cursor, g.league, g.home_team, g.away_team
+                FROM kickoffs k JOIN games g ON g.id = k.game_id
+                WHERE k.planned_at IS NULL
+                ORDER BY k.created_at, k.game_id LIMIT 1
+                FOR UPDATE OF k
+            ), chunk AS (
+                SELECT DISTINCT f.device_id FROM kickoff k, LATERAL (
+                    (SELECT device_id FROM follows WHERE kind = 'game' AND value = k.game_id AND device_id > k.plan_cursor
+                     ORDER BY device_id LIMIT \(limit))
+                    UNION ALL
+                    (SELECT device_id FROM follows WHERE kind = 'league' AND value = k.league AND device_id > k.plan_cursor
+                     ORDER BY device_id LIMIT \(limit))
+                    UNION ALL
+                    (SELECT device_id FROM follows WHERE kind = 'team' AND value = k.home_team AND device_id > k.plan_cursor
+                     ORDER BY device_id LIMIT \(limit))
+                    UNION ALL
+                    (SELECT device_id FROM follows WHERE kind = 'team' AND value = k.away_team AND device_id > k.plan_cursor
+                     ORDER BY device_id LIMIT \(limit))
+                ) f
+                ORDER BY f.device_id LIMIT \(limit)
+            ), claimed AS (
+                INSERT INTO activity_starts (device_id, game_id, status, attempts, lease_owner, lease_expires_at)
+                SELECT c.device_id, k.game_id, 'sending', 1, \(owner), now() + make_interval(secs => \(leaseSeconds))
+                FROM chunk c CROSS JOIN kickoff k JOIN devices d ON d.id = c.device_id
+                WHERE d.push_to_start_token IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM activity_tokens a WHERE a.device_id = c.device_id AND a.game_id = k.game_id)
+                ON CONFLICT DO NOTHING
+                RETURNING device_id, game_id
+            ), moved AS (
+                UPDATE kickoffs SET plan_cursor = COALESCE((SELECT max(device_id) FROM chunk), kickoffs.plan_cursor),
+                    planned = kickoffs.planned + (SELECT count(*) FROM claimed),
+                    planned_at = CASE WHEN (SELECT count(*) FROM chunk) < \(limit) THEN now() END
+                FROM kickoff k WHERE kickoffs.game_id = k.game_id
+                RETURNING kickoffs.game_id
+            )
+            SELECT m.game_id AS kickoff, c.device_id, c.game_id, d.app_id, d.push_to_start_token, d.supports_channels,
+                   d.frequent_updates
+            FROM (SELECT 1) one LEFT JOIN moved m ON true LEFT JOIN claimed c ON true LEFT JOIN devices d ON d.id = c.device_id
+            """)
+        let planned = try rows.first?.decode("kickoff", as: String?.self) != nil
+        let claimed = try rows.compactMap { row -> ClaimedStart? in
+            guard let deviceID = try row.decode("device_id", as: Int64?.self) else { return nil }
+            return ClaimedStart(
+                deviceID: deviceID, gameID: try row.decode("game_id"), appID: try row.decode("app_id"),
+                token: try row.decode("push_to_start_token", as: String?.self) ?? "",
+                supportsChannels: try row.decode("supports_channels"), frequentUpdates: try row.decode("frequent_updates"),
+                attempts: 1)
+        }
+        return PlannedChunk(claimed: claimed, planned: planned)
     }
 
     /// Games whose fan-out is due at `now` and has not begun: scheduled within `lead` of their
@@ -172,7 +236,8 @@ public struct KickoffStore: Sendable {
             """)
     }
 
-    /// Progress of every kick-off: starts by status and failure reason, and pruned tokens.
+    /// Progress of every kick-off: starts by status and failure reason, pruned tokens, and the
+    /// token path's downgraded updates.
     public func progress() async throws -> KickoffProgress {
         var progress = KickoffProgress()
         for row in try await pool.query("""
@@ -190,10 +255,12 @@ public struct KickoffStore: Sendable {
         }
         let pruned = try await pool.query("""
             SELECT (SELECT count(*) FROM devices WHERE token_pruned_at IS NOT NULL) AS starts,
-                   (SELECT count(*) FROM activity_tokens WHERE status = 'pruned') AS activities
+                   (SELECT count(*) FROM activity_tokens WHERE status = 'pruned') AS activities,
+                   (SELECT COALESCE(sum(downgraded), 0)::int8 FROM activity_tokens) AS downgraded
             """).first
         progress.pushToStartTokensPruned = Int(try pruned?.decode("starts", as: Int64.self) ?? 0)
         progress.activityTokensPruned = Int(try pruned?.decode("activities", as: Int64.self) ?? 0)
+        progress.activityUpdatesDowngraded = Int(try pruned?.decode("downgraded", as: Int64.self) ?? 0)
         return progress
     }
 }
@@ -206,6 +273,8 @@ public struct KickoffProgress: Sendable, Hashable, Encodable {
     public var failedByReason: [String: Int] = [:]
     public var pushToStartTokensPruned = 0
     public var activityTokensPruned = 0
+    /// Token-path updates that wanted priority 10 and went at 5: the activity's budget was spent.
+    public var activityUpdatesDowngraded = 0
 
     /// All failed starts.
     public var failed: Int { failedByReason.values.reduce(0, +) }

@@ -24,6 +24,10 @@ import ScorecastCore
 public struct EventIngestor: Sendable {
     /// The LISTEN/NOTIFY channel that wakes the workers.
     public static let notificationChannel = "scorecast_outbox"
+    /// The payload of the notification that announces an alerting row (a goal, full time): a
+    /// waiting worker claims it at once instead of lingering for a fuller batch. Other
+    /// notifications on the channel carry an empty payload.
+    public static let alertingNotification = "alerting"
     /// Attempts of the transaction before a deadlock or conflict is reported.
     static let maximumAttempts = 4
 
@@ -274,7 +278,8 @@ public struct EventIngestor: Sendable {
         let eventIDs = entries.map { "{" + $0.eventIDs.joined(separator: ",") + "}" }
         let alerts = entries.map { QueuedAlert.encodedQueue($0.alerts) }
         // pg_notify runs once per written row; Postgres folds identical notifications of one
-        // transaction into one, delivered at commit. Saves a round trip.
+        // transaction into one, delivered at commit (so at most two: alerting and routine).
+        // Saves a round trip.
         let rows = try await connection.query("""
             WITH written AS (
             INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
@@ -294,9 +299,11 @@ public struct EventIngestor: Sendable {
                 first_ingested_at = EXCLUDED.first_ingested_at, coalesced = EXCLUDED.coalesced,
                 due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, not_before = NULL, updated_at = now()
             WHERE o.version = EXCLUDED.version - 1
-            RETURNING o.channel_id
+            RETURNING o.channel_id, o.alerting
             )
-            SELECT channel_id, pg_notify(\(Self.notificationChannel), '') FROM written
+            SELECT channel_id,
+                   pg_notify(\(Self.notificationChannel), CASE WHEN alerting THEN \(Self.alertingNotification) ELSE '' END)
+            FROM written
             """)
         guard rows.count == writes.count else { throw OutboxConflict() }
     }

@@ -2,7 +2,8 @@ import Foundation
 import Postgres
 
 /// Deletes what is older than `SCORECAST_RETENTION_DAYS`: deliveries and events, and the
-/// per-minute roll-ups and budget windows of that age, in bounded batches (`PrunePlan`).
+/// per-minute roll-ups and budget windows of that age, in bounded batches (`PrunePlan`); and the
+/// token path's priority-10 sends once they are past the activity budget's rolling hour.
 ///
 /// Games keep their folded state; nothing references an event or delivery row by key, so
 /// pruning never breaks a reference.
@@ -24,6 +25,15 @@ public struct PruneDuty: PollerDuty {
         /// Rows younger than this stay whatever the retention (budget windows: a lowered limit
         /// needs its last 429 to recover from).
         var keepAtLeast: TimeInterval = 0
+        /// Rows older than this go whatever the retention (sends that only a rolling budget
+        /// window counts, and nothing else reads).
+        var expiresAfter: TimeInterval?
+
+        /// Rows stamped before this time go at `now` under `plan`.
+        func cutoff(at now: Date, plan: PrunePlan) -> Date {
+            if let expiresAfter { return now.addingTimeInterval(-expiresAfter) }
+            return min(plan.cutoff(at: now), now.addingTimeInterval(-keepAtLeast))
+        }
     }
 
     static let targets = [
@@ -35,6 +45,7 @@ public struct PruneDuty: PollerDuty {
         Target(table: "stats_minute_rescues", timeColumn: "minute", key: "ctid"),
         Target(table: "channel_budget", timeColumn: "window_start", key: "ctid", keepAtLeast: BudgetWindowDuty.lookback),
         Target(table: "channel_priority_sends", timeColumn: "sent_at", key: "ctid", keepAtLeast: 3600),
+        Target(table: "activity_priority_sends", timeColumn: "sent_at", key: "ctid", expiresAfter: ActivityBudget.window),
     ]
 
     /// Creates the duty.
@@ -48,7 +59,7 @@ public struct PruneDuty: PollerDuty {
     public func run(at now: Date) async throws -> DutyReport {
         var counts: [String: Int] = [:]
         for target in Self.targets {
-            let cutoff = min(plan.cutoff(at: now), now.addingTimeInterval(-target.keepAtLeast))
+            let cutoff = target.cutoff(at: now, plan: plan)
             var batches = 0
             var deleted = 0
             var last = 0

@@ -195,9 +195,10 @@ enum MarkdownReport {
 
     private static func kickoffSection(_ kickoff: KickoffReport) -> [String] {
         ["## 6. Kick-off: push-to-start fan-out", "",
-         "\(kickoff.devices) devices follow one game (written in bulk: \(String(format: "%.1f", kickoff.registerSeconds)) s); `scorecast games start-activities` planned them in \(String(format: "%.1f", kickoff.planSeconds)) s; a worker-only `serve` sent them to the simulator.", ""]
+         "\(kickoff.devices) devices follow one game (written in bulk: \(String(format: "%.1f", kickoff.registerSeconds)) s); `scorecast games start-activities` recorded the kick-off in \(String(format: "%.1f", kickoff.triggerSeconds)) s; a worker-only `serve` planned their starts chunk by chunk and sent them to the simulator.", ""]
             + table(["figure", "measured"], [
                 ["push-to-starts acknowledged", "\(kickoff.started) (failed \(kickoff.failed))"],
+                ["time from trigger to the first", String(format: "%.2f s", kickoff.secondsToFirst)],
                 ["time from trigger to the last", String(format: "%.1f s", kickoff.secondsToLast)],
                 ["push-to-starts per second", rate(kickoff.startsPerSecond)],
                 ["÷ the client's raw rate (part 2)", kickoff.ratio.map { "\(ratio($0)) of \(rate(kickoff.clientRate ?? 0)) (target ≥ \(ratio(kickoff.target)))" } ?? "part 2 did not run"],

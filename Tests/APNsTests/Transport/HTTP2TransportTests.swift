@@ -44,6 +44,34 @@ struct HTTP2TransportTests {
         await transport.shutdown()
     }
 
+    @Test("a reused handle sends each request's own headers, path and authorization, nothing left from the one before")
+    func reusedHandleRewritesHeaders() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        // One stream at a time, one after another: every request reuses the same easy handle.
+        let transport = try HTTP2Transport(options: TestTransport.options(connections: 1), logger: TestLog.logger)
+        let many = (0..<12).map { HTTPHeader("x-many-\($0)", String(repeating: "v", count: 100 + $0)) }
+        let requests = [
+            HTTPRequest(method: .post, endpoint: server.endpoint, path: "/4/a", authorization: "bearer first",
+                        headers: [HTTPHeader("apns-channel-id", "Y2hhbm5lbDE="), HTTPHeader("apns-priority", "10")], body: [1]),
+            HTTPRequest(method: .post, endpoint: server.endpoint, path: "/4/a", authorization: "bearer second",
+                        headers: [HTTPHeader("apns-channel-id", "bG9uZ2VyIGNoYW5uZWwgaWQ=")], body: [2]),
+            HTTPRequest(method: .post, endpoint: server.endpoint, path: "/4/b", authorization: "bearer third", headers: many, body: [3]),
+            HTTPRequest(method: .get, endpoint: server.endpoint, path: "/4/b"),
+        ]
+        for request in requests {
+            let echoed = try echo(try await transport.perform(request, timeout: .seconds(5)))
+            #expect(echoed["path"] as? String == request.path)
+            let received = try #require(echoed["headers"] as? [String: String])
+            var expected = Dictionary(uniqueKeysWithValues: request.headers.map { ($0.name, $0.value) })
+            if let authorization = request.authorization { expected["authorization"] = authorization }
+            if request.method == .post { expected["content-type"] = "application/json" }
+            let sent = received.filter { !$0.key.hasPrefix(":") && !["content-length", "user-agent"].contains($0.key) }
+            #expect(sent == expected)
+        }
+        await transport.shutdown()
+    }
+
     @Test("status, reason body and custom headers come back as sent")
     func statusAndReason() async throws {
         let server = try await H2TestServer()

@@ -33,6 +33,7 @@ import Testing
         #expect(defaults.leaseDuration == configured.leaseDuration)
         #expect(defaults.pollInterval == configured.pollInterval)
         #expect(defaults.claimLinger == configured.claimLinger)
+        #expect(defaults.alertFastLane == configured.alertFastLane && defaults.alertFastLane)
         #expect(defaults.routineInterval == configured.routineInterval)
         #expect(defaults.budgetStandardPerHour == configured.budgetStandardPerHour)
         #expect(defaults.budgetFrequentPerHour == configured.budgetFrequentPerHour)

@@ -29,11 +29,19 @@ extension KickoffFanOutTests {
             #expect(try await fanOut(fixture, now: Self.kickoff.addingTimeInterval(3_300)).tick() == 1)
             #expect(try await schedule.nextDue(now: Self.kickoff, lead: lead) == nil)
 
-            // A start planned for a retry is due at its retry time.
+            // A kick-off recorded again is planned again: due now until its planning is done.
             try await device(fixture, "d2", token: 2, follows: [(.team, "Arsenal")])
+            let store = KickoffStore(pool: fixture.pool)
+            #expect(try await store.begin(gameID: "g1", trigger: .command) == false)
+            #expect(try await schedule.nextDue(now: Self.kickoff, lead: lead) == Self.kickoff, "a kick-off being planned is due now")
+
+            // A start given back for a retry is due at its retry time.
+            #expect(try await store.planAndClaim(limit: 10, owner: "test", lease: .seconds(600)).claimed.count == 1)
             let retryAt = Self.kickoff.addingTimeInterval(4_000)
-            #expect(try await KickoffStore(pool: fixture.pool).plan(gameID: "g1", trigger: .command) == 1)
-            try await fixture.pool.execute("UPDATE activity_starts SET not_before = \(retryAt) WHERE status = 'pending'")
+            try await fixture.pool.execute("""
+                UPDATE activity_starts SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, not_before = \(retryAt)
+                WHERE status = 'sending'
+                """)
             #expect(try await schedule.nextDue(now: Self.kickoff, lead: lead) == retryAt)
             try await fixture.pool.execute("UPDATE activity_starts SET not_before = NULL WHERE status = 'pending'")
             #expect(try await schedule.nextDue(now: Self.kickoff, lead: lead) == Self.kickoff, "a planned start is due now")
@@ -55,16 +63,17 @@ extension KickoffFanOutTests {
             let running = Task { try await fanOut.run(until: shutdown) }
             defer { shutdown.trigger() }
 
-            // `scorecast games start-activities` plans and notifies; only the NOTIFY can wake the
-            // fan-out before its hour-long idle limit. The first game may still be caught by the
-            // fan-out's first round; the second is planned once that round has sent the first.
+            // `scorecast games start-activities` records the kick-off and notifies; only the NOTIFY
+            // can wake the fan-out before its hour-long idle limit. The first game may still be
+            // caught by the fan-out's first round; the second is recorded once that round has sent
+            // the first.
             // (The bound below only stops a broken run.)
             _ = try await GameStore(pool: fixture.pool).add(GameDraft(
                 id: "g2", league: "EPL", homeTeam: "Spurs", awayTeam: "Everton", startsAt: Self.kickoff.addingTimeInterval(86_400)))
             try await device(fixture, "d4", token: 4, follows: [(.team, "Spurs")])
             let store = KickoffStore(pool: fixture.pool)
-            for (game, planned, started) in [("g1", 3, 3), ("g2", 1, 4)] {
-                #expect(try await store.plan(gameID: game, trigger: .command) == planned)
+            for (game, started) in [("g1", 3), ("g2", 4)] {
+                #expect(try await store.begin(gameID: game, trigger: .command))
                 let gaveUp = ContinuousClock.now + .seconds(120)
                 while try await store.progress().started < started, ContinuousClock.now < gaveUp {
                     try await Task.sleep(for: .milliseconds(20))

@@ -12,11 +12,11 @@ struct KickoffFanOutTests {
     static let kickoff = Date(timeIntervalSince1970: 1_795_993_200)
 
     /// A fan-out on the fixture, whose clock reads `now`.
-    func fanOut(_ fixture: RegistryFixture, now: Date = kickoff) throws -> DeviceFanOut {
+    func fanOut(_ fixture: RegistryFixture, now: Date = kickoff, metrics: DeviceMetrics? = nil) throws -> DeviceFanOut {
         var configuration = try Configuration.load(from: [:], workingDirectory: fixture.folder)
-        configuration.devices.startBatch = 3 // several claims per kick-off
+        configuration.devices.startBatch = 3 // several chunks and claims per kick-off
         return DeviceFanOut(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(), configuration: configuration,
-                            metrics: nil, logger: RegistryFixture.logger, now: { now })
+                            metrics: metrics, logger: RegistryFixture.logger, now: { now })
     }
 
     /// Registers a device and its follows directly in the store.
@@ -87,9 +87,10 @@ struct KickoffFanOutTests {
             let pruned = try #require(try await DeviceStore(pool: fixture.pool).find(bundleID: "com.example.scores", installID: dead.installID))
             #expect(pruned.pushToStartToken == nil)
             #expect(pruned.tokenPrunedReason == "Unregistered")
-            let trigger = try await fixture.pool.query("SELECT trigger, planned FROM kickoffs WHERE game_id = 'g1'").first
+            let trigger = try await fixture.pool.query("SELECT trigger, planned, planned_at FROM kickoffs WHERE game_id = 'g1'").first
             #expect(try trigger?.decode("trigger", as: String.self) == "lead-time")
-            #expect(try trigger?.decode("planned", as: Int32.self) == 5)
+            #expect(try trigger?.decode("planned", as: Int32.self) == 5, "in chunks of 3: 3, then 2 (one follower has no token)")
+            #expect(try trigger?.decode("planned_at", as: Date?.self) != nil, "planning is done")
         }
     }
 
@@ -99,10 +100,10 @@ struct KickoffFanOutTests {
             try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(86_400))
             for n in 1...7 { try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")]) }
             let store = KickoffStore(pool: fixture.pool)
-            #expect(try await store.plan(gameID: "g1", trigger: .command) == 7)
-            #expect(try await store.plan(gameID: "g1", trigger: .command) == 0, "planning again adds nobody")
-            // A process claims two starts and dies before recording them (its lease has run out).
-            let lost = try await store.claim(limit: 2, owner: "crashed", lease: .zero)
+            #expect(try await store.begin(gameID: "g1", trigger: .command))
+            // A process plans and claims a chunk of two starts and dies before recording them
+            // (its lease has run out).
+            let lost = try await store.planAndClaim(limit: 2, owner: "crashed", lease: .zero).claimed
             #expect(lost.count == 2)
             try await Task.sleep(for: .milliseconds(20))
 
@@ -110,10 +111,70 @@ struct KickoffFanOutTests {
             let started = Set(fixture.simulator.deviceTokens().filter { $0.starts == 1 }.map(\.token))
             #expect(started.count == 5)
             #expect(started.isDisjoint(with: lost.map(\.token)), "a start that may have reached APNs is never repeated")
-            let progress = try await store.progress()
+            var progress = try await store.progress()
             #expect(progress.started == 5)
             #expect(progress.failedByReason == ["Interrupted": 2])
             #expect(progress.pending == 0 && progress.sending == 0)
+
+            // The command again plans the whole audience again, and adds nobody.
+            #expect(try await store.begin(gameID: "g1", trigger: .command) == false)
+            #expect(try await fanOut(fixture).tick() == 0, "planning again adds nobody")
+            progress = try await store.progress()
+            #expect(progress.started == 5 && progress.failed == 2)
+            #expect(fixture.simulator.deviceTokens().map(\.starts).reduce(0, +) == 5)
+        }
+    }
+
+    @Test func aCrashBetweenChunksGoesOnFromTheCursorWithoutStartingAnyDeviceTwice() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(86_400))
+            var devices: [DeviceRecord] = []
+            for n in 1...7 { devices.append(try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")])) }
+            let store = KickoffStore(pool: fixture.pool)
+            #expect(try await store.begin(gameID: "g1", trigger: .command))
+            // A process plans a first chunk of three, sends it and records it, then dies before
+            // taking the next chunk.
+            let first = try await store.planAndClaim(limit: 3, owner: "crashed", lease: .seconds(600))
+            #expect(first.planned && first.claimed.map(\.deviceID).sorted() == devices.prefix(3).map(\.id))
+            try await store.complete(first.claimed.map { start in
+                KickoffStore.Completion(deviceID: start.deviceID, gameID: start.gameID, status: .started, input: "token", statusCode: 200,
+                                        reason: "", apnsID: "", retryAfter: 0, pruneReason: nil, token: start.token)
+            }, owner: "crashed")
+            let cursor = try await fixture.pool.query("SELECT plan_cursor, planned, planned_at FROM kickoffs WHERE game_id = 'g1'").first
+            #expect(try cursor?.decode("plan_cursor", as: Int64.self) == devices[2].id)
+            #expect(try cursor?.decode("planned", as: Int32.self) == 3)
+            #expect(try cursor?.decode("planned_at", as: Date?.self) == nil, "planning is not done")
+
+            // Another process goes on from the cursor: only the four devices after it.
+            #expect(try await fanOut(fixture).tick() == 4)
+            let started = fixture.simulator.deviceTokens().filter { $0.starts > 0 }
+            #expect(Set(started.map(\.token)) == Set((4...7).map(AppAPIHarness.token)))
+            #expect(started.allSatisfy { $0.starts == 1 })
+            let progress = try await store.progress()
+            #expect(progress.started == 7 && progress.failed == 0 && progress.pending == 0 && progress.sending == 0)
+            let done = try await fixture.pool.query("SELECT planned, planned_at FROM kickoffs WHERE game_id = 'g1'").first
+            #expect(try done?.decode("planned", as: Int32.self) == 7)
+            #expect(try done?.decode("planned_at", as: Date?.self) != nil)
+        }
+    }
+
+    @Test func twoProcessesPlanningOneKickoffTakeTurnsAndStartEachDeviceOnce() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(86_400))
+            for n in 1...20 { try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")]) }
+            #expect(try await KickoffStore(pool: fixture.pool).begin(gameID: "g1", trigger: .command))
+            // Two processes (owners of their own) plan and send chunks of 3 of the same kick-off at once.
+            let (one, other) = (try fanOut(fixture), try fanOut(fixture))
+            async let sentByOne = one.tick()
+            async let sentByOther = other.tick()
+            #expect(try await sentByOne + sentByOther == 20)
+            let tokens = fixture.simulator.deviceTokens()
+            #expect(tokens.count == 20 && tokens.allSatisfy { $0.starts == 1 })
+            let kickoff = try await fixture.pool.query("SELECT planned, planned_at FROM kickoffs WHERE game_id = 'g1'").first
+            #expect(try kickoff?.decode("planned", as: Int32.self) == 20)
+            #expect(try kickoff?.decode("planned_at", as: Date?.self) != nil)
         }
     }
 
@@ -204,7 +265,7 @@ struct KickoffFanOutTests {
             _ = try await store.registerActivityToken(deviceID: device.id, gameID: "g1", token: AppAPIHarness.token(1))
             let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
             let path = ActivityTokenPath(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(),
-                                         staleness: StalenessPolicy(), batch: 10, budget: ActivityBudget(standardPerHour: 12, frequentPerHour: 60), metrics: nil, logger: RegistryFixture.logger)
+                                         staleness: StalenessPolicy(), batch: 10, budget: ActivityBudget(standardPerHour: 12, frequentPerHour: 60, finalReserve: 1), metrics: nil, logger: RegistryFixture.logger)
             func post(_ json: String) async throws {
                 _ = try await ingestor.ingest(try FeedEventValidator().events(fromBody: Array(json.utf8), now: Date()), feed: "test")
                 try await path.queueUpdates(now: Date())

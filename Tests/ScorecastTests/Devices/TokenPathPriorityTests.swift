@@ -1,4 +1,5 @@
 import Foundation
+import PrometheusMetrics
 import ScorecastCore
 import Testing
 @testable import Scorecast
@@ -37,10 +38,12 @@ extension KickoffFanOutTests {
         }
     }
 
-    @Test func anActivityWhoseBudgetIsSpentGetsPriorityFive() async throws {
+    @Test func anActivityWhoseBudgetIsSpentGetsPriorityFiveCountedAsDowngradedAndTheFinalWhistleSpendsTheReserve() async throws {
         try await RegistryFixture.with { fixture in
-            _ = try await fixture.addApp(environment: .sandbox)
-            try await fixture.pool.execute("UPDATE apps SET budget_per_hour = 1")
+            let app = try await fixture.addApp(environment: .sandbox)
+            // Two priority-10 updates an hour, the last kept for the final whistle
+            // (SCORECAST_BUDGET_FINAL_RESERVE's default of 1).
+            try await fixture.pool.execute("UPDATE apps SET budget_per_hour = 2")
             try await addGame(fixture)
             let first = try await device(fixture, "first", token: 1, os: "17.4", follows: [])
             let store = DeviceStore(pool: fixture.pool)
@@ -51,7 +54,9 @@ extension KickoffFanOutTests {
                 let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Self.kickoff.addingTimeInterval(7_200))
                 _ = try await ingestor.ingest(events, feed: "test")
             }
-            let fanOut = try fanOut(fixture)
+            let registry = MetricsRegistry()
+            let metrics = try DeviceMetrics(registry: registry)
+            let fanOut = try fanOut(fixture, metrics: metrics)
             try await post(#"{"id":"e1","game":"g1","seq":1,"occurredAt":"2026-11-29T20:00:00Z","kind":"start","scoreboard":{"home":0,"away":0,"period":"1H"}}"#)
             try await fanOut.tick()
             // A second activity registered later has a budget of its own.
@@ -59,20 +64,28 @@ extension KickoffFanOutTests {
             _ = try await store.registerActivityToken(deviceID: second.id, gameID: "g1", token: AppAPIHarness.token(12))
             try await post(#"{"id":"e2","game":"g1","seq":2,"occurredAt":"2026-11-29T20:12:00Z","kind":"score","team":"home","scoreboard":{"home":1}}"#)
             try await fanOut.tick()
+            #expect(metrics.downgraded.value(AppLabels(app: app.bundleID)) == 1, "the first activity's goal")
+            #expect(try await KickoffStore(pool: fixture.pool).progress().activityUpdatesDowngraded == 1)
+            try await post(#"{"id":"e3","game":"g1","seq":3,"occurredAt":"2026-11-29T21:50:00Z","kind":"final"}"#)
+            try await fanOut.tick()
 
             func priorities(_ token: Int) -> [String?] {
                 fixture.simulator.receivedRequests().filter { $0.path == "/3/device/\(AppAPIHarness.token(token))" }
                     .map { request in request.headers.first { $0.name == "apns-priority" }?.value }
             }
-            #expect(priorities(11) == ["10", "5"], "the goal finds the first activity's budget of 1 spent by the start")
-            #expect(priorities(12) == ["10"])
+            #expect(priorities(11) == ["10", "5", "10"], "the start spends the budget's free send, the goal finds only the reserve, the end spends it")
+            #expect(priorities(12) == ["10", "10"])
+            #expect(fixture.simulator.deviceTokens().map(\.ends) == [1, 1], "both activities got the end")
             let spent = try await fixture.pool.query("SELECT count(*) AS n FROM activity_priority_sends").first?.decode("n", as: Int64.self)
-            #expect(spent == 2)
+            #expect(spent == 4)
+            #expect(metrics.downgraded.value(AppLabels(app: app.bundleID)) == 1, "the ends spent the reserve: not downgraded")
+            #expect(try await KickoffStore(pool: fixture.pool).progress().activityUpdatesDowngraded == 1)
+            #expect(registry.render().contains("scorecast_activity_updates_downgraded_total{app=\"\(app.bundleID)\"} 1\n"), "\(registry.render())")
         }
     }
 
     @Test func theActivityBudgetFollowsTheAppAndTheDevice() {
-        let budget = ActivityBudget(standardPerHour: 12, frequentPerHour: 60)
+        let budget = ActivityBudget(standardPerHour: 12, frequentPerHour: 60, finalReserve: 1)
         var app = AppRecord(id: 1, bundleID: "com.example.scores", environment: .sandbox, teamID: "TEAM123456", keyID: "KEY1234567", keyPath: "/nonexistent")
         app.frequentUpdates = true
         #expect(budget.perHour(app: app, deviceFrequentUpdates: true) == 60)
@@ -81,8 +94,12 @@ extension KickoffFanOutTests {
         #expect(budget.perHour(app: app, deviceFrequentUpdates: true) == 12)
         app.budgetPerHour = 3
         #expect(budget.perHour(app: app, deviceFrequentUpdates: true) == 3)
-        #expect(ActivityBudget.sendsImmediately(priority: 10, spent: 2, budget: 3))
-        #expect(!ActivityBudget.sendsImmediately(priority: 10, spent: 3, budget: 3))
-        #expect(!ActivityBudget.sendsImmediately(priority: 5, spent: 0, budget: 3))
+        #expect(budget.sendsImmediately(priority: 10, spent: 1, budget: 3, final: false))
+        #expect(!budget.sendsImmediately(priority: 10, spent: 2, budget: 3, final: false), "the last one is the final whistle's")
+        #expect(budget.sendsImmediately(priority: 10, spent: 2, budget: 3, final: true))
+        #expect(!budget.sendsImmediately(priority: 10, spent: 3, budget: 3, final: true))
+        #expect(!budget.sendsImmediately(priority: 5, spent: 0, budget: 3, final: false))
+        #expect(!ActivityBudget(standardPerHour: 12, frequentPerHour: 60, finalReserve: 0).sendsImmediately(priority: 10, spent: 3, budget: 3, final: false))
+        #expect(ActivityBudget(standardPerHour: 12, frequentPerHour: 60, finalReserve: 0).sendsImmediately(priority: 10, spent: 2, budget: 3, final: false))
     }
 }

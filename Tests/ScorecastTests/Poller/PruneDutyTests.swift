@@ -36,4 +36,31 @@ import Testing
             #expect(try await duty.run(at: now).counts.values.allSatisfy { $0 == 0 })
         }
     }
+
+    @Test func activityPrioritySendsGoOnceTheBudgetHourIsOverWhateverTheRetention() async throws {
+        try await PollerDatabase.with { db in
+            let app = try await db.addApp()
+            try await db.addGame("g1")
+            let device = try #require(try await db.pool.query("""
+                INSERT INTO devices (app_id, install_id, os_version, supports_channels) VALUES (\(app), 'install-1', '17.4', false)
+                RETURNING id
+                """).first).decode("id", as: Int64.self)
+            let token = try #require(try await db.pool.query("""
+                INSERT INTO activity_tokens (device_id, game_id, token) VALUES (\(device), 'g1', \(String(repeating: "ab", count: 32)))
+                RETURNING id
+                """).first).decode("id", as: Int64.self)
+            let now = pollerTestNow
+            // Past the rolling hour: 2 hours, and one second past the hour. Within it: one second
+            // short of the hour, and ten seconds ago.
+            let sends = [-7_200.0, -3_601, -3_599, -10].map { now.addingTimeInterval($0) }
+            for sentAt in sends {
+                try await db.pool.execute("INSERT INTO activity_priority_sends (activity_token_id, sent_at) VALUES (\(token), \(sentAt))")
+            }
+            let duty = PruneDuty(pool: db.pool, interval: .seconds(600), plan: PrunePlan(retentionDays: 3, batchSize: 10, maxBatches: 2))
+            #expect(try await duty.run(at: now)["activity_priority_sends"] == 2)
+            let kept = try await db.pool.query("SELECT sent_at FROM activity_priority_sends ORDER BY sent_at").map { try $0.decode("sent_at", as: Date.self) }
+            #expect(kept == Array(sends.suffix(2)))
+            #expect(try await duty.run(at: now)["activity_priority_sends"] == 0)
+        }
+    }
 }

@@ -1,0 +1,50 @@
+import Testing
+@testable import scorecast_bench
+
+@Suite("Broadcasts per server CPU-second, the efficiency column of every end-to-end row")
+struct EfficiencyTests {
+    /// CPU of one step as `EndToEndRunner` names it: two serve processes, Postgres, and the
+    /// simulator and the feed, which are the load, not the server.
+    static let cpu = [
+        ProcessCPU(name: "serve0 (api,worker,poller)", cpuSeconds: 4.5, coreShare: 0.3),
+        ProcessCPU(name: "serve1 (worker)", cpuSeconds: 1.5, coreShare: 0.1),
+        ProcessCPU(name: "postgres", cpuSeconds: 9, coreShare: 0.6),
+        ProcessCPU(name: "apns-sim", cpuSeconds: 6, coreShare: 0.4),
+        ProcessCPU(name: "feed (bench)", cpuSeconds: 3, coreShare: 0.2),
+    ]
+
+    @Test("divides the broadcasts by serve's and Postgres' CPU seconds, leaving out the simulator and the feed")
+    func arithmetic() throws {
+        let perSecond = try #require(EndToEndRunner.perCPUSecond(30_000, Self.cpu))
+        #expect(perSecond == 2_000, "30,000 broadcasts over 4.5 + 1.5 + 9 = 15 server CPU-seconds")
+        let withoutSecondServe = try #require(EndToEndRunner.perCPUSecond(27_000, Self.cpu.filter { $0.name != "serve1 (worker)" }))
+        #expect(withoutSecondServe == 2_000)
+    }
+
+    @Test("no figure when the server used no CPU that could be read")
+    func nothingMeasured() {
+        #expect(EndToEndRunner.perCPUSecond(1_000, Self.cpu.filter { $0.name == "apns-sim" }) == nil)
+        #expect(EndToEndRunner.perCPUSecond(1_000, []) == nil)
+    }
+
+    @Test("each row of the end-to-end table shows the figure")
+    func shownInEveryRow() {
+        let runs = [(500, 30_000), (1_000, 45_000)].map { rate, broadcasts in
+            EndToEndRun(
+                targetEventsPerSecond: rate, postedEventsPerSecond: Double(rate), eventsAccepted: rate * 15, ingestFailures: 0,
+                seconds: 15, broadcastsPerSecond: Double(broadcasts) / 15, broadcasts: broadcasts, failedDeliveries: 0,
+                ingestLatencyMs: nil, ingestToSendMs: nil, coalescedShare: nil, backlogAtEnd: 0, sustained: true, cpu: Self.cpu,
+                workerProcesses: 2, broadcastsPerServerCPUSecond: EndToEndRunner.perCPUSecond(broadcasts, Self.cpu),
+                ingestToSendAlertingMs: nil, drainSeconds: 0, maxPostLagMs: 0, firstIngestFailure: nil)
+        }
+        let report = BenchReport(started: "now", cores: 2, mode: "quick", command: "scorecast-bench run --quick", tools: [:],
+                                 ceiling: nil, peer: nil, endToEnd: runs, endToEndSetup: [:], memory: nil, scaling: [],
+                                 profiles: [:], skipped: [:])
+        let lines = MarkdownReport.render(report).split(separator: "\n")
+        let header = lines.first { $0.hasPrefix("| events/s target |") }
+        #expect(header?.contains("| broadcasts per server CPU-s |") == true)
+        // The column after the CPU shares: 30,000 / 15 and 45,000 / 15 CPU-seconds.
+        #expect(lines.contains { $0.hasPrefix("| 500 |") && $0.contains("apns-sim 40 %, feed (bench) 20 % | 2,000 |") })
+        #expect(lines.contains { $0.hasPrefix("| 1000 |") && $0.contains("apns-sim 40 %, feed (bench) 20 % | 3,000 |") })
+    }
+}
