@@ -6,7 +6,7 @@
 # `swift test` process, one after another: inside a target tests run in parallel, and keeping
 # targets apart keeps a 2-core machine from running hundreds of network tests at once.
 #
-#   Deploy/test.sh                 every target
+#   Deploy/test.sh                 lint, every target, then the sanitizer job (Deploy/sanitize.sh)
 #   Deploy/test.sh PostgresTests   only the targets named
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -102,6 +102,14 @@ for target in "${targets[@]}"; do
   fi
   rm -f "$log"
 done
+
+# Then the sanitizer job: ThreadSanitizer and AddressSanitizer over the targets with C interop
+# (Deploy/sanitize.sh; ~2 instrumented builds, see the README's "Sanitizers"). A report fails CI.
+# SCORECAST_SANITIZE=0 skips it on a laptop.
+if [ $# -eq 0 ] && [ "${SCORECAST_SANITIZE:-1}" != 0 ]; then
+  echo "== sanitizers"
+  Deploy/sanitize.sh || failed+=("sanitizers")
+fi
 
 echo
 if [ ${#hung[@]} -gt 0 ]; then

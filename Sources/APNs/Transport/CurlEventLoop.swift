@@ -108,11 +108,15 @@ final class CurlEventLoop {
             if performed != CURLM_OK {
                 logger.error("curl_multi_perform failed", ["code": String(performed.rawValue)])
             }
-            drainCompletions()
+            let finished = drainCompletions()
             startQueued()
             expireQueued()
 
-            let busy = lanes.contains { $0.inFlight > 0 }
+            // Busy: requests flow (this turn took some or finished some) and more are in flight,
+            // so more submissions are likely and the batch window gathers them. Requests merely
+            // outstanding (APNs slow to answer, a black hole) do not keep the thread waking each
+            // millisecond: it sleeps until an answer or a submission's wakeup.
+            let busy = (!batch.submissions.isEmpty || finished > 0) && lanes.contains { $0.inFlight > 0 }
             let pending = mailbox.prepareToPoll(busy: busy)
             let timeout: Int32 = pending ? 0 : busy ? Self.batchWindowMilliseconds : lanes.contains { !$0.queue.isEmpty } ? 50 : 1000
             let polled = curl_multi_poll(multi, nil, 0, timeout, nil)
@@ -193,8 +197,11 @@ final class CurlEventLoop {
         lane.lastActivity = now
     }
 
-    private func drainCompletions() {
+    /// Finishes every transfer libcurl reports done; returns how many.
+    @discardableResult
+    private func drainCompletions() -> Int {
         let now = options.clock.now()
+        var finished = 0
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -209,9 +216,11 @@ final class CurlEventLoop {
             }
             let handle = Unmanaged<EasyHandle>.fromOpaque(userData).takeRetainedValue()
             finish(handle, result: result, now: now)
+            finished += 1
         }
         for (transfer, response) in answered { transfer.continuation.resume(returning: response) }
         answered.removeAll(keepingCapacity: true)
+        return finished
     }
 
     private func finish(_ handle: EasyHandle, result: CURLcode, now: ContinuousClock.Instant) {

@@ -14,9 +14,10 @@ struct MultiPointer: @unchecked Sendable {
 /// cancellations and the stop request, plus a wakeup of `curl_multi_poll` when the thread
 /// would otherwise not come back soon.
 ///
-/// A submission wakes the thread only when it sleeps with nothing in flight. While it runs a
-/// turn, it looks at the mailbox again before it polls; while transfers are in flight, it polls
-/// for at most `CurlEventLoop.batchWindow` and wakes at every answer anyway, then takes every
+/// A submission wakes the thread only when it sleeps without a deadline soon. While it runs a
+/// turn, it looks at the mailbox again before it polls; while requests flow (the turn took or
+/// finished some and others are in flight), it polls for at most
+/// `CurlEventLoop.batchWindowMilliseconds` and wakes at every answer anyway, then takes every
 /// submission at once. A wakeup per submission (a `send` on libcurl's socket pair and a thread
 /// switch each) would otherwise cut a busy client's writes into many small ones.
 final class LoopMailbox: Sendable {
