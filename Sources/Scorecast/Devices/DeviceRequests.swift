@@ -34,7 +34,7 @@ enum DeviceRequests {
         }
         let versionText = text("osVersion", required: true)
         let version = versionText.flatMap(OSVersion.init)
-        if let versionText, version == nil {
+        if versionText != nil, version == nil {
             errors.append(.init(field: "osVersion", detail: "must be an iOS version such as 17.2 or 18.0.1"))
         } else if token != nil, version?.supportsPushToStart == false {
             errors.append(.init(field: "pushToStartToken", detail: "push-to-start needs iOS 17.2 or later (osVersion is \(versionText ?? ""))"))
