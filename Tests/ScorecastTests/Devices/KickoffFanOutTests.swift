@@ -31,6 +31,15 @@ struct KickoffFanOutTests {
         return device
     }
 
+    /// Posts feed events for the game as the ingest API would, at a time past the whole match.
+    func feed(_ fixture: RegistryFixture) -> (String) async throws -> Void {
+        let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
+        return { json in
+            let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Self.kickoff.addingTimeInterval(7_200))
+            _ = try await ingestor.ingest(events, feed: "test")
+        }
+    }
+
     func addGame(_ fixture: RegistryFixture, startsAt: Date = kickoff.addingTimeInterval(240)) async throws {
         _ = try await GameStore(pool: fixture.pool).add(GameDraft(id: "g1", league: "EPL", homeTeam: "Arsenal", awayTeam: "Chelsea", startsAt: startsAt))
     }
@@ -207,11 +216,7 @@ struct KickoffFanOutTests {
             _ = try await store.registerActivityToken(deviceID: dead.id, gameID: "g1", token: AppAPIHarness.token(12))
             try fixture.simulator.unregisterDeviceToken(AppAPIHarness.token(12))
 
-            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
-            func post(_ json: String) async throws {
-                let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Self.kickoff.addingTimeInterval(7_200))
-                _ = try await ingestor.ingest(events, feed: "test")
-            }
+            let post = feed(fixture)
             let fanOut = try fanOut(fixture)
             try await post(#"{"id":"e1","game":"g1","seq":1,"occurredAt":"2026-11-29T20:00:00Z","kind":"start","scoreboard":{"home":0,"away":0,"period":"1H"}}"#)
             try await fanOut.tick()

@@ -16,11 +16,7 @@ extension KickoffFanOutTests {
             _ = try await store.registerActivityToken(deviceID: frequent.id, gameID: "g1", token: AppAPIHarness.token(11))
             _ = try await store.registerActivityToken(deviceID: light.id, gameID: "g1", token: AppAPIHarness.token(12))
 
-            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
-            func post(_ json: String) async throws {
-                let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Self.kickoff.addingTimeInterval(7_200))
-                _ = try await ingestor.ingest(events, feed: "test")
-            }
+            let post = feed(fixture)
             let fanOut = try fanOut(fixture)
             // A period change the feed marks alerting: priority 10 on the standard tier; the light
             // tier ignores the feed's flag (priority 10 only for a start, a score and the end).
@@ -49,11 +45,7 @@ extension KickoffFanOutTests {
             let store = DeviceStore(pool: fixture.pool)
             _ = try await store.registerActivityToken(deviceID: first.id, gameID: "g1", token: AppAPIHarness.token(11))
 
-            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
-            func post(_ json: String) async throws {
-                let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Self.kickoff.addingTimeInterval(7_200))
-                _ = try await ingestor.ingest(events, feed: "test")
-            }
+            let post = feed(fixture)
             let registry = MetricsRegistry()
             let metrics = try DeviceMetrics(registry: registry)
             let fanOut = try fanOut(fixture, metrics: metrics)
