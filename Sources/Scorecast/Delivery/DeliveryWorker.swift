@@ -68,8 +68,12 @@ struct DeliveryWorker: Sendable {
                     if writing { await writes.next() }
                     let bundleIDs = Dictionary(claimed.map { ($0.app.id, $0.app.bundleID) }) { first, _ in first }
                     writes.addTask {
-                        await complete(completions, bundleIDs: bundleIDs)
+                        let rowsLeft = await complete(completions, bundleIDs: bundleIDs)
                         context.inFlight.remove(ids)
+                        // A row given back (a newer payload came during the send, a retry) sends
+                        // no NOTIFY, and idle workers may have looked while it was leased: they
+                        // look again now instead of at the next poll.
+                        if rowsLeft { context.wakeup.signal() }
                     }
                     writing = true
                 }
@@ -219,7 +223,10 @@ struct DeliveryWorker: Sendable {
 
     /// Writes a batch's outcomes, retrying while the database is unreachable; if it stays
     /// unreachable the leases run out and the rows are sent again (delivery is at least once).
-    private func complete(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) async {
+    /// Writes a batch's outcomes (retrying a few times); returns whether it gave any row back to
+    /// the outbox rather than deleting it (a write that failed for good returns `false`: the
+    /// leases expire, and an expired lease counts as due in the idle workers' look).
+    private func complete(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) async -> Bool {
         var attempt = 0
         while true {
             attempt += 1
@@ -227,13 +234,13 @@ struct DeliveryWorker: Sendable {
                 let result = try await context.store.complete(
                     completions, owner: owner, routineInterval: context.settings.routineInterval.seconds)
                 record(completions, result, bundleIDs: bundleIDs)
-                return
+                return result.deleted.count + result.fencedOut.count < completions.count
             } catch {
                 let deadline = attempt >= 5 || Task.isCancelled
                 context.logger.log(deadline ? .error : .warning, "writing send outcomes failed", [
                     "worker": String(index), "rows": String(completions.count), "attempt": String(attempt),
                     "error": "\(error)", "then": deadline ? "leases will expire and the rows be sent again" : "retrying"])
-                if deadline { return }
+                if deadline { return false }
                 try? await Task.sleep(for: .milliseconds(100 * attempt))
             }
         }
