@@ -51,7 +51,7 @@ public final class WorkerPool: Service {
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
             logger: logger, repeats: RepeatLog(logger: logger), wakeup: WakeSignal(), alerting: WakeSignal(),
-            stopping: WakeSignal(), inFlight: InFlightChannels(),
+            stopping: WakeSignal(), inFlight: InFlightChannels(), turns: ClaimTurns(),
             counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy), metrics: metrics,
             ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
     }
