@@ -58,6 +58,12 @@ public struct DeleteResult: Sendable, Hashable {
     public var outcome: DeleteOutcome
     /// Games that will get no automatic channel of this app again (an admin deleted it).
     public var optedOutGames: [String]
+
+    /// A result.
+    package init(outcome: DeleteOutcome, optedOutGames: [String]) {
+        self.outcome = outcome
+        self.optedOutGames = optedOutGames
+    }
 }
 
 /// Why a channel is deleted.

@@ -76,13 +76,13 @@ public struct APNsRuntime: Sendable {
     }
 
     /// The endpoints of the built-in simulator of a running `serve`: its file exists, its
-    /// process is alive and its admin port answers. Throws `CommandError(.failure, …)` otherwise.
+    /// process is alive and its admin port answers. Throws `RuntimeError(.failure, …)` otherwise.
     public static func runningSimulator(_ configuration: Configuration) async throws -> SimulatorEndpoints {
         guard let file = try BuiltInSimulatorFile.read(stateDirectory: configuration.stateDirectory),
               BuiltInSimulatorFile.processIsAlive(file.pid),
               await BuiltInSimulatorAdmin(port: file.adminPort).isAnswering()
         else {
-            throw CommandError(.failure, simulatorNotRunning)
+            throw RuntimeError(.failure, simulatorNotRunning)
         }
         return file.endpoints
     }
@@ -120,7 +120,7 @@ public struct APNsRuntime: Sendable {
                 configuration: clientConfiguration(configuration, send: send, management: management, proxy: proxy), logger: logger.named("apns"),
                 connectionObserver: connectionObserver)
         } catch {
-            throw CommandError(.usage, "the APNs settings are unusable: \(error.message)")
+            throw RuntimeError(.invalidSettings, "the APNs settings are unusable: \(error.message)")
         }
     }
 
@@ -131,23 +131,5 @@ public struct APNsRuntime: Sendable {
 
     private static func endpoint(_ endpoint: Configuration.Endpoint) -> APNsEndpoint {
         APNsEndpoint(host: endpoint.host, port: endpoint.port, caFile: endpoint.caFile)
-    }
-}
-
-extension CommandContext {
-    /// Connects to APNs for one command (see `APNsRuntime.connect`) and shuts the clients down
-    /// afterwards, whatever happens.
-    public func withAPNs<T: Sendable>(
-        _ configuration: Configuration, logger: Logger, _ body: (APNsRuntime) async throws -> T
-    ) async throws -> T {
-        let runtime = try await APNsRuntime.connect(configuration, logger: logger)
-        do {
-            let result = try await body(runtime)
-            await runtime.shutdown()
-            return result
-        } catch {
-            await runtime.shutdown()
-            throw error
-        }
     }
 }

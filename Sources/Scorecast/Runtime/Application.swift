@@ -49,7 +49,7 @@ public struct Application: Sendable {
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
         if configuration.roles.contains(.api), let problem = OpsAccess.exposureProblem(
             host: configuration.httpHost, token: configuration.opsToken, opsPublic: configuration.opsPublic) {
-            throw CommandError(.usage, problem)
+            throw RuntimeError(.invalidSettings, problem)
         }
         let migrator = Migrator(files: try SchemaFolder.migrations(environment: environment), logger: logger)
         // Every resource joins `services` the moment it is started, in start order; whatever
@@ -61,7 +61,7 @@ public struct Application: Sendable {
             do {
                 database = try await DatabaseRuntime.open(configuration, logger: logger)
             } catch let error as PostgresError {
-                throw CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
+                throw RuntimeError(.databaseUnavailable, "database unavailable: \(error.message)")
             }
             services.append(ReleaseOnShutdown("database") { await database.shutdown() })
             if configuration.autoMigrate && !stopRequested.isTriggered {
@@ -103,7 +103,7 @@ public struct Application: Sendable {
                 do {
                     try http.start()
                 } catch let error as HTTPServerError where error.code == .startFailed {
-                    throw CommandError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: configuration.httpPort))
+                    throw RuntimeError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: configuration.httpPort))
                 }
                 services.append(http)
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])

@@ -101,26 +101,3 @@ public final class DatabaseRuntime: Sendable {
         embedded?.stop()
     }
 }
-
-extension CommandContext {
-    /// Opens the database for one command and closes it (and any embedded cluster this process
-    /// started) afterwards, whatever happens.
-    public func withDatabase<T: Sendable>(
-        _ configuration: Configuration, logger: Logger, _ body: (DatabaseRuntime) async throws -> T
-    ) async throws -> T {
-        let database: DatabaseRuntime
-        do {
-            database = try await DatabaseRuntime.open(configuration, logger: logger, applicationName: "scorecast-cli")
-        } catch let error as PostgresError {
-            throw CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
-        }
-        do {
-            let result = try await body(database)
-            await database.shutdown()
-            return result
-        } catch {
-            await database.shutdown()
-            throw error
-        }
-    }
-}

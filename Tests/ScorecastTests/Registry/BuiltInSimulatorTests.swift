@@ -29,8 +29,8 @@ struct BuiltInSimulatorTests {
         #expect(configuration.apns == .builtInSimulator)
         let logger = Logger(label: "test", level: .warning)
 
-        let notRunning = try await #require(throws: CommandError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
-        #expect(notRunning.exitCode == .failure)
+        let notRunning = try await #require(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
+        #expect(notRunning.code == .failure)
         #expect(notRunning.message.contains("the built-in APNs simulator is not running"))
         #expect(notRunning.message.contains("SCORECAST_APNS_"))
 
@@ -73,7 +73,7 @@ struct BuiltInSimulatorTests {
             try await group.waitForAll()
         }
         #expect(try BuiltInSimulatorFile.read(stateDirectory: state) == nil)
-        await #expect(throws: CommandError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
+        await #expect(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
     }
 
     @Test func aStaleFileOfADeadProcessIsNotARunningSimulator() async throws {
@@ -83,12 +83,12 @@ struct BuiltInSimulatorTests {
         let stale = BuiltInSimulatorFile(
             pid: 99_999_999, endpoints: SimulatorEndpoints(sendPort: 1, managementPort: 2, adminPort: 3, caCertificatePath: "/nope"))
         try stale.write(stateDirectory: state)
-        let error = try await #require(throws: CommandError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
+        let error = try await #require(throws: RuntimeError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
         #expect(error.message.contains("not running"))
         // Alive pid (ours) but nothing on the admin port.
         try BuiltInSimulatorFile(pid: getpid(), endpoints: SimulatorEndpoints(sendPort: 1, managementPort: 2, adminPort: 1, caCertificatePath: "/nope"))
             .write(stateDirectory: state)
-        await #expect(throws: CommandError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
+        await #expect(throws: RuntimeError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
     }
 
     @Test func remoteConfigurationMakesAClientOnTheConfiguredHosts() async throws {

@@ -1,4 +1,5 @@
 import Arguments
+import Scorecast
 
 /// One `scorecast` command: the words that name it, its options, and what it does.
 public struct CommandDefinition: Sendable {
@@ -14,7 +15,7 @@ public struct CommandDefinition: Sendable {
     public let details: String
     /// Whether the command parses its own arguments (they arrive as `positionals`).
     public let rawArguments: Bool
-    /// Runs it; throws `CommandError` (or any error, mapped by `ScorecastCLI`).
+    /// Runs it; throws `CommandError` (or any error, mapped by `CLI`).
     public let run: @Sendable (ParsedArguments, CommandContext) async throws -> Void
 
     /// Creates a command.

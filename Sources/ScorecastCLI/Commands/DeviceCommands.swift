@@ -1,5 +1,6 @@
 import Foundation
 import ScorecastCore
+import Scorecast
 
 /// The device side's commands: `apps client-key` (the iOS app's key for the app API) and
 /// `games start-activities` (kick-off fan-out now).

@@ -1,10 +1,11 @@
 import Arguments
 import Foundation
 import Migrations
+import Scorecast
 
 /// The `scorecast` command line: finds the command named by the leading words, parses its
 /// options, runs it, and maps what it throws to an exit code.
-public enum ScorecastCLI {
+public enum CLI {
     /// Every command, in help order.
     static let commands: [CommandDefinition] = DemoCommand.all + ServeCommand.all + MigrateCommand.all
         + KeysCommands.all + EventsCommands.all

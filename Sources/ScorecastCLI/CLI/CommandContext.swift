@@ -1,5 +1,6 @@
 import Foundation
 import ScorecastLogging
+import Scorecast
 
 /// What every command gets: the environment, the terminal, and the validated configuration.
 public struct CommandContext: Sendable {
