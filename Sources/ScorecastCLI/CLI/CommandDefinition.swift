@@ -1,5 +1,4 @@
 import Arguments
-import Scorecast
 
 /// One `scorecast` command: the words that name it, its options, and what it does.
 public struct CommandDefinition: Sendable {

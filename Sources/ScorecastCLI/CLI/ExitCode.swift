@@ -1,4 +1,3 @@
-import Scorecast
 /// What `scorecast` exit codes mean; documented in `--help` and the README.
 public enum ExitCode: Int32, Sendable {
     /// Success.

@@ -1,4 +1,3 @@
-import Scorecast
 /// A plain text table for human output: a header row and aligned columns.
 public struct TextTable: Sendable {
     private let headers: [String]
