@@ -77,6 +77,8 @@ let package = Package(
 
         // The service: ingest, delivery, device fan-out, poller, registry, stats, the HTTP API
         // and dashboard, the demo, and the runtime that starts them as one service group.
+        // It and ScorecastCLI declare `package`, not `public`: nothing outside this package
+        // imports them (the reusable modules above stay `public`).
         .target(
             name: "Scorecast",
             dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore"],

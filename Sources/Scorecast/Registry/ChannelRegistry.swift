@@ -15,21 +15,21 @@ import ScorecastCore
 /// Creates hold a shared advisory lock on the app's bundle id and `reconcile` an exclusive one,
 /// so reconciliation never sees a channel that APNs has and whose registry write is still in
 /// flight.
-public struct ChannelRegistry: Sendable {
+package struct ChannelRegistry: Sendable {
     /// The database.
-    public let pool: PostgresPool
+    package let pool: PostgresPool
     /// APNs channel management.
-    public let apns: any ChannelManaging
+    package let apns: any ChannelManaging
     /// Each app's credentials.
-    public let credentials: CredentialStore
+    package let credentials: CredentialStore
     /// Channels per app and environment (`SCORECAST_CHANNEL_LIMIT`).
-    public let channelLimit: ChannelLimit
+    package let channelLimit: ChannelLimit
     /// `stale-date` per sport, for the current state a new channel is seeded with.
-    public let staleness: StalenessPolicy
+    package let staleness: StalenessPolicy
     let logger: Logger
 
     /// Creates a registry; `staleness` is ingest's (`IngestSettings.staleness`).
-    public init(
+    package init(
         pool: PostgresPool, apns: any ChannelManaging, credentials: CredentialStore, channelLimit: Int,
         staleness: StalenessPolicy = StalenessPolicy(), logger: Logger
     ) {
@@ -55,7 +55,7 @@ public struct ChannelRegistry: Sendable {
     /// Idempotent: when the game already has a live channel of `app` with the same storage
     /// policy, that one is returned (``CreatedChannel/alreadyExisted``) unless `another` asks for
     /// one more. Either way the game's opt-out of the app's automatic channels is lifted.
-    public func createChannel(
+    package func createChannel(
         gameID: String, app: AppRecord, policy: ChannelStoragePolicy? = nil, another: Bool = false
     ) async throws -> CreatedChannel {
         try await requireGame(gameID)
@@ -74,7 +74,7 @@ public struct ChannelRegistry: Sendable {
     /// game `gameID`, creating the missing ones with each app's default storage policy. One
     /// app's failure does not stop the others; it is in the report.
     /// - Throws: `RegistryError.notFound` for an unknown game; database failures.
-    public func ensureChannels(gameID: String) async throws -> EnsureReport {
+    package func ensureChannels(gameID: String) async throws -> EnsureReport {
         try await requireGame(gameID)
         let candidates = try await apps.all().filter(\.autoChannels)
         var report = EnsureReport(gameID: gameID, results: [], warnings: [])
@@ -243,7 +243,7 @@ public struct ChannelRegistry: Sendable {
     /// that app's automatic channels in the same transaction, so `ensure` never recreates it.
     /// Logged at INFO with the games and the app.
     /// - Throws: `.notFound`, `.apnsRefused` (nothing changed), `.apnsUnavailable`.
-    public func deleteChannel(id: Int64, reason: DeleteReason) async throws -> DeleteResult {
+    package func deleteChannel(id: Int64, reason: DeleteReason) async throws -> DeleteResult {
         guard let listing = try await channels.find(id: id) else {
             throw RegistryError(.notFound, "no channel \(id) (see `scorecast channels list`)")
         }

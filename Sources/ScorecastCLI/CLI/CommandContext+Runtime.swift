@@ -6,7 +6,7 @@ import ScorecastLogging
 extension CommandContext {
     /// Connects to APNs for one command (see `APNsRuntime.connect`) and shuts the clients down
     /// afterwards, whatever happens.
-    public func withAPNs<T: Sendable>(
+    package func withAPNs<T: Sendable>(
         _ configuration: Configuration, logger: Logger, _ body: (APNsRuntime) async throws -> T
     ) async throws -> T {
         let runtime = try await APNsRuntime.connect(configuration, logger: logger)
@@ -22,7 +22,7 @@ extension CommandContext {
 
     /// Opens the database for one command and closes it (and any embedded cluster this process
     /// started) afterwards, whatever happens.
-    public func withDatabase<T: Sendable>(
+    package func withDatabase<T: Sendable>(
         _ configuration: Configuration, logger: Logger, _ body: (DatabaseRuntime) async throws -> T
     ) async throws -> T {
         let database: DatabaseRuntime
