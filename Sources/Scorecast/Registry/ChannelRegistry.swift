@@ -70,6 +70,25 @@ package struct ChannelRegistry: Sendable {
         }
     }
 
+    /// The game's light channel for `app` (tier `light`: every update, but priority 10 only for
+    /// kick-off, goals and full time; handed to devices whose user turned frequent updates off).
+    /// One per game and app: a live one is returned (``CreatedChannel/alreadyExisted``);
+    /// otherwise a channel of its own is created with the app's default storage policy, never
+    /// the game's standard channel, and bound as `light` in the transaction that records it.
+    /// Lifts the game's opt-out of the app's automatic channels, as `createChannel` does.
+    /// - Throws: as `createChannel`.
+    package func lightChannel(gameID: String, app: AppRecord) async throws -> CreatedChannel {
+        try await requireGame(gameID)
+        switch try await create(app: app, gameID: gameID, policy: app.defaultStoragePolicy, mode: .light) {
+        case .created(let created):
+            return created
+        case .existing(let listing):
+            return CreatedChannel(listing: listing, limitWarning: nil, alreadyExisted: true)
+        case .optedOut:
+            throw RegistryError(.databaseUnavailable, "the channel was not created")
+        }
+    }
+
     /// Makes sure every app with automatic channels (and not paused) has a live channel bound to
     /// game `gameID`, creating the missing ones with each app's default storage policy. One
     /// app's failure does not stop the others; it is in the report.
@@ -119,6 +138,9 @@ package struct ChannelRegistry: Sendable {
         case unlessPolicyExists
         /// `channels create --another`: always.
         case always
+        /// `games light-channel`: unless the game has a live light channel of the app; a new
+        /// one is bound as tier `light`.
+        case light
     }
 
     private func create(app: AppRecord, gameID: String, policy: ChannelStoragePolicy, mode: CreateMode) async throws -> CreateResult {
@@ -148,6 +170,13 @@ package struct ChannelRegistry: Sendable {
                     try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
                 case .always:
                     try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
+                case .light:
+                    if let light = try await channels.liveChannels(gameID: gameID, appID: app.id, tier: "light", on: connection).first,
+                       let listing = try await channels.find(id: light.id, on: connection) {
+                        try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
+                        return .existing(listing)
+                    }
+                    try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
                 }
                 let count = try await channels.countAgainstLimit(appID: app.id, on: connection)
                 switch channelLimit.verdict(forCreatingWith: count) {
@@ -173,7 +202,8 @@ package struct ChannelRegistry: Sendable {
                 }
                 createdID = channelID
                 let record = try await channels.insert(
-                    appID: app.id, apnsChannelID: channelID, policy: policy, gameID: gameID, on: connection)
+                    appID: app.id, apnsChannelID: channelID, policy: policy, gameID: gameID,
+                    tier: mode == .light ? "light" : "standard", on: connection)
                 try await ChannelSeed(staleness: staleness).seed(channelID: record.id, app: app, gameID: gameID, on: connection)
                 guard let listing = try await channels.find(id: record.id, on: connection) else {
                     throw PostgresError(.queryFailed, "the new channel could not be read back")

@@ -122,9 +122,9 @@ package struct ChannelStore: Sendable {
 
     // MARK: - Writing
 
-    /// Records a channel APNs created and binds it to `gameID`, on `connection` (inside the
-    /// caller's transaction).
-    func insert(appID: Int64, apnsChannelID: String, policy: ChannelStoragePolicy, gameID: String,
+    /// Records a channel APNs created and binds it to `gameID` for `tier` (`standard` or
+    /// `light`), on `connection` (inside the caller's transaction).
+    func insert(appID: Int64, apnsChannelID: String, policy: ChannelStoragePolicy, gameID: String, tier: String,
                 on connection: PostgresConnection) async throws -> ChannelRecord {
         let rows = try await connection.query("""
             INSERT INTO channels (apns_channel_id, app_id, storage_policy)
@@ -135,7 +135,7 @@ package struct ChannelStore: Sendable {
             throw PostgresError(.queryFailed, "inserting the channel returned no row")
         }
         let record = try ChannelRecord(row: row)
-        try await connection.execute("INSERT INTO channel_bindings (channel_id, game_id) VALUES (\(record.id), \(gameID))")
+        try await connection.execute("INSERT INTO channel_bindings (channel_id, game_id, tier) VALUES (\(record.id), \(gameID), \(tier))")
         return record
     }
 
