@@ -58,7 +58,7 @@ package struct ChannelRegistry: Sendable {
     package func createChannel(
         gameID: String, app: AppRecord, policy: ChannelStoragePolicy? = nil, another: Bool = false
     ) async throws -> CreatedChannel {
-        try await requireGame(gameID)
+        try await games.requireExisting(gameID)
         let mode: CreateMode = another ? .always : .unlessPolicyExists
         switch try await create(app: app, gameID: gameID, policy: policy ?? app.defaultStoragePolicy, mode: mode) {
         case .created(let created):
@@ -78,7 +78,7 @@ package struct ChannelRegistry: Sendable {
     /// Lifts the game's opt-out of the app's automatic channels, as `createChannel` does.
     /// - Throws: as `createChannel`.
     package func lightChannel(gameID: String, app: AppRecord) async throws -> CreatedChannel {
-        try await requireGame(gameID)
+        try await games.requireExisting(gameID)
         switch try await create(app: app, gameID: gameID, policy: app.defaultStoragePolicy, mode: .light) {
         case .created(let created):
             return created
@@ -94,7 +94,7 @@ package struct ChannelRegistry: Sendable {
     /// app's failure does not stop the others; it is in the report.
     /// - Throws: `RegistryError.notFound` for an unknown game; database failures.
     package func ensureChannels(gameID: String) async throws -> EnsureReport {
-        try await requireGame(gameID)
+        try await games.requireExisting(gameID)
         let candidates = try await apps.all().filter(\.autoChannels)
         var report = EnsureReport(gameID: gameID, results: [], warnings: [])
         for app in candidates {
@@ -313,13 +313,6 @@ package struct ChannelRegistry: Sendable {
     }
 
     // MARK: - Helpers
-
-    func requireGame(_ gameID: String) async throws {
-        try GameDraft.checkID(gameID, option: "--game")
-        guard try await games.find(id: gameID) != nil else {
-            throw RegistryError(.notFound, "no game \(gameID) (add it with `scorecast games add`)")
-        }
-    }
 
     /// The advisory lock key of a bundle id's channel set (creates share it, reconcile takes it alone).
     static func bundleLockKey(_ bundleID: String) -> SQL {

@@ -33,6 +33,14 @@ package struct GameStore: Sendable {
         try await pool.query("SELECT \(unsafeSQL: GameRecord.columns) FROM games WHERE id = \(id)").first.map(GameRecord.init(row:))
     }
 
+    /// Throws `invalidInput` for a malformed id and `notFound` unless game `id` exists.
+    package func requireExisting(_ id: String) async throws {
+        try GameDraft.checkID(id, option: "--game")
+        guard try await find(id: id) != nil else {
+            throw RegistryError(.notFound, "no game \(id) (add it with `scorecast games add`)")
+        }
+    }
+
     /// Games, optionally of one status, soonest start first (unscheduled last), at most `limit`.
     package func list(status: String? = nil, limit: Int = 1000) async throws -> [GameRecord] {
         try await pool.query("""

@@ -327,15 +327,6 @@ extension RegistryCLI {
     }
 }
 
-extension GameStore {
-    /// Throws `notFound` unless game `id` exists.
-    func requireExisting(_ id: String) async throws {
-        guard try await find(id: id) != nil else {
-            throw RegistryError(.notFound, "no game \(id) (add it with `scorecast games add`)")
-        }
-    }
-}
-
 /// A channel as the CLI prints it in JSON.
 struct ChannelView: Encodable {
     let id: Int64
