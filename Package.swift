@@ -89,7 +89,7 @@ let package = Package(
         // and exit codes. No business logic: a command parses, calls the service, prints.
         .target(
             name: "ScorecastCLI",
-            dependencies: ["Scorecast", "Arguments", "JSON", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNsSimulator", "Migrations", "APNsCore"]
+            dependencies: ["Scorecast", "Arguments", "JSON", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
         ),
         // The one executable: `main.swift` sets up signals and runs the CLI.
         .executableTarget(name: "scorecast", dependencies: ["ScorecastCLI"]),

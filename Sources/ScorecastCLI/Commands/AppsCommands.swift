@@ -1,7 +1,5 @@
 import APNsCore
-import APNsSimulator
 import Arguments
-import ScorecastCrypto
 import Foundation
 import ScorecastCore
 import Scorecast
@@ -312,24 +310,16 @@ enum AppsCommands {
     /// a note for the user (nil when APNs is remote).
     static func registerWithRunningSimulator(_ cli: RegistryCLI, app: AppRecord, publicKeyPEM: String?) async -> String? {
         guard cli.configuration.apns == .builtInSimulator else { return nil }
-        guard let file = try? BuiltInSimulatorFile.read(stateDirectory: cli.configuration.stateDirectory),
-              BuiltInSimulatorFile.processIsAlive(file.pid)
-        else {
-            return "the built-in simulator is not running: the next `scorecast serve` registers this app's key"
-        }
-        let pem: String
-        if let publicKeyPEM {
-            pem = publicKeyPEM
-        } else {
-            guard let key = try? P256PrivateKey(contentsOfFile: app.keyPath) else { return "the key could not be read to register it with the simulator" }
-            pem = key.publicKey.pem
-        }
-        let team = SimulatorTeam(teamID: app.teamID, keyID: app.keyID, publicKeyPEM: pem, bundleIDs: [app.bundleID])
-        do {
-            try await BuiltInSimulatorAdmin(port: file.adminPort).registerMerging(team)
+        switch await BuiltInSimulatorAdmin.registerWithRunningSimulator(
+            app, publicKeyPEM: publicKeyPEM, stateDirectory: cli.configuration.stateDirectory) {
+        case .registered:
             return "registered with the running built-in simulator"
-        } catch {
-            return "could not register with the running simulator (\(error)); the next `scorecast serve` does"
+        case .notRunning:
+            return "the built-in simulator is not running: the next `scorecast serve` registers this app's key"
+        case .keyUnreadable:
+            return "the key could not be read to register it with the simulator"
+        case .failed(let reason):
+            return "could not register with the running simulator (\(reason)); the next `scorecast serve` does"
         }
     }
 

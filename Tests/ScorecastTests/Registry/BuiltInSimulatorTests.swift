@@ -76,6 +76,38 @@ struct BuiltInSimulatorTests {
         await #expect(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
     }
 
+    /// `apps add` and `apps update` with the built-in simulator: the key reaches the simulator of
+    /// a running `serve`, merged with what that key already had.
+    @Test func anAppsKeyIsRegisteredWithTheRunningSimulator() async throws {
+        let state = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let key = try P256PrivateKey.generate()
+        let keyPath = state.appendingPathComponent("app.p8").path
+        try key.pkcs8PEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        let app = try testApp(keyPath: keyPath)
+        #expect(await BuiltInSimulatorAdmin.registerWithRunningSimulator(app, publicKeyPEM: nil, stateDirectory: state) == .notRunning)
+
+        let (simulator, endpoints) = try BuiltInSimulator.start(configuration: try configuration(state: state), logger: Logger(label: "test", level: .warning))
+        let shutdown = ShutdownSignal()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await simulator.run(until: shutdown) }
+            #expect(await BuiltInSimulatorAdmin.registerWithRunningSimulator(app, publicKeyPEM: nil, stateDirectory: state) == .registered)
+            var second = app
+            second.bundleID = "com.example.second"
+            #expect(await BuiltInSimulatorAdmin.registerWithRunningSimulator(second, publicKeyPEM: key.publicKey.pem, stateDirectory: state) == .registered)
+            let teams = try await BuiltInSimulatorAdmin(port: endpoints.adminPort).teams()
+            #expect(teams.count == 1)
+            #expect(Set(teams.first?.bundleIDs ?? []) == ["com.example.scores", "com.example.second"])
+            #expect(teams.first?.publicKeyPEM == key.publicKey.pem)
+
+            var unreadable = app
+            unreadable.keyPath = state.appendingPathComponent("missing.p8").path
+            #expect(await BuiltInSimulatorAdmin.registerWithRunningSimulator(unreadable, publicKeyPEM: nil, stateDirectory: state) == .keyUnreadable)
+            shutdown.trigger()
+            try await group.waitForAll()
+        }
+    }
+
     @Test func aStaleFileOfADeadProcessIsNotARunningSimulator() async throws {
         let state = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: state) }
