@@ -1,6 +1,7 @@
 import Foundation
 
-/// Standard output and error for commands: whole writes, so concurrent lines never interleave.
+/// Standard output and error for commands and the demo (which is why it lives in the service):
+/// whole writes, so concurrent lines never interleave.
 package struct Terminal: Sendable {
     /// Creates the process's terminal.
     package init() {}
