@@ -5,7 +5,8 @@
 #   Deploy/bench.sh              full run (the memory run lasts 10 minutes; about 20 minutes in all)
 #   Deploy/bench.sh --quick      short runs for iteration (memory run ~60 s; about 6 minutes)
 #   Deploy/bench.sh --parts 1,2  only some parts (1 client vs h2load, 2 peer, 3 end to end,
-#                                4 memory, 5 scaling, 6 kick-off fan-out); see `.build/release/scorecast-bench --help`
+#                                4 memory, 5 scaling, 6 kick-off fan-out, 7 a "Saturday" of matches);
+#                                see `.build/release/scorecast-bench --help`
 #
 # All traffic stays on loopback; every load loop is bounded in count and time.
 set -euo pipefail

@@ -11,9 +11,12 @@ enum BenchCommand {
 
     Options of run:
       --quick                 short runs for iteration (memory run ~60 s)
-      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5,6)
+      --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5,6,7)
       --devices N             devices following the kick-off game in part 6 (default 1000000; 100000 with --quick)
       --memory-seconds N      length of the memory run (default 600; 60 with --quick)
+      --saturday-matches N    matches replaying the bundled match in part 7 (default 300; 60 with --quick)
+      --saturday-speed S      part 7's time compression: S× faster than real pace, so its quiet spells
+                              are S× shorter (default 30; 60 with --quick; 1 = real pace, ~2 hours)
       --rates LIST            end-to-end event rates (default 500,1000,2000)
       --games N               live games (default 1000)
       --channels N            channels per game, one per app (default 4)
@@ -58,7 +61,9 @@ enum BenchCommand {
 /// The options of `scorecast-bench run`.
 struct BenchOptions: Sendable {
     var quick = false
-    var parts: Set<Int> = [1, 2, 3, 4, 5, 6]
+    var parts: Set<Int> = [1, 2, 3, 4, 5, 6, 7]
+    var saturdayMatches: Int?
+    var saturdaySpeed: Double?
     var devices: Int?
     var memorySeconds: Int?
     var rates = [500, 1000, 2000]
@@ -75,7 +80,9 @@ struct BenchOptions: Sendable {
     /// The options of `run` (described in `usage`).
     static let options: [OptionSpec] = [
         .flag("quick", "a short run"),
-        .value("parts", "N[,N…]", "parts 1–6 to run"),
+        .value("parts", "N[,N…]", "parts 1–7 to run"),
+        .value("saturday-matches", "N", "matches in part 7"),
+        .value("saturday-speed", "S", "part 7's time compression"),
         .value("memory-seconds", "S", "how long the memory part runs"),
         .value("rates", "N[,N…]", "end-to-end event rates"),
         .value("devices", "N", "devices following the kick-off game in part 6"),
@@ -112,6 +119,12 @@ struct BenchOptions: Sendable {
             case "--quick": quick = true
             case "--parts": parts = Set(try integers(flag, value))
             case "--memory-seconds": memorySeconds = try integers(flag, value)[0]
+            case "--saturday-matches": saturdayMatches = try integers(flag, value)[0]
+            case "--saturday-speed":
+                guard let speed = Double(value), speed.isFinite, speed >= 1 else {
+                    throw BenchError("--saturday-speed takes a number ≥ 1 (1 = real pace), got '\(value)'")
+                }
+                saturdaySpeed = speed
             case "--rates": rates = try integers(flag, value)
             case "--devices": devices = try integers(flag, value)[0]
             case "--games": games = try integers(flag, value)[0]
@@ -133,6 +146,11 @@ struct BenchOptions: Sendable {
             default: throw BenchError("unknown option \(flag)")  // the parser refused it already
             }
         }
-        if let wrong = parts.first(where: { !(1...6).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
+        if let wrong = parts.first(where: { !(1...7).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
     }
+
+    /// Part 7's matches.
+    var saturdayMatchCount: Int { saturdayMatches ?? (quick ? 60 : 300) }
+    /// Part 7's time compression.
+    var saturdaySpeedFactor: Double { saturdaySpeed ?? (quick ? 60 : 30) }
 }

@@ -50,10 +50,11 @@ struct BenchRun {
             report.loadAverage["2"] = "\(load) → \(ProcFS.loadAverage)"
             write(report)
         }
-        if !options.parts.isDisjoint(with: [3, 4, 5]) {
+        if !options.parts.isDisjoint(with: [3, 4, 5, 7]) {
             let load = ProcFS.loadAverage
             await EndToEndSuite(options: options, folder: folder, key: key, logger: logger).run(into: &report) { write($0) }
-            report.loadAverage["3–5"] = "\(load) → \(ProcFS.loadAverage)"
+            let label = options.parts.intersection([3, 4, 5, 7]).sorted().map(String.init).joined(separator: ",")
+            report.loadAverage[label == "3,4,5" ? "3–5" : label] = "\(load) → \(ProcFS.loadAverage)"
             write(report)
         }
         if options.parts.contains(6) {

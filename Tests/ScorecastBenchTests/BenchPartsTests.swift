@@ -87,7 +87,7 @@ struct BenchPartsTests {
     @Test("options: defaults, values, and errors that name the option")
     func options() throws {
         let defaults = try BenchOptions([])
-        #expect(defaults.parts == [1, 2, 3, 4, 5, 6])
+        #expect(defaults.parts == [1, 2, 3, 4, 5, 6, 7])
         #expect(defaults.devices == nil)
         #expect(try BenchOptions(["--parts", "6", "--devices", "5000"]).devices == 5_000)
         #expect(defaults.quick == false)
@@ -96,7 +96,7 @@ struct BenchPartsTests {
         #expect(chosen.parts == [1, 2])
         #expect(chosen.rates == [100, 200])
         #expect(chosen.serveEnvironment == ["SCORECAST_WORKERS": "8"])
-        for bad in [["--parts", "7"], ["--devices", "0"], ["--rates", "1,x"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
+        for bad in [["--parts", "8"], ["--devices", "0"], ["--rates", "1,x"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
             #expect(throws: BenchError.self) { try BenchOptions(bad) }
         }
     }

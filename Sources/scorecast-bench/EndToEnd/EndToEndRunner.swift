@@ -16,13 +16,22 @@ struct EndToEndRunner {
     /// Runs `rate` events/s for `seconds` against `serves` (the first one runs the API).
     func run(rate: Int, seconds: Double, serves: [ServeProcess], runTag: String, seqBase: Int,
              sampleRSSOf rssPID: pid_t? = nil) async throws -> (EndToEndRun, RSSSamples) {
+        try await run(targetRate: rate, serves: serves, sampleRSSOf: rssPID) { port in
+            PostPlan(rate: rate, seconds: seconds, games: environment.games, runTag: runTag, seqBase: seqBase,
+                     alertingShare: alertingShare, apiKey: environment.apiKey, port: port).schedule
+        }
+    }
+
+    /// Posts the schedule `feed` makes for the API's port against `serves`, measuring as `run`
+    /// does; `targetRate` (events/s) is what "sustained" compares the posted rate with.
+    func run(targetRate rate: Int, serves: [ServeProcess], sampleRSSOf rssPID: pid_t? = nil,
+             feed: (_ port: Int) -> PostSchedule) async throws -> (EndToEndRun, RSSSamples) {
         guard let api = serves.first(where: { $0.httpPort > 0 }) else { throw BenchError("no serve process runs the API") }
         _ = try await waitForDrain(limit: .seconds(60))
         let postmaster = await environment.postmasterPID()
         let before = cpuSamples(serves: serves, postmaster: postmaster)
         let windowStart = try await databaseClock()
-        let plan = PostPlan(rate: rate, seconds: seconds, games: environment.games, runTag: runTag, seqBase: seqBase,
-                            alertingShare: alertingShare, apiKey: environment.apiKey, port: api.httpPort)
+        let plan = feed(api.httpPort)
 
         let rssTask: Task<RSSSamples, Never>? = rssPID.map { pid in
             Task {
@@ -53,12 +62,14 @@ struct EndToEndRunner {
         let counts = try await environment.pool.query("""
             SELECT count(*) FILTER (WHERE outcome = 'sent') AS sent,
                    count(*) FILTER (WHERE outcome <> 'sent') AS unsent,
-                   coalesce(sum(coalesced) FILTER (WHERE outcome = 'sent'), 0)::bigint AS coalesced
+                   coalesce(sum(coalesced) FILTER (WHERE outcome = 'sent'), 0)::bigint AS coalesced,
+                   count(*) FILTER (WHERE downgraded) AS downgraded
             FROM deliveries WHERE sent_at >= to_timestamp(\(windowStart)) AND sent_at < to_timestamp(\(windowEnd))
             """).first
         let sent = try counts?.decode("sent", as: Int.self) ?? 0
         let unsent = try counts?.decode("unsent", as: Int.self) ?? 0
         let coalesced = try counts?.decode("coalesced", as: Int.self) ?? 0
+        let downgraded = try counts?.decode("downgraded", as: Int.self) ?? 0
         let latencyAll = try await latency(from: windowStart, to: drainEnd, alertingOnly: false)
         let latencyAlerting = try await latency(from: windowStart, to: drainEnd, alertingOnly: true)
 
@@ -78,7 +89,7 @@ struct EndToEndRunner {
             backlogAtEnd: backlog, sustained: sustained, cpu: cpu, workerProcesses: serves.filter { $0.roles.contains("worker") }.count,
             broadcastsPerServerCPUSecond: Self.perCPUSecond(sent, cpu),
             ingestToSendAlertingMs: latencyAlerting, drainSeconds: drainSeconds, maxPostLagMs: posted.maxLagMilliseconds,
-            firstIngestFailure: posted.firstFailure)
+            firstIngestFailure: posted.firstFailure, coalesced: coalesced, downgraded: downgraded)
         logger.info("end-to-end run", [
             "rate": String(rate), "workers": String(result.workerProcesses), "posted_per_s": String(Int(postedRate)),
             "broadcasts_per_s": String(Int(result.broadcastsPerSecond)),
@@ -118,6 +129,7 @@ struct EndToEndRunner {
             SELECT count(*) AS n,
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p50,
                    percentile_cont(0.9) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p90,
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p95,
                    percentile_cont(0.99) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p99,
                    max(ingest_to_send_ms) AS worst
             FROM deliveries
@@ -127,6 +139,7 @@ struct EndToEndRunner {
         let count = try row.decode("n", as: Int.self)
         guard count > 0 else { return nil }
         return Percentiles(count: count, p50: try row.decode("p50", as: Double.self), p90: try row.decode("p90", as: Double.self),
+                           p95: try row.decode("p95", as: Double.self),
                            p99: try row.decode("p99", as: Double.self), max: try row.decode("worst", as: Double.self))
     }
 

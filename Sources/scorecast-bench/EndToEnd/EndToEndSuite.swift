@@ -3,7 +3,7 @@ import Foundation
 import ScorecastLogging
 import Scorecast
 
-/// Parts 3–5: `scorecast serve` (release) as real processes against a durable Postgres and the
+/// Parts 3–5 and 7: `scorecast serve` (release) as real processes against a durable Postgres and the
 /// simulator process; the feed is this process, posting over HTTP.
 struct EndToEndSuite {
     let options: BenchOptions
@@ -16,15 +16,18 @@ struct EndToEndSuite {
         let scorecast = options.scorecastBinary ?? (URL(fileURLWithPath: BenchPaths.selfExecutable)
             .deletingLastPathComponent().appendingPathComponent("scorecast").path)
         guard FileManager.default.isExecutableFile(atPath: scorecast) else {
-            report.skipped["3–5 end to end"] = "no scorecast binary at \(scorecast) (build it: swift build -c release --product scorecast)"
+            report.skipped["3–5, 7 end to end"] = "no scorecast binary at \(scorecast) (build it: swift build -c release --product scorecast)"
             return
         }
         let environment: EndToEndEnvironment
         do {
-            environment = try await EndToEndEnvironment.make(folder: folder, key: key, gameCount: options.games,
+            // Part 7 alone needs only its matches' games; with parts 3–5, enough for both.
+            let games = options.parts.isDisjoint(with: [3, 4, 5]) ? options.saturdayMatchCount
+                : options.parts.contains(7) ? max(options.games, options.saturdayMatchCount) : options.games
+            environment = try await EndToEndEnvironment.make(folder: folder, key: key, gameCount: games,
                                                              appCount: options.channelsPerGame, scorecast: scorecast, logger: logger)
         } catch {
-            report.skipped["3–5 end to end"] = "setup failed: \(error)"
+            report.skipped["3–5, 7 end to end"] = "setup failed: \(error)"
             return
         }
         report.endToEndSetup = [
@@ -129,6 +132,25 @@ struct EndToEndSuite {
                     report.skipped["5 scaling (\(workers) worker processes)"] = "\(error)"
                 }
                 for serve in serves { await serve.stop() }
+            }
+        }
+        if options.parts.contains(7) {
+            do {
+                let serve = try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part7",
+                                                         extraEnvironment: options.serveEnvironment)
+                let (runTag, seqBase) = nextTag()
+                let part = SaturdayBenchmark(matches: options.saturdayMatchCount, speed: options.saturdaySpeedFactor,
+                                             kickoffSpreadSeconds: 300, runner: runner, logger: logger)
+                do {
+                    report.saturday = try await part.run(serve: serve, runTag: runTag, seqBase: seqBase,
+                                                         channelsPerMatch: options.channelsPerGame)
+                } catch {
+                    report.skipped["7 saturday"] = "\(error)"
+                }
+                checkpoint(report)
+                await serve.stop()
+            } catch {
+                report.skipped["7 saturday"] = "\(error)"
             }
         }
         await environment.shutdown()

@@ -24,6 +24,33 @@ struct PostPlan: Sendable {
 
     /// Events in the run.
     var total: Int { Int(Double(rate) * seconds) }
+
+    /// The plan as a schedule: event i due at i/rate, games in turn.
+    var schedule: PostSchedule {
+        let plan = self
+        // Enough concurrent feeds to keep the schedule at ~100 ms per request; bounded.
+        return PostSchedule(count: total, seconds: seconds, lanes: max(16, min(128, rate / 8)), apiKey: apiKey, port: port,
+                            due: { Double($0) / Double(plan.rate) }, body: { EventPoster.eventBody(plan, index: $0) })
+    }
+}
+
+/// Any feed's timetable: `count` events, event i due `due(i)` seconds after the start (never
+/// decreasing in i) with the body `body(i)`, posted by `lanes` threads within `seconds`.
+struct PostSchedule: Sendable {
+    /// Events in the schedule.
+    var count: Int
+    /// The window: nothing is sent after it closes, seconds.
+    var seconds: Double
+    /// Threads posting (event i goes to lane i % lanes).
+    var lanes: Int
+    /// The feed's API key.
+    var apiKey: String
+    /// The HTTP port of `scorecast serve`.
+    var port: Int
+    /// When event i is due, seconds after the start.
+    var due: @Sendable (Int) -> Double
+    /// Event i's JSON body.
+    var body: @Sendable (Int) -> [UInt8]
 }
 
 /// What the feed saw.
@@ -53,15 +80,14 @@ struct PostResult: Sendable {
     }
 }
 
-/// A sports feed at a fixed rate: one event per `POST /v1/events` over keep-alive connections,
-/// each on a thread of its own (blocking sockets, off the cooperative pool). Open loop: event i
-/// is due at start + i/rate; a thread that falls behind sends at once and the lag is recorded;
-/// nothing is sent after the window closes.
+/// A sports feed: one event per `POST /v1/events` over keep-alive connections, each on a thread
+/// of its own (blocking sockets, off the cooperative pool). Open loop: event i is due at
+/// start + due(i); a thread that falls behind sends at once and the lag is recorded; nothing is
+/// sent after the window closes.
 enum EventPoster {
-    /// Posts the plan and returns what happened.
-    static func run(_ plan: PostPlan) async -> PostResult {
-        // Enough concurrent feeds to keep the schedule at ~100 ms per request; bounded.
-        let threads = max(16, min(128, plan.rate / 8))
+    /// Posts the schedule and returns what happened.
+    static func run(_ plan: PostSchedule) async -> PostResult {
+        let threads = max(1, plan.lanes)
         let results = Mutex(PostResult())
         let start = DispatchTime.now().uptimeNanoseconds + 50_000_000
         return await withCheckedContinuation { continuation in
@@ -82,20 +108,19 @@ enum EventPoster {
         }
     }
 
-    private static func postLane(_ plan: PostPlan, lane: Int, lanes: Int, start: UInt64) -> PostResult {
+    private static func postLane(_ plan: PostSchedule, lane: Int, lanes: Int, start: UInt64) -> PostResult {
         var result = PostResult()
-        result.latencies.reserveCapacity(plan.total / lanes + 1)
+        result.latencies.reserveCapacity(plan.count / lanes + 1)
         // One keep-alive connection per lane (the project's HTTP client, confined to this thread).
         var connection: CurlHTTPConnection?
         let headers: [(name: String, value: String)] = [("Authorization", "Bearer \(plan.apiKey)"), ("Content-Type", "application/json")]
         let url = "http://127.0.0.1:\(plan.port)/v1/events"
-        let interval = 1e9 / Double(plan.rate)
         // The window is bounded in time: events still unsent when it closes are never sent
         // (a server that cannot keep up shows as a posted rate below the target).
         let closes = start + UInt64(plan.seconds * 1e9)
         var index = lane
-        while index < plan.total && DispatchTime.now().uptimeNanoseconds < closes {
-            let due = start + UInt64(Double(index) * interval)
+        while index < plan.count && DispatchTime.now().uptimeNanoseconds < closes {
+            let due = start + UInt64(plan.due(index) * 1e9)
             let now = DispatchTime.now().uptimeNanoseconds
             if now < due {
                 var pause = timespec(tv_sec: Int((due - now) / 1_000_000_000), tv_nsec: Int((due - now) % 1_000_000_000))
@@ -103,7 +128,7 @@ enum EventPoster {
             } else {
                 result.maxLagMilliseconds = max(result.maxLagMilliseconds, Double(now - due) / 1e6)
             }
-            let body = eventBody(plan, index: index)
+            let body = plan.body(index)
             let request = CurlHTTPRequest(method: "POST", url: url, headers: headers, body: body)
             let sentAt = DispatchTime.now().uptimeNanoseconds
             do {

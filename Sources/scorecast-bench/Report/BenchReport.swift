@@ -135,6 +135,10 @@ struct EndToEndRun: Sendable, Codable {
     var maxPostLagMs: Double
     /// The first ingest failure, if any.
     var firstIngestFailure: String?
+    /// Outbox updates replaced by a newer one before they were sent (summed over the sends).
+    var coalesced = 0
+    /// Deliveries sent at priority 5 although priority 10 was asked (the channel's budget).
+    var downgraded = 0
 }
 
 /// Part 4: memory of `scorecast serve`.
@@ -197,6 +201,8 @@ struct BenchReport: Sendable, Codable {
     var scaling: [ScalingRow]
     /// Part 6.
     var kickoff: KickoffReport? = nil
+    /// Part 7.
+    var saturday: SaturdayReport? = nil
     /// Profile evidence gathered for missed targets (tool, what it showed).
     var profiles: [String: String]
     /// Steps that could not run, with the reason.

@@ -31,6 +31,7 @@ enum MarkdownReport {
         }
         if let memory = report.memory { lines.append(contentsOf: memorySection(memory)) }
         if let kickoff = report.kickoff { lines.append(contentsOf: kickoffSection(kickoff)) }
+        if let saturday = report.saturday { lines.append(contentsOf: saturdaySection(saturday)) }
         if !report.scaling.isEmpty {
             lines.append("## 5. Scaling: worker processes sharing one Postgres")
             lines.append("")
@@ -204,6 +205,31 @@ enum MarkdownReport {
                 ["÷ the client's raw rate (part 2)", kickoff.ratio.map { "\(ratio($0)) of \(rate(kickoff.clientRate ?? 0)) (target ≥ \(ratio(kickoff.target)))" } ?? "part 2 did not run"],
                 ["serve RSS before → peak → after", "\(mib(kickoff.serveRSSBeforeMiB)) → \(mib(kickoff.serveRSSPeakMiB)) → \(mib(kickoff.serveRSSAfterMiB))"],
                 ["Postgres bytes per device", String(format: "%.0f", kickoff.postgresBytesPerDevice)],
+            ]) + [""]
+    }
+
+    static func saturdaySection(_ saturday: SaturdayReport) -> [String] {
+        let run = saturday.run
+        func spread(_ figures: Percentiles?, _ keys: [KeyPath<Percentiles, Double>]) -> String {
+            guard let figures else { return "–" }
+            return keys.map { ms(figures[keyPath: $0]) }.joined(separator: " / ") + " (\(figures.count) sends)"
+        }
+        let compression = saturday.speed == 1 ? "at real pace" : String(
+            format: "compressed %g×: %.0f min of real time in %.0f s, so every quiet spell is %g× shorter and the matches' bursts %g× closer together than on a real Saturday",
+            saturday.speed, saturday.realSeconds / 60, saturday.compressedSeconds, saturday.speed, saturday.speed)
+        return ["## 7. Saturday: \(saturday.matches) matches replaying the bundled match", "",
+                "Each match replays the bundled match's \(saturday.eventsPerMatch) events with their timing (goals, cards, VAR, half-time, long quiet spells) as its own game with \(saturday.channelsPerMatch) channels, posted one event per `POST /v1/events`; kick-offs spread over \(Int(saturday.kickoffSpreadSeconds / 60)) min of real time. Time is \(compression).", ""]
+            + table(["figure", "value"], [
+                ["speed (time compression)", String(format: "%g× (1 = real pace)", saturday.speed)],
+                ["events posted (accepted, failed)", "\(run.eventsAccepted), \(run.ingestFailures)"],
+                ["events/s: average, busiest second", String(format: "%.1f, %d", saturday.averageEventsPerSecond, saturday.peakEventsPerSecond)],
+                ["alerting ingest→send p50 / p95 / p99 / max", spread(run.ingestToSendAlertingMs, [\.p50, \.p95, \.p99, \.max])],
+                ["all sends ingest→send p50 / p99", spread(run.ingestToSendMs, [\.p50, \.p99])],
+                ["broadcasts acknowledged", "\(run.broadcasts)"],
+                ["coalesced, downgraded, failed", "\(run.coalesced), \(run.downgraded), \(run.failedDeliveries)"],
+                ["broadcasts per server CPU-second (serve + Postgres)", run.broadcastsPerServerCPUSecond.map { String(format: "%.0f", $0) } ?? "–"],
+                ["CPU, share of a core", run.cpu.map { "\($0.name) \(String(format: "%.2f", $0.coreShare))" }.joined(separator: ", ")],
+                ["kept up (the part 3 test)", verdict(run.sustained)],
             ]) + [""]
     }
 

@@ -10,16 +10,19 @@ struct Percentiles: Sendable, Codable {
     let p50: Double
     /// 90th percentile.
     let p90: Double
+    /// 95th percentile.
+    let p95: Double
     /// 99th percentile.
     let p99: Double
     /// Largest value.
     let max: Double
 
     /// Percentiles computed elsewhere (by Postgres' `percentile_cont`).
-    init(count: Int, p50: Double, p90: Double, p99: Double, max: Double) {
+    init(count: Int, p50: Double, p90: Double, p95: Double, p99: Double, max: Double) {
         self.count = count
         self.p50 = p50
         self.p90 = p90
+        self.p95 = p95
         self.p99 = p99
         self.max = max
     }
@@ -29,8 +32,9 @@ struct Percentiles: Sendable, Codable {
         guard !values.isEmpty else { return nil }
         let sorted = values.filter(\.isFinite).sorted()
         guard let p50 = Percentile.value(ofSorted: sorted, at: 0.50), let p90 = Percentile.value(ofSorted: sorted, at: 0.90),
+              let p95 = Percentile.value(ofSorted: sorted, at: 0.95),
               let p99 = Percentile.value(ofSorted: sorted, at: 0.99), let max = sorted.last else { return nil }
-        self.init(count: sorted.count, p50: p50, p90: p90, p99: p99, max: max)
+        self.init(count: sorted.count, p50: p50, p90: p90, p95: p95, p99: p99, max: max)
     }
 }
 
