@@ -73,6 +73,9 @@ failed=()
 hung=()
 passed_tests=0
 failed_tests=0
+# Every failing test's lines, printed again at the very end: CI shows only the tail of the
+# output, and the sanitizer job's build log would otherwise push them out of it.
+failures=$(mktemp)
 # The format lint (Deploy/lint.sh, ~15 s) runs first; a finding fails CI like a failing target.
 if [ $# -eq 0 ]; then
   echo "== lint"
@@ -94,7 +97,9 @@ for target in "${targets[@]}"; do
   count=$(sed -nE 's/.*Test run with ([0-9]+) tests?.*/\1/p' <<<"$summary")
   if [ "$status" -ne 0 ]; then
     failed+=("$target")
-    issues=$(grep -cE "^✘ Test .* failed" "$log")
+    # Tests that failed ("✘ Test run with …" is the target's summary, not a test).
+    issues=$(grep -E "^✘ Test .* failed after" "$log" | grep -cv "^✘ Test run with")
+    { echo "-- $target"; grep -E "^✘|^!! " "$log" | cut -c1-600 | head -80; } >>"$failures"
     failed_tests=$((failed_tests + issues))
     passed_tests=$((passed_tests + ${count:-0} - issues))
   else
@@ -112,6 +117,12 @@ if [ $# -eq 0 ] && [ "${SCORECAST_SANITIZE:-1}" != 0 ]; then
 fi
 
 echo
+if [ -s "$failures" ]; then
+  echo "failures (repeated from above):"
+  cat "$failures"
+  echo
+fi
+rm -f "$failures"
 if [ ${#hung[@]} -gt 0 ]; then
   echo "hung once and run again: ${hung[*]}"
 fi

@@ -4,10 +4,11 @@ import Synchronization
 
 /// One `LISTEN` subscription on a connection of its own, served by a dedicated thread that
 /// waits on the socket with `poll()` and forwards notifications to a stream. When the
-/// connection drops it reconnects (backing off up to two seconds) and listens again;
-/// notifications sent while it was disconnected are lost, so consumers keep a polling fallback.
+/// connection drops it reconnects (backing off up to two seconds) and listens again.
+/// Notifications sent while it was not listening are lost; the stream says `.listening` each
+/// time the subscription becomes active, so a consumer can look for what it missed.
 final class PostgresListener: Sendable {
-    typealias Continuation = AsyncThrowingStream<PostgresNotification, Error>.Continuation
+    typealias Continuation = AsyncThrowingStream<PostgresListenEvent, Error>.Continuation
 
     private struct Control {
         var stopRequested = false
@@ -73,8 +74,9 @@ final class PostgresListener: Sendable {
                     try opened.listen(channel)
                     connection = opened
                     backoff = .milliseconds(50)
-                    if connectedBefore { logger.notice("listening again after reconnecting") }
+                    if connectedBefore { logger.notice("listening again after reconnecting; notifications sent meanwhile were lost") }
                     connectedBefore = true
+                    continuation.yield(.listening)
                 } catch where error.code == .connectionFailed || error.code == .connectionClosed {
                     repeats.warning("listen connection unavailable; retrying", ["error": error.message, "in": "\(backoff)"])
                     if waitForWakeup(socket: nil, timeout: backoff) { break }
@@ -87,7 +89,7 @@ final class PostgresListener: Sendable {
             }
             if waitForWakeup(socket: current.socket, timeout: nil) { break }
             let alive = current.consumeInput()
-            for notification in current.drainNotifications() { continuation.yield(notification) }
+            for notification in current.drainNotifications() { continuation.yield(.notification(notification)) }
             if !alive {
                 logger.warning("listen connection lost; reconnecting")
                 connection = nil

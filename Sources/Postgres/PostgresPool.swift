@@ -12,7 +12,7 @@ import Synchronization
 ///     try await connection.execute("UPDATE games SET seq = \(seq) WHERE id = \(id)")
 ///     try await connection.execute("INSERT INTO events (game_id, seq) VALUES (\(id), \(seq))")
 /// }
-/// for try await notification in pool.listen("outbox") { … }
+/// for try await event in pool.listen("outbox") { … }
 /// ```
 /// Callers that find every connection in use wait in line (first come, first served) for at
 /// most `leaseTimeout` (or their `PostgresDeadline`), whether connections are busy or still
@@ -125,12 +125,14 @@ public final class PostgresPool: Sendable {
     }
 
     /// Notifications sent to `channel`, received on a dedicated connection that reconnects and
-    /// listens again if it drops. Delivery begins once the subscription is active (a few
-    /// milliseconds); notifications sent while disconnected are lost. The stream ends when
-    /// its consumer stops iterating or the pool closes; it keeps the newest 10,000
-    /// undelivered notifications if its consumer falls behind.
-    public func listen(_ channel: String) -> AsyncThrowingStream<PostgresNotification, Error> {
-        let (stream, continuation) = AsyncThrowingStream<PostgresNotification, Error>.makeStream(
+    /// listens again if it drops. The stream yields `.listening` each time the subscription
+    /// becomes active (a few milliseconds after this call, and after every reconnect): from
+    /// then on every notification arrives; those sent before, or while disconnected, are lost,
+    /// so a consumer looks at the state itself on `.listening`. The stream ends when its
+    /// consumer stops iterating or the pool closes; it keeps the newest 10,000 undelivered
+    /// events if its consumer falls behind.
+    public func listen(_ channel: String) -> AsyncThrowingStream<PostgresListenEvent, Error> {
+        let (stream, continuation) = AsyncThrowingStream<PostgresListenEvent, Error>.makeStream(
             bufferingPolicy: .bufferingNewest(10_000))
         if let problem = Self.validateChannel(channel) {
             continuation.finish(throwing: problem)

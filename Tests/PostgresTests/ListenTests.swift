@@ -7,28 +7,18 @@ import Testing
 @Suite struct ListenTests {
     private func uniqueChannel() -> String { "ch_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased() }
 
-    /// Notifies `channel` every 20 ms with `prefix` + a counter until `iterator` yields one with
-    /// that prefix (a subscription becomes active a moment after `listen` returns, and
-    /// notifications sent while disconnected are lost), or `timeout` passes.
-    private func notifyUntilReceived(
-        _ pool: PostgresPool, channel: String, prefix: String,
-        iterator: inout AsyncThrowingStream<PostgresNotification, Error>.Iterator,
-        timeout: Duration = .seconds(10)
-    ) async throws -> PostgresNotification? {
-        let sender = Task {
-            var count = 0
-            let deadline = ContinuousClock.now + timeout
-            while !Task.isCancelled, ContinuousClock.now < deadline {
-                try? await pool.notify(channel: channel, payload: "\(prefix)\(count)")
-                count += 1
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        defer { sender.cancel() }
-        while let notification = try await iterator.next() {
-            if notification.payload.hasPrefix(prefix) { return notification }
-        }
-        return nil
+    private typealias Events = AsyncThrowingStream<PostgresListenEvent, Error>.Iterator
+
+    /// The next `.listening`, failing on a notification first (none is sent before it here).
+    private func nextListening(_ iterator: inout Events) async throws {
+        let event = try await iterator.next()
+        #expect(event == .listening)
+    }
+
+    /// The next notification's payload, failing on anything else.
+    private func nextPayload(_ iterator: inout Events) async throws -> String? {
+        guard case .notification(let notification)? = try await iterator.next() else { return nil }
+        return notification.payload
     }
 
     private func listenerPIDs(channel: String) async throws -> [Int32] {
@@ -38,38 +28,47 @@ import Testing
         return try rows.map { try $0.decode("pid", as: Int32.self) }
     }
 
-    @Test func notificationsArriveOnTheStream() async throws {
+    /// The subscription says when it is active; from then on every notification arrives,
+    /// once, in order, payloads intact — no need to send until one gets through.
+    @Test func notificationsSentOnceListeningArriveOnTheStream() async throws {
         let pool = try await TestDatabase.shared().makePool()
         let channel = uniqueChannel()
         var iterator = pool.listen(channel).makeAsyncIterator()
-        let received = try await notifyUntilReceived(pool, channel: channel, prefix: "hello-", iterator: &iterator)
-        #expect(received?.channel == channel)
-        #expect(received?.payload.hasPrefix("hello-") == true)
-        #expect((received?.backendPID ?? 0) > 0)
+        try await nextListening(&iterator)
+        try await pool.notify(channel: channel, payload: "hello")
+        let first = try await iterator.next()
+        guard case .notification(let received)? = first else {
+            Issue.record("expected a notification, got \(String(describing: first))")
+            return
+        }
+        #expect(received.channel == channel)
+        #expect(received.payload == "hello")
+        #expect(received.backendPID > 0)
 
-        // Once listening, every notification arrives, in order, payloads intact.
         let payloads = ["one", "two", "日本 🏒", "", "'; DROP TABLE x; --"]
         for payload in payloads { try await pool.notify(channel: channel, payload: payload) }
         var seen: [String] = []
-        while seen.count < payloads.count, let next = try await iterator.next() {
-            if !next.payload.hasPrefix("hello-") { seen.append(next.payload) }
-        }
+        while seen.count < payloads.count, let payload = try await nextPayload(&iterator) { seen.append(payload) }
         #expect(seen == payloads)
         await pool.close()
         #expect(try await iterator.next() == nil)
     }
 
-    @Test func listeningResumesAfterTheConnectionIsKilled() async throws {
+    /// A notification sent while the connection is down is lost; the stream says `.listening`
+    /// again once the new connection listens, and what is sent after that arrives. (The
+    /// workers look at the outbox on that event: `ListenGapTests`.)
+    @Test func listeningResumesAfterTheConnectionIsKilledAndSaysSo() async throws {
         let sink = MemorySink()
         let pool = try await TestDatabase.shared().makePool(logger: Logger(label: "t", level: .notice, sink: sink))
         let channel = uniqueChannel()
         var iterator = pool.listen(channel).makeAsyncIterator()
-        #expect(try await notifyUntilReceived(pool, channel: channel, prefix: "before-", iterator: &iterator) != nil)
+        try await nextListening(&iterator)
         let pids = try await listenerPIDs(channel: channel)
         #expect(pids.count == 1)
         for pid in pids { _ = try await pool.query("SELECT pg_terminate_backend(\(pid))") }
-        let after = try await notifyUntilReceived(pool, channel: channel, prefix: "after-", iterator: &iterator)
-        #expect(after?.payload.hasPrefix("after-") == true)
+        try await nextListening(&iterator)
+        try await pool.notify(channel: channel, payload: "after")
+        #expect(try await nextPayload(&iterator) == "after")
         #expect(try await listenerPIDs(channel: channel).allSatisfy { !pids.contains($0) })
         await pool.close()
         #expect(sink.lines.contains { $0.contains("listen connection lost") })
@@ -81,7 +80,7 @@ import Testing
         let channel = uniqueChannel()
         do {
             var iterator = pool.listen(channel).makeAsyncIterator()
-            #expect(try await notifyUntilReceived(pool, channel: channel, prefix: "x-", iterator: &iterator) != nil)
+            try await nextListening(&iterator)
             #expect(try await listenerPIDs(channel: channel).count == 1)
         }
         // However long the listener's connection takes to close on a loaded machine (a 5 s

@@ -13,8 +13,10 @@ import ScorecastLogging
 /// response that ends without a body (APNs' 200s) with RST_STREAM(STREAM_CLOSED). Servers with
 /// a rapid-reset guard (nghttp2 since CVE-2023-44487: 1,000 resets, then 33 a second) reply
 /// with GOAWAY about every thousand requests in a burst. Streams above the GOAWAY's last id are
-/// refused and resent by libcurl itself; requests caught in the connection's close are resent
-/// here when `ResendPolicy` allows, so a burst loses nothing (measured by the APNs tests'
+/// refused and resent by libcurl itself, except the last one left on the connection, which
+/// libcurl fails with a bare `CURLE_HTTP2` (`TransportErrorMapping.neverProcessed` recognises
+/// it); that one and the requests caught in the connection's close are resent here when
+/// `ResendPolicy` allows, so a burst loses nothing (measured by the APNs tests'
 /// `rapidResetGuardUnderLoad`; the README's "Why libcurl" has the figures).
 final class CurlEventLoop {
     private let mailbox: LoopMailbox
@@ -245,8 +247,8 @@ final class CurlEventLoop {
             return
         }
         let error = TransportErrorMapping.error(endpoint, code: result, detail: handle.errorDetail, reachedTransfer: handle.reachedTransfer,
-                                                responseTooLarge: handle.responseTooLarge, limit: options.maxResponseBytes,
-                                                proxyStatus: handle.proxyStatus)
+                                                responseBytes: handle.responseBytes, responseTooLarge: handle.responseTooLarge,
+                                                limit: options.maxResponseBytes, proxyStatus: handle.proxyStatus)
         recycle(handle)
         if [.connectionLost, .connectionFailed, .tlsFailure].contains(error.code) { lane.warmedUp = false }
         if resendPolicy.shouldResend(error, retrySafe: transfer.request.retrySafe, failures: transfer.attempts.load(ordering: .relaxed),

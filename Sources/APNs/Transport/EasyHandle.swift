@@ -228,6 +228,16 @@ final class EasyHandle {
         return pretransfer > 0
     }
 
+    /// Header and body bytes of a response that arrived for the current transfer (libcurl's own
+    /// counts, which include what its write callbacks never saw).
+    var responseBytes: Int {
+        var headerBytes = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_HEADER_SIZE, &headerBytes)
+        var bodyBytes: curl_off_t = 0
+        _ = ccurl_easy_getinfo_off_t(raw, CURLINFO_SIZE_DOWNLOAD_T, &bodyBytes)
+        return headerBytes + Int(bodyBytes)
+    }
+
     /// Forgets the finished transfer so nothing of it is kept alive by an idle handle.
     func clear() {
         transfer = nil

@@ -9,19 +9,22 @@ enum TransportErrorMapping {
     ///   - detail: libcurl's error buffer text (empty when it wrote none).
     ///   - reachedTransfer: whether libcurl got as far as sending the request; a failure
     ///     before that point means the server cannot have acted on it.
+    ///   - responseBytes: header and body bytes of a response received before the failure
+    ///     (see `neverProcessed`).
     ///   - responseTooLarge: whether our write callback refused the body.
     ///   - limit: the body cap, for the message.
     ///   - proxyStatus: the proxy's answer to `CONNECT` (0 without a proxy).
-    static func error(_ endpoint: APNsEndpoint, code: CURLcode, detail: String, reachedTransfer: Bool,
+    static func error(_ endpoint: APNsEndpoint, code: CURLcode, detail: String, reachedTransfer: Bool, responseBytes: Int,
                       responseTooLarge: Bool = false, limit: Int = 0, proxyStatus: Int = 0) -> APNsClientError {
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let unprocessed = neverProcessed(code: code, detail: detail, reachedTransfer: reachedTransfer, responseBytes: responseBytes)
         if proxyStatus >= 300 {
             return APNsClientError(.connectionFailed, "the proxy refused the tunnel to \(endpoint) (HTTP \(proxyStatus)"
                 + (proxyStatus == 401 || proxyStatus == 407 ? ": check the proxy credentials)" : ")"), neverProcessed: true)
         }
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
-            return APNsClientError(.timeout, "no answer from \(endpoint) before the deadline: \(text)", neverProcessed: !reachedTransfer)
+            return APNsClientError(.timeout, "no answer from \(endpoint) before the deadline: \(text)", neverProcessed: unprocessed)
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY, CURLE_NO_CONNECTION_AVAILABLE:
             return APNsClientError(.connectionFailed, "could not connect to \(endpoint): \(text)", neverProcessed: true)
         case CURLE_PEER_FAILED_VERIFICATION:
@@ -31,7 +34,7 @@ enum TransportErrorMapping {
              CURLE_SSL_ENGINE_INITFAILED:
             return APNsClientError(.tlsFailure, "TLS with \(endpoint) failed: \(text)", neverProcessed: true)
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
-            return APNsClientError(.connectionLost, "connection to \(endpoint) lost: \(text)", neverProcessed: !reachedTransfer)
+            return APNsClientError(.connectionLost, "connection to \(endpoint) lost: \(text)", neverProcessed: unprocessed)
         case CURLE_WRITE_ERROR where responseTooLarge:
             return responseTooLargeError(limit: limit)
         case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_UNSUPPORTED_PROTOCOL:
@@ -39,7 +42,7 @@ enum TransportErrorMapping {
         case CURLE_URL_MALFORMAT:
             return APNsClientError(.invalidRequest, "malformed URL for \(endpoint): \(text)", neverProcessed: true)
         default:
-            return APNsClientError(.transport, "libcurl error \(code.rawValue) with \(endpoint): \(text)", neverProcessed: !reachedTransfer)
+            return APNsClientError(.transport, "libcurl error \(code.rawValue) with \(endpoint): \(text)", neverProcessed: unprocessed)
         }
     }
 

@@ -22,6 +22,9 @@ struct DeliveryWorker: Sendable {
         await withTaskGroup(of: Void.self) { writes in
             var writing = false
             var failures = 0
+            // At start, rows may be waiting: news for the first claim of this process (the
+            // other workers' first claims are covered by it unless it comes back full).
+            var reason = ClaimReason.news
             while !context.stopping.isSignalled && !Task.isCancelled {
                 let seen = context.wakeup.generation
                 let seenAlerting = context.alerting.generation
@@ -39,11 +42,22 @@ struct DeliveryWorker: Sendable {
                     await context.wakeup.wait(after: seen, timeout: .milliseconds(Int64(min(wait, 60) * 1000)))
                     continue
                 }
+                let wakeup = context.wakeup
+                guard let turn = await context.turns.take(reason: probing ? .more : reason, seen: seen, generation: { wakeup.generation })
+                else {
+                    // A claim that began after this worker's news took all it could see.
+                    context.counters.update { $0.claimsSkipped += 1 }
+                    reason = await idleAndLinger(after: seen, seenAlerting: seenAlerting)
+                    continue
+                }
                 let claimed: [ClaimedDelivery]
                 do {
+                    defer { context.turns.finish(turn, tookAll: false) }
                     claimed = try await context.store.claim(
                         owner: owner, limit: limit, lease: context.settings.leaseDuration,
                         excluding: context.inFlight.snapshot, ignoringBackoff: probing)
+                    context.turns.finish(turn, tookAll: !probing && claimed.count < limit)
+                    if claimed.isEmpty { context.counters.update { $0.emptyClaims += 1 } }
                     failures = 0
                     if probing {
                         if claimed.isEmpty {
@@ -68,28 +82,40 @@ struct DeliveryWorker: Sendable {
                     if writing { await writes.next() }
                     let bundleIDs = Dictionary(claimed.map { ($0.app.id, $0.app.bundleID) }) { first, _ in first }
                     writes.addTask {
-                        await complete(completions, bundleIDs: bundleIDs)
+                        let rowsLeft = await complete(completions, bundleIDs: bundleIDs)
                         context.inFlight.remove(ids)
+                        // A row given back (a newer payload came during the send, a retry) sends
+                        // no NOTIFY, and idle workers may have looked while it was leased: they
+                        // look again now instead of at the next poll.
+                        if rowsLeft { context.wakeup.signal() }
                     }
                     writing = true
                 }
                 if claimed.count < limit {
-                    // Everything due was taken: wait for news, unless some came in meanwhile;
-                    // then let more rows fall due, so the next claim is worth its cost, unless
-                    // an alerting row was announced since this claim began (a goal does not
-                    // wait for a fuller batch; stopping ends the linger too).
-                    await idle(after: seen)
-                    let lingerEnds = context.settings.alertFastLane ? context.alerting : context.stopping
-                    await lingerEnds.wait(after: context.settings.alertFastLane ? seenAlerting : 0, timeout: context.settings.claimLinger)
+                    reason = await idleAndLinger(after: seen, seenAlerting: seenAlerting)
+                } else {
+                    reason = .more
                 }
             }
         }
     }
 
+    /// Everything due was taken: waits for news, unless some came in meanwhile; then lets more
+    /// rows fall due, so the next claim is worth its cost, unless an alerting row was announced
+    /// since this claim began (a goal does not wait for a fuller batch; stopping ends the
+    /// linger too). Returns why the next claim is made.
+    private func idleAndLinger(after seen: UInt64, seenAlerting: UInt64) async -> ClaimReason {
+        let reason = await idle(after: seen)
+        let lingerEnds = context.settings.alertFastLane ? context.alerting : context.stopping
+        await lingerEnds.wait(after: context.settings.alertFastLane ? seenAlerting : 0, timeout: context.settings.claimLinger)
+        return reason
+    }
+
     /// Sleeps until woken or until a row falls due (``IdleWait``): while nothing is due it only
     /// looks at the due times once per poll interval, without claiming. Returns at once if a
-    /// wake came after `seen`.
-    private func idle(after seen: UInt64) async {
+    /// wake came after `seen`; returns `.news` when a wake ended the wait, `.dueTime` when a row
+    /// fell due (or the look failed).
+    private func idle(after seen: UInt64) async -> ClaimReason {
         let poll = context.settings.pollInterval
         let floor = min(max(poll / 10, .milliseconds(2)), .milliseconds(100))
         while context.wakeup.generation == seen, !context.stopping.isSignalled, !Task.isCancelled {
@@ -100,8 +126,9 @@ struct DeliveryWorker: Sendable {
                 wait = IdleWait.after(secondsUntilNextDue: nil, lookFailed: true, poll: poll, floor: floor)
             }
             await context.wakeup.wait(after: seen, timeout: wait.timeout)
-            if wait.claimAfter { return }
+            if wait.claimAfter && context.wakeup.generation == seen { return .dueTime }
         }
+        return .news
     }
 
     /// ``sendAll(_:)`` while a heartbeat extends the batch's leases every third of the lease:
@@ -219,7 +246,10 @@ struct DeliveryWorker: Sendable {
 
     /// Writes a batch's outcomes, retrying while the database is unreachable; if it stays
     /// unreachable the leases run out and the rows are sent again (delivery is at least once).
-    private func complete(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) async {
+    /// Writes a batch's outcomes (retrying a few times); returns whether it gave any row back to
+    /// the outbox rather than deleting it (a write that failed for good returns `false`: the
+    /// leases expire, and an expired lease counts as due in the idle workers' look).
+    private func complete(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) async -> Bool {
         var attempt = 0
         while true {
             attempt += 1
@@ -227,13 +257,13 @@ struct DeliveryWorker: Sendable {
                 let result = try await context.store.complete(
                     completions, owner: owner, routineInterval: context.settings.routineInterval.seconds)
                 record(completions, result, bundleIDs: bundleIDs)
-                return
+                return result.deleted.count + result.fencedOut.count < completions.count
             } catch {
                 let deadline = attempt >= 5 || Task.isCancelled
                 context.logger.log(deadline ? .error : .warning, "writing send outcomes failed", [
                     "worker": String(index), "rows": String(completions.count), "attempt": String(attempt),
                     "error": "\(error)", "then": deadline ? "leases will expire and the rows be sent again" : "retrying"])
-                if deadline { return }
+                if deadline { return false }
                 try? await Task.sleep(for: .milliseconds(100 * attempt))
             }
         }

@@ -23,6 +23,8 @@ struct WorkerContext: Sendable {
     /// Channels with a send in flight in this process: never claimed twice, even when a lease
     /// ran out during a slow send.
     let inFlight: InFlightChannels
+    /// One claim at a time in this process, and none that the last one already answered.
+    let turns: ClaimTurns
     let counters: WorkerCounters
     /// The APNs send host's circuit breaker.
     let breaker: HostBreaker

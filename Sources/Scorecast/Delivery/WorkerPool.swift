@@ -51,7 +51,7 @@ public final class WorkerPool: Service {
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
             logger: logger, repeats: RepeatLog(logger: logger), wakeup: WakeSignal(), alerting: WakeSignal(),
-            stopping: WakeSignal(), inFlight: InFlightChannels(),
+            stopping: WakeSignal(), inFlight: InFlightChannels(), turns: ClaimTurns(),
             counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy), metrics: metrics,
             ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
     }
@@ -109,12 +109,18 @@ public final class WorkerPool: Service {
     }
 
     /// Wakes the workers on every NOTIFY, and ends their linger when it announces an alerting
-    /// row; re-subscribes after a failure until cancelled.
+    /// row; re-subscribes after a failure until cancelled. Each time the subscription becomes
+    /// active (at start, after a reconnect) the workers are woken too: a row whose NOTIFY came
+    /// while nobody listened is found by the look that follows, not by the next poll.
     private static func listen(context: WorkerContext, pool: PostgresPool) async {
         while !Task.isCancelled {
             do {
-                for try await notification in pool.listen(context.settings.notifyChannel) {
-                    if notification.payload == EventIngestor.alertingNotification { context.alerting.signal() }
+                for try await event in pool.listen(context.settings.notifyChannel) {
+                    switch event {
+                    case .listening: context.alerting.signal()
+                    case .notification(let notification):
+                        if notification.payload == EventIngestor.alertingNotification { context.alerting.signal() }
+                    }
                     context.wakeup.signal()
                 }
             } catch {

@@ -4,6 +4,10 @@ import Synchronization
 public struct WorkerStatistics: Sendable, Hashable {
     /// Rows claimed.
     public var claimed = 0
+    /// Claims that found nothing (each still cost Postgres a scan of the outbox).
+    public var emptyClaims = 0
+    /// Claims not made because one this process had just made covered the news (``ClaimTurns``).
+    public var claimsSkipped = 0
     /// Sends APNs accepted.
     public var sent = 0
     /// Sends that will be retried.

@@ -106,7 +106,9 @@ public final class DeviceFanOut: Service {
         }
     }
 
-    /// Signals `wake` on every notification on `channel`; subscribes again after a failure.
+    /// Signals `wake` on every notification on `channel`, and each time the subscription becomes
+    /// active (a notification sent while nobody listened is lost; the round it wakes finds the
+    /// work itself); subscribes again after a failure.
     private static func listen(_ channel: String, pool: PostgresPool, wake: WakeSignal, logger: Logger) async {
         while !Task.isCancelled {
             do {

@@ -15,6 +15,8 @@ final class H2TestServer: @unchecked Sendable {
     struct Options {
         var maxConcurrentStreams = 1000
         var goAwayAfter = 0
+        /// When this request arrives, GOAWAY names the stream before it: it is never processed.
+        var goAwayBefore = 0
         var cutAfter = 0
         var silent = false
         var delayMilliseconds = 0
@@ -44,6 +46,7 @@ final class H2TestServer: @unchecked Sendable {
                          "--max-concurrent-streams", String(options.maxConcurrentStreams),
                          "--delay-ms", String(options.delayMilliseconds)]
         if options.goAwayAfter > 0 { arguments += ["--goaway-after", String(options.goAwayAfter)] }
+        if options.goAwayBefore > 0 { arguments += ["--goaway-before", String(options.goAwayBefore)] }
         if options.cutAfter > 0 { arguments += ["--cut-after", String(options.cutAfter)] }
         if options.silent { arguments.append("--silent") }
         if options.expireFirstToken { arguments.append("--expire-first-token") }

@@ -35,6 +35,9 @@ parser.add_argument("--goaway-every-connection", action="store_true",
                     help="GOAWAY on every connection, not only the first")
 parser.add_argument("--goaway-delay-ms", type=int, default=30,
                     help="how long requests above the GOAWAY stay unanswered before the socket closes")
+parser.add_argument("--goaway-before", type=int, default=0,
+                    help="when this request (counted over the server) arrives, send GOAWAY naming the stream before it, "
+                         "so that it is never processed, and leave it unanswered (RFC 9113 §6.8)")
 parser.add_argument("--cut-after", type=int, default=0,
                     help="close the first connection abruptly (no GOAWAY) after this many requests")
 parser.add_argument("--silent", action="store_true", help="accept requests, never answer")
@@ -149,6 +152,10 @@ class Connection:
                              json.dumps(stats).encode())
                 return
             if self.goaway_sent and event.stream_id > self.last_allowed:
+                return
+            if args.goaway_before and not goaway_done and stats["requests"] + 1 == args.goaway_before:
+                goaway_done = True
+                self.send_goaway(event.stream_id - 2)
                 return
             self.requests += 1
             stats["requests"] += 1

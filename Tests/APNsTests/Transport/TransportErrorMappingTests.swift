@@ -20,7 +20,7 @@ struct TransportErrorMappingTests {
             (CURLE_SSL_CONNECT_ERROR, false, .tlsFailure, true),
             (CURLE_HTTP2_STREAM, true, .connectionLost, false),
             (CURLE_HTTP2_STREAM, false, .connectionLost, true),
-            (CURLE_HTTP2, true, .connectionLost, false),
+            (CURLE_HTTP2, false, .connectionLost, true),
             (CURLE_RECV_ERROR, true, .connectionLost, false),
             (CURLE_SEND_ERROR, false, .connectionLost, true),
             (CURLE_GOT_NOTHING, true, .connectionLost, false),
@@ -29,17 +29,17 @@ struct TransportErrorMappingTests {
             (CURLE_OUT_OF_MEMORY, true, .transport, false),
         ]
         for (code, reached, expected, neverProcessed) in cases {
-            let error = TransportErrorMapping.error(endpoint, code: code, detail: "", reachedTransfer: reached)
+            let error = TransportErrorMapping.error(endpoint, code: code, detail: "", reachedTransfer: reached, responseBytes: 0)
             #expect(error.code == expected, "\(code.rawValue)")
             #expect(error.neverProcessed == neverProcessed, "\(code.rawValue)")
             #expect(error.message.contains("api.push.apple.com:443"), "\(error.message)")
         }
         let tooLarge = TransportErrorMapping.error(endpoint, code: CURLE_WRITE_ERROR, detail: "", reachedTransfer: true,
-                                                   responseTooLarge: true, limit: 1000)
+                                                   responseBytes: 1200, responseTooLarge: true, limit: 1000)
         #expect(tooLarge.code == .invalidResponse)
         #expect(tooLarge.message.contains("1000 bytes"))
         let refused = TransportErrorMapping.error(endpoint, code: CURLE_RECV_ERROR, detail: "CONNECT tunnel failed, response 407",
-                                                  reachedTransfer: false, proxyStatus: 407)
+                                                  reachedTransfer: false, responseBytes: 0, proxyStatus: 407)
         #expect(refused.code == .connectionFailed && refused.neverProcessed)
         #expect(refused.message == "the proxy refused the tunnel to api.push.apple.com:443 (HTTP 407: check the proxy credentials)")
         let others: [(APNsClientError, APNsClientError.Code, Bool)] = [
@@ -57,15 +57,54 @@ struct TransportErrorMappingTests {
         }
     }
 
+    @Test("a bare CURLE_HTTP2 with no response byte is a stream refused at GOAWAY (libcurl 7.88): never processed; anything else sent may have been")
+    func neverProcessedAfterSending() {
+        let framing = String(cString: curl_easy_strerror(CURLE_HTTP2))
+        let cases: [(CURLcode, String, Int, Bool)] = [
+            // The last stream above a GOAWAY's last stream id: no text, no response.
+            (CURLE_HTTP2, "", 0, true),
+            (CURLE_HTTP2, framing, 0, true),
+            // A response had begun: the server processed the request.
+            (CURLE_HTTP2, "", 98, false),
+            // libcurl explained a failure of its own.
+            (CURLE_HTTP2, "nghttp2_session_upgrade2() failed: Invalid argument(-501)", 0, false),
+            // The server reset the stream (RST_STREAM, any code) or closed it unfinished.
+            (CURLE_PARTIAL_FILE, "", 0, false),
+            (CURLE_HTTP2_STREAM, "HTTP/2 stream 3 was not closed cleanly: INTERNAL_ERROR (err 2)", 0, false),
+            (CURLE_HTTP2_STREAM, "", 0, false),
+            // The connection broke, or libcurl gave up its own resends.
+            (CURLE_RECV_ERROR, "", 0, false),
+            (CURLE_SEND_ERROR, "Connection died, tried 5 times before giving up", 0, false),
+            (CURLE_GOT_NOTHING, "", 0, false),
+            (CURLE_OPERATION_TIMEDOUT, "", 0, false),
+        ]
+        for (code, detail, responseBytes, expected) in cases {
+            #expect(TransportErrorMapping.neverProcessed(code: code, detail: detail, reachedTransfer: true, responseBytes: responseBytes)
+                == expected, "\(code.rawValue) \(detail) \(responseBytes)")
+            // Nothing sent: never processed, whatever the code.
+            #expect(TransportErrorMapping.neverProcessed(code: code, detail: detail, reachedTransfer: false, responseBytes: responseBytes))
+        }
+        // The error says so, and the resend policy sends such a request again even when a
+        // second copy would not be harmless.
+        let refused = TransportErrorMapping.error(endpoint, code: CURLE_HTTP2, detail: "", reachedTransfer: true, responseBytes: 0)
+        #expect(refused.code == .connectionLost && refused.neverProcessed)
+        #expect(refused.transportFailure == .goAwayUnprocessed)
+        let now = ContinuousClock.now
+        #expect(ResendPolicy(maxConnectionRetries: 0).shouldResend(refused, retrySafe: false, failures: 1, cancelled: false,
+                                                                  now: now, deadline: now + .seconds(5)))
+        let answered = TransportErrorMapping.error(endpoint, code: CURLE_HTTP2, detail: "", reachedTransfer: true, responseBytes: 98)
+        #expect(answered.code == .connectionLost && !answered.neverProcessed)
+    }
+
     @Test("messages carry libcurl's detail, or its description of the code when it wrote none")
     func messages() {
         #expect(TransportErrorMapping.error(endpoint, code: CURLE_COULDNT_CONNECT, detail: "Failed to connect to 127.0.0.1 port 1",
-                                            reachedTransfer: false).message
+                                            reachedTransfer: false, responseBytes: 0).message
             == "could not connect to api.push.apple.com:443: Failed to connect to 127.0.0.1 port 1")
-        #expect(TransportErrorMapping.error(endpoint, code: CURLE_COULDNT_CONNECT, detail: "", reachedTransfer: false).message
+        #expect(TransportErrorMapping.error(endpoint, code: CURLE_COULDNT_CONNECT, detail: "", reachedTransfer: false, responseBytes: 0).message
             == "could not connect to api.push.apple.com:443: Couldn't connect to server")
         #expect(TransportErrorMapping.error(endpoint, code: CURLE_PEER_FAILED_VERIFICATION, detail: "SSL certificate problem: certificate has expired",
-                                            reachedTransfer: false).message.contains("certificate not trusted: SSL certificate problem: certificate has expired"))
+                                            reachedTransfer: false, responseBytes: 0).message.contains("certificate not trusted: SSL certificate problem: certificate has expired"))
         #expect(TransportErrorMapping.noHTTP2(endpoint).message.contains("HTTP/2"))
     }
 

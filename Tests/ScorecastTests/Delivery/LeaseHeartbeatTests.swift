@@ -9,10 +9,12 @@ import TestSupport
 /// other worker takes the row over and sends it a second time.
 @Suite struct LeaseHeartbeatTests {
     @Test func aSendSlowerThanTheLeaseKeepsItsRow() async throws {
-        try await DeliveryHarness.with { harness in
+        // The send lasts 8 s: four leases of 2 s, and far from the APNs request timeout (60 s),
+        // which a loaded machine must not reach (with 4.5 s against 5 s it did: the timed-out
+        // send was sent again).
+        try await DeliveryHarness.with(requestTimeout: .seconds(60)) { harness in
             let channel = try await harness.createChannel()
-            // Slower than the 2 s lease, quicker than the harness's APNs request timeout.
-            try harness.simulator.setFaults(SimulatorFaults(latencyMilliseconds: 4_500))
+            try harness.simulator.setFaults(SimulatorFaults(latencyMilliseconds: 8_000))
             let workers = harness.makePool(harness.settings(workers: 1, lease: .seconds(2)))
             let store = OutboxStore(pool: harness.pool, logger: Logger(label: "other", level: .error))
             try await harness.running(workers) {

@@ -314,27 +314,13 @@ struct IngestEndpointTests {
             try await fixture.addChannel(boundTo: "g1")
             let channel = EventIngestor.notificationChannel
             let notifications = fixture.pool.listen(channel)
-            // The listener subscribes asynchronously: probe until it hears a probe of this test's
-            // own (an event, not a guessed 300 ms), then post and wait for the ingest's NOTIFY.
-            let probe = "probe-\(UUID().uuidString)"
-            // Stopped by a flag, never cancelled: cancelling a query in flight sends Postgres a
-            // cancel request that can land on the connection's next statement (the ingest's).
-            let stopProbing = ShutdownSignal()
-            let prober = Task {
-                while !stopProbing.isTriggered {
-                    try? await fixture.pool.notify(channel: channel, payload: probe)
-                    try? await Task.sleep(for: .milliseconds(50))
-                }
-            }
-            defer { stopProbing.trigger() }
             let (status, heard) = try await withDeadline("the ingest's NOTIFY on \(channel)") {
                 var iterator = notifications.makeAsyncIterator()
-                while let heard = try await iterator.next(), heard.payload != probe {}
-                stopProbing.trigger()
-                await prober.value
+                // Once the subscription is active, the ingest's NOTIFY cannot be missed.
+                while let event = try await iterator.next(), event != .listening {}
                 let reply = await fixture.post(EventJSON.event(id: "n1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
-                while let heard = try await iterator.next() {
-                    if heard.payload.isEmpty { return (reply.status, heard.channel) }
+                while let event = try await iterator.next() {
+                    if case .notification(let heard) = event, heard.payload.isEmpty { return (reply.status, heard.channel) }
                 }
                 return (reply.status, "")
             }

@@ -30,6 +30,7 @@ struct DeliveryHarness: Sendable {
     /// Runs `body` with a fresh harness and tears it down afterwards.
     static func with(
         configure: @Sendable (inout SimulatorConfiguration) -> Void = { _ in },
+        requestTimeout: Duration = .seconds(5),
         _ body: (DeliveryHarness) async throws -> Void
     ) async throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scorecast-workers-\(UUID().uuidString)")
@@ -50,7 +51,7 @@ struct DeliveryHarness: Sendable {
         var clientConfiguration = APNsClientConfiguration(
             sendEndpoint: APNsEndpoint(host: "localhost", port: endpoints.sendPort, caFile: endpoints.caCertificatePath),
             managementEndpoint: APNsEndpoint(host: "localhost", port: endpoints.managementPort, caFile: endpoints.caCertificatePath))
-        clientConfiguration.requestTimeout = .seconds(5)
+        clientConfiguration.requestTimeout = requestTimeout
         let client = try APNsClient(configuration: clientConfiguration, logger: Logger(label: "apns", level: .error))
 
         let stopSimulator = ShutdownSignal()

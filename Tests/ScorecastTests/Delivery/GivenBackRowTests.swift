@@ -1,0 +1,57 @@
+import APNsSimulator
+import Foundation
+import Postgres
+@testable import Scorecast
+import Testing
+import TestSupport
+
+/// A row a completion gives back to the outbox — a newer payload arrived during its send, or
+/// the send is to be retried — announces itself with no NOTIFY, and the idle workers may have
+/// looked at the due times while it was leased (a leased row is not due). The workers look
+/// again when such a completion is written, so the row goes out then, not at the next poll:
+/// here an hour, so only that look can send it before the hang deadline.
+@Suite struct GivenBackRowTests {
+    static func settings(_ harness: DeliveryHarness) -> WorkerSettings {
+        var settings = harness.settings(workers: 2, poll: .seconds(3_600))
+        // NOTIFY is per database: other tests' notifications would wake these workers.
+        settings.notifyChannel = "scorecast_given_back_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return settings
+    }
+
+    @Test func aGoalThatArrivesDuringTheSendOfTheLastOneGoesOutWhenThatSendEnds() async throws {
+        try await DeliveryHarness.with { harness in
+            let settings = Self.settings(harness)
+            let workers = harness.makePool(settings)
+            let channel = try await harness.createChannel()
+            try harness.simulator.setFaults(SimulatorFaults(latencyMilliseconds: 400))
+            try await harness.running(workers) {
+                try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, notify: false)
+                try await harness.pool.notify(channel: settings.notifyChannel)
+                try await harness.eventually("the first goal is on its way") { harness.broadcasts(to: channel.apnsID).count == 1 }
+                // The second goal, announced while the first is in flight: the workers it wakes
+                // find the row leased.
+                try await harness.enqueue(channelID: channel.id, score: 2, timestamp: 1_750_000_002, notify: false)
+                try await harness.pool.notify(channel: settings.notifyChannel)
+                try await harness.eventually("the second goal is sent after the first") {
+                    harness.broadcasts(to: channel.apnsID).contains { $0.status == 200 && $0.body.contains("\"homeScore\":2") }
+                }
+            }
+            #expect(harness.broadcasts(to: channel.apnsID).map(\.status) == [200, 200])
+        }
+    }
+
+    @Test func aSendToBeRetriedIsRetriedAfterItsBackoffNotAtTheNextPoll() async throws {
+        try await DeliveryHarness.with { harness in
+            let settings = Self.settings(harness)
+            let workers = harness.makePool(settings)
+            let channel = try await harness.createChannel()
+            try harness.simulator.setFaults(SimulatorFaults(failNext: 1, failStatus: 503))
+            try await harness.running(workers) {
+                try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, notify: false)
+                try await harness.pool.notify(channel: settings.notifyChannel)
+                try await harness.eventually("the retry is sent") { harness.broadcasts(to: channel.apnsID).contains { $0.status == 200 } }
+            }
+            #expect(harness.broadcasts(to: channel.apnsID).map(\.status) == [503, 200])
+        }
+    }
+}
