@@ -3,8 +3,9 @@ import PackageDescription
 
 // Layers, one way only: C leaves, and the Swift leaves (JSON, Arguments, CurlHTTP,
 // ScorecastLogging, Lifecycle, ChildProcesses, ScorecastCrypto) → adapters (Postgres, APNs,
-// HTTPServer, APNsSimulator) → the application's modules (PrometheusMetrics, Migrations,
-// Scorecast) → the executables. The pure modules (ScorecastCore, the sports domain; APNsCore,
+// HTTPServer, APNsSimulator) → the application's modules (PrometheusMetrics, Migrations, then
+// Scorecast, the service, and ScorecastCLI, its command line, which nothing but the executable
+// imports) → the executables. The pure modules (ScorecastCore, the sports domain; APNsCore,
 // APNs' vocabulary; ScorecastActivity, the iOS contract) have no I/O and no C. Adapters depend on
 // the leaves (and APNs on APNsCore), never on ScorecastCore, and on each other in one place only:
 // the simulator serves its admin API with HTTPServer. The simulator keeps its own table of APNs
@@ -74,14 +75,24 @@ let package = Package(
         .target(name: "PrometheusMetrics"),
         .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"]),
 
-        // The application and its one executable.
+        // The service: ingest, delivery, device fan-out, poller, registry, stats, the HTTP API
+        // and dashboard, the demo, and the runtime that starts them as one service group.
+        // It and ScorecastCLI declare `package`, not `public`: nothing outside this package
+        // imports them (the reusable modules above stay `public`).
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "Arguments", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore"],
+            dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore"],
             // Embedded by Deploy/embed.py into Dashboard/EmbeddedDashboard.swift.
             exclude: ["Dashboard/Assets"]
         ),
-        .executableTarget(name: "scorecast", dependencies: ["Scorecast"]),
+        // The command line on top of the service: the commands, their options, help and output,
+        // and exit codes. No business logic: a command parses, calls the service, prints.
+        .target(
+            name: "ScorecastCLI",
+            dependencies: ["Scorecast", "Arguments", "JSON", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
+        ),
+        // The one executable: `main.swift` sets up signals and runs the CLI.
+        .executableTarget(name: "scorecast", dependencies: ["ScorecastCLI"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
         .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
 
@@ -103,6 +114,7 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "APNsCore", "ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore"]),
+        .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Scorecast", "Arguments"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore"]),

@@ -1,5 +1,5 @@
 import Foundation
-import Scorecast
+import ScorecastCLI
 
 // A parent (a test runner, some supervisors) may start us with signals blocked; SIGTERM and
 // SIGINT must reach the service group, so start from an empty mask.
@@ -11,7 +11,7 @@ pthread_sigmask(SIG_SETMASK, &unblocked, nil)
 signal(SIGPIPE, SIG_IGN)
 
 // Swift 6: top-level code runs on the main actor; the CLI is async all the way down.
-let code = await ScorecastCLI.run(
+let code = await CLI.run(
     Array(CommandLine.arguments.dropFirst()),
     context: CommandContext(environment: ProcessInfo.processInfo.environment))
 // Everything the command started has been stopped explicitly by now. `_exit` skips the C

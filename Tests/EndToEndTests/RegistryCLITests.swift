@@ -156,6 +156,25 @@ struct RegistryCLITests {
         }
     }
 
+    @Test func theLightChannelIsMadeOnceBesideTheStandardOne() async throws {
+        try await RegistryE2E.with { fixture in
+            try await fixture.addApp("com.example.scores")
+            try await fixture.addGame("epl-1")
+            let standard = try #require(try await fixture.json("channels", "create", "--game", "epl-1", "--app", "com.example.scores") as? [String: Any])
+            let light = try #require(try await fixture.json("games", "light-channel", "epl-1", "--app", "com.example.scores") as? [String: String])
+            let lightID = try #require(light["channelId"])
+            #expect(light["tier"] == "light" && light["game"] == "epl-1")
+            #expect(lightID != standard["channelId"] as? String)
+            #expect(fixture.simulatorChannels("com.example.scores").count == 2)
+
+            let again = try await fixture.run("games", "light-channel", "epl-1", "--app", "com.example.scores")
+            #expect(again.code == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("light channel exists \(lightID) for epl-1"))
+            #expect(fixture.simulatorChannels("com.example.scores").count == 2)
+            #expect(try await fixture.run("games", "light-channel", "nope", "--app", "com.example.scores").code == 3)
+        }
+    }
+
     @Test func reconcileReportsAndFixesOrphansAndGoneChannels() async throws {
         try await RegistryE2E.with { fixture in
             let key = try await fixture.addApp("com.example.scores")

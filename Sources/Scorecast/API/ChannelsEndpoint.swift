@@ -14,11 +14,11 @@ import ScorecastCore
 /// ```
 /// Only active channels are listed; a known game without one answers an empty list. An unknown
 /// game is a `404` problem; a missing or malformed `bundle-id` (or `environment`) a `400`.
-public struct ChannelsEndpoint: Sendable {
+package struct ChannelsEndpoint: Sendable {
     let pool: PostgresPool
 
     /// Creates the endpoint on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// The JSON body.
     struct Body: Encodable {
@@ -35,7 +35,7 @@ public struct ChannelsEndpoint: Sendable {
     }
 
     /// Adds the route to `router`.
-    public func register(on router: inout Router) {
+    package func register(on router: inout Router) {
         router.get("/v1/games/{id}/channels") { request in
             let gameID = try request.pathParameter("id")
             guard let bundleID = request.query("bundle-id") else {

@@ -16,9 +16,9 @@ import ScorecastCore
 /// ```json
 /// {"results": [{"id": "e1", "outcome": "accepted"}], "accepted": 1, "duplicates": 0, "stale": 0}
 /// ```
-public struct EventsEndpoint: Sendable {
+package struct EventsEndpoint: Sendable {
     /// The route's path.
-    public static let path = "/v1/events"
+    package static let path = "/v1/events"
 
     let ingestor: IngestGroupCommit
     let authenticator: IngestAuthenticator
@@ -33,12 +33,12 @@ public struct EventsEndpoint: Sendable {
 
     /// Creates the endpoint on `pool` with the settings of `configuration`; received events are
     /// counted in `metrics`.
-    public init(pool: PostgresPool, configuration: Configuration, logger: Logger, metrics: ScorecastMetrics? = nil) {
+    package init(pool: PostgresPool, configuration: Configuration, logger: Logger, metrics: ScorecastMetrics? = nil) {
         self.init(pool: pool, settings: IngestSettings(configuration: configuration), logger: logger, metrics: metrics)
     }
 
     /// Creates the endpoint with explicit settings and clock (tests).
-    public init(
+    package init(
         pool: PostgresPool, settings: IngestSettings, logger: Logger, metrics: ScorecastMetrics? = nil,
         clock: @escaping @Sendable () -> Date = Date.init
     ) {
@@ -58,7 +58,7 @@ public struct EventsEndpoint: Sendable {
     }
 
     /// Adds the route to `router`.
-    public func register(on router: inout Router) {
+    package func register(on router: inout Router) {
         router.post(Self.path, options: RouteOptions(maxBodyBytes: settings.maximumBodyBytes)) { request in
             try await handle(request)
         }

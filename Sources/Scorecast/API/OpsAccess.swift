@@ -11,24 +11,24 @@ import HTTPServer
 /// Tokens are compared through their SHA-256, in constant time: neither the content nor the
 /// length of the token leaks through timing. The cookie holds an HMAC of the token, not the
 /// token itself.
-public struct OpsAccess: Sendable {
+package struct OpsAccess: Sendable {
     /// The cookie the login form sets.
-    public static let cookieName = "scorecast_ops"
+    package static let cookieName = "scorecast_ops"
     private let tokenDigest: [UInt8]?
     private let cookieValue: String?
 
     /// Access guarded by `token`, or open when it is `nil`.
-    public init(token: String?) {
+    package init(token: String?) {
         tokenDigest = token.map { SHA256.hash(Array($0.utf8)) }
         cookieValue = token.map { Hex.encode(HMACSHA256.authenticate(message: Array("scorecast-ops-cookie".utf8), key: Array($0.utf8))) }
     }
 
     /// Whether a token is required.
-    public var isGuarded: Bool { tokenDigest != nil }
+    package var isGuarded: Bool { tokenDigest != nil }
 
     /// Why `serve` must not start with this exposure, or `nil`: an HTTP host other than a
     /// loopback address, no token, and no explicit `SCORECAST_OPS_PUBLIC=true`.
-    public static func exposureProblem(host: String, token: String?, opsPublic: Bool) -> String? {
+    package static func exposureProblem(host: String, token: String?, opsPublic: Bool) -> String? {
         guard token == nil, !opsPublic, !isLoopback(host) else { return nil }
         return "SCORECAST_HTTP_HOST is \(host), not a loopback address, and SCORECAST_OPS_TOKEN is not set: "
             + "/metrics, /v1/stats and /dashboard would be open to anyone who reaches the port. "
@@ -43,7 +43,7 @@ public struct OpsAccess: Sendable {
     }
 
     /// Whether `request` carries the token (Bearer) or the login cookie; always when open.
-    public func admits(_ request: HTTPRequest) -> Bool {
+    package func admits(_ request: HTTPRequest) -> Bool {
         guard let tokenDigest, let cookieValue else { return true }
         if let authorization = request.headers["Authorization"], authorization.lowercased().hasPrefix("bearer ") {
             let given = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
@@ -60,7 +60,7 @@ public struct OpsAccess: Sendable {
     }
 
     /// For the JSON and metrics routes: `401` problem unless admitted.
-    public var middleware: Middleware {
+    package var middleware: Middleware {
         Middleware { [self] request, next in
             guard admits(request) else {
                 throw Problem(
@@ -72,7 +72,7 @@ public struct OpsAccess: Sendable {
     }
 
     /// For `/dashboard`: the login form unless admitted.
-    public var dashboardMiddleware: Middleware {
+    package var dashboardMiddleware: Middleware {
         Middleware { [self] request, next in
             guard admits(request) else { return Self.loginPage(status: .unauthorized, failed: false) }
             return try await next(request)
@@ -81,7 +81,7 @@ public struct OpsAccess: Sendable {
 
     /// `POST /dashboard/login` (the form's target): a right token sets the cookie and goes
     /// back to the dashboard; a wrong one shows the form again.
-    public func registerLogin(on router: inout Router) {
+    package func registerLogin(on router: inout Router) {
         router.post("/dashboard/login") { [self] request in
             guard let cookieValue, let tokenDigest else { return .empty(status: .seeOther, headers: ["Location": "/dashboard"]) }
             let given = request.formFields()?.first { $0.name == "token" }?.value ?? ""

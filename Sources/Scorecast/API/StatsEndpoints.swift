@@ -19,7 +19,7 @@ import ScorecastCore
 /// Every one of them is an operator route: guarded by `access` (`SCORECAST_OPS_TOKEN`).
 /// A malformed `window` is a `400` naming it; an unknown channel, game or app a `404`; a
 /// database that does not answer a `503`.
-public struct StatsEndpoints: Sendable {
+package struct StatsEndpoints: Sendable {
     let query: StatsQuery
     let registry: MetricsRegistry
     let refresher: MetricsRefresher?
@@ -30,7 +30,7 @@ public struct StatsEndpoints: Sendable {
 
     /// Creates the endpoints. `refresher` may be nil when the database gauges are not wanted
     /// (its gauge can be registered once per registry).
-    public init(
+    package init(
         query: StatsQuery, registry: MetricsRegistry, refresher: MetricsRefresher?, access: OpsAccess = OpsAccess(token: nil),
         clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "stats")
     ) {
@@ -43,7 +43,7 @@ public struct StatsEndpoints: Sendable {
     }
 
     /// Adds every route to `router`.
-    public func register(on router: inout Router) {
+    package func register(on router: inout Router) {
         let ops = [access.middleware]
         access.registerLogin(on: &router)
         router.get("/v1/stats", middleware: ops) { request in

@@ -6,14 +6,14 @@ import ScorecastLogging
 ///
 /// Each variable is declared once, in the settings table (`Setting.all`); an invalid value stops the process
 /// with a message naming the variable (see `ConfigurationError`).
-public struct Configuration: Sendable {
+package struct Configuration: Sendable {
     /// The roles a `serve` process can run.
-    public enum Role: String, Sendable, CaseIterable {
+    package enum Role: String, Sendable, CaseIterable {
         case api, worker, poller
     }
 
     /// Where the database is.
-    public enum Database: Sendable, Equatable {
+    package enum Database: Sendable, Equatable {
         /// `SCORECAST_DATABASE_URL`: a URL (`postgres://…`) or a libpq conninfo string.
         case external(url: String)
         /// No URL: a private cluster started in the state folder.
@@ -21,7 +21,7 @@ public struct Configuration: Sendable {
     }
 
     /// Where APNs is.
-    public enum APNsTarget: Sendable, Equatable {
+    package enum APNsTarget: Sendable, Equatable {
         /// Apple's (or another real) hosts, from `SCORECAST_APNS_*`.
         case remote(send: Endpoint, management: Endpoint)
         /// No hosts configured: the built-in simulator, started in-process.
@@ -29,102 +29,102 @@ public struct Configuration: Sendable {
     }
 
     /// A host and port, with an optional CA file for private certificates.
-    public struct Endpoint: Sendable, Equatable {
-        public var host: String
-        public var port: Int
-        public var caFile: String?
+    package struct Endpoint: Sendable, Equatable {
+        package var host: String
+        package var port: Int
+        package var caFile: String?
     }
 
-    public var database: Database
-    public var stateDirectory: URL
-    public var autoMigrate: Bool
-    public var databasePoolSize: Int
-    public var databaseConnectTimeout: Duration
-    public var databaseStatementTimeout: Duration
+    package var database: Database
+    package var stateDirectory: URL
+    package var autoMigrate: Bool
+    package var databasePoolSize: Int
+    package var databaseConnectTimeout: Duration
+    package var databaseStatementTimeout: Duration
 
-    public var httpHost: String
-    public var httpPort: Int
-    public var httpMaxBodyBytes: Int
-    public var httpReadTimeout: Duration
-    public var httpThreads: Int
+    package var httpHost: String
+    package var httpPort: Int
+    package var httpMaxBodyBytes: Int
+    package var httpReadTimeout: Duration
+    package var httpThreads: Int
 
-    public var logLevel: LogLevel
-    public var logFormat: LogFormat
+    package var logLevel: LogLevel
+    package var logFormat: LogFormat
 
-    public var roles: [Role]
-    public var workers: Int
-    public var claimBatchSize: Int
-    public var leaseDuration: Duration
-    public var pollInterval: Duration
-    public var claimLinger: Duration
-    public var alertFastLane: Bool
-    public var routineInterval: Duration
-    public var shutdownGrace: Duration
+    package var roles: [Role]
+    package var workers: Int
+    package var claimBatchSize: Int
+    package var leaseDuration: Duration
+    package var pollInterval: Duration
+    package var claimLinger: Duration
+    package var alertFastLane: Bool
+    package var routineInterval: Duration
+    package var shutdownGrace: Duration
 
-    public var apns: APNsTarget
-    public var apnsConnectionsPerHost: Int
-    public var apnsRequestTimeout: Duration
-    public var apnsTokenRefresh: Duration
+    package var apns: APNsTarget
+    package var apnsConnectionsPerHost: Int
+    package var apnsRequestTimeout: Duration
+    package var apnsTokenRefresh: Duration
     /// `SCORECAST_APNS_PROXY`: the proxy for Apple's hosts; `nil` leaves libcurl to the standard
     /// `HTTPS_PROXY` / `NO_PROXY` variables. May hold a password: never logged.
-    public var apnsProxy: String?
+    package var apnsProxy: String?
 
-    public var budgetStandardPerHour: Int
-    public var budgetFrequentPerHour: Int
+    package var budgetStandardPerHour: Int
+    package var budgetFrequentPerHour: Int
     /// Priority-10 sends per channel kept for the final whistle (`SCORECAST_BUDGET_FINAL_RESERVE`).
-    public var budgetFinalReserve: Int
-    public var channelLimit: Int
+    package var budgetFinalReserve: Int
+    package var channelLimit: Int
     /// The longest `Retry-After` honoured (`SCORECAST_RETRY_AFTER_MAX_SECONDS`).
-    public var retryAfterMax: Duration
+    package var retryAfterMax: Duration
     /// Attempts of one content before it is given up (its state stays pending).
-    public var retryMaxAttempts: Int
+    package var retryMaxAttempts: Int
     /// The backoff bound of the first retry.
-    public var retryBase: Duration
+    package var retryBase: Duration
     /// The largest backoff bound.
-    public var retryMax: Duration
+    package var retryMax: Duration
 
-    public var ingestMaxBatch: Int
-    public var ingestTransactions: Int
-    public var ingestCreateUnknownGames: Bool
-    public var signatureTolerance: Duration
+    package var ingestMaxBatch: Int
+    package var ingestTransactions: Int
+    package var ingestCreateUnknownGames: Bool
+    package var signatureTolerance: Duration
     /// `stale-date` = event time + this many seconds, by sport (lower case); `default` for the rest.
-    public var staleSeconds: [String: Int]
+    package var staleSeconds: [String: Int]
 
-    public var retentionDays: Int
-    public var retireGrace: Duration
-    public var reconcileFix: Bool
+    package var retentionDays: Int
+    package var retireGrace: Duration
+    package var reconcileFix: Bool
 
     /// The poller's intervals (`SCORECAST_POLLER_*`).
-    public var poller: PollerSettings
+    package var poller: PollerSettings
 
     /// Connection caps and deadlines of the HTTP server (slow or greedy clients).
-    public var httpMaxConnections: Int
-    public var httpMaxConnectionsPerAddress: Int
-    public var httpHeaderTimeout: Duration
-    public var httpBodyTimeout: Duration
-    public var httpMaxHeaderBytes: Int
+    package var httpMaxConnections: Int
+    package var httpMaxConnectionsPerAddress: Int
+    package var httpHeaderTimeout: Duration
+    package var httpBodyTimeout: Duration
+    package var httpMaxHeaderBytes: Int
 
     /// Bounds on the channels and games a feed can make scorecast create.
-    public var autoChannelWindow: Duration
-    public var feedGamesPerHour: Int
-    public var feedGameTimeout: Duration
+    package var autoChannelWindow: Duration
+    package var feedGamesPerHour: Int
+    package var feedGameTimeout: Duration
 
     /// The operator token guarding the ops routes (`nil`: open), and whether an open exposure on
     /// a public address is intended.
-    public var opsToken: String?
-    public var opsPublic: Bool
+    package var opsToken: String?
+    package var opsPublic: Bool
     /// The device side: app API limits, kick-off, device expiry.
-    public var devices: DeviceSettings
+    package var devices: DeviceSettings
 
     /// What the main URL goes through (`SCORECAST_DATABASE_POOLER`).
-    public var databasePooler: DatabasePooler = .none
+    package var databasePooler: DatabasePooler = .none
     /// Where LISTEN, the poller's leader lock and migrations connect
     /// (`SCORECAST_DATABASE_DIRECT_URL`); `nil`: the main database.
-    public var databaseDirectURL: String? = nil
+    package var databaseDirectURL: String? = nil
 }
 
 /// What stands between scorecast and Postgres on the main database URL.
-public enum DatabasePooler: String, Sendable, Equatable {
+package enum DatabasePooler: String, Sendable, Equatable {
     /// Postgres itself, or a pooler in session mode: every connection is a session of its own.
     case none
     /// A pooler in transaction mode (PgBouncer `pool_mode = transaction`): a server session is
@@ -136,7 +136,7 @@ public enum DatabasePooler: String, Sendable, Equatable {
 extension Configuration {
     /// Reads and validates the configuration from `environment` (normally the process's).
     /// `workingDirectory` anchors the default state folder.
-    public static func load(
+    package static func load(
         from environment: [String: String] = ProcessInfo.processInfo.environment,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) throws(ConfigurationError) -> Configuration {
@@ -277,5 +277,5 @@ extension Configuration {
     }
 
     /// Every variable `load` reads: the one settings table (`Setting.all`).
-    public static var settings: [Setting] { Setting.all }
+    package static var settings: [Setting] { Setting.all }
 }

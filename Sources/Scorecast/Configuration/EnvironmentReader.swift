@@ -2,11 +2,11 @@ import Foundation
 
 /// A configuration value that is missing its rules: names the variable and what is wrong,
 /// never the value itself when the variable may hold a secret.
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+package struct ConfigurationError: Error, CustomStringConvertible, Equatable {
     /// Every problem found, one per variable.
-    public let problems: [String]
+    package let problems: [String]
 
-    public var description: String {
+    package var description: String {
         "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }
 }

@@ -7,9 +7,9 @@ import Foundation
 /// `scorecast config` prints it with the values in effect, and the README's Configuration table
 /// is generated from it (`scorecast config --markdown`; a test compares the two), so a default
 /// or a range is written down exactly once.
-public struct Setting: Sendable, Equatable {
+package struct Setting: Sendable, Equatable {
     /// The shape of a value, with the default used when the variable is unset or empty.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A whole number within a range; `nil` default: unset unless given.
         case integer(default: Int?, range: ClosedRange<Int>)
         case boolean(default: Bool)
@@ -24,19 +24,19 @@ public struct Setting: Sendable, Equatable {
     }
 
     /// The variable's name, e.g. `SCORECAST_HTTP_PORT`.
-    public let name: String
-    public let kind: Kind
+    package let name: String
+    package let kind: Kind
     /// What the setting does, in a sentence or two.
-    public let help: String
+    package let help: String
 
-    public init(_ name: String, _ kind: Kind, _ help: String) {
+    package init(_ name: String, _ kind: Kind, _ help: String) {
         self.name = name
         self.kind = kind
         self.help = help
     }
 
     /// The default as a user would write it, or `unset`.
-    public var defaultText: String {
+    package var defaultText: String {
         switch kind {
         case .integer(let value, _): value.map(String.init) ?? "unset"
         case .boolean(let value): value ? "true" : "false"
@@ -49,33 +49,33 @@ public struct Setting: Sendable, Equatable {
 
     /// The default of an integer setting (0 for any other kind, which `SettingTableTests`
     /// rules out for every setting read this way).
-    public var integerDefault: Int {
+    package var integerDefault: Int {
         if case .integer(let value?, _) = kind { return value }
         return 0
     }
 
     /// The default of a boolean setting (`false` for any other kind).
-    public var booleanDefault: Bool {
+    package var booleanDefault: Bool {
         if case .boolean(let value) = kind { return value }
         return false
     }
 
     /// Whether the value may be shown.
-    public var isSecret: Bool { kind == .secret }
+    package var isSecret: Bool { kind == .secret }
 }
 
 extension Setting {
     /// A setting's value in an environment, and where it came from.
-    public struct Effective: Sendable, Equatable {
-        public enum Source: String, Sendable { case environment, `default` }
-        public let setting: Setting
+    package struct Effective: Sendable, Equatable {
+        package enum Source: String, Sendable { case environment, `default` }
+        package let setting: Setting
         /// The value as given (`(hidden)` for a secret), or the default.
-        public let value: String
-        public let source: Source
+        package let value: String
+        package let source: Source
     }
 
     /// Every setting with the value `environment` gives it, for `scorecast config`.
-    public static func effective(in environment: [String: String]) -> [Effective] {
+    package static func effective(in environment: [String: String]) -> [Effective] {
         all.map { setting in
             let given = environment[setting.name]?.trimmingCharacters(in: .whitespaces)
             guard let given, !given.isEmpty else {
@@ -86,7 +86,7 @@ extension Setting {
     }
 
     /// The README's Configuration table: a Markdown table of every setting.
-    public static var markdownTable: String {
+    package static var markdownTable: String {
         var lines = ["| variable | default | meaning |", "|---|---|---|"]
         for setting in all {
             lines.append("| `\(setting.name)` | `\(setting.defaultText)` | \(setting.help)\(setting.rangeNote) |")

@@ -19,33 +19,33 @@ import HTTPServer
 /// `data-status` on `<body>` is `ok` or `error`, each chart's `data-visible-series` counts
 /// the series it actually painted, and `data-clipped` on `<body>` names every text cut off
 /// (ellipsized, sticking out of its card, or outside its chart; absent when all fit).
-public enum DashboardPage {
+package enum DashboardPage {
     /// One file of the dashboard, ready to serve.
-    public struct Asset: Sendable {
+    package struct Asset: Sendable {
         /// The file name, e.g. `dashboard.js`.
-        public let name: String
+        package let name: String
         /// The `Content-Type` it is served with.
-        public let contentType: String
+        package let contentType: String
         /// Its bytes.
-        public let body: [UInt8]
+        package let body: [UInt8]
         /// A strong `ETag` (quoted), from the SHA-256 of the bytes: a browser revalidates and
         /// gets `304 Not Modified` until the binary serves different bytes.
-        public let entityTag: String
+        package let entityTag: String
     }
 
     /// The `Content-Security-Policy` of every dashboard response: nothing may load from
     /// anywhere but the server itself, no inline script or style runs, only same-origin
     /// `fetch` is allowed. (`dashboard.html` also carries it as a meta tag; a test keeps the two
     /// equal.)
-    public static let contentSecurityPolicy =
+    package static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
 
     /// Every response revalidates: the bytes change only with the binary, and a stale script
     /// against a newer API is worse than one round trip answered `304`.
-    public static let cacheControl = "no-cache"
+    package static let cacheControl = "no-cache"
 
     /// The page, its style sheet and its script, by file name.
-    public static let assets: [String: Asset] = Dictionary(
+    package static let assets: [String: Asset] = Dictionary(
         uniqueKeysWithValues: EmbeddedDashboard.files.map { file in
             let body = Array(file.text.utf8)
             let digest = SHA256.hexDigest(body).prefix(24)
@@ -53,10 +53,10 @@ public enum DashboardPage {
         })
 
     /// The page itself.
-    public static var page: Asset { assets["dashboard.html"]! }
+    package static var page: Asset { assets["dashboard.html"]! }
 
     /// The answer to a `GET` of `asset`: the bytes, or `304` when `ifNoneMatch` names its tag.
-    public static func response(for asset: Asset, ifNoneMatch: String?) -> HTTPResponse {
+    package static func response(for asset: Asset, ifNoneMatch: String?) -> HTTPResponse {
         var headers: HTTPHeaders = [
             "Content-Type": asset.contentType, "Content-Security-Policy": contentSecurityPolicy,
             "Cache-Control": cacheControl, "ETag": asset.entityTag, "X-Content-Type-Options": "nosniff",
@@ -71,7 +71,7 @@ public enum DashboardPage {
 
     /// Adds `GET /dashboard` (the page) and `GET /dashboard/<file>` (its style sheet and script)
     /// to `router`, behind `middleware`.
-    public static func register(on router: inout Router, middleware: [Middleware]) {
+    package static func register(on router: inout Router, middleware: [Middleware]) {
         let page = page
         router.get("/dashboard", middleware: middleware) { request in
             response(for: page, ifNoneMatch: request.headers["If-None-Match"])

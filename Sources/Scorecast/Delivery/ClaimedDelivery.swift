@@ -7,60 +7,60 @@ import ScorecastCore
 /// One outbox row a worker holds under lease, with what sending it needs from `channels`,
 /// `apps` and the channel's newest `channel_budget` row (read in the same statement as the
 /// claim, so a send never needs another round trip).
-public struct ClaimedDelivery: Sendable, Hashable {
+package struct ClaimedDelivery: Sendable, Hashable {
     /// `outbox.channel_id` = `channels.id`.
-    public var channelID: Int64
+    package var channelID: Int64
     /// `outbox.version` when claimed: the completion is fenced on it.
-    public var version: Int64
+    package var version: Int64
     /// The rendered body, sent byte for byte.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// The payload's `aps.timestamp` (UNIX seconds).
-    public var payloadTimestamp: Int64
+    package var payloadTimestamp: Int64
     /// The strongest priority any coalesced event asked for.
-    public var requestedPriority: BroadcastPriority
+    package var requestedPriority: BroadcastPriority
     /// Whether an event in the row wanted an alert.
-    public var alerting: Bool
+    package var alerting: Bool
     /// The oldest alert the channel still owes: this send carries it beside the newest state.
-    public var headAlert: QueuedAlert?
+    package var headAlert: QueuedAlert?
     /// Alerts queued on the row, the head included.
-    public var queuedAlerts: Int
+    package var queuedAlerts: Int
     /// The events this row carries.
-    public var eventIDs: [Int64]
+    package var eventIDs: [Int64]
     /// When the oldest event folded into the row was ingested.
-    public var firstIngestedAt: Date
+    package var firstIngestedAt: Date
     /// How many pending updates a newer one replaced in this row.
-    public var coalesced: Int
+    package var coalesced: Int
     /// Attempts made so far (the next one is `attempts + 1`).
-    public var attempts: Int
+    package var attempts: Int
     /// APNs answered 429 with a `Retry-After` (capped): no priority 10 before this.
-    public var throttledUntil: Date?
+    package var throttledUntil: Date?
     /// The lease owner written by the claim.
-    public var leaseOwner: String
+    package var leaseOwner: String
     /// When the claim took the row (the database's clock): every event folded into the row
     /// after this came in during the send.
-    public var claimedAt: Date
+    package var claimedAt: Date
     /// APNs' channel id, byte for byte.
-    public var apnsChannelID: String
+    package var apnsChannelID: String
     /// The channel's storage policy (decides `apns-expiration`).
-    public var storagePolicy: ChannelStoragePolicy
+    package var storagePolicy: ChannelStoragePolicy
     /// The newest payload timestamp already sent to the channel.
-    public var lastTimestamp: Int64
+    package var lastTimestamp: Int64
     /// The app the channel belongs to.
-    public var app: DeliveryApp
+    package var app: DeliveryApp
     /// The channel's newest budget row, if it has one.
-    public var budget: BudgetRow?
+    package var budget: BudgetRow?
     /// When the channel's accepted priority-10 sends of the last hour went, ascending: what the
     /// rolling-hour budget counts (`channel_priority_sends`).
-    public var recentImmediateSends: [Date]
+    package var recentImmediateSends: [Date]
     /// Whether the head alert is the final whistle's (an event of kind `final`): the only send
     /// that may spend the budget's final reserve.
-    public var headAlertIsFinal: Bool
+    package var headAlertIsFinal: Bool
 
     /// The number of the attempt a send of this row makes (1-based).
-    public var attempt: Int { attempts + 1 }
+    package var attempt: Int { attempts + 1 }
 
     /// Creates a claimed delivery (the store decodes them; tests may build their own).
-    public init(
+    package init(
         channelID: Int64, version: Int64, payload: [UInt8], payloadTimestamp: Int64, requestedPriority: BroadcastPriority,
         alerting: Bool, headAlert: QueuedAlert? = nil, queuedAlerts: Int = 0, eventIDs: [Int64], firstIngestedAt: Date,
         coalesced: Int, attempts: Int, leaseOwner: String, claimedAt: Date, apnsChannelID: String,
@@ -134,26 +134,26 @@ public struct ClaimedDelivery: Sendable, Hashable {
 ///
 /// A narrow projection of ``AppRecord`` on purpose: every claimed row carries one, and the
 /// claim should not fetch and parse each app's content-state mapping hundreds of times a second.
-public struct DeliveryApp: Sendable, Hashable {
+package struct DeliveryApp: Sendable, Hashable {
     /// `apps.id`.
-    public var id: Int64
+    package var id: Int64
     /// The plain bundle id (the broadcast path).
-    public var bundleID: String
+    package var bundleID: String
     /// Sandbox or production.
-    public var environment: APNsEnvironment
+    package var environment: APNsEnvironment
     /// The Apple Developer team id.
-    public var teamID: String
+    package var teamID: String
     /// The APNs auth key id.
-    public var keyID: String
+    package var keyID: String
     /// Path of the `.p8` key file.
-    public var keyPath: String
+    package var keyPath: String
     /// Whether the app declares frequent updates (the larger budget profile).
-    public var frequentUpdates: Bool
+    package var frequentUpdates: Bool
     /// The app's own priority-10 budget per channel per hour; `nil` takes the profile default.
-    public var budgetPerHour: Int?
+    package var budgetPerHour: Int?
 
     /// Creates the app's delivery settings.
-    public init(
+    package init(
         id: Int64, bundleID: String, environment: APNsEnvironment, teamID: String, keyID: String, keyPath: String,
         frequentUpdates: Bool, budgetPerHour: Int?
     ) {
@@ -185,24 +185,24 @@ public struct DeliveryApp: Sendable, Hashable {
 
 /// One `channel_budget` row: priority-10 use of a channel in one window, and the memory of the
 /// last 429 (`0003_delivery.sql`).
-public struct BudgetRow: Sendable, Hashable {
+package struct BudgetRow: Sendable, Hashable {
     /// Start of the window.
-    public var windowStart: Date
+    package var windowStart: Date
     /// Priority-10 sends accepted in the window.
-    public var highPrioritySent: Int
+    package var highPrioritySent: Int
     /// Sends lowered from 10 to 5 in the window.
-    public var downgraded: Int
+    package var downgraded: Int
     /// 429 answers in the window.
-    public var throttled: Int
+    package var throttled: Int
     /// The limit in force for the window.
-    public var budgetLimit: Int
+    package var budgetLimit: Int
     /// The limit the last 429 set, before recovery; `nil` at the app's profile.
-    public var shrunkLimit: Int?
+    package var shrunkLimit: Int?
     /// When the last 429 came.
-    public var lastThrottledAt: Date?
+    package var lastThrottledAt: Date?
 
     /// Creates a row.
-    public init(
+    package init(
         windowStart: Date, highPrioritySent: Int, downgraded: Int, throttled: Int, budgetLimit: Int,
         shrunkLimit: Int?, lastThrottledAt: Date?
     ) {

@@ -5,13 +5,13 @@ import ScorecastCore
 /// Turns a send's outcome into what the worker writes (``DeliveryCompletion``), by way of the
 /// core's classification (apns.md §8) and ``DeliveryDecision``. Pure: time and randomness are
 /// passed in.
-public enum CompletionPlanner {
+package enum CompletionPlanner {
     /// What follows `outcome` for `claim`, sent as `plan` says; `now` is when the answer came.
     ///
     /// The APNs client already renews an expired provider token and retries once by itself, so
     /// an `ExpiredProviderToken` that reaches here came with a fresh token: the key or clock is
     /// broken, and the app is paused like for any other credential error.
-    public static func completion(
+    package static func completion(
         for claim: ClaimedDelivery,
         plan: SendPlan,
         outcome: SendOutcome,

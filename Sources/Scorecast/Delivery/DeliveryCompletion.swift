@@ -5,9 +5,9 @@ import ScorecastCore
 /// Everything a worker writes after one send, in one fenced transaction (``OutboxStore/complete(_:owner:routineInterval:)``).
 ///
 /// Built by ``CompletionPlanner`` from the send's outcome; the store only carries it out.
-public struct DeliveryCompletion: Sendable, Hashable {
+package struct DeliveryCompletion: Sendable, Hashable {
     /// What becomes of the outbox row; ``OutboxSettlement`` states what each action leaves of it.
-    public enum RowAction: Sendable, Hashable {
+    package enum RowAction: Sendable, Hashable {
         /// The send is over (accepted, or failed for good): the row is deleted if its version is
         /// still the claimed one and no alert is left; otherwise it keeps only what the send did
         /// not carry, so the new payload goes next.
@@ -25,38 +25,38 @@ public struct DeliveryCompletion: Sendable, Hashable {
     }
 
     /// The channel (outbox row) completed.
-    public var channelID: Int64
+    package var channelID: Int64
     /// The version the worker claimed (and sent).
-    public var claimedVersion: Int64
+    package var claimedVersion: Int64
     /// The channel's app.
-    public var appID: Int64
+    package var appID: Int64
     /// What becomes of the row.
-    public var action: RowAction
+    package var action: RowAction
     /// The `deliveries` row to append; `nil` when nothing was attempted.
-    public var delivery: DeliveryRecord?
+    package var delivery: DeliveryRecord?
     /// The budget row to write (the state after this send); `nil` when it did not change.
-    public var budget: BudgetRow?
+    package var budget: BudgetRow?
     /// The payload timestamp APNs accepted (raises `channels.last_timestamp`); `nil` unless sent.
-    public var sentTimestamp: Int64?
+    package var sentTimestamp: Int64?
     /// The events the claimed row carried (dropped from a row superseded during the send).
-    public var claimedEventIDs: [Int64]
+    package var claimedEventIDs: [Int64]
     /// The claimed row's coalesced count (subtracted from a row superseded during the send).
-    public var claimedCoalesced: Int
+    package var claimedCoalesced: Int
     /// When the row was claimed; `nil` when unknown.
-    public var claimedAt: Date?
+    package var claimedAt: Date?
     /// The key of the queued alert this send settled (accepted, or refused for good): the
     /// completion removes it from the row's queue. `nil` when the send carried none or will be retried.
-    public var sentAlertKey: String?
+    package var sentAlertKey: String?
     /// Whether the settled alert was dropped rather than sent (counted as dropped by policy).
-    public var alertDropped = false
+    package var alertDropped = false
     /// After a 429: no priority-10 send to the channel before this (`outbox.throttled_until`).
-    public var throttledUntil: Date?
+    package var throttledUntil: Date?
     /// Set when an operator must hear about this outcome (a configuration error, retries
     /// exhausted, a channel gone): what to say. Expected failures are only counted.
-    public var alert: String?
+    package var alert: String?
 
     /// Creates a completion.
-    public init(
+    package init(
         channelID: Int64, claimedVersion: Int64, appID: Int64, action: RowAction, delivery: DeliveryRecord?,
         budget: BudgetRow?, sentTimestamp: Int64?, alert: String? = nil, claimedEventIDs: [Int64] = [],
         claimedCoalesced: Int = 0, claimedAt: Date? = nil
@@ -75,7 +75,7 @@ public struct DeliveryCompletion: Sendable, Hashable {
     }
 
     /// A completion of `claim` with nothing decided yet (``RowAction/release``, no delivery).
-    public init(claim: ClaimedDelivery) {
+    package init(claim: ClaimedDelivery) {
         self.init(
             channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .release,
             delivery: nil, budget: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs,
@@ -83,13 +83,13 @@ public struct DeliveryCompletion: Sendable, Hashable {
     }
 
     /// A completion that only gives the row back (nothing was sent).
-    public static func release(_ claim: ClaimedDelivery) -> DeliveryCompletion {
+    package static func release(_ claim: ClaimedDelivery) -> DeliveryCompletion {
         DeliveryCompletion(claim: claim)
     }
 }
 
 /// The `deliveries.outcome` of one attempt.
-public enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
+package enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
     /// APNs accepted it (2xx).
     case sent
     /// It failed and will be sent again.
@@ -103,38 +103,38 @@ public enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One row of `deliveries`: an attempt and APNs' answer.
-public struct DeliveryRecord: Sendable, Hashable {
+package struct DeliveryRecord: Sendable, Hashable {
     /// The events the payload carried.
-    public var eventIDs: [Int64]
+    package var eventIDs: [Int64]
     /// The outbox version sent.
-    public var outboxVersion: Int64
+    package var outboxVersion: Int64
     /// The priority the row asked for.
-    public var requestedPriority: BroadcastPriority
+    package var requestedPriority: BroadcastPriority
     /// The priority sent (`apns-priority`).
-    public var priority: BroadcastPriority
+    package var priority: BroadcastPriority
     /// Whether a wanted 10 went out as 5 because the budget was spent.
-    public var downgraded: Bool
+    package var downgraded: Bool
     /// Updates replaced by newer ones in the row.
-    public var coalesced: Int
+    package var coalesced: Int
     /// The 1-based attempt number.
-    public var attempt: Int
+    package var attempt: Int
     /// What came of it.
-    public var outcome: DeliveryOutcome
+    package var outcome: DeliveryOutcome
     /// The HTTP status, when APNs answered.
-    public var statusCode: Int?
+    package var statusCode: Int?
     /// The APNs reason, or a description of the transport failure.
-    public var reason: String?
+    package var reason: String?
     /// `apns-request-id`.
-    public var apnsRequestID: String?
+    package var apnsRequestID: String?
     /// `apns-unique-id`.
-    public var apnsUniqueID: String?
+    package var apnsUniqueID: String?
     /// APNs round trip in milliseconds, when answered.
-    public var apnsLatencyMilliseconds: Double?
+    package var apnsLatencyMilliseconds: Double?
     /// From the first ingest of the row's oldest event until APNs answered, in milliseconds.
-    public var ingestToSendMilliseconds: Double?
+    package var ingestToSendMilliseconds: Double?
 
     /// Creates a record.
-    public init(
+    package init(
         eventIDs: [Int64], outboxVersion: Int64, requestedPriority: BroadcastPriority, priority: BroadcastPriority,
         downgraded: Bool, coalesced: Int, attempt: Int, outcome: DeliveryOutcome, statusCode: Int?, reason: String?,
         apnsRequestID: String?, apnsUniqueID: String?, apnsLatencyMilliseconds: Double?, ingestToSendMilliseconds: Double?

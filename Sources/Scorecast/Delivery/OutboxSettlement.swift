@@ -37,9 +37,9 @@ import Foundation
 /// 9. **Throttle.** Every kept row keeps the later of its own and the completion's
 ///    `throttledUntil` (APNs' `Retry-After` only ever bars priority 10 for longer).
 /// 10. **Lease.** Every kept row is given back: no lease, no claimed version.
-public enum OutboxSettlement {
+package enum OutboxSettlement {
     /// What happens to the row (rule 1). The raw values name them in the completion statement.
-    public enum Operation: String, Sendable, CaseIterable {
+    package enum Operation: String, Sendable, CaseIterable {
         /// The row is deleted.
         case delete
         /// A finished send's row stays with what the send did not carry (rules 2–8).
@@ -51,34 +51,34 @@ public enum OutboxSettlement {
     }
 
     /// The part of an outbox row a completion decides on.
-    public struct Row: Sendable, Hashable {
+    package struct Row: Sendable, Hashable {
         /// `outbox.version`.
-        public var version: Int64
+        package var version: Int64
         /// The keys of `outbox.alerts`, oldest first.
-        public var alertKeys: [String]
+        package var alertKeys: [String]
         /// `outbox.alerting`.
-        public var alerting: Bool
+        package var alerting: Bool
         /// `outbox.priority` (5 or 10).
-        public var priority: Int
+        package var priority: Int
         /// `outbox.due_at`.
-        public var dueAt: Date
+        package var dueAt: Date
         /// `outbox.not_before`.
-        public var notBefore: Date?
+        package var notBefore: Date?
         /// `outbox.attempts`.
-        public var attempts: Int
+        package var attempts: Int
         /// `outbox.last_error`.
-        public var lastError: String?
+        package var lastError: String?
         /// `outbox.event_ids`.
-        public var eventIDs: [Int64]
+        package var eventIDs: [Int64]
         /// `outbox.coalesced`.
-        public var coalesced: Int
+        package var coalesced: Int
         /// `outbox.first_ingested_at`.
-        public var firstIngestedAt: Date
+        package var firstIngestedAt: Date
         /// `outbox.throttled_until`.
-        public var throttledUntil: Date?
+        package var throttledUntil: Date?
 
         /// Creates a row.
-        public init(
+        package init(
             version: Int64, alertKeys: [String], alerting: Bool, priority: Int, dueAt: Date, notBefore: Date?,
             attempts: Int, lastError: String?, eventIDs: [Int64], coalesced: Int, firstIngestedAt: Date,
             throttledUntil: Date?
@@ -99,7 +99,7 @@ public enum OutboxSettlement {
     }
 
     /// Rule 1: what `completion` does to `row`.
-    public static func operation(_ completion: DeliveryCompletion, row: Row) -> Operation {
+    package static func operation(_ completion: DeliveryCompletion, row: Row) -> Operation {
         switch completion.action {
         case .cancelChannel: .delete
         case .finish: row.version == completion.claimedVersion && remainingAlerts(completion, row: row).isEmpty ? .delete : .superseded
@@ -110,7 +110,7 @@ public enum OutboxSettlement {
 
     /// Rules 1–10: the row `completion` leaves (`nil`: deleted). `receivedAt` holds the receive
     /// time of the row's events that are still in `events`; `now` is the completion's time.
-    public static func settle(
+    package static func settle(
         _ completion: DeliveryCompletion, row: Row, receivedAt: [Int64: Date], now: Date, routineInterval: Double
     ) -> Row? {
         var kept = row

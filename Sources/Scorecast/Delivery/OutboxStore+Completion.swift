@@ -5,26 +5,26 @@ import Postgres
 /// Completing a batch of sends: every outcome written in one fenced statement.
 extension OutboxStore {
     /// An app a completion paused.
-    public struct PausedApp: Sendable, Hashable {
+    package struct PausedApp: Sendable, Hashable {
         /// `apps.id`.
-        public var id: Int64
+        package var id: Int64
         /// Its bundle id, for the log line.
-        public var bundleID: String
+        package var bundleID: String
     }
 
     /// What a batch completion did.
-    public struct CompletionResult: Sendable, Hashable {
+    package struct CompletionResult: Sendable, Hashable {
         /// Channels whose completion was dropped because `owner` no longer held their row (the
         /// lease expired and another worker took it, or the row is gone).
-        public var fencedOut: [Int64] = []
+        package var fencedOut: [Int64] = []
         /// Rows deleted (sent or failed for good, version unchanged; or channel gone).
-        public var deleted: [Int64] = []
+        package var deleted: [Int64] = []
         /// Rows released because a newer payload arrived during the send.
-        public var superseded: [Int64] = []
+        package var superseded: [Int64] = []
         /// Apps paused by this completion (they were not paused before).
-        public var newlyPausedApps: [PausedApp] = []
+        package var newlyPausedApps: [PausedApp] = []
         /// Deliveries rows written.
-        public var deliveriesWritten = 0
+        package var deliveriesWritten = 0
     }
 
     /// Writes the completions of one batch of `owner`'s sends in one statement (so in one
@@ -42,7 +42,7 @@ extension OutboxStore {
     /// A deadlock or serialization failure is retried (twice); other errors are thrown and
     /// nothing is written.
     @discardableResult
-    public func complete(_ completions: [DeliveryCompletion], owner: String, routineInterval: Double) async throws -> CompletionResult {
+    package func complete(_ completions: [DeliveryCompletion], owner: String, routineInterval: Double) async throws -> CompletionResult {
         guard !completions.isEmpty else { return CompletionResult() }
         let statement = Self.completionStatement(completions, owner: owner, routineInterval: routineInterval)
         var attempt = 0

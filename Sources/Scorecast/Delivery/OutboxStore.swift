@@ -8,16 +8,16 @@ import Postgres
 /// Every write that follows a send is fenced on (channel, lease owner) under a row lock, and the
 /// row is deleted only when its version is still the one sent: a worker whose lease expired
 /// (and was taken over) changes nothing, and an event that arrived during the send stays pending.
-public struct OutboxStore: Sendable {
+package struct OutboxStore: Sendable {
     /// The channel statuses whose rows are sent. `retiring` channels still exist at APNs and
     /// their game's last update (`event: end`) must reach them before the poller deletes them.
-    public static let sendableChannelStatuses = ["active", "retiring"]
+    package static let sendableChannelStatuses = ["active", "retiring"]
 
     let pool: PostgresPool
     let logger: Logger
 
     /// Creates a store on `pool`.
-    public init(pool: PostgresPool, logger: Logger) {
+    package init(pool: PostgresPool, logger: Logger) {
         self.pool = pool
         self.logger = logger
     }
@@ -33,7 +33,7 @@ public struct OutboxStore: Sendable {
     /// transaction holds and the channels in `excluding` (this process's own sends in flight).
     /// A circuit breaker's probe claims with `ignoringBackoff`: rows back off because the host
     /// failed, not because of anything they carry.
-    public func claim(
+    package func claim(
         owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false
     ) async throws -> [ClaimedDelivery] {
         let rows = try await pool.query("""
@@ -97,7 +97,7 @@ public struct OutboxStore: Sendable {
     /// claimable like an unleased one, so workers take it over within a poll interval of the
     /// lease's end without waiting for the poller's rescue (a deployment may run no poller
     /// beside its workers for a while).
-    public func secondsUntilNextDue() async throws -> Double? {
+    package func secondsUntilNextDue() async throws -> Double? {
         let rows = try await pool.query("""
             SELECT EXTRACT(EPOCH FROM (min(GREATEST(o.due_at, COALESCE(o.not_before, o.due_at))) - now()))::float8 AS wait
             FROM (
@@ -117,7 +117,7 @@ public struct OutboxStore: Sendable {
     /// Extends `owner`'s leases on `channelIDs` to now + `lease` (the heartbeat of a long send).
     /// Returns how many rows it still held.
     @discardableResult
-    public func extendLeases(channelIDs: [Int64], owner: String, lease: Duration) async throws -> Int {
+    package func extendLeases(channelIDs: [Int64], owner: String, lease: Duration) async throws -> Int {
         guard !channelIDs.isEmpty else { return 0 }
         return try await pool.execute("""
             UPDATE outbox SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
@@ -128,7 +128,7 @@ public struct OutboxStore: Sendable {
     /// Lets every unleased row's backoff go (the APNs host answers again: the rows backed off
     /// because of it). Returns how many rows became claimable.
     @discardableResult
-    public func releaseBackoffs() async throws -> Int {
+    package func releaseBackoffs() async throws -> Int {
         try await pool.execute("""
             UPDATE outbox SET not_before = NULL, updated_at = now()
             WHERE not_before > now() AND lease_owner IS NULL
@@ -140,7 +140,7 @@ public struct OutboxStore: Sendable {
     /// Gives back the leases `owner` holds on `channelIDs` (rows claimed but not sent), changing
     /// nothing else. Returns how many rows were released.
     @discardableResult
-    public func release(channelIDs: [Int64], owner: String) async throws -> Int {
+    package func release(channelIDs: [Int64], owner: String) async throws -> Int {
         guard !channelIDs.isEmpty else { return 0 }
         return try await pool.execute("""
             UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now()
@@ -151,7 +151,7 @@ public struct OutboxStore: Sendable {
     /// Gives back every lease held by an owner whose id starts with `ownerPrefix` (a process's
     /// workers at shutdown). Returns how many rows were released.
     @discardableResult
-    public func releaseAll(ownerPrefix: String) async throws -> Int {
+    package func releaseAll(ownerPrefix: String) async throws -> Int {
         try await pool.execute("""
             UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now()
             WHERE lease_owner IS NOT NULL AND starts_with(lease_owner, \(ownerPrefix))

@@ -3,7 +3,7 @@ import Foundation
 import ScorecastCore
 
 /// How one send ended, as the worker saw it.
-public enum SendOutcome: Sendable {
+package enum SendOutcome: Sendable {
     /// APNs answered (any status).
     case answered(APNsResponse)
     /// No answer: the client threw (transport failure, refusal before sending, cancellation).

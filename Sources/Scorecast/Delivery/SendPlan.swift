@@ -5,27 +5,27 @@ import ScorecastCore
 /// How one claimed row is sent: the body (the newest state with the head of the alert queue,
 /// ``ComposedSend``), the priority after the channel's budget had its say, and the
 /// `apns-expiration` its storage policy allows. Pure: time is passed in.
-public struct SendPlan: Sendable, Hashable {
+package struct SendPlan: Sendable, Hashable {
     /// `apns-priority` to send.
-    public var priority: BroadcastPriority
+    package var priority: BroadcastPriority
     /// Whether a wanted 10 was lowered to 5 because the budget is spent.
-    public var downgraded: Bool
+    package var downgraded: Bool
     /// `apns-expiration`: 0 on No-Message-Stored channels, now + lifetime (≤ 8 h) on Most-Recent.
-    public var expiration: Int
+    package var expiration: Int
     /// The budget policy of the channel's app.
-    public var budgetPolicy: BudgetPolicy
+    package var budgetPolicy: BudgetPolicy
     /// The channel's budget state before this send.
-    public var budget: ChannelBudget
+    package var budget: ChannelBudget
     /// The exact bytes to send.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// Their `aps.timestamp`.
-    public var timestamp: Int64
+    package var timestamp: Int64
     /// Whether the row's head alert had to be left out (it does not fit beside the state): an
     /// alert dropped by policy, counted.
-    public var alertDropped: Bool
+    package var alertDropped: Bool
 
     /// Plans the send of `claim` at `now` under `settings`.
-    public init(claim: ClaimedDelivery, now: Date, settings: WorkerSettings) {
+    package init(claim: ClaimedDelivery, now: Date, settings: WorkerSettings) {
         let policy = settings.budgetPolicy(for: claim.app)
         var budget = ChannelBudget(row: claim.budget, now: now, policy: policy)
         budget.recentImmediateSends = claim.recentImmediateSends
@@ -53,7 +53,7 @@ public struct SendPlan: Sendable, Hashable {
 
 extension ChannelBudget {
     /// The state stored in a `channel_budget` row, or a fresh one for a channel without any.
-    public init(row: BudgetRow?, now: Date, policy: BudgetPolicy) {
+    package init(row: BudgetRow?, now: Date, policy: BudgetPolicy) {
         guard let row else {
             self = .fresh(now: now, policy: policy)
             return
@@ -66,7 +66,7 @@ extension ChannelBudget {
 
 extension BudgetRow {
     /// The row that stores `budget` as it stands at `now` (`budget_limit` = the limit in force).
-    public init(budget: ChannelBudget, now: Date, policy: BudgetPolicy) {
+    package init(budget: ChannelBudget, now: Date, policy: BudgetPolicy) {
         self.init(
             windowStart: budget.windowStart, highPrioritySent: budget.immediateSent, downgraded: budget.downgraded,
             throttled: budget.throttleHits, budgetLimit: budget.limit(now: now, policy: policy),

@@ -16,11 +16,11 @@ import Postgres
 /// let workers = WorkerPool(pool: database.pool, apns: clients, settings: WorkerSettings(configuration: configuration), logger: logger)
 /// services.append(workers)   // a Service, run by the ServiceGroup
 /// ```
-public final class WorkerPool: Service {
+package final class WorkerPool: Service {
     /// `workers`, for logs.
-    public let name = "workers"
+    package let name = "workers"
     /// The settings the pool runs with.
-    public let settings: WorkerSettings
+    package let settings: WorkerSettings
 
     private let notifications: PostgresPool
     private let context: WorkerContext
@@ -35,7 +35,7 @@ public final class WorkerPool: Service {
     ///   - credentials: where apps' keys are loaded and cached; share one per process.
     ///   - metrics: the process's `/metrics`, counted as sends are written.
     ///   - ownerPrefix: this process's lease owner prefix; by default `host:pid:random`.
-    public init(
+    package init(
         pool: PostgresPool,
         notifications: PostgresPool? = nil,
         apns: some BroadcastClients,
@@ -57,15 +57,15 @@ public final class WorkerPool: Service {
     }
 
     /// The prefix of this pool's lease owners (`<prefix>/w<n>`).
-    public var ownerPrefix: String { context.ownerPrefix }
+    package var ownerPrefix: String { context.ownerPrefix }
 
     /// Totals since the pool started.
-    public var statistics: WorkerStatistics { context.counters.snapshot }
+    package var statistics: WorkerStatistics { context.counters.snapshot }
 
     /// Runs the workers until `shutdown` is triggered, then stops claiming, finishes or
     /// releases what is in flight, and returns. Cancelling the task stops at once: sends in
     /// flight are abandoned and their leases left to expire (as if the process had died).
-    public func run(until shutdown: ShutdownSignal) async throws {
+    package func run(until shutdown: ShutdownSignal) async throws {
         let context = self.context
         context.logger.info("worker pool starting", [
             "workers": String(settings.workers), "batch": String(settings.claimBatchSize),

@@ -3,54 +3,54 @@ import ScorecastCore
 
 /// How the worker pool behaves: its size, claiming, leases, waking, shutdown, and the delivery
 /// policies (budget profiles, retry schedule, expiration) it hands to the core's decisions.
-public struct WorkerSettings: Sendable {
+package struct WorkerSettings: Sendable {
     /// Concurrent workers (claim-send-complete loops) in this process.
-    public var workers: Int
+    package var workers: Int
     /// Outbox rows one worker claims (and sends concurrently) at once.
-    public var claimBatchSize: Int
+    package var claimBatchSize: Int
     /// Lease on claimed rows; a row whose lease expired is claimable again (rescue).
-    public var leaseDuration: Duration
+    package var leaseDuration: Duration
     /// Idle workers look at the outbox's due times at least this often (the fallback to
     /// LISTEN/NOTIFY for a lost notification); they claim only when a row is due.
-    public var pollInterval: Duration
+    package var pollInterval: Duration
     /// After a claim that did not fill a batch, how long a worker lets new rows fall due before
     /// it claims again. A claim and its completion cost about the same for 5 rows as for 200,
     /// and under load ingest wakes the workers many times a second: without a pause they claim
     /// a handful of rows at a time and Postgres spends its time on the claims. At most this much
     /// is added to a routine send's latency; an alerting row announced meanwhile (ingest's
     /// NOTIFY says so) ends the wait, so goals take the fast lane.
-    public var claimLinger: Duration
+    package var claimLinger: Duration
     /// Whether an alerting row announced during the linger ends it (the fast lane for goals).
-    public var alertFastLane: Bool
+    package var alertFastLane: Bool
     /// On shutdown, sends in flight get this long to finish; the rest are cancelled and released.
-    public var shutdownGrace: Duration
+    package var shutdownGrace: Duration
     /// Least spacing of routine updates to one channel, applied to a routine payload that
     /// arrived while the previous one was being sent.
-    public var routineInterval: Duration
+    package var routineInterval: Duration
     /// Priority-10 sends per channel per hour for apps without frequent updates.
-    public var budgetStandardPerHour: Int
+    package var budgetStandardPerHour: Int
     /// The same for apps with frequent updates.
-    public var budgetFrequentPerHour: Int
+    package var budgetFrequentPerHour: Int
     /// Budget windows, shrinking after 429 and recovery (the profile comes from each app).
-    public var budgetPolicy: BudgetPolicy
+    package var budgetPolicy: BudgetPolicy
     /// Backoff, jitter, `Retry-After` and the attempt limit.
-    public var retryPolicy: RetryPolicy
+    package var retryPolicy: RetryPolicy
     /// When the APNs host's circuit breaker opens and how often it probes.
-    public var breakerPolicy: CircuitBreaker.Policy
+    package var breakerPolicy: CircuitBreaker.Policy
     /// `apns-expiration` offset on Most-Recent-Message-Stored channels (at most 8 hours there;
     /// always 0 on No-Message-Stored channels, apns.md §3).
-    public var storedMessageLifetime: Duration
+    package var storedMessageLifetime: Duration
     /// The NOTIFY channel ingest signals after committing new outbox rows.
-    public var notifyChannel: String
+    package var notifyChannel: String
     /// The APNs request deadline. A send may outlast the lease: the worker extends the leases
     /// of its batch every third of the lease while it is in flight.
-    public var apnsRequestTimeout: Duration
+    package var apnsRequestTimeout: Duration
 
     /// The channel ingest NOTIFYs after it commits outbox rows (`EventIngestor`'s).
-    public static let defaultNotifyChannel = EventIngestor.notificationChannel
+    package static let defaultNotifyChannel = EventIngestor.notificationChannel
 
     /// Creates settings; the defaults are the settings table's.
-    public init(
+    package init(
         workers: Int = Setting.workers.integerDefault,
         claimBatchSize: Int = Setting.claimBatch.integerDefault,
         leaseDuration: Duration = .seconds(Setting.leaseSeconds.integerDefault),
@@ -93,7 +93,7 @@ public struct WorkerSettings: Sendable {
     ///
     /// The in-flight grace is three quarters of the configured one, so that cancelled sends can
     /// still be released before the service group's own deadline (the full grace) cancels the pool.
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.init(
             workers: configuration.workers,
             claimBatchSize: configuration.claimBatchSize,
@@ -114,7 +114,7 @@ public struct WorkerSettings: Sendable {
     }
 
     /// The budget policy of `app`: its own hourly budget, else its profile's default.
-    public func budgetPolicy(for app: DeliveryApp) -> BudgetPolicy {
+    package func budgetPolicy(for app: DeliveryApp) -> BudgetPolicy {
         var policy = budgetPolicy
         let perHour = app.budgetPerHour ?? (app.frequentUpdates ? budgetFrequentPerHour : budgetStandardPerHour)
         policy.profile = BudgetProfile(name: app.frequentUpdates ? "frequent-updates" : "standard", immediatePerHour: perHour)

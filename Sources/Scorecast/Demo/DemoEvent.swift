@@ -10,34 +10,34 @@ import ScorecastCore
 ///  "description": "GOAL! Northbridge United 1-0 Castleford City. …", "team": "home", "player": "Marcus Bell"}
 /// ```
 /// `team` and `player` are omitted when they do not apply; `extra` holds scalars only.
-public struct DemoEvent: Codable, Sendable, Equatable {
+package struct DemoEvent: Codable, Sendable, Equatable {
     /// The feed's event id, unique per feed (the idempotency key).
-    public var id: String
+    package var id: String
     /// The game's external id.
-    public var game: String
+    package var game: String
     /// Per-game sequence number, strictly increasing from 1.
-    public var seq: Int
+    package var seq: Int
     /// When the event happened (RFC 3339, whole seconds, UTC).
-    public var occurredAt: Date
+    package var occurredAt: Date
     /// What kind of event it is.
-    public var kind: DemoEventKind
+    package var kind: DemoEventKind
     /// The scoreboard after the event.
-    public var scoreboard: DemoScoreboard
+    package var scoreboard: DemoScoreboard
     /// A human-readable description, as a feed would write it.
-    public var description: String
+    package var description: String
     /// The side the event is about, if any.
-    public var team: DemoTeamSide?
+    package var team: DemoTeamSide?
     /// The player the event is about, if any.
-    public var player: String?
+    package var player: String?
     /// The player's short name (the surname), for tight layouts.
-    public var shortName: String?
+    package var shortName: String?
     /// A card's colour: `yellow`, `second-yellow` or `red`.
-    public var card: String?
+    package var card: String?
     /// A goal from the penalty spot.
-    public var penalty: Bool?
+    package var penalty: Bool?
 
     /// Creates an event.
-    public init(
+    package init(
         id: String, game: String, seq: Int, occurredAt: Date, kind: DemoEventKind, scoreboard: DemoScoreboard, description: String,
         team: DemoTeamSide?, player: String?, shortName: String? = nil, card: String? = nil, penalty: Bool? = nil
     ) {
@@ -60,7 +60,7 @@ public struct DemoEvent: Codable, Sendable, Equatable {
     }
 
     /// Decodes the feed shape; `occurredAt` must be an RFC 3339 string.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         game = try container.decode(String.self, forKey: .game)
@@ -81,7 +81,7 @@ public struct DemoEvent: Codable, Sendable, Equatable {
     }
 
     /// Encodes the feed shape, `occurredAt` as RFC 3339 whatever the encoder's date strategy.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(game, forKey: .game)
@@ -98,7 +98,7 @@ public struct DemoEvent: Codable, Sendable, Equatable {
     }
 
     /// The event as compact JSON with sorted keys.
-    public func jsonData() throws -> Data {
+    package func jsonData() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
@@ -106,7 +106,7 @@ public struct DemoEvent: Codable, Sendable, Equatable {
 }
 
 /// The kinds of feed event.
-public enum DemoEventKind: String, Codable, Sendable, CaseIterable {
+package enum DemoEventKind: String, Codable, Sendable, CaseIterable {
     /// The game is announced with its kick-off time.
     case scheduled
     /// Kick-off.
@@ -130,7 +130,7 @@ public enum DemoEventKind: String, Codable, Sendable, CaseIterable {
 }
 
 /// Which side an event is about.
-public enum DemoTeamSide: String, Codable, Sendable, CaseIterable {
+package enum DemoTeamSide: String, Codable, Sendable, CaseIterable {
     /// The home team.
     case home
     /// The away team.
@@ -138,7 +138,7 @@ public enum DemoTeamSide: String, Codable, Sendable, CaseIterable {
 }
 
 /// The period of a football match.
-public enum DemoPeriod: String, Codable, Sendable, CaseIterable {
+package enum DemoPeriod: String, Codable, Sendable, CaseIterable {
     /// First half.
     case firstHalf = "1H"
     /// Half-time.
@@ -150,22 +150,22 @@ public enum DemoPeriod: String, Codable, Sendable, CaseIterable {
 }
 
 /// The scoreboard after an event.
-public struct DemoScoreboard: Codable, Sendable, Equatable {
+package struct DemoScoreboard: Codable, Sendable, Equatable {
     /// Home goals.
-    public var home: Int
+    package var home: Int
     /// Away goals.
-    public var away: Int
+    package var away: Int
     /// Period.
-    public var period: DemoPeriod
+    package var period: DemoPeriod
     /// Match clock, e.g. `67'` or `45+2'`.
-    public var clock: String
+    package var clock: String
     /// Event-specific details (assist, shots…), scalars only.
-    public var extra: [String: DemoScalar]
+    package var extra: [String: DemoScalar]
     /// Announced added time in minutes, when announced.
-    public var addedTime: Int?
+    package var addedTime: Int?
 
     /// Creates a scoreboard.
-    public init(home: Int, away: Int, period: DemoPeriod, clock: String, extra: [String: DemoScalar], addedTime: Int? = nil) {
+    package init(home: Int, away: Int, period: DemoPeriod, clock: String, extra: [String: DemoScalar], addedTime: Int? = nil) {
         self.home = home
         self.away = away
         self.period = period
@@ -176,7 +176,7 @@ public struct DemoScoreboard: Codable, Sendable, Equatable {
 }
 
 /// A JSON scalar: string, integer, number or boolean.
-public enum DemoScalar: Codable, Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+package enum DemoScalar: Codable, Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
     /// A string.
     case string(String)
     /// An integer.
@@ -187,14 +187,14 @@ public enum DemoScalar: Codable, Sendable, Equatable, ExpressibleByStringLiteral
     case bool(Bool)
 
     /// A string scalar from a literal.
-    public init(stringLiteral value: String) { self = .string(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
     /// An integer scalar from a literal.
-    public init(integerLiteral value: Int) { self = .int(value) }
+    package init(integerLiteral value: Int) { self = .int(value) }
     /// A boolean scalar from a literal.
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
 
     /// Decodes any JSON scalar; arrays, objects and null are refused.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let value = try? container.decode(Bool.self) {
             self = .bool(value)
@@ -210,7 +210,7 @@ public enum DemoScalar: Codable, Sendable, Equatable, ExpressibleByStringLiteral
     }
 
     /// Encodes the scalar as itself.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let value): try container.encode(value)

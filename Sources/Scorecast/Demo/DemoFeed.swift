@@ -11,39 +11,39 @@ import ScorecastCore
 ///     try await post(timed.event.jsonData())
 /// }
 /// ```
-public enum DemoFeed {
+package enum DemoFeed {
     /// The game's external id.
-    public static let gameID = "demo-nbu-cfc"
+    package static let gameID = "demo-nbu-cfc"
     /// The home team.
-    public static let homeTeam = "Northbridge United"
+    package static let homeTeam = "Northbridge United"
     /// The away team.
-    public static let awayTeam = "Castleford City"
+    package static let awayTeam = "Castleford City"
     /// The competition.
-    public static let league = "Demo League"
+    package static let league = "Demo League"
     /// The sport.
-    public static let sport = "football"
+    package static let sport = "football"
     /// The ground.
-    public static let venue = "Riverside Park"
+    package static let venue = "Riverside Park"
     /// A replay speed that plays the whole match in about two minutes.
-    public static let defaultSpeedup = 60.0
+    package static let defaultSpeedup = 60.0
 
     /// An event and when to send it.
-    public struct TimedEvent: Sendable, Equatable {
+    package struct TimedEvent: Sendable, Equatable {
         /// When to send it, after the start of the replay.
-        public var offset: Duration
+        package var offset: Duration
         /// The event; its `occurredAt` is the start plus `offset`, to the whole second below.
-        public var event: DemoEvent
+        package var event: DemoEvent
     }
 
     /// How long the match lasts in real time, from the announcement to the final whistle.
-    public static var matchLength: Duration {
+    package static var matchLength: Duration {
         .seconds(timeline.last?.time.offset ?? 0)
     }
 
     /// Every event of the match, in order, timed for a replay that starts at `start` and runs
     /// `speedup` times faster than real time (1 = real time, 60 = a minute of play per second).
     /// Throws unless `speedup` is a finite number above 0.
-    public static func events(startingAt start: Date, speedup: Double) throws(DemoFeedError) -> [TimedEvent] {
+    package static func events(startingAt start: Date, speedup: Double) throws(DemoFeedError) -> [TimedEvent] {
         guard speedup.isFinite, speedup > 0 else { throw .invalidSpeedup(speedup) }
         var home = 0
         var away = 0
@@ -110,12 +110,12 @@ public enum DemoFeed {
 }
 
 /// Why a demo replay could not be planned.
-public enum DemoFeedError: Error, Equatable, CustomStringConvertible {
+package enum DemoFeedError: Error, Equatable, CustomStringConvertible {
     /// The speed-up factor is not a finite number above 0.
     case invalidSpeedup(Double)
 
     /// A one-line explanation naming the bad value.
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidSpeedup(let value):
             "demo speed-up \(value) is invalid: use a number above 0 (1 = real time, 60 = one minute of play per second)"

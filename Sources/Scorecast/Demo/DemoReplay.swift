@@ -8,15 +8,21 @@ import ScorecastCore
 /// The first-run demo as a service: sets up a demo app (with a generated key registered with
 /// the built-in simulator), a game and its channel, an API key, then replays the bundled match
 /// through the real ingest API of this process and prints what happens.
-struct DemoReplay: Service {
-    let name = "demo"
+package struct DemoReplay: Service {
+    package let name = "demo"
     let running: Application.Running
     let speedup: Double
 
+    /// A replay on `running` at `speedup` times real time.
+    package init(running: Application.Running, speedup: Double) {
+        self.running = running
+        self.speedup = speedup
+    }
+
     static let bundleID = "com.example.scorecast.demo"
 
-    func run(until shutdown: ShutdownSignal) async throws {
-        guard let baseURL = running.httpBaseURL else { throw CommandError(.usage, "the demo needs the api role") }
+    package func run(until shutdown: ShutdownSignal) async throws {
+        guard let baseURL = running.httpBaseURL else { throw RuntimeError(.invalidSettings, "the demo needs the api role") }
         let terminal = running.terminal
         let setup = try await prepare()
         terminal.line("""
@@ -70,15 +76,15 @@ struct DemoReplay: Service {
         let apps = AppStore(pool: running.pool)
         var app = try await apps.find(bundleID: Self.bundleID, environment: .sandbox)
         if app == nil {
-            let keyPath = AppsCommands.generatedKeyPath(configuration, bundleID: Self.bundleID, environment: .sandbox)
-            if !FileManager.default.fileExists(atPath: keyPath) { _ = try AppsCommands.writeGeneratedKey(to: keyPath) }
+            let keyPath = GeneratedSigningKey.path(configuration, bundleID: Self.bundleID, environment: .sandbox)
+            if !FileManager.default.fileExists(atPath: keyPath) { _ = try GeneratedSigningKey.write(to: keyPath) }
             var settings = AppSettings()
             settings.budgetPerHour = 6  // small, so that the match shows the budget running down
             app = try await apps.add(AppDraft(
-                bundleID: Self.bundleID, environment: .sandbox, teamID: AppsCommands.randomAppleID(),
-                keyID: AppsCommands.randomAppleID(), keyPath: keyPath, settings: settings))
+                bundleID: Self.bundleID, environment: .sandbox, teamID: GeneratedSigningKey.randomAppleID(),
+                keyID: GeneratedSigningKey.randomAppleID(), keyPath: keyPath, settings: settings))
         }
-        guard let app else { throw CommandError(.failure, "the demo app could not be created") }
+        guard let app else { throw RuntimeError(.failure, "the demo app could not be created") }
         if let simulator = running.apns.simulator { _ = simulator.register(apps: [app]) }
 
         let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).dateSeparator(.omitted).timeSeparator(.omitted))

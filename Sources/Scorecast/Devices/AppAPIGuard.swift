@@ -4,25 +4,25 @@ import ScorecastCore
 /// What every app API request passes before its handler: the per-address rate limit, the
 /// app's client key, then the per-device rate limit. Refusals are problems: `429` with
 /// `Retry-After`, `401`.
-public struct AppAPIGuard: Sendable {
+package struct AppAPIGuard: Sendable {
     let authenticator: ClientAuthenticator
     let perDevice: RequestRateLimiter
     let perAddress: RequestRateLimiter
 
     /// Creates a guard from its parts.
-    public init(authenticator: ClientAuthenticator, perDevice: RequestRateLimiter, perAddress: RequestRateLimiter) {
+    package init(authenticator: ClientAuthenticator, perDevice: RequestRateLimiter, perAddress: RequestRateLimiter) {
         self.authenticator = authenticator
         self.perDevice = perDevice
         self.perAddress = perAddress
     }
 
     /// Checks the address limit alone (public reads).
-    public func checkAddress(_ request: HTTPRequest) throws {
+    package func checkAddress(_ request: HTTPRequest) throws {
         try Self.check(perAddress.take(request.remoteAddress ?? "unknown"), what: "this address")
     }
 
     /// Checks everything for a request of `bundleID`, about `installID` when given.
-    public func check(_ request: HTTPRequest, bundleID: String, installID: String?) async throws {
+    package func check(_ request: HTTPRequest, bundleID: String, installID: String?) async throws {
         try checkAddress(request)
         try await authenticator.authenticate(request, bundleID: bundleID)
         if let installID {

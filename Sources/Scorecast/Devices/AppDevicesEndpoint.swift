@@ -15,18 +15,18 @@ import ScorecastCore
 /// | `DELETE …/follows/{kind}/{value}` | unfollow (204, or 404 when not followed) |
 /// | `PUT …/activities/{game-id}` | `{pushToken}`: the activity's own push token, replacing its previous one |
 /// | `DELETE …/activities/{game-id}` | the activity ended (204) |
-public struct AppDevicesEndpoint: Sendable {
+package struct AppDevicesEndpoint: Sendable {
     let store: DeviceStore
     let guardian: AppAPIGuard
 
     /// Creates the endpoint on `pool`, guarded by `guardian`.
-    public init(pool: PostgresPool, guardian: AppAPIGuard) {
+    package init(pool: PostgresPool, guardian: AppAPIGuard) {
         self.store = DeviceStore(pool: pool)
         self.guardian = guardian
     }
 
     /// Adds the routes to `router`.
-    public func register(on router: inout Router) {
+    package func register(on router: inout Router) {
         let base = "/v1/apps/{bundle-id}/devices/{install-id}"
         let json = RouteOptions.json()
         router.put(base, options: json) { request in

@@ -4,17 +4,17 @@ import HTTPServer
 /// Checks an app request's `Authorization: Bearer <client key>` against the bundle id of its
 /// path. Unknown, wrong, revoked and other apps' keys all get the same `401`, so a caller learns
 /// nothing about which keys exist; the token never reaches a log line or a problem.
-public struct ClientAuthenticator: Sendable {
+package struct ClientAuthenticator: Sendable {
     /// Finds a key by its token's public prefix.
-    public typealias KeyLookup = @Sendable (_ prefix: String) async throws -> ClientKeyStore.Record?
+    package typealias KeyLookup = @Sendable (_ prefix: String) async throws -> ClientKeyStore.Record?
 
     private let lookup: KeyLookup
 
     /// Creates an authenticator reading keys with `lookup`.
-    public init(lookup: @escaping KeyLookup) { self.lookup = lookup }
+    package init(lookup: @escaping KeyLookup) { self.lookup = lookup }
 
     /// Throws a `401` problem unless `request` carries a live client key of `bundleID`.
-    public func authenticate(_ request: HTTPRequest, bundleID: String) async throws {
+    package func authenticate(_ request: HTTPRequest, bundleID: String) async throws {
         guard let header = request.headers["Authorization"] else {
             throw Self.refusal("missing Authorization header: send Authorization: Bearer <client key> made by `scorecast apps client-key`")
         }

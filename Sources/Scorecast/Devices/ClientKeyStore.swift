@@ -7,16 +7,16 @@ import Postgres
 /// SHA-256 hash, compared in constant time), bound to a bundle id instead of a feed. A client
 /// key ships inside the app, so it identifies the app rather than proving much; what it buys is
 /// revocation and per-app accounting, and the rate limits do the rest.
-public struct ClientKeyStore: Sendable {
+package struct ClientKeyStore: Sendable {
     /// One stored key.
-    public struct Record: Sendable, Hashable {
-        public var id: Int64
-        public var bundleID: String
-        public var name: String
-        public var prefix: String
-        public var secretHash: [UInt8]
-        public var createdAt: Date
-        public var revokedAt: Date?
+    package struct Record: Sendable, Hashable {
+        package var id: Int64
+        package var bundleID: String
+        package var name: String
+        package var prefix: String
+        package var secretHash: [UInt8]
+        package var createdAt: Date
+        package var revokedAt: Date?
 
         static let columns = "id, bundle_id, name, prefix, secret_hash, created_at, revoked_at"
 
@@ -34,10 +34,10 @@ public struct ClientKeyStore: Sendable {
     let pool: PostgresPool
 
     /// Creates a store on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// Creates a key named `name` for `bundleID`; the token exists in clear only in the answer.
-    public func create(bundleID: String, name: String) async throws -> (record: Record, token: APIKeyToken) {
+    package func create(bundleID: String, name: String) async throws -> (record: Record, token: APIKeyToken) {
         guard APIKeyRecord.isValidName(name) else { throw RegistryError(.invalidInput, "--name: \(APIKeyStore.CreateError.invalidName)") }
         for _ in 0..<3 {
             let token = APIKeyToken.generate()
@@ -60,19 +60,19 @@ public struct ClientKeyStore: Sendable {
     }
 
     /// The key with this prefix, revoked or not.
-    public func find(prefix: String) async throws -> Record? {
+    package func find(prefix: String) async throws -> Record? {
         try await pool.query("SELECT \(unsafeSQL: Record.columns) FROM app_client_keys WHERE prefix = \(prefix)")
             .first.map(Record.init(row:))
     }
 
     /// Every key of `bundleID`, by name.
-    public func all(bundleID: String) async throws -> [Record] {
+    package func all(bundleID: String) async throws -> [Record] {
         try await pool.query("SELECT \(unsafeSQL: Record.columns) FROM app_client_keys WHERE bundle_id = \(bundleID) ORDER BY name")
             .map(Record.init(row:))
     }
 
     /// Revokes `bundleID`'s key `name`; `nil` when there is none.
-    public func revoke(bundleID: String, name: String) async throws -> Record? {
+    package func revoke(bundleID: String, name: String) async throws -> Record? {
         try await pool.query("""
             UPDATE app_client_keys SET revoked_at = COALESCE(revoked_at, now())
             WHERE bundle_id = \(bundleID) AND name = \(name)

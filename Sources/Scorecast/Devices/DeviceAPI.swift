@@ -3,9 +3,9 @@ import Postgres
 
 /// The device side's HTTP routes: the app API (`/v1/apps/{bundle-id}/devices/…`), game reads
 /// (`/v1/games/{id}`, `/v1/games`) and kick-off progress (`/v1/stats/devices`).
-public enum DeviceAPI {
+package enum DeviceAPI {
     /// Adds every device route to `router`, with rate limits from `settings`.
-    public static func register(on router: inout Router, pool: PostgresPool, settings: DeviceSettings) {
+    package static func register(on router: inout Router, pool: PostgresPool, settings: DeviceSettings) {
         let store = ClientKeyStore(pool: pool)
         let guardian = AppAPIGuard(
             authenticator: ClientAuthenticator(lookup: { try await store.find(prefix: $0) }),

@@ -15,9 +15,9 @@ import ScorecastCore
 /// starts chunk by chunk, several batches in flight, until none are due; queues and sends
 /// token-path updates.
 /// Between rounds it waits for the next due time or a notification (``FanOutSchedule``).
-public final class DeviceFanOut: Service {
+package final class DeviceFanOut: Service {
     /// `devices`, for logs.
-    public let name = "devices"
+    package let name = "devices"
 
     let settings: DeviceSettings
     let kickoffs: KickoffStore
@@ -35,7 +35,7 @@ public final class DeviceFanOut: Service {
     let repeats: RepeatLog
 
     /// Creates the worker; `idleLimit` is the longest pause between rounds (10 s by default).
-    public init(
+    package init(
         pool: PostgresPool, apns: APNsClientSet, credentials: CredentialStore, configuration: Configuration,
         metrics: DeviceMetrics?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init,
         idleLimit: Duration? = nil
@@ -65,7 +65,7 @@ public final class DeviceFanOut: Service {
 
     /// Runs until `shutdown`: a round, then a pause until work falls due or a notification
     /// announces some (``FanOutSchedule``), at least `pollInterval` between rounds.
-    public func run(until shutdown: ShutdownSignal) async throws {
+    package func run(until shutdown: ShutdownSignal) async throws {
         logger.info("device fan-out starting", ["lead": "\(settings.startLead)", "rate": String(settings.startsPerSecond)])
         let wake = WakeSignal()
         let (pool, logger) = (schedule.pool, logger)

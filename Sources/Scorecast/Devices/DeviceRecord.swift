@@ -4,25 +4,25 @@ import Postgres
 import ScorecastCore
 
 /// One row of `devices`: an app install on one phone, with the app's bundle id and environment.
-public struct DeviceRecord: Sendable, Hashable {
-    public var id: Int64
-    public var appID: Int64
-    public var bundleID: String
-    public var environment: APNsEnvironment
+package struct DeviceRecord: Sendable, Hashable {
+    package var id: Int64
+    package var appID: Int64
+    package var bundleID: String
+    package var environment: APNsEnvironment
     /// The app's own id for the install.
-    public var installID: String
+    package var installID: String
     /// The push-to-start token; `nil` when the app has none or APNs called it dead.
-    public var pushToStartToken: String?
-    public var osVersion: String
+    package var pushToStartToken: String?
+    package var osVersion: String
     /// iOS 18+: activities can listen to a broadcast channel.
-    public var supportsChannels: Bool
+    package var supportsChannels: Bool
     /// The user's Live Activities "frequent updates" setting.
-    public var frequentUpdates: Bool
-    public var locale: String
+    package var frequentUpdates: Bool
+    package var locale: String
     /// Why the push-to-start token was dropped, if it was.
-    public var tokenPrunedReason: String?
-    public var lastSeenAt: Date
-    public var createdAt: Date
+    package var tokenPrunedReason: String?
+    package var lastSeenAt: Date
+    package var createdAt: Date
 
     /// The columns `init(row:)` reads, for a query joining `devices d` and `apps a`.
     static let columns = """
@@ -52,17 +52,17 @@ public struct DeviceRecord: Sendable, Hashable {
 }
 
 /// What an app says when it registers or refreshes a device, checked (see `DeviceRequests`).
-public struct DeviceRegistration: Sendable, Hashable {
-    public var environment: APNsEnvironment
+package struct DeviceRegistration: Sendable, Hashable {
+    package var environment: APNsEnvironment
     /// Lowercase hex, or `nil` before iOS 17.2 or before the system handed one out.
-    public var pushToStartToken: String?
-    public var osVersion: OSVersion
-    public var osVersionText: String
-    public var frequentUpdates: Bool
-    public var locale: String
+    package var pushToStartToken: String?
+    package var osVersion: OSVersion
+    package var osVersionText: String
+    package var frequentUpdates: Bool
+    package var locale: String
 
     /// Creates a registration.
-    public init(environment: APNsEnvironment, pushToStartToken: String?, osVersion: OSVersion, osVersionText: String,
+    package init(environment: APNsEnvironment, pushToStartToken: String?, osVersion: OSVersion, osVersionText: String,
                 frequentUpdates: Bool, locale: String) {
         self.environment = environment
         self.pushToStartToken = pushToStartToken
@@ -74,6 +74,6 @@ public struct DeviceRegistration: Sendable, Hashable {
 }
 
 /// What a device can follow.
-public enum FollowKind: String, Sendable, Hashable, CaseIterable {
+package enum FollowKind: String, Sendable, Hashable, CaseIterable {
     case team, league, game
 }

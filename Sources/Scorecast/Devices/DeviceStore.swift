@@ -4,12 +4,12 @@ import Postgres
 import ScorecastCore
 
 /// Devices, what they follow, and their activities' push tokens, for the app API.
-public struct DeviceStore: Sendable {
+package struct DeviceStore: Sendable {
     /// The most follows one device may hold.
-    public static let followLimit = 200
+    package static let followLimit = 200
 
     /// Why a write was refused (the app API turns each into a problem naming the field).
-    public enum Refusal: Error, Sendable, Hashable {
+    package enum Refusal: Error, Sendable, Hashable {
         /// No app with this bundle id in this environment is registered.
         case unknownApp(bundleID: String, environment: APNsEnvironment)
         /// No device with this install id for the app (register it first).
@@ -23,11 +23,11 @@ public struct DeviceStore: Sendable {
     let pool: PostgresPool
 
     /// Creates a store on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// Registers the install or refreshes it (token, OS, settings, last seen). A new token clears
     /// the record of an earlier one being pruned. Returns the device and whether it is new.
-    public func register(bundleID: String, installID: String, _ registration: DeviceRegistration) async throws -> (DeviceRecord, created: Bool) {
+    package func register(bundleID: String, installID: String, _ registration: DeviceRegistration) async throws -> (DeviceRecord, created: Bool) {
         let rows = try await pool.query("""
             WITH app AS (SELECT id FROM apps WHERE bundle_id = \(bundleID) AND environment = \(registration.environment.rawValue)),
             upserted AS (
@@ -56,7 +56,7 @@ public struct DeviceStore: Sendable {
 
     /// The install of `bundleID` with this id (the most recently seen, should the app have
     /// registered it in both environments).
-    public func find(bundleID: String, installID: String) async throws -> DeviceRecord? {
+    package func find(bundleID: String, installID: String) async throws -> DeviceRecord? {
         try await pool.query("""
             SELECT \(unsafeSQL: DeviceRecord.columns) FROM devices d JOIN apps a ON a.id = d.app_id
             WHERE a.bundle_id = \(bundleID) AND d.install_id = \(installID)
@@ -65,7 +65,7 @@ public struct DeviceStore: Sendable {
     }
 
     /// The device, or `unknownDevice`; marks it seen.
-    public func require(bundleID: String, installID: String) async throws -> DeviceRecord {
+    package func require(bundleID: String, installID: String) async throws -> DeviceRecord {
         guard let device = try await find(bundleID: bundleID, installID: installID) else { throw Refusal.unknownDevice(installID: installID) }
         try await pool.execute("""
             UPDATE devices SET last_seen_at = now()
@@ -76,7 +76,7 @@ public struct DeviceStore: Sendable {
 
     /// Follows `value` (idempotent). Returns whether it is new.
     @discardableResult
-    public func follow(deviceID: Int64, kind: FollowKind, value: String) async throws -> Bool {
+    package func follow(deviceID: Int64, kind: FollowKind, value: String) async throws -> Bool {
         try await pool.withTransaction { connection in
             // One device's follows are written one at a time, so the limit holds under races.
             _ = try await connection.query("SELECT id FROM devices WHERE id = \(deviceID) FOR UPDATE")
@@ -100,14 +100,14 @@ public struct DeviceStore: Sendable {
 
     /// Stops following `value`. Returns whether it was followed.
     @discardableResult
-    public func unfollow(deviceID: Int64, kind: FollowKind, value: String) async throws -> Bool {
+    package func unfollow(deviceID: Int64, kind: FollowKind, value: String) async throws -> Bool {
         try await pool.execute("""
             DELETE FROM follows WHERE device_id = \(deviceID) AND kind = \(kind.rawValue) AND value = \(value)
             """) > 0
     }
 
     /// The device's follows, by kind then value.
-    public func follows(deviceID: Int64) async throws -> [(kind: FollowKind, value: String)] {
+    package func follows(deviceID: Int64) async throws -> [(kind: FollowKind, value: String)] {
         try await pool.query("SELECT kind, value FROM follows WHERE device_id = \(deviceID) ORDER BY kind, value").compactMap { row in
             guard let kind = FollowKind(rawValue: try row.decode("kind")) else { return nil }
             return (kind, try row.decode("value"))
@@ -116,7 +116,7 @@ public struct DeviceStore: Sendable {
 
     /// Registers the push token of the device's activity for `gameID`, replacing the activity's
     /// previous token (rotation). Returns the token's id and whether a different token was replaced.
-    public func registerActivityToken(deviceID: Int64, gameID: String, token: String) async throws -> (id: Int64, replaced: Bool) {
+    package func registerActivityToken(deviceID: Int64, gameID: String, token: String) async throws -> (id: Int64, replaced: Bool) {
         do {
             let rows = try await pool.query("""
                 WITH previous AS (SELECT token FROM activity_tokens WHERE device_id = \(deviceID) AND game_id = \(gameID))
@@ -137,7 +137,7 @@ public struct DeviceStore: Sendable {
     /// Records that the device's activity for `gameID` ended: its token gets nothing more.
     /// Returns whether there was an activity token.
     @discardableResult
-    public func endActivity(deviceID: Int64, gameID: String) async throws -> Bool {
+    package func endActivity(deviceID: Int64, gameID: String) async throws -> Bool {
         try await pool.execute("""
             UPDATE activity_tokens SET status = 'ended', ended_at = now(), updated_at = now()
             WHERE device_id = \(deviceID) AND game_id = \(gameID) AND status <> 'ended'

@@ -3,14 +3,14 @@ import Postgres
 
 /// The active channels of games for one app, by tier: what a device subscribes to, and what a
 /// push-to-start names as `input-push-channel`.
-public struct GameChannels: Sendable, Hashable {
+package struct GameChannels: Sendable, Hashable {
     /// The standard channel (every update), if the game has one for the app.
-    public var standard: String?
+    package var standard: String?
     /// The light channel (frequent updates off), if any.
-    public var light: String?
+    package var light: String?
 
     /// The channel for a device: the light one when frequent updates are off and it exists.
-    public func channel(frequentUpdates: Bool) -> (id: String, tier: String)? {
+    package func channel(frequentUpdates: Bool) -> (id: String, tier: String)? {
         if !frequentUpdates, let light { return (light, "light") }
         if let standard { return (standard, "standard") }
         return light.map { ($0, "light") }
@@ -38,7 +38,7 @@ public struct GameChannels: Sendable, Hashable {
     }
 
     /// Creates channels.
-    public init(standard: String? = nil, light: String? = nil) {
+    package init(standard: String? = nil, light: String? = nil) {
         self.standard = standard
         self.light = light
     }

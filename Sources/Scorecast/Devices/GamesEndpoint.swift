@@ -15,18 +15,18 @@ import ScorecastCore
 ///
 /// Both answer a strong `ETag` (a hash of the body) and `304 Not Modified` to a matching
 /// `If-None-Match`, so a widget polling an unchanged game costs no body.
-public struct GamesEndpoint: Sendable {
+package struct GamesEndpoint: Sendable {
     let pool: PostgresPool
     let guardian: AppAPIGuard
 
     /// Creates the endpoint.
-    public init(pool: PostgresPool, guardian: AppAPIGuard) {
+    package init(pool: PostgresPool, guardian: AppAPIGuard) {
         self.pool = pool
         self.guardian = guardian
     }
 
     /// Adds the routes to `router`.
-    public func register(on router: inout Router) {
+    package func register(on router: inout Router) {
         router.get("/v1/games/{id}") { request in
             try guardian.checkAddress(request)
             let gameID = try request.pathParameter("id")

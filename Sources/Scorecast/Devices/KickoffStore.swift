@@ -3,51 +3,51 @@ import Postgres
 
 /// The kick-off fan-out's durable state: `kickoffs` (which games were started and why) and
 /// `activity_starts` (one row per device and game, ever — a start is never planned twice).
-public struct KickoffStore: Sendable {
+package struct KickoffStore: Sendable {
     /// What started a game's fan-out.
-    public enum Trigger: String, Sendable {
+    package enum Trigger: String, Sendable {
         case leadTime = "lead-time"
         case startEvent = "start-event"
         case command
     }
 
     /// One claimed push-to-start, with what sending it needs.
-    public struct ClaimedStart: Sendable, Hashable {
-        public var deviceID: Int64
-        public var gameID: String
-        public var appID: Int64
-        public var token: String
-        public var supportsChannels: Bool
-        public var frequentUpdates: Bool
-        public var attempts: Int
+    package struct ClaimedStart: Sendable, Hashable {
+        package var deviceID: Int64
+        package var gameID: String
+        package var appID: Int64
+        package var token: String
+        package var supportsChannels: Bool
+        package var frequentUpdates: Bool
+        package var attempts: Int
     }
 
     /// How a claimed start ended.
-    public struct Completion: Sendable, Hashable {
-        public enum Status: String, Sendable { case started, failed, pending }
-        public var deviceID: Int64
-        public var gameID: String
-        public var status: Status
+    package struct Completion: Sendable, Hashable {
+        package enum Status: String, Sendable { case started, failed, pending }
+        package var deviceID: Int64
+        package var gameID: String
+        package var status: Status
         /// `channel`, `light-channel` or `token` (empty when the start was never composed).
-        public var input: String
-        public var statusCode: Int
-        public var reason: String
-        public var apnsID: String
+        package var input: String
+        package var statusCode: Int
+        package var reason: String
+        package var apnsID: String
         /// For `pending` (a retry): seconds to wait.
-        public var retryAfter: Double
+        package var retryAfter: Double
         /// Set when APNs called the push-to-start token dead: the reason to record on the device.
-        public var pruneReason: String?
+        package var pruneReason: String?
         /// The token the answer was about (a token rotated since is not pruned).
-        public var token: String
+        package var token: String
     }
 
     /// The LISTEN/NOTIFY channel a newly planned kick-off is announced on (wakes the fan-out).
-    public static let notificationChannel = "scorecast_devices"
+    package static let notificationChannel = "scorecast_devices"
 
     let pool: PostgresPool
 
     /// Creates a store on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// Records the kick-off of `gameID` (once; the first trigger is kept) and wakes the fan-out,
     /// which plans its starts chunk by chunk while it sends (``planAndClaim(limit:owner:lease:)``).
@@ -55,7 +55,7 @@ public struct KickoffStore: Sendable {
     /// for devices that followed since (no device is started twice). Returns whether the kick-off
     /// was new.
     @discardableResult
-    public func begin(gameID: String, trigger: Trigger) async throws -> Bool {
+    package func begin(gameID: String, trigger: Trigger) async throws -> Bool {
         try await pool.withTransaction { connection in
             let inserted = try await connection.execute("""
                 INSERT INTO kickoffs (game_id, trigger) VALUES (\(gameID), \(trigger.rawValue)) ON CONFLICT (game_id) DO NOTHING
@@ -71,11 +71,11 @@ public struct KickoffStore: Sendable {
     }
 
     /// A chunk of planning: the starts it claimed, and whether a kick-off was found to plan.
-    public struct PlannedChunk: Sendable {
+    package struct PlannedChunk: Sendable {
         /// Starts planned in this chunk, already leased to the caller: send them.
-        public var claimed: [ClaimedStart]
+        package var claimed: [ClaimedStart]
         /// Whether a kick-off still being planned was found (false: nothing left to plan).
-        public var planned: Bool
+        package var planned: Bool
     }
 
     /// Plans the next chunk of the oldest kick-off still being planned: up to `limit` following
@@ -85,7 +85,7 @@ public struct KickoffStore: Sendable {
     /// statement (one round trip on the fan-out's serial path). A process that dies after it
     /// leaves those starts to run out their lease (never sent twice) and the cursor where the next
     /// chunk goes on. Processes planning the same kick-off take turns on its row.
-    public func planAndClaim(limit: Int, owner: String, lease: Duration) async throws -> PlannedChunk {
+    package func planAndClaim(limit: Int, owner: String, lease: Duration) async throws -> PlannedChunk {
         let leaseSeconds = Double(lease.components.seconds)
         // `chunk`: each target's followers after the cursor in device order, one index-only range
         // scan each on `follows_target_device`; the `limit` smallest of their union. Empty names
@@ -146,7 +146,7 @@ public struct KickoffStore: Sendable {
 
     /// Games whose fan-out is due at `now` and has not begun: scheduled within `lead` of their
     /// start (and not more than 12 hours past it), or already live. Each with its trigger.
-    public func dueKickoffs(now: Date, lead: Duration) async throws -> [(gameID: String, trigger: Trigger)] {
+    package func dueKickoffs(now: Date, lead: Duration) async throws -> [(gameID: String, trigger: Trigger)] {
         let horizon = now.addingTimeInterval(TimeInterval(lead.components.seconds))
         let oldest = now.addingTimeInterval(-12 * 3_600)
         return try await pool.query("""
@@ -163,7 +163,7 @@ public struct KickoffStore: Sendable {
     }
 
     /// Claims up to `limit` planned starts that are due, under a lease of `owner`.
-    public func claim(limit: Int, owner: String, lease: Duration) async throws -> [ClaimedStart] {
+    package func claim(limit: Int, owner: String, lease: Duration) async throws -> [ClaimedStart] {
         let leaseSeconds = Double(lease.components.seconds)
         return try await pool.query("""
             WITH picked AS (
@@ -191,7 +191,7 @@ public struct KickoffStore: Sendable {
 
     /// Records how claimed starts ended (only rows still leased to `owner`), and drops the
     /// push-to-start tokens APNs called dead — unless the device registered a new one since.
-    public func complete(_ completions: [Completion], owner: String) async throws {
+    package func complete(_ completions: [Completion], owner: String) async throws {
         guard !completions.isEmpty else { return }
         try await pool.withTransaction { connection in
             try await connection.execute("""
@@ -228,7 +228,7 @@ public struct KickoffStore: Sendable {
     /// not sent again (a second start would show a second activity); they end `failed`,
     /// reason `Interrupted`. Returns how many.
     @discardableResult
-    public func abandonExpired() async throws -> Int {
+    package func abandonExpired() async throws -> Int {
         try await pool.execute("""
             UPDATE activity_starts SET status = 'failed', reason = 'Interrupted', lease_owner = NULL, lease_expires_at = NULL,
                                        finished_at = now()
@@ -238,7 +238,7 @@ public struct KickoffStore: Sendable {
 
     /// Progress of every kick-off: starts by status and failure reason, pruned tokens, and the
     /// token path's downgraded updates.
-    public func progress() async throws -> KickoffProgress {
+    package func progress() async throws -> KickoffProgress {
         var progress = KickoffProgress()
         for row in try await pool.query("""
             SELECT status, COALESCE(reason, '') AS reason, count(*) AS n FROM activity_starts GROUP BY status, reason
@@ -266,16 +266,16 @@ public struct KickoffStore: Sendable {
 }
 
 /// Where the kick-off fan-outs stand (`/v1/stats/devices`, `/metrics`).
-public struct KickoffProgress: Sendable, Hashable, Encodable {
-    public var started = 0
-    public var pending = 0
-    public var sending = 0
-    public var failedByReason: [String: Int] = [:]
-    public var pushToStartTokensPruned = 0
-    public var activityTokensPruned = 0
+package struct KickoffProgress: Sendable, Hashable, Encodable {
+    package var started = 0
+    package var pending = 0
+    package var sending = 0
+    package var failedByReason: [String: Int] = [:]
+    package var pushToStartTokensPruned = 0
+    package var activityTokensPruned = 0
     /// Token-path updates that wanted priority 10 and went at 5: the activity's budget was spent.
-    public var activityUpdatesDowngraded = 0
+    package var activityUpdatesDowngraded = 0
 
     /// All failed starts.
-    public var failed: Int { failedByReason.values.reduce(0, +) }
+    package var failed: Int { failedByReason.values.reduce(0, +) }
 }

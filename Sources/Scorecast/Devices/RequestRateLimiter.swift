@@ -6,25 +6,25 @@ import Synchronization
 /// The decision is `TokenBucket`'s (pure); this type only keeps one bucket per key and reads
 /// the injected clock. Buckets that have refilled are forgotten when the map grows, so memory
 /// stays bounded by the keys active within one refill period.
-public final class RequestRateLimiter: Sendable {
+package final class RequestRateLimiter: Sendable {
     /// Requests at once per key.
-    public let burst: Int
+    package let burst: Int
     /// Requests per minute per key, sustained.
-    public let perMinute: Int
+    package let perMinute: Int
     private let clock: @Sendable () -> Double
     private let buckets = Mutex<[String: TokenBucket]>([:])
     private static let sweepThreshold = 10_000
 
     /// A limiter allowing `perMinute` requests a minute per key, `burst` at once; `clock` gives
     /// seconds (monotonic by default).
-    public init(perMinute: Int, burst: Int, clock: @escaping @Sendable () -> Double = RequestRateLimiter.monotonicSeconds) {
+    package init(perMinute: Int, burst: Int, clock: @escaping @Sendable () -> Double = RequestRateLimiter.monotonicSeconds) {
         self.perMinute = perMinute
         self.burst = burst
         self.clock = clock
     }
 
     /// Takes a token for `key`.
-    public func take(_ key: String) -> TokenBucket.Decision {
+    package func take(_ key: String) -> TokenBucket.Decision {
         let now = clock()
         return buckets.withLock { buckets in
             if buckets.count >= Self.sweepThreshold {
@@ -38,7 +38,7 @@ public final class RequestRateLimiter: Sendable {
     }
 
     /// Seconds on the monotonic clock since the process first asked.
-    public static let monotonicSeconds: @Sendable () -> Double = {
+    package static let monotonicSeconds: @Sendable () -> Double = {
         let elapsed = ContinuousClock.now - origin
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }

@@ -3,25 +3,25 @@ import Postgres
 
 /// One row of `api_keys`: a feed's key. Its `name` is the `feed` of every event it posts, so
 /// idempotency is per (key name, event id).
-public struct APIKeyRecord: Sendable, Hashable {
-    public var id: Int64
+package struct APIKeyRecord: Sendable, Hashable {
+    package var id: Int64
     /// The feed's name (`^[A-Za-z0-9._-]{1,64}$`).
-    public var name: String
+    package var name: String
     /// The public part of the token (`sck_<prefix>_…`).
-    public var prefix: String
+    package var prefix: String
     /// SHA-256 of the whole token.
-    public var secretHash: [UInt8]
+    package var secretHash: [UInt8]
     /// When set, every request must be signed with it (see `RequestSignature`).
-    public var signingSecret: SigningSecret?
-    public var createdAt: Date
-    public var lastUsedAt: Date?
-    public var revokedAt: Date?
+    package var signingSecret: SigningSecret?
+    package var createdAt: Date
+    package var lastUsedAt: Date?
+    package var revokedAt: Date?
 
     /// The columns `init(row:)` reads.
-    public static let columns = "id, name, prefix, secret_hash, hmac_secret, created_at, last_used_at, revoked_at"
+    package static let columns = "id, name, prefix, secret_hash, hmac_secret, created_at, last_used_at, revoked_at"
 
     /// Decodes a row selected with `columns`.
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         id = try row.decode("id")
         name = try row.decode("name")
         prefix = try row.decode("prefix")
@@ -33,10 +33,10 @@ public struct APIKeyRecord: Sendable, Hashable {
     }
 
     /// Whether requests must be signed.
-    public var requiresSignature: Bool { signingSecret != nil }
+    package var requiresSignature: Bool { signingSecret != nil }
 
     /// Whether a key name is acceptable (the `api_keys.name` check).
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         let scalars = name.unicodeScalars
         return (1...64).contains(scalars.count) && scalars.allSatisfy { scalar in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "_" || scalar == "-")

@@ -2,25 +2,25 @@ import Foundation
 import Postgres
 
 /// Creates, lists, revokes and finds feed API keys in `api_keys`.
-public struct APIKeyStore: Sendable {
+package struct APIKeyStore: Sendable {
     /// A key just created: the only moment its token (and signing secret) exist in clear.
-    public struct Created: Sendable {
+    package struct Created: Sendable {
         /// The stored row.
-        public var record: APIKeyRecord
+        package var record: APIKeyRecord
         /// The token to hand to the feed.
-        public var token: APIKeyToken
+        package var token: APIKeyToken
         /// The signing secret, when the key requires signatures.
-        public var signingSecret: SigningSecret?
+        package var signingSecret: SigningSecret?
     }
 
     /// Why a key could not be created.
-    public enum CreateError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum CreateError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The name breaks `^[A-Za-z0-9._-]{1,64}$`.
         case invalidName
         /// A key with this name exists (revoked or not: names stay unique so feeds stay distinct).
         case nameTaken(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidName: "a key name is 1 to 64 of A-Z a-z 0-9 . _ -"
             case .nameTaken(let name): "a key named \(name) already exists (names are never reused: they are the feed of past events)"
@@ -31,10 +31,10 @@ public struct APIKeyStore: Sendable {
     let pool: PostgresPool
 
     /// Creates a store on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// Creates a key named `name`; with `signed`, requests must also carry a signature.
-    public func create(name: String, signed: Bool) async throws -> Created {
+    package func create(name: String, signed: Bool) async throws -> Created {
         guard APIKeyRecord.isValidName(name) else { throw CreateError.invalidName }
         let secret = signed ? SigningSecret.generate() : nil
         // A prefix collision (48 random bits) is astronomically rare; try again with a new token.
@@ -57,19 +57,19 @@ public struct APIKeyStore: Sendable {
     }
 
     /// Every key, by name.
-    public func all() async throws -> [APIKeyRecord] {
+    package func all() async throws -> [APIKeyRecord] {
         try await pool.query("SELECT \(unsafeSQL: APIKeyRecord.columns) FROM api_keys ORDER BY name").map(APIKeyRecord.init(row:))
     }
 
     /// The key with this prefix, revoked or not.
-    public func find(prefix: String) async throws -> APIKeyRecord? {
+    package func find(prefix: String) async throws -> APIKeyRecord? {
         try await pool.query("SELECT \(unsafeSQL: APIKeyRecord.columns) FROM api_keys WHERE prefix = \(prefix)")
             .first.map(APIKeyRecord.init(row:))
     }
 
     /// Revokes the key named `name`: its requests fail from now on. Returns the row, or `nil`
     /// when there is no such key; revoking twice keeps the first time.
-    public func revoke(name: String) async throws -> APIKeyRecord? {
+    package func revoke(name: String) async throws -> APIKeyRecord? {
         try await pool.query("""
             UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE name = \(name)
             RETURNING \(unsafeSQL: APIKeyRecord.columns)
@@ -78,7 +78,7 @@ public struct APIKeyStore: Sendable {
 
     /// Records that the key was used, at most once a minute per key (so busy feeds do not
     /// contend on the row).
-    public func touch(id: Int64) async throws {
+    package func touch(id: Int64) async throws {
         try await pool.execute("""
             UPDATE api_keys SET last_used_at = now()
             WHERE id = \(id) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')

@@ -6,21 +6,21 @@ import ScorecastCrypto
 /// (64 lowercase hex digits, 256 random bits) is never stored: only the SHA-256 of the whole
 /// token is, and a presented token is checked by hashing it and comparing the hashes in
 /// constant time. `description` never shows the secret.
-public struct APIKeyToken: Sendable, Hashable, CustomStringConvertible {
+package struct APIKeyToken: Sendable, Hashable, CustomStringConvertible {
     /// The text before the prefix.
-    public static let scheme = "sck"
+    package static let scheme = "sck"
     /// Hex digits in a prefix.
-    public static let prefixLength = 12
+    package static let prefixLength = 12
     /// Hex digits in a secret.
-    public static let secretLength = 64
+    package static let secretLength = 64
 
     /// The public part, the lookup key of `api_keys.prefix`.
-    public let prefix: String
+    package let prefix: String
     /// The whole token, `sck_<prefix>_<secret>`: shown once, then only its hash is kept.
-    public let text: String
+    package let text: String
 
     /// A new random token.
-    public static func generate() -> APIKeyToken {
+    package static func generate() -> APIKeyToken {
         let prefix = Hex.encode(SecureRandom.bytes(prefixLength / 2))
         let secret = Hex.encode(SecureRandom.bytes(secretLength / 2))
         return APIKeyToken(prefix: prefix, text: "\(scheme)_\(prefix)_\(secret)")
@@ -32,7 +32,7 @@ public struct APIKeyToken: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads a presented token; `nil` unless it has exactly the shape `generate` makes.
-    public init?(parsing text: some StringProtocol) {
+    package init?(parsing text: some StringProtocol) {
         let parts = text.split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == Self.scheme,
               parts[1].utf8.count == Self.prefixLength, Self.isLowerHex(parts[1]),
@@ -42,15 +42,15 @@ public struct APIKeyToken: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// SHA-256 of the whole token: what `api_keys.secret_hash` holds.
-    public var hash: [UInt8] { SHA256.hash(Array(text.utf8)) }
+    package var hash: [UInt8] { SHA256.hash(Array(text.utf8)) }
 
     /// Whether this token hashes to `storedHash`, compared in constant time.
-    public func matches(storedHash: [UInt8]) -> Bool {
+    package func matches(storedHash: [UInt8]) -> Bool {
         ConstantTime.equals(hash, storedHash)
     }
 
     /// `sck_<prefix>_…`: safe to log.
-    public var description: String { "\(Self.scheme)_\(prefix)_…" }
+    package var description: String { "\(Self.scheme)_\(prefix)_…" }
 
     private static func isLowerHex(_ text: some StringProtocol) -> Bool {
         text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
@@ -61,24 +61,24 @@ public struct APIKeyToken: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Unlike the API key it must be kept in clear (`api_keys.hmac_secret`): the server recomputes
 /// every signature with it. The HMAC key is the UTF-8 text of the whole secret.
-public struct SigningSecret: Sendable, Hashable, CustomStringConvertible {
+package struct SigningSecret: Sendable, Hashable, CustomStringConvertible {
     /// The text before the hex digits.
-    public static let scheme = "scs"
+    package static let scheme = "scs"
 
     /// The whole secret.
-    public let text: String
+    package let text: String
 
     /// A new random secret (256 bits).
-    public static func generate() -> SigningSecret {
+    package static func generate() -> SigningSecret {
         SigningSecret(text: "\(scheme)_" + Hex.encode(SecureRandom.bytes(32)))
     }
 
     /// Wraps a stored or configured secret.
-    public init(text: String) { self.text = text }
+    package init(text: String) { self.text = text }
 
     /// The HMAC-SHA256 key.
-    public var keyBytes: [UInt8] { Array(text.utf8) }
+    package var keyBytes: [UInt8] { Array(text.utf8) }
 
     /// Never shows the secret.
-    public var description: String { "\(Self.scheme)_…" }
+    package var description: String { "\(Self.scheme)_…" }
 }

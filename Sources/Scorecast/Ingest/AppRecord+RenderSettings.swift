@@ -5,7 +5,7 @@ extension AppRecord {
     /// sound and dismissal delay, with the process-wide staleness per sport.
     ///
     /// Throws `ContentStateMappingError` when the stored mapping is not a valid one.
-    public func renderSettings(staleness: StalenessPolicy) throws(ContentStateMappingError) -> RenderSettings {
+    package func renderSettings(staleness: StalenessPolicy) throws(ContentStateMappingError) -> RenderSettings {
         RenderSettings(
             mapping: try ContentStateMapping(jsonValue: contentStateMapping),
             dateEncoding: dateEncoding,

@@ -21,13 +21,13 @@ import ScorecastCore
 ///
 /// Every step is one statement over arrays (`unnest`), whatever the number of events or
 /// channels. Deadlocks and fence conflicts roll back and retry the whole transaction.
-public struct EventIngestor: Sendable {
+package struct EventIngestor: Sendable {
     /// The LISTEN/NOTIFY channel that wakes the workers.
-    public static let notificationChannel = "scorecast_outbox"
+    package static let notificationChannel = "scorecast_outbox"
     /// The payload of the notification that announces an alerting row (a goal, full time): a
     /// waiting worker claims it at once instead of lingering for a fuller batch. Other
     /// notifications on the channel carry an empty payload.
-    public static let alertingNotification = "alerting"
+    package static let alertingNotification = "alerting"
     /// Attempts of the transaction before a deadlock or conflict is reported.
     static let maximumAttempts = 4
 
@@ -37,7 +37,7 @@ public struct EventIngestor: Sendable {
     let clock: @Sendable () -> Date
 
     /// Creates an ingestor; `clock` gives "now" for due times and queue times.
-    public init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+    package init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
         self.pool = pool
         self.settings = settings
         self.logger = logger.named("ingest")
@@ -51,7 +51,7 @@ public struct EventIngestor: Sendable {
     ///   there. By default, now.
     /// - Throws: ``IngestError`` when the request is refused (nothing written), `PostgresError`
     ///   when the database fails.
-    public func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date? = nil) async throws -> IngestReport {
+    package func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date? = nil) async throws -> IngestReport {
         guard !events.isEmpty else { return IngestReport(results: []) }
         var attempt = 1
         while true {

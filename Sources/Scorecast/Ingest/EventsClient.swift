@@ -3,32 +3,32 @@ import Foundation
 
 /// Posts events to a running scorecast (`POST /v1/events`), as a feed would: for
 /// `scorecast events send` and for trying things out.
-public struct EventsClient: Sendable {
+package struct EventsClient: Sendable {
     /// The server's answer.
-    public struct Answer: Sendable {
+    package struct Answer: Sendable {
         /// The HTTP status.
-        public var status: Int
+        package var status: Int
         /// The body.
-        public var body: [UInt8]
+        package var body: [UInt8]
     }
 
     /// Why the request could not be made.
-    public struct TransportError: Error, CustomStringConvertible {
+    package struct TransportError: Error, CustomStringConvertible {
         /// What went wrong (never the key).
-        public var description: String
+        package var description: String
     }
 
     /// The server, e.g. `http://127.0.0.1:8080`.
-    public var baseURL: URL
+    package var baseURL: URL
     /// The API key (`sck_…`).
-    public var token: String
+    package var token: String
     /// The signing secret, when the key requires signatures.
-    public var signingSecret: SigningSecret?
+    package var signingSecret: SigningSecret?
     /// Deadline of the request.
-    public var timeout: TimeInterval
+    package var timeout: TimeInterval
 
     /// Creates a client.
-    public init(baseURL: URL, token: String, signingSecret: SigningSecret? = nil, timeout: TimeInterval = 30) {
+    package init(baseURL: URL, token: String, signingSecret: SigningSecret? = nil, timeout: TimeInterval = 30) {
         self.baseURL = baseURL
         self.token = token
         self.signingSecret = signingSecret
@@ -36,7 +36,7 @@ public struct EventsClient: Sendable {
     }
 
     /// Posts `body` (one event or `{"events": [...]}`) and returns the answer, whatever its status.
-    public func send(body: [UInt8], now: Date = Date()) async throws -> Answer {
+    package func send(body: [UInt8], now: Date = Date()) async throws -> Answer {
         let url = baseURL.appendingPathComponent("v1").appendingPathComponent("events").absoluteString
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")]
         if let signingSecret {

@@ -5,32 +5,32 @@ import ScorecastCore
 /// Duplicates are skipped. The remaining events of each game are applied in `seq` order (ties
 /// keep request order), so a batch's outcome does not depend on how the feed ordered it; each
 /// is `accepted` when newer than the state so far (``GameState/applying(_:)``), else `stale`.
-public struct GameFold: Sendable, Hashable {
+package struct GameFold: Sendable, Hashable {
     /// One accepted event and the game state right after it.
-    public struct Step: Sendable, Hashable {
+    package struct Step: Sendable, Hashable {
         /// The event's position in the request.
-        public var index: Int
+        package var index: Int
         /// The event.
-        public var event: FeedEvent
+        package var event: FeedEvent
         /// The state after folding it.
-        public var state: GameState
+        package var state: GameState
         /// Whether it changed what the Live Activity shows (``GameState/shownSeq`` moved): a
         /// routine event that did not needs no push.
-        public var changesWhatIsShown: Bool
+        package var changesWhatIsShown: Bool
     }
 
     /// One outcome per event, in request order.
-    public private(set) var outcomes: [IngestOutcome]
+    package private(set) var outcomes: [IngestOutcome]
     /// Accepted events per game, in the order they were applied.
-    public private(set) var steps: [String: [Step]]
+    package private(set) var steps: [String: [Step]]
     /// The final state of every game that accepted at least one event.
-    public private(set) var states: [String: GameState]
+    package private(set) var states: [String: GameState]
 
     /// Folds `events` (request order) into `games` (the current state of every game named by
     /// an event). `isDuplicate[i]` says whether event `i` was already stored. An event whose
     /// game is missing from `games` starts from ``GameState/initial``. `sports` names each
     /// game's sport (``SportProfile/for(_:)``; generic when missing).
-    public init(events: [FeedEvent], isDuplicate: [Bool], games: [String: GameState], sports: [String: String] = [:]) {
+    package init(events: [FeedEvent], isDuplicate: [Bool], games: [String: GameState], sports: [String: String] = [:]) {
         precondition(events.count == isDuplicate.count, "one duplicate flag per event")
         outcomes = isDuplicate.map { $0 ? .duplicate : .stale }
         steps = [:]
@@ -53,5 +53,5 @@ public struct GameFold: Sendable, Hashable {
     }
 
     /// Indices of the events stored as `stale`.
-    public var staleIndices: [Int] { outcomes.indices.filter { outcomes[$0] == .stale } }
+    package var staleIndices: [Int] { outcomes.indices.filter { outcomes[$0] == .stale } }
 }

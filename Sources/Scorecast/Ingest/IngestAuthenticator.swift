@@ -4,17 +4,17 @@ import HTTPServer
 
 /// Who posted an ingest request: the key's row, once its token (and signature, when the key
 /// requires one) checked out.
-public struct AuthenticatedFeed: Sendable, Hashable {
+package struct AuthenticatedFeed: Sendable, Hashable {
     /// The key's id.
-    public var keyID: Int64
+    package var keyID: Int64
     /// The key's name: the `feed` of the events.
-    public var name: String
+    package var name: String
     /// When the key was last recorded as used (`api_keys.last_used_at`).
-    public var lastUsedAt: Date?
+    package var lastUsedAt: Date?
 
     /// Whether `last_used_at` is worth updating at `now` (it is kept to the minute, so busy
     /// feeds do not write the row on every request).
-    public func needsTouch(now: Date) -> Bool {
+    package func needsTouch(now: Date) -> Bool {
         guard let lastUsedAt else { return true }
         return now.timeIntervalSince(lastUsedAt) >= 60
     }
@@ -25,9 +25,9 @@ public struct AuthenticatedFeed: Sendable, Hashable {
 /// Every refusal is a `401` problem with a `WWW-Authenticate` header; unknown, wrong and
 /// malformed tokens get the same answer, so a caller learns nothing about which keys exist.
 /// Neither the token nor the signature ever reaches a log line or a problem body.
-public struct IngestAuthenticator: Sendable {
+package struct IngestAuthenticator: Sendable {
     /// Why a request was refused (the problem's detail).
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// No `Authorization` header.
         case missingCredentials
         /// The header is not `Bearer <token>`.
@@ -39,7 +39,7 @@ public struct IngestAuthenticator: Sendable {
         /// The key requires a signature and it is missing or wrong.
         case signature(RequestSignature.Failure)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .missingCredentials: "missing Authorization header: send Authorization: Bearer <API key>"
             case .malformedCredentials: "the Authorization header must be Bearer <API key> with a key made by `scorecast keys create`"
@@ -50,7 +50,7 @@ public struct IngestAuthenticator: Sendable {
         }
 
         /// The `401` problem answered.
-        public var problem: Problem {
+        package var problem: Problem {
             Problem(
                 status: .unauthorized, detail: description,
                 headers: ["WWW-Authenticate": "Bearer realm=\"scorecast\""])
@@ -58,7 +58,7 @@ public struct IngestAuthenticator: Sendable {
     }
 
     /// Finds a key by the public prefix of its token.
-    public typealias KeyLookup = @Sendable (_ prefix: String) async throws -> APIKeyRecord?
+    package typealias KeyLookup = @Sendable (_ prefix: String) async throws -> APIKeyRecord?
 
     private let lookup: KeyLookup
     private let signature: RequestSignature
@@ -66,14 +66,14 @@ public struct IngestAuthenticator: Sendable {
 
     /// Creates an authenticator reading keys with `lookup`; signatures may be `tolerance`
     /// seconds off the clock.
-    public init(lookup: @escaping KeyLookup, tolerance: Int, clock: @escaping @Sendable () -> Date = Date.init) {
+    package init(lookup: @escaping KeyLookup, tolerance: Int, clock: @escaping @Sendable () -> Date = Date.init) {
         self.lookup = lookup
         self.signature = RequestSignature(tolerance: tolerance)
         self.clock = clock
     }
 
     /// Checks `request`'s credentials against its (complete) body.
-    public func authenticate(_ request: HTTPRequest) async throws -> AuthenticatedFeed {
+    package func authenticate(_ request: HTTPRequest) async throws -> AuthenticatedFeed {
         guard let header = request.headers["Authorization"] else { throw Failure.missingCredentials }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Failure.malformedCredentials }

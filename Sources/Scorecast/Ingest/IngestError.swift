@@ -1,5 +1,5 @@
 /// Why an ingest was refused after validation; nothing was written.
-public enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Events name games that do not exist and unknown games are refused
     /// (`SCORECAST_UNKNOWN_GAMES=refuse`): the events' positions in the request.
     case unknownGames([Int])
@@ -9,7 +9,7 @@ public enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (`SCORECAST_FEED_GAMES_PER_HOUR` = `limit`, `remaining` left): the events' positions.
     case gameQuotaExceeded(indices: [Int], new: Int, remaining: Int, limit: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownGames(let indices):
             "\(indices.count) event(s) name a game that does not exist, and unknown games are refused"

@@ -16,7 +16,7 @@ import Synchronization
 /// refused for one request's sake (``IngestError``: an unknown game, an unrenderable update),
 /// its requests are ingested again one by one, so only that request is refused. A database
 /// failure fails the whole group (nothing of it was written).
-public final class IngestGroupCommit: Sendable {
+package final class IngestGroupCommit: Sendable {
     /// A waiting request's answer, and when it arrived (its events' ingest time).
     private struct Ticket {
         var answer: CheckedContinuation<IngestReport, any Error>
@@ -38,7 +38,7 @@ public final class IngestGroupCommit: Sendable {
     /// - Parameters:
     ///   - transactions: how many ingest transactions may run at once (`SCORECAST_INGEST_TRANSACTIONS`).
     ///   - eventLimit: the most events a group may hold (one larger request still goes alone).
-    public init(ingestor: EventIngestor, transactions: Int, eventLimit: Int, logger: Logger) {
+    package init(ingestor: EventIngestor, transactions: Int, eventLimit: Int, logger: Logger) {
         precondition(transactions >= 1 && eventLimit >= 1, "at least one transaction of at least one event")
         self.ingestor = ingestor
         self.transactions = transactions
@@ -50,7 +50,7 @@ public final class IngestGroupCommit: Sendable {
     ///
     /// - Throws: ``IngestError`` when this request is refused (nothing of it written),
     ///   `PostgresError` when the database fails.
-    public func ingest(_ events: [FeedEvent], feed: String) async throws -> IngestReport {
+    package func ingest(_ events: [FeedEvent], feed: String) async throws -> IngestReport {
         let receivedAt = ingestor.clock()
         return try await withCheckedThrowingContinuation { answer in
             let startsSlot = state.withLock { state in

@@ -1,5 +1,5 @@
 /// What happened to one posted event.
-public enum IngestOutcome: String, Sendable, Hashable, Codable, CaseIterable {
+package enum IngestOutcome: String, Sendable, Hashable, Codable, CaseIterable {
     /// New, and newer than the game's applied `seq`: folded into the game and rendered for
     /// every bound channel.
     case accepted
@@ -10,32 +10,32 @@ public enum IngestOutcome: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// The answer to `POST /v1/events` (202): one outcome per event, in request order, and totals.
-public struct IngestReport: Sendable, Hashable, Codable {
+package struct IngestReport: Sendable, Hashable, Codable {
     /// One event's outcome.
-    public struct Result: Sendable, Hashable, Codable {
+    package struct Result: Sendable, Hashable, Codable {
         /// The feed's event id.
-        public var id: String
+        package var id: String
         /// What happened to it.
-        public var outcome: IngestOutcome
+        package var outcome: IngestOutcome
 
         /// Creates a result.
-        public init(id: String, outcome: IngestOutcome) {
+        package init(id: String, outcome: IngestOutcome) {
             self.id = id
             self.outcome = outcome
         }
     }
 
     /// Outcomes in request order.
-    public var results: [Result]
+    package var results: [Result]
     /// How many were accepted.
-    public var accepted: Int
+    package var accepted: Int
     /// How many were duplicates.
-    public var duplicates: Int
+    package var duplicates: Int
     /// How many were stale.
-    public var stale: Int
+    package var stale: Int
 
     /// Builds the report and its totals from `results`.
-    public init(results: [Result]) {
+    package init(results: [Result]) {
         self.results = results
         accepted = results.count { $0.outcome == .accepted }
         duplicates = results.count { $0.outcome == .duplicate }

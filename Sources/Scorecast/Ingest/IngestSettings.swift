@@ -1,29 +1,29 @@
 import ScorecastCore
 
 /// What ingest reads from the configuration.
-public struct IngestSettings: Sendable, Hashable {
+package struct IngestSettings: Sendable, Hashable {
     /// Most events in one request (`SCORECAST_INGEST_MAX_BATCH`).
-    public var maximumBatchSize: Int
+    package var maximumBatchSize: Int
     /// How many ingest transactions run at once (`SCORECAST_INGEST_TRANSACTIONS`); requests
     /// arriving while all are busy share the next one (``IngestGroupCommit``), up to
     /// `maximumBatchSize` events.
-    public var transactions: Int
+    package var transactions: Int
     /// Largest request body in bytes (`SCORECAST_HTTP_MAX_BODY_BYTES`).
-    public var maximumBodyBytes: Int
+    package var maximumBodyBytes: Int
     /// Whether events for unknown games create them (`SCORECAST_UNKNOWN_GAMES=create`) or are
     /// refused.
-    public var createUnknownGames: Bool
+    package var createUnknownGames: Bool
     /// Seconds a signed request's timestamp may be off (`SCORECAST_SIGNATURE_TOLERANCE_SECONDS`).
-    public var signatureTolerance: Int
+    package var signatureTolerance: Int
     /// Spacing of routine updates per channel (`SCORECAST_ROUTINE_INTERVAL_MS`).
-    public var shaping: ShapingPolicy
+    package var shaping: ShapingPolicy
     /// `stale-date` per sport (`SCORECAST_STALE_SECONDS`).
-    public var staleness: StalenessPolicy
+    package var staleness: StalenessPolicy
     /// Games one feed may create per hour (`SCORECAST_FEED_GAMES_PER_HOUR`).
-    public var gamesPerFeedPerHour: Int
+    package var gamesPerFeedPerHour: Int
 
     /// Creates settings; the defaults are the settings table's.
-    public init(
+    package init(
         maximumBatchSize: Int = Setting.ingestMaxBatch.integerDefault, transactions: Int = Setting.ingestTransactions.integerDefault,
         maximumBodyBytes: Int = Setting.httpMaxBodyBytes.integerDefault, createUnknownGames: Bool = true,
         signatureTolerance: Int = Setting.signatureToleranceSeconds.integerDefault,
@@ -41,7 +41,7 @@ public struct IngestSettings: Sendable, Hashable {
     }
 
     /// The settings of `configuration`.
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         var bySport = configuration.staleSeconds.mapValues(Double.init)
         let fallback = bySport.removeValue(forKey: "default") ?? 900
         self.init(

@@ -3,16 +3,16 @@ import Foundation
 import ScorecastCore
 
 /// A channel's outbox row as ingest found it (locked) before writing.
-public struct PendingOutboxRow: Sendable, Hashable {
+package struct PendingOutboxRow: Sendable, Hashable {
     /// `outbox.version`.
-    public var version: Int64
+    package var version: Int64
     /// The row's content. Its ``OutboxEntry/eventIDs`` are `events.id` values as decimal text.
-    public var entry: OutboxEntry
+    package var entry: OutboxEntry
     /// Whether a worker holds a live lease on it: its payload is being sent right now.
-    public var isLeased: Bool
+    package var isLeased: Bool
 
     /// Creates a row.
-    public init(version: Int64, entry: OutboxEntry, isLeased: Bool) {
+    package init(version: Int64, entry: OutboxEntry, isLeased: Bool) {
         self.version = version
         self.entry = entry
         self.isLeased = isLeased
@@ -21,22 +21,22 @@ public struct PendingOutboxRow: Sendable, Hashable {
 
 /// An active channel bound to a game that accepted events, with what rendering and shaping
 /// need to know about it.
-public struct ChannelTarget: Sendable {
+package struct ChannelTarget: Sendable {
     /// `channels.id`.
-    public var channelID: Int64
+    package var channelID: Int64
     /// The game it is bound to.
-    public var gameID: String
+    package var gameID: String
     /// `channels.last_timestamp`: the newest `aps.timestamp` sent.
-    public var lastTimestamp: Int
+    package var lastTimestamp: Int
     /// When the channel's last successful send was, if ever.
-    public var lastSentAt: Date?
+    package var lastSentAt: Date?
     /// The renderer with its app's settings.
-    public var renderer: LiveActivityRenderer
+    package var renderer: LiveActivityRenderer
     /// Its outbox row, if it has one.
-    public var pending: PendingOutboxRow?
+    package var pending: PendingOutboxRow?
 
     /// Creates a target.
-    public init(
+    package init(
         channelID: Int64, gameID: String, lastTimestamp: Int, lastSentAt: Date?, renderer: LiveActivityRenderer,
         pending: PendingOutboxRow?
     ) {
@@ -51,31 +51,31 @@ public struct ChannelTarget: Sendable {
 
 /// The row to write for one channel: `INSERT` when ``expectedVersion`` is 0, else an update
 /// fenced on the row still having ``expectedVersion``.
-public struct OutboxWrite: Sendable, Hashable {
+package struct OutboxWrite: Sendable, Hashable {
     /// `channels.id`.
-    public var channelID: Int64
+    package var channelID: Int64
     /// The version found (0: no row).
-    public var expectedVersion: Int64
+    package var expectedVersion: Int64
     /// The content to write.
-    public var entry: OutboxEntry
+    package var entry: OutboxEntry
     /// Whether the write replaces a row a worker is sending (the row keeps its lease, so the
     /// worker's fenced completion leaves it pending and it goes next).
-    public var replacesLeased: Bool
+    package var replacesLeased: Bool
 
     /// The version after the write.
-    public var version: Int64 { expectedVersion + 1 }
+    package var version: Int64 { expectedVersion + 1 }
 }
 
 /// Why an accepted event cannot be delivered: the request is refused whole.
-public struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+package struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// The event's position in the request.
-    public var index: Int
+    package var index: Int
     /// The channel whose rendering failed.
-    public var channelID: Int64
+    package var channelID: Int64
     /// What the renderer found.
-    public var reason: LiveActivityPayloadError
+    package var reason: LiveActivityPayloadError
 
-    public var description: String {
+    package var description: String {
         "the event cannot be delivered as a Live Activity update (channel \(channelID)): \(reason)"
     }
 }
@@ -96,18 +96,18 @@ public struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible 
 ///   too: only stats and refreshes are spaced.
 /// - A routine event that changed nothing the Live Activity shows (a clock tick the phone runs
 ///   itself: ``GameFold/Step/changesWhatIsShown``) writes nothing.
-public struct OutboxPlanner: Sendable {
+package struct OutboxPlanner: Sendable {
     /// Spacing of routine updates.
-    public var shaping: ShapingPolicy
+    package var shaping: ShapingPolicy
 
     /// Creates a planner.
-    public init(shaping: ShapingPolicy) {
+    package init(shaping: ShapingPolicy) {
         self.shaping = shaping
     }
 
     /// The writes for `targets` after `fold`. `games` holds the info of every game with steps;
     /// `eventIDs[i]` is the `events.id` stored for request event `i`.
-    public func plan(
+    package func plan(
         fold: GameFold, games: [String: GameInfo], targets: [ChannelTarget], eventIDs: [Int: Int64], now: Date
     ) throws(RenderRefusal) -> [OutboxWrite] {
         struct Working {

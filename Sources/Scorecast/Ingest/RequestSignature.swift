@@ -11,16 +11,16 @@ import Foundation
 /// The timestamp binds the signature to a moment, so a captured request cannot be replayed
 /// outside the tolerance window. Several `v1=` values separated by commas are accepted (any one
 /// matching suffices), for rotating secrets. Every comparison is constant-time.
-public struct RequestSignature: Sendable {
+package struct RequestSignature: Sendable {
     /// The timestamp header.
-    public static let timestampHeader = "X-Scorecast-Timestamp"
+    package static let timestampHeader = "X-Scorecast-Timestamp"
     /// The signature header.
-    public static let signatureHeader = "X-Scorecast-Signature"
+    package static let signatureHeader = "X-Scorecast-Signature"
     /// The only signature scheme.
-    public static let version = "v1"
+    package static let version = "v1"
 
     /// Why a request's signature was refused. Descriptions never contain a signature or secret.
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// One or both headers are absent.
         case missing
         /// The timestamp is not a whole number of seconds.
@@ -32,7 +32,7 @@ public struct RequestSignature: Sendable {
         /// No signature matches the body.
         case mismatch
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .missing:
                 "this API key requires signed requests: send \(RequestSignature.timestampHeader) and \(RequestSignature.signatureHeader)"
@@ -49,26 +49,26 @@ public struct RequestSignature: Sendable {
     }
 
     /// How far the timestamp may be from now, either way, in seconds.
-    public var tolerance: Int
+    package var tolerance: Int
 
     /// Creates a verifier.
-    public init(tolerance: Int) {
+    package init(tolerance: Int) {
         self.tolerance = tolerance
     }
 
     /// The bytes that are signed: `"<timestamp>." + body`.
-    public static func message(timestamp: String, body: [UInt8]) -> [UInt8] {
+    package static func message(timestamp: String, body: [UInt8]) -> [UInt8] {
         Array(timestamp.utf8) + [UInt8(ascii: ".")] + body
     }
 
     /// The signature header value for `body` signed at `timestamp` (UNIX seconds).
-    public static func sign(body: [UInt8], timestamp: Int, secret: SigningSecret) -> String {
+    package static func sign(body: [UInt8], timestamp: Int, secret: SigningSecret) -> String {
         let tag = HMACSHA256.authenticate(message: message(timestamp: String(timestamp), body: body), key: secret.keyBytes)
         return "\(version)=\(Hex.encode(tag))"
     }
 
     /// Checks the two header values (either may be absent) against `body` and `secret` at `now`.
-    public func verify(
+    package func verify(
         timestamp: String?, signature: String?, body: [UInt8], secret: SigningSecret, now: Date
     ) throws(Failure) {
         guard let timestamp, let signature else { throw .missing }

@@ -4,7 +4,7 @@ import PrometheusMetrics
 import ScorecastCore
 
 /// What came of one broadcast send attempt.
-public enum SendMetricOutcome: String, Sendable, Codable, CaseIterable {
+package enum SendMetricOutcome: String, Sendable, Codable, CaseIterable {
     /// APNs answered 2xx: accepted (which is not the same as shown on a phone).
     case accepted
     /// The attempt failed in a way worth another try (429, 5xx, timeout, reset…): it was queued again.
@@ -14,40 +14,40 @@ public enum SendMetricOutcome: String, Sendable, Codable, CaseIterable {
 }
 
 /// Labels `{app}`: an app's bundle id.
-public struct AppLabels: MetricLabels {
+package struct AppLabels: MetricLabels {
     /// `["app"]`.
-    public static let names = ["app"]
+    package static let names = ["app"]
     /// The app's bundle id.
-    public var app: String
+    package var app: String
     /// `[app]`.
-    public var values: [String] { [app] }
+    package var values: [String] { [app] }
     /// Creates the labels for `app`.
-    public init(app: String) { self.app = app }
+    package init(app: String) { self.app = app }
 }
 
 /// Labels `{feed, outcome}` of a received feed event: one of ingest's `IngestOutcome`s
 /// (`accepted`, `duplicate`, `stale`), or `rejected` for the events of a refused request. Events
 /// belong to games, not apps; the feed is the API key's name (admins create a handful).
-public struct IngestLabels: MetricLabels {
+package struct IngestLabels: MetricLabels {
     /// `["feed", "outcome"]`.
-    public static let names = ["feed", "outcome"]
+    package static let names = ["feed", "outcome"]
     /// The label value of events in a refused request.
-    public static let rejectedOutcome = "rejected"
+    package static let rejectedOutcome = "rejected"
     /// The feed's API key name.
-    public var feed: String
+    package var feed: String
     /// `accepted`, `duplicate`, `stale` or `rejected`.
-    public private(set) var outcome: String
+    package private(set) var outcome: String
     /// `[feed, outcome]`.
-    public var values: [String] { [feed, outcome] }
+    package var values: [String] { [feed, outcome] }
 
     /// Labels for an event ingest decided about.
-    public init(feed: String, outcome: IngestOutcome) {
+    package init(feed: String, outcome: IngestOutcome) {
         self.feed = feed
         self.outcome = outcome.rawValue
     }
 
     /// Labels for an event of a request ingest refused.
-    public static func rejected(feed: String) -> IngestLabels {
+    package static func rejected(feed: String) -> IngestLabels {
         var labels = IngestLabels(feed: feed, outcome: .accepted)
         labels.outcome = rejectedOutcome
         return labels
@@ -55,19 +55,19 @@ public struct IngestLabels: MetricLabels {
 }
 
 /// Labels `{app, outcome, priority}` of a broadcast send attempt.
-public struct SendLabels: MetricLabels {
+package struct SendLabels: MetricLabels {
     /// `["app", "outcome", "priority"]`.
-    public static let names = ["app", "outcome", "priority"]
+    package static let names = ["app", "outcome", "priority"]
     /// The app's bundle id.
-    public var app: String
+    package var app: String
     /// What came of the attempt.
-    public var outcome: SendMetricOutcome
+    package var outcome: SendMetricOutcome
     /// The `apns-priority` it was sent with (label value `10`, `5` or `1`).
-    public var priority: BroadcastPriority
+    package var priority: BroadcastPriority
     /// `[app, outcome, priority]`.
-    public var values: [String] { [app, outcome.rawValue, priority.headerValue] }
+    package var values: [String] { [app, outcome.rawValue, priority.headerValue] }
     /// Creates the labels.
-    public init(app: String, outcome: SendMetricOutcome, priority: BroadcastPriority) {
+    package init(app: String, outcome: SendMetricOutcome, priority: BroadcastPriority) {
         self.app = app
         self.outcome = outcome
         self.priority = priority
@@ -75,18 +75,18 @@ public struct SendLabels: MetricLabels {
 }
 
 /// Labels `{app, reason}` of a failed send attempt.
-public struct FailureLabels: MetricLabels {
+package struct FailureLabels: MetricLabels {
     /// `["app", "reason"]`.
-    public static let names = ["app", "reason"]
+    package static let names = ["app", "reason"]
     /// The app's bundle id.
-    public var app: String
+    package var app: String
     /// The APNs reason (e.g. `TooManyRequests`) or a transport failure name (e.g. `Timeout`),
     /// as cleaned by `FailureLabels.reasonLabel(_:)`.
-    public var reason: String
+    package var reason: String
     /// `[app, reason]`.
-    public var values: [String] { [app, reason] }
+    package var values: [String] { [app, reason] }
     /// Creates the labels; `reason` is cleaned so that a malformed answer cannot mint odd values.
-    public init(app: String, reason: String) {
+    package init(app: String, reason: String) {
         self.app = app
         self.reason = Self.reasonLabel(reason)
     }
@@ -96,7 +96,7 @@ public struct FailureLabels: MetricLabels {
     /// credentials: …") becomes its words before any `:`, joined by `_` ("connection_reset"),
     /// so the label names the cause without the free text. Empty → `unknown`; whatever is still
     /// odd or longer than 64 characters → `invalid`.
-    public static func reasonLabel(_ reason: String) -> String {
+    package static func reasonLabel(_ reason: String) -> String {
         if reason.isEmpty { return "unknown" }
         func allowed(_ scalar: Unicode.Scalar) -> Bool {
             (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))) || scalar == "_" || scalar == "." || scalar == "-"
@@ -110,13 +110,13 @@ public struct FailureLabels: MetricLabels {
 }
 
 /// Labels `{pool}` of an APNs connection count.
-public struct ConnectionLabels: MetricLabels {
+package struct ConnectionLabels: MetricLabels {
     /// `["pool"]`.
-    public static let names = ["pool"]
+    package static let names = ["pool"]
     /// Which host the connections talk to.
-    public var pool: APNsHost
+    package var pool: APNsHost
     /// `[pool]`.
-    public var values: [String] { [pool.rawValue] }
+    package var values: [String] { [pool.rawValue] }
     /// Creates the labels.
-    public init(pool: APNsHost) { self.pool = pool }
+    package init(pool: APNsHost) { self.pool = pool }
 }

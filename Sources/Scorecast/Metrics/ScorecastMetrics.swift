@@ -2,42 +2,42 @@ import PrometheusMetrics
 /// The standard `scorecast_*` metrics, registered once at start-up and shared by ingest, the
 /// workers, the APNs client and the poller. Every label comes from a small set (app bundle id,
 /// outcome, reason, priority, pool): never a channel id or a device token.
-public struct ScorecastMetrics: Sendable {
+package struct ScorecastMetrics: Sendable {
     /// `scorecast_events_ingested_total{feed,outcome}`: feed events by ingest outcome (accepted,
     /// duplicate, stale, rejected).
-    public let eventsIngested: Counter<IngestLabels>
+    package let eventsIngested: Counter<IngestLabels>
     /// `scorecast_broadcasts_sent_total{app,outcome,priority}`: broadcast send attempts.
-    public let broadcastsSent: Counter<SendLabels>
+    package let broadcastsSent: Counter<SendLabels>
     /// `scorecast_broadcast_failures_total{app,reason}`: failed attempts by APNs or transport reason.
-    public let broadcastFailures: Counter<FailureLabels>
+    package let broadcastFailures: Counter<FailureLabels>
     /// `scorecast_updates_coalesced_total{app}`: pending updates replaced by a newer one before
     /// sending, counted when the payload that replaced them is settled (as `/v1/stats` does).
-    public let coalesced: Counter<AppLabels>
+    package let coalesced: Counter<AppLabels>
     /// `scorecast_broadcasts_downgraded_total{app}`: priority-10 updates sent at priority 5 because the
     /// channel's hourly budget was spent.
-    public let downgraded: Counter<AppLabels>
+    package let downgraded: Counter<AppLabels>
     /// `scorecast_broadcasts_retried_total{app}`: sends queued for another attempt (after a retryable
     /// failure, or rescued from an expired lease).
-    public let retried: Counter<AppLabels>
+    package let retried: Counter<AppLabels>
     /// `scorecast_broadcasts_throttled_total{app}`: `429 TooManyRequests` answers.
-    public let throttled: Counter<AppLabels>
+    package let throttled: Counter<AppLabels>
     /// `scorecast_ingest_to_send_seconds{app}`: from event ingest to the send of its broadcast.
-    public let ingestToSend: Histogram<AppLabels>
+    package let ingestToSend: Histogram<AppLabels>
     /// `scorecast_apns_response_seconds{app}`: from a send to APNs' answer.
-    public let sendToAnswer: Histogram<AppLabels>
+    package let sendToAnswer: Histogram<AppLabels>
     /// `scorecast_outbox_pending`: outbox rows waiting to be sent.
-    public let queueDepth: Gauge<NoLabels>
+    package let queueDepth: Gauge<NoLabels>
     /// `scorecast_outbox_oldest_pending_age_seconds`: age of the oldest due outbox row (0 when empty).
-    public let oldestPendingAge: Gauge<NoLabels>
+    package let oldestPendingAge: Gauge<NoLabels>
     /// `scorecast_sends_in_flight`: broadcasts sent and not yet answered.
-    public let inFlightSends: Gauge<NoLabels>
+    package let inFlightSends: Gauge<NoLabels>
     /// `scorecast_apns_connections{pool}`: open HTTP/2 connections to APNs.
-    public let apnsConnections: Gauge<ConnectionLabels>
+    package let apnsConnections: Gauge<ConnectionLabels>
     /// `scorecast_channels{app}`: channels counting against the app's 10,000-channel limit.
-    public let channels: Gauge<AppLabels>
+    package let channels: Gauge<AppLabels>
 
     /// Registers every metric in `registry`; throws if one of the names is already taken.
-    public init(registry: MetricsRegistry) throws(MetricsError) {
+    package init(registry: MetricsRegistry) throws(MetricsError) {
         eventsIngested = try registry.counter(
             "scorecast_events_ingested_total",
             help: "Feed events received, by ingest outcome (accepted, duplicate, stale, rejected).",

@@ -3,7 +3,7 @@ import Migrations
 
 extension SchemaFolder {
     /// The migrations to apply: `SCORECAST_SCHEMA_DIR`'s files when set, else the embedded ones.
-    public static func migrations(environment: [String: String]) throws -> [MigrationFile] {
+    package static func migrations(environment: [String: String]) throws -> [MigrationFile] {
         if let explicit = environment[Setting.schemaDirectory.name], !explicit.isEmpty {
             let folder = URL(fileURLWithPath: explicit)
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

@@ -5,24 +5,24 @@ import Postgres
 /// ended: no event for `timeout` (`SCORECAST_FEED_GAME_TIMEOUT_HOURS`). They become
 /// `cancelled`, so `RetireDuty` deletes their channels after the grace and they stop counting
 /// against the app's channel limit. Games an admin created are left alone.
-public struct AbandonedGamesDuty: PollerDuty {
+package struct AbandonedGamesDuty: PollerDuty {
     /// `abandoned`.
-    public let name = "abandoned"
+    package let name = "abandoned"
     /// How often it runs.
-    public let interval: Duration
+    package let interval: Duration
     /// Silence after which a feed-created game that is not over is retired.
-    public let timeout: Duration
+    package let timeout: Duration
     private let pool: PostgresPool
 
     /// Creates the duty.
-    public init(pool: PostgresPool, interval: Duration, timeout: Duration) {
+    package init(pool: PostgresPool, interval: Duration, timeout: Duration) {
         self.pool = pool
         self.interval = interval
         self.timeout = timeout
     }
 
     /// Retires the feed-created games silent for `timeout` at `now`.
-    public func run(at now: Date) async throws -> DutyReport {
+    package func run(at now: Date) async throws -> DutyReport {
         let cutoff = now.addingTimeInterval(-Double(timeout.components.seconds))
         let rows = try await pool.query("""
             UPDATE games SET status = 'cancelled', finished_at = \(now), updated_at = \(now)

@@ -9,11 +9,11 @@ import ScorecastCore
 ///
 /// Writes never overwrite what a worker wrote meanwhile: a new window is inserted only if
 /// missing, and a limit is changed only if the row still holds the limit and the 429 time read.
-public struct BudgetWindowDuty: PollerDuty {
+package struct BudgetWindowDuty: PollerDuty {
     /// `budgets`.
-    public let name = "budgets"
+    package let name = "budgets"
     /// How often it runs.
-    public let interval: Duration
+    package let interval: Duration
     private let pool: PostgresPool
     private let standardPerHour: Int
     private let frequentPerHour: Int
@@ -25,7 +25,7 @@ public struct BudgetWindowDuty: PollerDuty {
 
     /// Creates the duty; `standardPerHour`/`frequentPerHour` are the profiles' budgets for apps
     /// without a budget of their own.
-    public init(pool: PostgresPool, interval: Duration, standardPerHour: Int, frequentPerHour: Int, policy: BudgetPolicy = BudgetPolicy()) {
+    package init(pool: PostgresPool, interval: Duration, standardPerHour: Int, frequentPerHour: Int, policy: BudgetPolicy = BudgetPolicy()) {
         self.pool = pool
         self.interval = interval
         self.standardPerHour = standardPerHour
@@ -34,7 +34,7 @@ public struct BudgetWindowDuty: PollerDuty {
     }
 
     /// Reads every live channel's latest window and applies the plan at `now`.
-    public func run(at now: Date) async throws -> DutyReport {
+    package func run(at now: Date) async throws -> DutyReport {
         let rows = try await pool.query("""
             SELECT DISTINCT ON (b.channel_id)
                    b.channel_id, b.window_start, b.high_priority_sent, b.downgraded, b.throttled, b.budget_limit,

@@ -12,30 +12,30 @@ import ScorecastCore
 ///   lowered limit recovering hour by hour, or the app's budget changed) gets the new limit.
 ///
 /// Idle channels at their full limit get nothing: the workers start them from a fresh budget.
-public enum BudgetWindowPlan {
+package enum BudgetWindowPlan {
     /// A channel's latest `channel_budget` row and its app's hourly budget.
-    public struct Row: Sendable, Hashable {
+    package struct Row: Sendable, Hashable {
         /// The channel.
-        public var channelID: Int64
+        package var channelID: Int64
         /// The row's window.
-        public var windowStart: Date
+        package var windowStart: Date
         /// Priority-10 sends counted in it.
-        public var highPrioritySent: Int
+        package var highPrioritySent: Int
         /// Downgrades counted in it.
-        public var downgraded: Int
+        package var downgraded: Int
         /// 429 answers counted in it.
-        public var throttled: Int
+        package var throttled: Int
         /// The limit stored for it.
-        public var budgetLimit: Int
+        package var budgetLimit: Int
         /// The lowered limit after the last 429, if not yet recovered.
-        public var shrunkLimit: Int?
+        package var shrunkLimit: Int?
         /// When the last 429 came.
-        public var lastThrottledAt: Date?
+        package var lastThrottledAt: Date?
         /// The app's priority-10 budget per hour (its own or its profile's).
-        public var perHour: Int
+        package var perHour: Int
 
         /// Creates a row.
-        public init(
+        package init(
             channelID: Int64, windowStart: Date, highPrioritySent: Int = 0, downgraded: Int = 0, throttled: Int = 0,
             budgetLimit: Int, shrunkLimit: Int? = nil, lastThrottledAt: Date? = nil, perHour: Int
         ) {
@@ -52,7 +52,7 @@ public enum BudgetWindowPlan {
     }
 
     /// One write.
-    public enum Write: Sendable, Hashable {
+    package enum Write: Sendable, Hashable {
         /// Insert a zero-count row for `windowStart` (unless a worker already made one).
         case open(channelID: Int64, windowStart: Date, limit: Int, shrunkLimit: Int?, lastThrottledAt: Date?)
         /// Change the current row's limit from `from` to `to` (unless a worker changed it meanwhile).
@@ -61,7 +61,7 @@ public enum BudgetWindowPlan {
 
     /// The writes for `rows` at `now`, in channel order. `base` supplies the window length,
     /// shrink and recovery rules; each row's `perHour` its profile.
-    public static func writes(for rows: [Row], now: Date, base: BudgetPolicy) -> [Write] {
+    package static func writes(for rows: [Row], now: Date, base: BudgetPolicy) -> [Write] {
         var writes: [Write] = []
         for row in rows.sorted(by: { $0.channelID < $1.channelID }) {
             var policy = base

@@ -5,28 +5,28 @@ import Foundation
 /// A duty is due at once when the poller becomes leader, then every `interval` after its
 /// previous run *started*. A run that overran its interval is not repeated to catch up: the next
 /// one starts as soon as the loop sees it due.
-public struct DutySchedule: Sendable, Equatable {
+package struct DutySchedule: Sendable, Equatable {
     private var intervals: [String: Duration]
     private var nextDue: [String: Date] = [:]
 
     /// Creates a schedule for duties named in `intervals`; every one is due at once.
-    public init(intervals: [String: Duration]) {
+    package init(intervals: [String: Duration]) {
         self.intervals = intervals
     }
 
     /// The duties due at `now`, in name order.
-    public func due(at now: Date) -> [String] {
+    package func due(at now: Date) -> [String] {
         intervals.keys.filter { name in nextDue[name].map { $0 <= now } ?? true }.sorted()
     }
 
     /// Records that `name` started a run at `startedAt`.
-    public mutating func ran(_ name: String, startedAt: Date) {
+    package mutating func ran(_ name: String, startedAt: Date) {
         guard let interval = intervals[name] else { return }
         nextDue[name] = startedAt.adding(interval)
     }
 
     /// The earliest time any duty is due (`nil` when there is no duty).
-    public var nextWake: Date? {
+    package var nextWake: Date? {
         guard !intervals.isEmpty else { return nil }
         if intervals.keys.contains(where: { nextDue[$0] == nil }) { return .distantPast }
         return nextDue.values.min()
@@ -34,7 +34,7 @@ public struct DutySchedule: Sendable, Equatable {
 
     /// Forgets every run: all duties are due again (after leadership was lost and regained, the
     /// new leader must not trust what another instance did meanwhile).
-    public mutating func reset() {
+    package mutating func reset() {
         nextDue = [:]
     }
 }

@@ -10,20 +10,20 @@ import Synchronization
 /// (`SCORECAST_AUTO_CHANNEL_WINDOW_HOURS`), get one, so that a feed naming games far ahead (or
 /// never) cannot fill the app's channel limit. Games whose ensure failed wait
 /// (`EnsureBackoff`) before being tried again.
-public final class EnsureChannelsDuty: PollerDuty {
+package final class EnsureChannelsDuty: PollerDuty {
     /// `ensure`.
-    public let name = "ensure"
+    package let name = "ensure"
     /// How often it runs.
-    public let interval: Duration
+    package let interval: Duration
     /// Games looked at per round at most (oldest first).
-    public let batchSize: Int
+    package let batchSize: Int
     /// How far from now a game's start may be for it to get a channel before it is live.
-    public let window: Duration
+    package let window: Duration
     private let registry: ChannelRegistry
     private let backoff = Mutex(EnsureBackoff())
 
     /// Creates the duty.
-    public init(registry: ChannelRegistry, interval: Duration, batchSize: Int = 50, window: Duration = .seconds(24 * 3600)) {
+    package init(registry: ChannelRegistry, interval: Duration, batchSize: Int = 50, window: Duration = .seconds(24 * 3600)) {
         self.registry = registry
         self.window = window
         self.interval = interval
@@ -31,7 +31,7 @@ public final class EnsureChannelsDuty: PollerDuty {
     }
 
     /// Ensures channels for the games that need one at `now`.
-    public func run(at now: Date) async throws -> DutyReport {
+    package func run(at now: Date) async throws -> DutyReport {
         let windowSeconds = Double(window.components.seconds)
         let rows = try await registry.pool.query("""
             SELECT g.id FROM games g

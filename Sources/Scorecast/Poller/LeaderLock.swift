@@ -11,7 +11,7 @@ import Synchronization
 /// or its connection is cut, Postgres releases it at once and the next follower to try takes it.
 /// The leader confirms every few seconds that its session still holds the lock, and stops
 /// leading when it does not.
-public final class LeaderLock: Sendable {
+package final class LeaderLock: Sendable {
     private enum State {
         /// No connection open.
         case idle
@@ -30,7 +30,7 @@ public final class LeaderLock: Sendable {
     private let state = Mutex<State>(.idle)
 
     /// Creates the lock for the database `configuration` names (its search path picks the schema).
-    public init(configuration: PostgresConfiguration, logger: Logger) {
+    package init(configuration: PostgresConfiguration, logger: Logger) {
         var configuration = configuration
         configuration.applicationName = "scorecast-poller-leader"
         self.configuration = configuration
@@ -38,12 +38,12 @@ public final class LeaderLock: Sendable {
     }
 
     /// Whether this instance held the lock when last checked.
-    public var isHeld: Bool {
+    package var isHeld: Bool {
         state.withLock { if case .leading = $0 { true } else { false } }
     }
 
     /// The server process of the lock's connection, if one is open.
-    public var backendPID: Int32? {
+    package var backendPID: Int32? {
         state.withLock { state in
             switch state {
             case .idle: nil
@@ -54,7 +54,7 @@ public final class LeaderLock: Sendable {
 
     /// Tries to take the lock (connecting first if needed); returns whether this instance holds
     /// it now. Never throws: a database that cannot be reached means "not leader".
-    public func acquire() async -> Bool {
+    package func acquire() async -> Bool {
         let current = state.withLock { $0 }
         switch current {
         case .leading:
@@ -75,7 +75,7 @@ public final class LeaderLock: Sendable {
 
     /// Checks that the session still holds the lock; on any failure (connection cut, lock gone)
     /// the connection is closed and this instance is no longer leader.
-    public func confirm() async -> Bool {
+    package func confirm() async -> Bool {
         guard case .leading(let connection) = state.withLock({ $0 }) else { return false }
         do {
             let rows = try await connection.query("""
@@ -96,7 +96,7 @@ public final class LeaderLock: Sendable {
     }
 
     /// Gives the lock up (so another instance takes over at once) and closes the connection.
-    public func release() async {
+    package func release() async {
         let current = state.withLock { state -> State in
             defer { state = .idle }
             return state
@@ -113,7 +113,7 @@ public final class LeaderLock: Sendable {
     }
 
     /// The server process holding the poller lock of the schema `pool` uses, if any instance does.
-    public static func holder(on pool: PostgresPool) async throws -> Int32? {
+    package static func holder(on pool: PostgresPool) async throws -> Int32? {
         let rows = try await pool.query("""
             SELECT pid FROM pg_locks
             WHERE locktype = 'advisory' AND granted AND objsubid = 1

@@ -10,13 +10,13 @@ import Postgres
 /// The old holder cannot complete a rescued row afterwards: completions are fenced on the lease
 /// owner. Rows locked by a transaction right now (a completion in progress) are skipped and
 /// looked at next round.
-public struct LeaseRescueDuty: PollerDuty {
+package struct LeaseRescueDuty: PollerDuty {
     /// `rescue`.
-    public let name = "rescue"
+    package let name = "rescue"
     /// How often it runs.
-    public let interval: Duration
+    package let interval: Duration
     /// At most this many rows per round.
-    public let batchSize: Int
+    package let batchSize: Int
     private let pool: PostgresPool
     private let metrics: ScorecastMetrics?
 
@@ -24,7 +24,7 @@ public struct LeaseRescueDuty: PollerDuty {
     static let outboxNotifyChannel = "scorecast_outbox"
 
     /// Creates the duty.
-    public init(pool: PostgresPool, interval: Duration, batchSize: Int = 1_000, metrics: ScorecastMetrics? = nil) {
+    package init(pool: PostgresPool, interval: Duration, batchSize: Int = 1_000, metrics: ScorecastMetrics? = nil) {
         self.pool = pool
         self.interval = interval
         self.batchSize = max(1, batchSize)
@@ -32,7 +32,7 @@ public struct LeaseRescueDuty: PollerDuty {
     }
 
     /// Clears the expired leases (expired at `now`) and counts them per app and minute.
-    public func run(at now: Date) async throws -> DutyReport {
+    package func run(at now: Date) async throws -> DutyReport {
         let rescued = try await pool.withTransaction { connection -> [(bundleID: String, appID: Int64, count: Int)] in
             let rows = try await connection.query("""
                 WITH expired AS (

@@ -7,7 +7,7 @@ extension Poller {
     /// statistics roll-ups, lease rescue, budget windows, channels for new games, retiring
     /// channels of finished games (and the channel-limit watch), reconciliation with APNs, and
     /// pruning past the retention.
-    public static func standardDuties(
+    package static func standardDuties(
         configuration: Configuration, pool: PostgresPool, registry: ChannelRegistry, metrics: ScorecastMetrics?
     ) -> [any PollerDuty] {
         let settings = configuration.poller
@@ -27,7 +27,7 @@ extension Poller {
 
     /// The `poller` role as `serve` runs it: the standard duties, leadership (a session lock) on
     /// `sessionPool`'s database and schema (by default `pool`'s), the system clock.
-    public static func standard(
+    package static func standard(
         configuration: Configuration, pool: PostgresPool, sessionPool: PostgresPool? = nil, registry: ChannelRegistry,
         metrics: ScorecastMetrics?, logger: Logger
     ) -> Poller {

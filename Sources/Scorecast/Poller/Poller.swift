@@ -12,9 +12,9 @@ import Synchronization
 /// or run twice by an old and a new leader for a moment, leaves nothing wrong.
 ///
 /// On shutdown the lock is released, so another instance takes over at once.
-public final class Poller: Service {
+package final class Poller: Service {
     /// `poller`, for logs.
-    public let name = "poller"
+    package let name = "poller"
 
     private let duties: [any PollerDuty]
     private let lock: LeaderLock
@@ -34,7 +34,7 @@ public final class Poller: Service {
     ///   - clock: the time duties see and the schedule follows.
     ///   - leaderCheckInterval: how often followers try the lock and the leader confirms it.
     ///   - observer: called after every duty round (tests watch rounds with it).
-    public init(
+    package init(
         duties: [any PollerDuty], lock: LeaderLock, clock: any PollerClock = SystemPollerClock(),
         leaderCheckInterval: Duration, logger: Logger,
         observer: (@Sendable (String, Result<DutyReport, any Error>) -> Void)? = nil
@@ -49,13 +49,13 @@ public final class Poller: Service {
     }
 
     /// Whether this instance leads now.
-    public var isLeader: Bool { leading.load(ordering: .acquiring) }
+    package var isLeader: Bool { leading.load(ordering: .acquiring) }
 
     /// How many times this instance became leader.
-    public var leadershipTerms: Int { terms.load(ordering: .acquiring) }
+    package var leadershipTerms: Int { terms.load(ordering: .acquiring) }
 
     /// Contends for leadership and, while leading, runs the duties, until `shutdown`.
-    public func run(until shutdown: ShutdownSignal) async throws {
+    package func run(until shutdown: ShutdownSignal) async throws {
         logger.info("poller started", ["duties": duties.map(\.name).joined(separator: ",")])
         while !shutdown.isTriggered && !Task.isCancelled {
             if await lock.acquire() {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where the poller gets the time and how it waits: the system clock in `serve`, a manual one
 /// in tests, so that every duty's decision can be driven through hours in milliseconds.
-public protocol PollerClock: Sendable {
+package protocol PollerClock: Sendable {
     /// The current wall-clock time.
     func now() -> Date
     /// Waits `duration` of this clock's time; returns early (without error) when the task is
@@ -11,15 +11,15 @@ public protocol PollerClock: Sendable {
 }
 
 /// The system's wall clock, sleeping with `Task.sleep`.
-public struct SystemPollerClock: PollerClock {
+package struct SystemPollerClock: PollerClock {
     /// Creates the clock.
-    public init() {}
+    package init() {}
 
     /// `Date()`.
-    public func now() -> Date { Date() }
+    package func now() -> Date { Date() }
 
     /// `Task.sleep(for:)`, ending early on cancellation.
-    public func sleep(for duration: Duration) async {
+    package func sleep(for duration: Duration) async {
         try? await Task.sleep(for: duration)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// One job the poller's leader does on a schedule (roll budgets, rescue leases, roll up
 /// statistics…). Each duty keeps its decisions in a pure part and its I/O here; `run(at:)`
 /// takes the time from the poller's clock so tests drive it with a manual one.
-public protocol PollerDuty: Sendable {
+package protocol PollerDuty: Sendable {
     /// A short name for logs and reports, e.g. `rescue`.
     var name: String { get }
     /// How often it runs.
@@ -15,26 +15,26 @@ public protocol PollerDuty: Sendable {
 
 /// What one round of a duty did: counters by name (rows rescued, minutes rolled up…) and
 /// warnings for an operator. Logged by the poller; returned to tests.
-public struct DutyReport: Sendable, Equatable, CustomStringConvertible {
+package struct DutyReport: Sendable, Equatable, CustomStringConvertible {
     /// Counters, e.g. `["rescued": 3]`.
-    public var counts: [String: Int]
+    package var counts: [String: Int]
     /// Lines an operator should see (logged as warnings).
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// Creates a report.
-    public init(counts: [String: Int] = [:], warnings: [String] = []) {
+    package init(counts: [String: Int] = [:], warnings: [String] = []) {
         self.counts = counts
         self.warnings = warnings
     }
 
     /// The counter `name`, 0 when absent.
-    public subscript(name: String) -> Int { counts[name] ?? 0 }
+    package subscript(name: String) -> Int { counts[name] ?? 0 }
 
     /// Whether nothing was counted or warned about.
-    public var isQuiet: Bool { counts.values.allSatisfy { $0 == 0 } && warnings.isEmpty }
+    package var isQuiet: Bool { counts.values.allSatisfy { $0 == 0 } && warnings.isEmpty }
 
     /// `name=value` pairs in name order.
-    public var description: String {
+    package var description: String {
         counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
     }
 

@@ -5,26 +5,26 @@ import Foundation
 /// Read from `SCORECAST_POLLER_*` (see `Setting.all`); the retention, retire grace and reconcile
 /// switches are the general `SCORECAST_RETENTION_DAYS`, `SCORECAST_RETIRE_GRACE_MINUTES` and
 /// `SCORECAST_RECONCILE_FIX`.
-public struct PollerSettings: Sendable, Equatable {
+package struct PollerSettings: Sendable, Equatable {
     /// A follower tries to take the lead, and the leader confirms it still holds its lock, this often.
-    public var leaderCheckInterval: Duration
+    package var leaderCheckInterval: Duration
     /// Per-minute statistics roll-ups.
-    public var statsInterval: Duration
+    package var statsInterval: Duration
     /// Rescue of outbox rows whose lease expired.
-    public var rescueInterval: Duration
+    package var rescueInterval: Duration
     /// Budget windows: roll to the new hour, restore lowered limits.
-    public var budgetInterval: Duration
+    package var budgetInterval: Duration
     /// `channels ensure` for games without channels.
-    public var ensureInterval: Duration
+    package var ensureInterval: Duration
     /// Retiring channels of finished games, and the channel-limit watch.
-    public var retireInterval: Duration
+    package var retireInterval: Duration
     /// Reconciliation of each app's channels with APNs' list.
-    public var reconcileInterval: Duration
+    package var reconcileInterval: Duration
     /// Pruning of old deliveries, events and roll-ups.
-    public var pruneInterval: Duration
+    package var pruneInterval: Duration
 
     /// Creates settings; the defaults are the settings table's.
-    public init(
+    package init(
         leaderCheckInterval: Duration = .milliseconds(Setting.pollerLeaderCheckMilliseconds.integerDefault),
         statsInterval: Duration = .seconds(Setting.pollerStatsSeconds.integerDefault),
         rescueInterval: Duration = .seconds(Setting.pollerRescueSeconds.integerDefault),

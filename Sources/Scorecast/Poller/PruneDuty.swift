@@ -7,13 +7,13 @@ import Postgres
 ///
 /// Games keep their folded state; nothing references an event or delivery row by key, so
 /// pruning never breaks a reference.
-public struct PruneDuty: PollerDuty {
+package struct PruneDuty: PollerDuty {
     /// `prune`.
-    public let name = "prune"
+    package let name = "prune"
     /// How often it runs.
-    public let interval: Duration
+    package let interval: Duration
     /// The retention and batch sizes.
-    public let plan: PrunePlan
+    package let plan: PrunePlan
     private let pool: PostgresPool
 
     /// What is pruned: table, the time column the retention applies to, and how rows are picked.
@@ -49,14 +49,14 @@ public struct PruneDuty: PollerDuty {
     ]
 
     /// Creates the duty.
-    public init(pool: PostgresPool, interval: Duration, plan: PrunePlan) {
+    package init(pool: PostgresPool, interval: Duration, plan: PrunePlan) {
         self.pool = pool
         self.interval = interval
         self.plan = plan
     }
 
     /// Prunes rows older than the retention at `now`.
-    public func run(at now: Date) async throws -> DutyReport {
+    package func run(at now: Date) async throws -> DutyReport {
         var counts: [String: Int] = [:]
         for target in Self.targets {
             let cutoff = target.cutoff(at: now, plan: plan)

@@ -6,29 +6,29 @@ import Foundation
 /// Deleting in bounded batches keeps each transaction short (no long lock on the tables the
 /// workers and ingest write); a round stops after `maxBatches` so that other duties get their
 /// turn, and the next round goes on where it stopped.
-public struct PrunePlan: Sendable, Equatable {
+package struct PrunePlan: Sendable, Equatable {
     /// Rows older than this many days go.
-    public var retentionDays: Int
+    package var retentionDays: Int
     /// Rows per delete statement.
-    public var batchSize: Int
+    package var batchSize: Int
     /// Delete statements per table and round at most.
-    public var maxBatches: Int
+    package var maxBatches: Int
 
     /// Creates a plan.
-    public init(retentionDays: Int, batchSize: Int = 5_000, maxBatches: Int = 20) {
+    package init(retentionDays: Int, batchSize: Int = 5_000, maxBatches: Int = 20) {
         self.retentionDays = max(1, retentionDays)
         self.batchSize = max(1, batchSize)
         self.maxBatches = max(1, maxBatches)
     }
 
     /// Rows stamped before this time are past the retention at `now`.
-    public func cutoff(at now: Date) -> Date {
+    package func cutoff(at now: Date) -> Date {
         now.addingTimeInterval(-Double(retentionDays) * 86_400)
     }
 
     /// Whether to delete another batch after `batches` batches, the last of which deleted
     /// `lastDeleted` rows: a short batch means nothing old is left.
-    public func continues(afterBatches batches: Int, lastDeleted: Int) -> Bool {
+    package func continues(afterBatches batches: Int, lastDeleted: Int) -> Bool {
         lastDeleted >= batchSize && batches < maxBatches
     }
 }

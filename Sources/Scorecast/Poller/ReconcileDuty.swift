@@ -6,24 +6,24 @@ import Foundation
 ///
 /// Paused apps are skipped (APNs refused their credentials; listing would fail the same way).
 /// One app's failure is a warning and does not stop the others.
-public struct ReconcileDuty: PollerDuty {
+package struct ReconcileDuty: PollerDuty {
     /// `reconcile`.
-    public let name = "reconcile"
+    package let name = "reconcile"
     /// How often it runs.
-    public let interval: Duration
+    package let interval: Duration
     /// Whether it fixes what it finds.
-    public let fix: Bool
+    package let fix: Bool
     private let registry: ChannelRegistry
 
     /// Creates the duty.
-    public init(registry: ChannelRegistry, interval: Duration, fix: Bool) {
+    package init(registry: ChannelRegistry, interval: Duration, fix: Bool) {
         self.registry = registry
         self.interval = interval
         self.fix = fix
     }
 
     /// Reconciles every unpaused app.
-    public func run(at now: Date) async throws -> DutyReport {
+    package func run(at now: Date) async throws -> DutyReport {
         var report = DutyReport(counts: ["apps": 0, "orphans": 0, "gone": 0, "orphans_deleted": 0, "marked_gone": 0, "failed": 0])
         for app in try await AppStore(pool: registry.pool).all() where app.pausedReason == nil {
             report.counts["apps", default: 0] += 1

@@ -7,7 +7,7 @@ import Foundation
 /// APNs once `grace` has passed since the game finished, freeing its place under the app's
 /// channel limit. Channels of paused apps wait: APNs would refuse the deletion like every other
 /// request of theirs.
-public enum RetireDecision: Sendable, Hashable {
+package enum RetireDecision: Sendable, Hashable {
     /// Nothing to do yet.
     case keep
     /// Mark it `retiring`.
@@ -17,7 +17,7 @@ public enum RetireDecision: Sendable, Hashable {
 
     /// The decision for a channel in `status` (`active` or `retiring`) whose bound games all
     /// finished, the last at `finishedAt`.
-    public static func decide(status: ChannelRecord.Status, finishedAt: Date, appPaused: Bool, now: Date, grace: Duration) -> RetireDecision {
+    package static func decide(status: ChannelRecord.Status, finishedAt: Date, appPaused: Bool, now: Date, grace: Duration) -> RetireDecision {
         if !appPaused && now >= finishedAt.adding(grace) { return .delete }
         return status == .active ? .markRetiring : .keep
     }
@@ -25,16 +25,16 @@ public enum RetireDecision: Sendable, Hashable {
 
 /// Warns when an app nears its channel limit (80 %, like `ChannelLimit`), at most once an hour
 /// per app unless its count grew by another 1 % of the limit. Pure state, fed by the retire duty.
-public struct ChannelLimitWatch: Sendable {
+package struct ChannelLimitWatch: Sendable {
     /// The limit per app and environment.
-    public let limit: ChannelLimit
+    package let limit: ChannelLimit
     private var lastWarning: [Int64: (at: Date, count: Int)] = [:]
 
     /// Creates a watch for `limit` channels.
-    public init(limit: Int) { self.limit = ChannelLimit(limit: limit) }
+    package init(limit: Int) { self.limit = ChannelLimit(limit: limit) }
 
     /// The warnings due at `now` for apps using `counts[appID]` channels (`names[appID]` in the text).
-    public mutating func warnings(counts: [Int64: Int], names: [Int64: String], now: Date) -> [String] {
+    package mutating func warnings(counts: [Int64: Int], names: [Int64: String], now: Date) -> [String] {
         var warnings: [String] = []
         let step = max(1, limit.limit / 100)
         for (appID, count) in counts.sorted(by: { $0.key < $1.key }) {

@@ -9,20 +9,20 @@ import Synchronization
 ///
 /// A channel is retired only when every game bound to it is over (`final` or `cancelled`).
 /// At most `maxDeletions` APNs deletions per round; the rest wait for the next.
-public final class RetireDuty: PollerDuty {
+package final class RetireDuty: PollerDuty {
     /// `retire`.
-    public let name = "retire"
+    package let name = "retire"
     /// How often it runs.
-    public let interval: Duration
+    package let interval: Duration
     /// Time between a game's end and its channels' deletion.
-    public let grace: Duration
+    package let grace: Duration
     /// APNs deletions per round at most.
-    public let maxDeletions: Int
+    package let maxDeletions: Int
     private let registry: ChannelRegistry
     private let watch: Mutex<ChannelLimitWatch>
 
     /// Creates the duty.
-    public init(registry: ChannelRegistry, interval: Duration, grace: Duration, channelLimit: Int, maxDeletions: Int = 50) {
+    package init(registry: ChannelRegistry, interval: Duration, grace: Duration, channelLimit: Int, maxDeletions: Int = 50) {
         self.registry = registry
         self.interval = interval
         self.grace = grace
@@ -38,7 +38,7 @@ public final class RetireDuty: PollerDuty {
     }
 
     /// Retires what is due at `now` and checks the channel limits.
-    public func run(at now: Date) async throws -> DutyReport {
+    package func run(at now: Date) async throws -> DutyReport {
         let pool = registry.pool
         let rows = try await pool.query("""
             SELECT c.id, c.status, bool_or(a.paused_at IS NOT NULL) AS paused,

@@ -10,16 +10,16 @@ import Foundation
 /// Each round recomputes from `lookback` before the previous settled point (catching any row
 /// that committed late) through the current minute. A first round (no state) starts at the
 /// oldest data; a long backlog is worked off in spans of at most `maxSpan`.
-public struct RollupRange: Sendable, Equatable {
+package struct RollupRange: Sendable, Equatable {
     /// First minute recomputed (inclusive).
-    public var from: Date
+    package var from: Date
     /// End of the recomputed range (exclusive, a minute boundary).
-    public var to: Date
+    package var to: Date
     /// Minutes before this are final after the round.
-    public var settledBefore: Date
+    package var settledBefore: Date
 
     /// Creates a range.
-    public init(from: Date, to: Date, settledBefore: Date) {
+    package init(from: Date, to: Date, settledBefore: Date) {
         self.from = from
         self.to = to
         self.settledBefore = settledBefore
@@ -29,7 +29,7 @@ public struct RollupRange: Sendable, Equatable {
     /// - Parameters:
     ///   - previous: the settled point left by the last round, if any.
     ///   - oldestData: the earliest delivery or event time there is (first round only).
-    public static func plan(
+    package static func plan(
         previous: Date?, oldestData: Date?, now: Date,
         settleDelay: TimeInterval = 60, lookback: TimeInterval = 120, maxSpan: TimeInterval = 6 * 3600
     ) -> RollupRange {

@@ -10,21 +10,21 @@ import Postgres
 /// current one — in one transaction: rows are upserted and rows of those minutes that no
 /// longer have data are removed, so running a round twice, or two leaders at once, changes
 /// nothing. `stats_rollup_state.settled_before` then says which minutes are final.
-public struct StatsRollupDuty: PollerDuty {
+package struct StatsRollupDuty: PollerDuty {
     /// `stats`.
-    public let name = "stats"
+    package let name = "stats"
     /// How often it runs.
-    public let interval: Duration
+    package let interval: Duration
     private let pool: PostgresPool
 
     /// Creates the duty.
-    public init(pool: PostgresPool, interval: Duration) {
+    package init(pool: PostgresPool, interval: Duration) {
         self.pool = pool
         self.interval = interval
     }
 
     /// Rolls up the minutes due at `now`.
-    public func run(at now: Date) async throws -> DutyReport {
+    package func run(at now: Date) async throws -> DutyReport {
         try await pool.withTransaction { connection in
             let state = try await connection.query("SELECT settled_before FROM stats_rollup_state FOR UPDATE")
             let previous = try state.first?.decode("settled_before", as: Date.self)

@@ -3,22 +3,22 @@ import ScorecastCore
 
 /// Everything `apps add` records for a new app, validated by `AppDraft.validate()` before any
 /// write. The key is referenced by its absolute path; the key itself is never stored.
-public struct AppDraft: Sendable, Hashable {
+package struct AppDraft: Sendable, Hashable {
     /// The app's bundle id.
-    public var bundleID: String
+    package var bundleID: String
     /// The APNs environment.
-    public var environment: APNsEnvironment
+    package var environment: APNsEnvironment
     /// The 10-character team id.
-    public var teamID: String
+    package var teamID: String
     /// The 10-character key id.
-    public var keyID: String
+    package var keyID: String
     /// The absolute path of the `.p8` key.
-    public var keyPath: String
+    package var keyPath: String
     /// The settings (all have defaults).
-    public var settings: AppSettings
+    package var settings: AppSettings
 
     /// Creates a draft with default settings unless given.
-    public init(bundleID: String, environment: APNsEnvironment, teamID: String, keyID: String, keyPath: String,
+    package init(bundleID: String, environment: APNsEnvironment, teamID: String, keyID: String, keyPath: String,
                 settings: AppSettings = AppSettings()) {
         self.bundleID = bundleID
         self.environment = environment
@@ -29,7 +29,7 @@ public struct AppDraft: Sendable, Hashable {
     }
 
     /// Checks the ids and ranges (not the key file: see `CredentialStore.checkKeyFile`).
-    public func validate() throws(RegistryError) {
+    package func validate() throws(RegistryError) {
         try AppValidation.checkBundleID(bundleID)
         try AppValidation.checkAppleID(teamID, option: "--team-id")
         try AppValidation.checkAppleID(keyID, option: "--key-id")
@@ -41,27 +41,27 @@ public struct AppDraft: Sendable, Hashable {
 }
 
 /// An app's delivery and rendering settings (the `apps` columns beyond its identity).
-public struct AppSettings: Sendable, Hashable {
+package struct AppSettings: Sendable, Hashable {
     /// Whether the app declares `NSSupportsLiveActivitiesFrequentUpdates` (larger budget profile).
-    public var frequentUpdates: Bool = false
+    package var frequentUpdates: Bool = false
     /// Priority-10 sends per channel per hour; nil takes the profile default from configuration.
-    public var budgetPerHour: Int?
+    package var budgetPerHour: Int?
     /// How `content-state` dates are encoded.
-    public var dateEncoding: ContentDateEncoding = .referenceDate
+    package var dateEncoding: ContentDateEncoding = .referenceDate
     /// How long an ended activity stays on the Lock Screen, 0–14,400 seconds.
-    public var dismissalDelaySeconds: Int = 1800
+    package var dismissalDelaySeconds: Int = 1800
     /// Localized (loc-key) or plain alert text.
-    public var alertStyle: AlertStyle = .localized
+    package var alertStyle: AlertStyle = .localized
     /// Whether `channels ensure` creates a channel for every game automatically.
-    public var autoChannels: Bool = true
+    package var autoChannels: Bool = true
     /// The storage policy of channels created for this app unless one is asked for.
-    public var defaultStoragePolicy: ChannelStoragePolicy = .noMessageStored
+    package var defaultStoragePolicy: ChannelStoragePolicy = .noMessageStored
 
     /// The schema's defaults.
-    public init() {}
+    package init() {}
 
     /// The settings of an existing app.
-    public init(_ app: AppRecord) {
+    package init(_ app: AppRecord) {
         frequentUpdates = app.frequentUpdates
         budgetPerHour = app.budgetPerHour
         dateEncoding = app.dateEncoding
@@ -72,12 +72,12 @@ public struct AppSettings: Sendable, Hashable {
     }
 
     /// The accepted budget range.
-    public static let budgetRange = 0...10_000
+    package static let budgetRange = 0...10_000
     /// The accepted dismissal delay range (Apple keeps an ended activity up to 4 hours).
-    public static let dismissalRange = 0...14_400
+    package static let dismissalRange = 0...14_400
 
     /// Checks the ranges the `apps` table enforces, naming the option at fault.
-    public func validate() throws(RegistryError) {
+    package func validate() throws(RegistryError) {
         if let budgetPerHour, !Self.budgetRange.contains(budgetPerHour) {
             throw RegistryError(.invalidInput, "--budget must be from 0 to 10000 priority-10 sends per hour, got \(budgetPerHour)")
         }
@@ -88,36 +88,36 @@ public struct AppSettings: Sendable, Hashable {
 }
 
 /// What `apps update` changes: nil leaves a field as it is.
-public struct AppChanges: Sendable, Hashable {
+package struct AppChanges: Sendable, Hashable {
     /// A new team id.
-    public var teamID: String?
+    package var teamID: String?
     /// A new key id.
-    public var keyID: String?
+    package var keyID: String?
     /// A new absolute key path.
-    public var keyPath: String?
+    package var keyPath: String?
     /// New settings (applied over the current ones by the caller).
-    public var frequentUpdates: Bool?
+    package var frequentUpdates: Bool?
     /// `.some(nil)` resets the budget to the profile default.
-    public var budgetPerHour: Int??
+    package var budgetPerHour: Int??
     /// A new date encoding.
-    public var dateEncoding: ContentDateEncoding?
+    package var dateEncoding: ContentDateEncoding?
     /// A new dismissal delay.
-    public var dismissalDelaySeconds: Int?
+    package var dismissalDelaySeconds: Int?
     /// A new alert style.
-    public var alertStyle: AlertStyle?
+    package var alertStyle: AlertStyle?
     /// Turns automatic channels on or off.
-    public var autoChannels: Bool?
+    package var autoChannels: Bool?
     /// A new default storage policy (existing channels keep theirs: APNs cannot change it).
-    public var defaultStoragePolicy: ChannelStoragePolicy?
+    package var defaultStoragePolicy: ChannelStoragePolicy?
 
     /// No changes.
-    public init() {}
+    package init() {}
 
     /// Whether nothing would change.
-    public var isEmpty: Bool { self == AppChanges() }
+    package var isEmpty: Bool { self == AppChanges() }
 
     /// `current` with these changes applied.
-    public func applied(to current: AppSettings) -> AppSettings {
+    package func applied(to current: AppSettings) -> AppSettings {
         var settings = current
         if let frequentUpdates { settings.frequentUpdates = frequentUpdates }
         if let budgetPerHour { settings.budgetPerHour = budgetPerHour }

@@ -5,7 +5,7 @@ import ScorecastCore
 
 extension AppRecord {
     /// An app record built from values (tests, and code that has not read it from `apps`).
-    public init(
+    package init(
         id: Int64, bundleID: String, environment: APNsEnvironment, teamID: String, keyID: String, keyPath: String,
         settings: AppSettings = AppSettings(), contentStateMapping: JSONValue = .object([:]), alertSound: String? = "default",
         pausedReason: String? = nil, createdAt: Date = Date()

@@ -6,37 +6,37 @@ import ScorecastCore
 
 /// One row of `apps`: an iOS app in one APNs environment, its credentials' location and its
 /// delivery and rendering settings. Shared by the registry, ingest and the workers.
-public struct AppRecord: Sendable, Hashable {
-    public var id: Int64
-    public var bundleID: String
-    public var environment: APNsEnvironment
-    public var teamID: String
-    public var keyID: String
+package struct AppRecord: Sendable, Hashable {
+    package var id: Int64
+    package var bundleID: String
+    package var environment: APNsEnvironment
+    package var teamID: String
+    package var keyID: String
     /// Path of the `.p8` provider key; the key itself is never stored.
-    public var keyPath: String
-    public var frequentUpdates: Bool
+    package var keyPath: String
+    package var frequentUpdates: Bool
     /// Priority-10 sends per channel per hour; `nil` takes the profile default from configuration.
-    public var budgetPerHour: Int?
-    public var dateEncoding: ContentDateEncoding
-    public var contentStateMapping: JSONValue
-    public var dismissalDelaySeconds: Int
-    public var alertStyle: AlertStyle
-    public var alertSound: String?
-    public var autoChannels: Bool
-    public var defaultStoragePolicy: ChannelStoragePolicy
+    package var budgetPerHour: Int?
+    package var dateEncoding: ContentDateEncoding
+    package var contentStateMapping: JSONValue
+    package var dismissalDelaySeconds: Int
+    package var alertStyle: AlertStyle
+    package var alertSound: String?
+    package var autoChannels: Bool
+    package var defaultStoragePolicy: ChannelStoragePolicy
     /// Set while APNs refuses this app's credentials: its sends are paused.
-    public var pausedReason: String?
-    public var createdAt: Date
+    package var pausedReason: String?
+    package var createdAt: Date
 
     /// The columns `init(row:)` reads, for `SELECT \(unsafeSQL: AppRecord.columns) FROM apps`.
-    public static let columns = """
+    package static let columns = """
         id, bundle_id, environment, team_id, key_id, key_path, frequent_updates, budget_per_hour,
         date_encoding, content_state_mapping, dismissal_delay_seconds, alert_style, alert_sound,
         auto_channels, default_storage_policy, paused_reason, created_at
         """
 
     /// Decodes a row selected with `columns`.
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         id = try row.decode("id")
         bundleID = try row.decode("bundle_id")
         let environmentName: String = try row.decode("environment")
@@ -68,35 +68,35 @@ public struct AppRecord: Sendable, Hashable {
     }
 
     /// The names used in the database and on the command line for each date encoding.
-    public static let dateEncodings: [String: ContentDateEncoding] = [
+    package static let dateEncodings: [String: ContentDateEncoding] = [
         "reference-date": .referenceDate, "unix-seconds": .unixSeconds, "iso8601": .iso8601,
     ]
 
     /// The database/CLI name of this app's date encoding.
-    public var dateEncodingName: String {
+    package var dateEncodingName: String {
         AppRecord.dateEncodings.first { $0.value == dateEncoding }?.key ?? "reference-date"
     }
 
     /// Priority-10 budget per channel per hour under `configuration`'s profile defaults.
-    public func budget(_ configuration: Configuration) -> Int {
+    package func budget(_ configuration: Configuration) -> Int {
         budgetPerHour ?? (frequentUpdates ? configuration.budgetFrequentPerHour : configuration.budgetStandardPerHour)
     }
 }
 
 /// Reads apps; the registry helper owns writing them.
-public struct AppStore: Sendable {
+package struct AppStore: Sendable {
     let pool: PostgresPool
 
     /// Creates a store on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// Every app, by bundle id then environment.
-    public func all() async throws -> [AppRecord] {
+    package func all() async throws -> [AppRecord] {
         try await pool.query("SELECT \(unsafeSQL: AppRecord.columns) FROM apps ORDER BY bundle_id, environment").map(AppRecord.init(row:))
     }
 
     /// The app with this id, or nil.
-    public func find(id: Int64) async throws -> AppRecord? {
+    package func find(id: Int64) async throws -> AppRecord? {
         try await pool.query("SELECT \(unsafeSQL: AppRecord.columns) FROM apps WHERE id = \(id)").first.map(AppRecord.init(row:))
     }
 }

@@ -5,14 +5,14 @@ import ScorecastCore
 
 extension AppStore {
     /// The apps with this bundle id (one per environment at most).
-    public func find(bundleID: String) async throws -> [AppRecord] {
+    package func find(bundleID: String) async throws -> [AppRecord] {
         try await pool.query("""
             SELECT \(unsafeSQL: AppRecord.columns) FROM apps WHERE bundle_id = \(bundleID) ORDER BY environment
             """).map(AppRecord.init(row:))
     }
 
     /// The app for this bundle id and environment, or nil.
-    public func find(bundleID: String, environment: APNsEnvironment) async throws -> AppRecord? {
+    package func find(bundleID: String, environment: APNsEnvironment) async throws -> AppRecord? {
         try await pool.query("""
             SELECT \(unsafeSQL: AppRecord.columns) FROM apps WHERE bundle_id = \(bundleID) AND environment = \(environment.rawValue)
             """).first.map(AppRecord.init(row:))
@@ -20,7 +20,7 @@ extension AppStore {
 
     /// The one app named by `bundleID` and, when given, `environment`: `notFound` when there is
     /// none, `invalidInput` when the bundle has both environments and none was chosen.
-    public func resolve(bundleID: String, environment: APNsEnvironment?) async throws -> AppRecord {
+    package func resolve(bundleID: String, environment: APNsEnvironment?) async throws -> AppRecord {
         if let environment {
             guard let app = try await find(bundleID: bundleID, environment: environment) else {
                 throw RegistryError(.notFound, "no app \(bundleID) in \(environment) (see `scorecast apps list`)")
@@ -37,7 +37,7 @@ extension AppStore {
     }
 
     /// Adds an app; `alreadyExists` when the bundle id has an app in that environment.
-    public func add(_ draft: AppDraft) async throws -> AppRecord {
+    package func add(_ draft: AppDraft) async throws -> AppRecord {
         try draft.validate()
         let settings = draft.settings
         let rows: [PostgresRow]
@@ -64,7 +64,7 @@ extension AppStore {
     }
 
     /// Writes new credentials and settings for app `id`; returns the updated row.
-    public func update(id: Int64, teamID: String, keyID: String, keyPath: String, settings: AppSettings) async throws -> AppRecord {
+    package func update(id: Int64, teamID: String, keyID: String, keyPath: String, settings: AppSettings) async throws -> AppRecord {
         try settings.validate()
         let rows: [PostgresRow]
         do {

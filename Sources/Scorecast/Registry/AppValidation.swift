@@ -1,11 +1,11 @@
 /// Pure checks of what identifies an app to APNs, with messages that name the argument.
-public enum AppValidation {
+package enum AppValidation {
     /// The longest bundle id the schema accepts.
-    public static let maximumBundleIDLength = 155
+    package static let maximumBundleIDLength = 155
 
     /// A bundle id: two or more dot-separated parts of ASCII letters, digits and hyphens
     /// (`com.example.scores`), at most 155 characters. The same rule as the `apps` table.
-    public static func checkBundleID(_ value: String, option: String = "--bundle-id") throws(RegistryError) {
+    package static func checkBundleID(_ value: String, option: String = "--bundle-id") throws(RegistryError) {
         guard !value.isEmpty else { throw RegistryError(.invalidInput, "\(option) is empty") }
         guard value.utf8.count <= maximumBundleIDLength else {
             throw RegistryError(.invalidInput, "\(option) is longer than \(maximumBundleIDLength) characters")
@@ -25,12 +25,12 @@ public enum AppValidation {
     }
 
     /// Whether `value` is a valid bundle id (see `checkBundleID`).
-    public static func isValidBundleID(_ value: String) -> Bool {
+    package static func isValidBundleID(_ value: String) -> Bool {
         (try? checkBundleID(value)) != nil
     }
 
     /// A team or key id: exactly 10 upper-case ASCII letters or digits.
-    public static func checkAppleID(_ value: String, option: String) throws(RegistryError) {
+    package static func checkAppleID(_ value: String, option: String) throws(RegistryError) {
         guard value.utf8.count == 10, value.utf8.allSatisfy(isAppleIDByte) else {
             throw RegistryError(
                 .invalidInput,

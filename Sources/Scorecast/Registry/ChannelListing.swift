@@ -5,15 +5,15 @@ import ScorecastCore
 
 /// A channel with what people need to recognise it: its app's bundle id and environment and
 /// the games bound to it. What `channels list`/`show` print.
-public struct ChannelListing: Sendable, Hashable {
+package struct ChannelListing: Sendable, Hashable {
     /// The channel row.
-    public var channel: ChannelRecord
+    package var channel: ChannelRecord
     /// Its app's bundle id.
-    public var bundleID: String
+    package var bundleID: String
     /// Its app's environment.
-    public var environment: APNsEnvironment
+    package var environment: APNsEnvironment
     /// The games whose updates go to it.
-    public var gameIDs: [String]
+    package var gameIDs: [String]
 
     /// The columns `init(row:)` reads, for a `channels c JOIN apps a` query.
     static let columns = """

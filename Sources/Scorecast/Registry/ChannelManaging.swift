@@ -5,7 +5,7 @@ import ScorecastCore
 /// The three APNs channel-management calls the registry makes. `APNsClient` is the one real
 /// implementation; tests may wrap it to interfere between calls (e.g. inject a fault after a
 /// create succeeded).
-public protocol ChannelManaging: Sendable {
+package protocol ChannelManaging: Sendable {
     /// `POST /1/apps/<bundle>/channels`: the new id is in `APNsResponse.channelID`.
     func create(bundleID: String, policy: ChannelStoragePolicy, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse
     /// `DELETE /1/apps/<bundle>/channels` with `apns-channel-id`.
@@ -16,17 +16,17 @@ public protocol ChannelManaging: Sendable {
 
 extension APNsClient: ChannelManaging {
     /// Creates a channel (see `createChannel`).
-    public func create(bundleID: String, policy: ChannelStoragePolicy, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+    package func create(bundleID: String, policy: ChannelStoragePolicy, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
         try await createChannel(bundleID: bundleID, policy: policy, credentials: credentials)
     }
 
     /// Deletes a channel (see `deleteChannel`).
-    public func delete(bundleID: String, channelID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+    package func delete(bundleID: String, channelID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
         try await deleteChannel(bundleID: bundleID, channelID: channelID, credentials: credentials)
     }
 
     /// Lists the app's channels (see `listChannels`).
-    public func list(bundleID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+    package func list(bundleID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
         try await listChannels(bundleID: bundleID, credentials: credentials)
     }
 }

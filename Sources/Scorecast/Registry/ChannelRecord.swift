@@ -4,9 +4,9 @@ import Postgres
 import ScorecastCore
 
 /// One row of `channels`: an APNs broadcast channel of one app.
-public struct ChannelRecord: Sendable, Hashable {
+package struct ChannelRecord: Sendable, Hashable {
     /// The lifecycle states of a channel (the `channels.status` check constraint).
-    public enum Status: String, Sendable, CaseIterable {
+    package enum Status: String, Sendable, CaseIterable {
         /// In use: updates are sent to it.
         case active
         /// Its game ended; deletion at APNs is pending.
@@ -17,22 +17,22 @@ public struct ChannelRecord: Sendable, Hashable {
         case gone
     }
 
-    public var id: Int64
+    package var id: Int64
     /// APNs' opaque channel id, byte for byte.
-    public var apnsChannelID: String
-    public var appID: Int64
-    public var storagePolicy: ChannelStoragePolicy
-    public var status: Status
+    package var apnsChannelID: String
+    package var appID: Int64
+    package var storagePolicy: ChannelStoragePolicy
+    package var status: Status
     /// The newest payload timestamp sent (timestamps never go backwards).
-    public var lastTimestamp: Int64
-    public var createdAt: Date
-    public var deletedAt: Date?
+    package var lastTimestamp: Int64
+    package var createdAt: Date
+    package var deletedAt: Date?
 
     /// The columns `init(row:)` reads.
-    public static let columns = "id, apns_channel_id, app_id, storage_policy, status, last_timestamp, created_at, deleted_at"
+    package static let columns = "id, apns_channel_id, app_id, storage_policy, status, last_timestamp, created_at, deleted_at"
 
     /// Decodes a row selected with `columns`.
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         id = try row.decode("id")
         apnsChannelID = try row.decode("apns_channel_id")
         appID = try row.decode("app_id")

@@ -9,7 +9,7 @@ extension ChannelRegistry {
     /// Runs under the bundle's exclusive advisory lock so that no create is half-done while APNs
     /// and the registry are read. The poller calls this too.
     /// - Throws: `.apnsRefused`/`.apnsUnavailable` when the list cannot be read (nothing changes).
-    public func reconcile(app: AppRecord, fix: Bool) async throws -> ReconcileReport {
+    package func reconcile(app: AppRecord, fix: Bool) async throws -> ReconcileReport {
         let credentials = try await credentials.credentials(for: app)
         let operation = "listing the channels of \(app.bundleID) (\(app.environment))"
         do {

@@ -8,7 +8,7 @@ extension ChannelRegistry {
     /// - Throws: `.apnsRefused` with APNs' reason when the credentials are refused,
     ///   `.apnsUnavailable` when APNs does not answer, `.credentialsUnusable` when the key file
     ///   cannot be read.
-    public func checkCredentials(of app: AppRecord) async throws {
+    package func checkCredentials(of app: AppRecord) async throws {
         credentials.invalidate(CredentialStore.KeyReference(teamID: app.teamID, keyID: app.keyID, path: app.keyPath))
         let credentials = try await credentials.credentials(for: app)
         let operation = "a test call with the credentials of \(app.bundleID) (\(app.environment))"
@@ -24,7 +24,7 @@ extension ChannelRegistry {
     /// Lifts `app`'s pause: its pending updates become claimable and the workers are woken.
     /// - Returns: whether the app was paused.
     @discardableResult
-    public func resume(_ app: AppRecord) async throws -> Bool {
+    package func resume(_ app: AppRecord) async throws -> Bool {
         let resumed: Bool
         do {
             resumed = try await pool.withTransaction { connection in

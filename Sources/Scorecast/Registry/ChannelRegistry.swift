@@ -15,21 +15,21 @@ import ScorecastCore
 /// Creates hold a shared advisory lock on the app's bundle id and `reconcile` an exclusive one,
 /// so reconciliation never sees a channel that APNs has and whose registry write is still in
 /// flight.
-public struct ChannelRegistry: Sendable {
+package struct ChannelRegistry: Sendable {
     /// The database.
-    public let pool: PostgresPool
+    package let pool: PostgresPool
     /// APNs channel management.
-    public let apns: any ChannelManaging
+    package let apns: any ChannelManaging
     /// Each app's credentials.
-    public let credentials: CredentialStore
+    package let credentials: CredentialStore
     /// Channels per app and environment (`SCORECAST_CHANNEL_LIMIT`).
-    public let channelLimit: ChannelLimit
+    package let channelLimit: ChannelLimit
     /// `stale-date` per sport, for the current state a new channel is seeded with.
-    public let staleness: StalenessPolicy
+    package let staleness: StalenessPolicy
     let logger: Logger
 
     /// Creates a registry; `staleness` is ingest's (`IngestSettings.staleness`).
-    public init(
+    package init(
         pool: PostgresPool, apns: any ChannelManaging, credentials: CredentialStore, channelLimit: Int,
         staleness: StalenessPolicy = StalenessPolicy(), logger: Logger
     ) {
@@ -55,12 +55,31 @@ public struct ChannelRegistry: Sendable {
     /// Idempotent: when the game already has a live channel of `app` with the same storage
     /// policy, that one is returned (``CreatedChannel/alreadyExisted``) unless `another` asks for
     /// one more. Either way the game's opt-out of the app's automatic channels is lifted.
-    public func createChannel(
+    package func createChannel(
         gameID: String, app: AppRecord, policy: ChannelStoragePolicy? = nil, another: Bool = false
     ) async throws -> CreatedChannel {
-        try await requireGame(gameID)
+        try await games.requireExisting(gameID)
         let mode: CreateMode = another ? .always : .unlessPolicyExists
         switch try await create(app: app, gameID: gameID, policy: policy ?? app.defaultStoragePolicy, mode: mode) {
+        case .created(let created):
+            return created
+        case .existing(let listing):
+            return CreatedChannel(listing: listing, limitWarning: nil, alreadyExisted: true)
+        case .optedOut:
+            throw RegistryError(.databaseUnavailable, "the channel was not created")
+        }
+    }
+
+    /// The game's light channel for `app` (tier `light`: every update, but priority 10 only for
+    /// kick-off, goals and full time; handed to devices whose user turned frequent updates off).
+    /// One per game and app: a live one is returned (``CreatedChannel/alreadyExisted``);
+    /// otherwise a channel of its own is created with the app's default storage policy, never
+    /// the game's standard channel, and bound as `light` in the transaction that records it.
+    /// Lifts the game's opt-out of the app's automatic channels, as `createChannel` does.
+    /// - Throws: as `createChannel`.
+    package func lightChannel(gameID: String, app: AppRecord) async throws -> CreatedChannel {
+        try await games.requireExisting(gameID)
+        switch try await create(app: app, gameID: gameID, policy: app.defaultStoragePolicy, mode: .light) {
         case .created(let created):
             return created
         case .existing(let listing):
@@ -74,8 +93,8 @@ public struct ChannelRegistry: Sendable {
     /// game `gameID`, creating the missing ones with each app's default storage policy. One
     /// app's failure does not stop the others; it is in the report.
     /// - Throws: `RegistryError.notFound` for an unknown game; database failures.
-    public func ensureChannels(gameID: String) async throws -> EnsureReport {
-        try await requireGame(gameID)
+    package func ensureChannels(gameID: String) async throws -> EnsureReport {
+        try await games.requireExisting(gameID)
         let candidates = try await apps.all().filter(\.autoChannels)
         var report = EnsureReport(gameID: gameID, results: [], warnings: [])
         for app in candidates {
@@ -119,6 +138,9 @@ public struct ChannelRegistry: Sendable {
         case unlessPolicyExists
         /// `channels create --another`: always.
         case always
+        /// `games light-channel`: unless the game has a live light channel of the app; a new
+        /// one is bound as tier `light`.
+        case light
     }
 
     private func create(app: AppRecord, gameID: String, policy: ChannelStoragePolicy, mode: CreateMode) async throws -> CreateResult {
@@ -148,6 +170,13 @@ public struct ChannelRegistry: Sendable {
                     try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
                 case .always:
                     try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
+                case .light:
+                    if let light = try await channels.liveChannels(gameID: gameID, appID: app.id, tier: "light", on: connection).first,
+                       let listing = try await channels.find(id: light.id, on: connection) {
+                        try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
+                        return .existing(listing)
+                    }
+                    try await channels.removeOptOut(gameID: gameID, appID: app.id, on: connection)
                 }
                 let count = try await channels.countAgainstLimit(appID: app.id, on: connection)
                 switch channelLimit.verdict(forCreatingWith: count) {
@@ -173,7 +202,8 @@ public struct ChannelRegistry: Sendable {
                 }
                 createdID = channelID
                 let record = try await channels.insert(
-                    appID: app.id, apnsChannelID: channelID, policy: policy, gameID: gameID, on: connection)
+                    appID: app.id, apnsChannelID: channelID, policy: policy, gameID: gameID,
+                    tier: mode == .light ? "light" : "standard", on: connection)
                 try await ChannelSeed(staleness: staleness).seed(channelID: record.id, app: app, gameID: gameID, on: connection)
                 guard let listing = try await channels.find(id: record.id, on: connection) else {
                     throw PostgresError(.queryFailed, "the new channel could not be read back")
@@ -243,7 +273,7 @@ public struct ChannelRegistry: Sendable {
     /// that app's automatic channels in the same transaction, so `ensure` never recreates it.
     /// Logged at INFO with the games and the app.
     /// - Throws: `.notFound`, `.apnsRefused` (nothing changed), `.apnsUnavailable`.
-    public func deleteChannel(id: Int64, reason: DeleteReason) async throws -> DeleteResult {
+    package func deleteChannel(id: Int64, reason: DeleteReason) async throws -> DeleteResult {
         guard let listing = try await channels.find(id: id) else {
             throw RegistryError(.notFound, "no channel \(id) (see `scorecast channels list`)")
         }
@@ -283,13 +313,6 @@ public struct ChannelRegistry: Sendable {
     }
 
     // MARK: - Helpers
-
-    func requireGame(_ gameID: String) async throws {
-        try GameDraft.checkID(gameID, option: "--game")
-        guard try await games.find(id: gameID) != nil else {
-            throw RegistryError(.notFound, "no game \(gameID) (add it with `scorecast games add`)")
-        }
-    }
 
     /// The advisory lock key of a bundle id's channel set (creates share it, reconcile takes it alone).
     static func bundleLockKey(_ bundleID: String) -> SQL {

@@ -1,18 +1,18 @@
 /// A channel `ChannelRegistry.createChannel` made.
-public struct CreatedChannel: Sendable, Hashable {
+package struct CreatedChannel: Sendable, Hashable {
     /// The new channel, as listed.
-    public var listing: ChannelListing
+    package var listing: ChannelListing
     /// Set when the app now uses 90 % or more of its channel limit.
-    public var limitWarning: String?
+    package var limitWarning: String?
     /// True when no channel was created because the game already had a live one for the app
     /// with the same storage policy (`listing` is that one).
-    public var alreadyExisted = false
+    package var alreadyExisted = false
 }
 
 /// What `ChannelRegistry.ensureChannels(gameID:)` did for each app with automatic channels.
-public struct EnsureReport: Sendable, Equatable {
+package struct EnsureReport: Sendable, Equatable {
     /// One app's result.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// A channel was created.
         case created(ChannelListing)
         /// The app already had a live channel for the game.
@@ -26,42 +26,48 @@ public struct EnsureReport: Sendable, Equatable {
     }
 
     /// One app and what happened for it.
-    public struct AppResult: Sendable, Equatable {
+    package struct AppResult: Sendable, Equatable {
         /// The app.
-        public var app: AppRecord
+        package var app: AppRecord
         /// What happened.
-        public var outcome: Outcome
+        package var outcome: Outcome
     }
 
     /// The game.
-    public var gameID: String
+    package var gameID: String
     /// One result per app with automatic channels, in bundle id order.
-    public var results: [AppResult]
+    package var results: [AppResult]
     /// Limit warnings raised while creating.
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// The channels created.
-    public var created: [ChannelListing] {
+    package var created: [ChannelListing] {
         results.compactMap { if case .created(let listing) = $0.outcome { listing } else { nil } }
     }
 
     /// The apps whose channel could not be created, with why.
-    public var failures: [(app: AppRecord, error: RegistryError)] {
+    package var failures: [(app: AppRecord, error: RegistryError)] {
         results.compactMap { if case .failed(let error) = $0.outcome { ($0.app, error) } else { nil } }
     }
 }
 
 /// What `ChannelRegistry.deleteChannel(id:reason:)` did, and which games opted out of the
 /// app's automatic channels because of it.
-public struct DeleteResult: Sendable, Hashable {
+package struct DeleteResult: Sendable, Hashable {
     /// What happened at APNs and in the registry.
-    public var outcome: DeleteOutcome
+    package var outcome: DeleteOutcome
     /// Games that will get no automatic channel of this app again (an admin deleted it).
-    public var optedOutGames: [String]
+    package var optedOutGames: [String]
+
+    /// A result.
+    package init(outcome: DeleteOutcome, optedOutGames: [String]) {
+        self.outcome = outcome
+        self.optedOutGames = optedOutGames
+    }
 }
 
 /// Why a channel is deleted.
-public enum DeleteReason: Sendable, Hashable {
+package enum DeleteReason: Sendable, Hashable {
     /// An admin asked (`channels delete`): for an app with automatic channels, its games opt out.
     case admin
     /// Its games are over (the poller's retirement).
@@ -69,7 +75,7 @@ public enum DeleteReason: Sendable, Hashable {
 }
 
 /// What a deletion did at APNs and in the registry.
-public enum DeleteOutcome: Sendable, Hashable {
+package enum DeleteOutcome: Sendable, Hashable {
     /// APNs deleted it; the registry marked it deleted.
     case deleted
     /// APNs did not know it (ChannelNotRegistered); the registry marked it deleted.
@@ -79,35 +85,35 @@ public enum DeleteOutcome: Sendable, Hashable {
 }
 
 /// What `ChannelRegistry.reconcile(app:fix:)` found, and with `fix` what it changed.
-public struct ReconcileReport: Sendable, Hashable {
+package struct ReconcileReport: Sendable, Hashable {
     /// The app compared.
-    public var app: AppRecord
+    package var app: AppRecord
     /// How many channels APNs listed for its bundle id.
-    public var apnsChannelCount: Int
+    package var apnsChannelCount: Int
     /// How many of its registry channels are live.
-    public var registryLiveCount: Int
+    package var registryLiveCount: Int
     /// The comparison.
-    public var diff: ReconcileDiff
+    package var diff: ReconcileDiff
     /// Whether fixes were applied.
-    public var fixed: Bool
+    package var fixed: Bool
     /// Orphans deleted at APNs (or already gone there).
-    public var deletedOrphans: [String]
+    package var deletedOrphans: [String]
     /// Orphans whose deletion APNs refused or did not answer, with the message; they are
     /// recorded in `channel_orphans` so they count against the limit and are retried.
-    public var failedOrphans: [FailedOrphan]
+    package var failedOrphans: [FailedOrphan]
     /// Registry ids marked gone.
-    public var markedGone: [Int64]
+    package var markedGone: [Int64]
     /// Recorded orphans forgotten (deleted now, or no longer listed by APNs).
-    public var clearedOrphanRecords: [String]
+    package var clearedOrphanRecords: [String]
 
     /// An orphan that could not be deleted.
-    public struct FailedOrphan: Sendable, Hashable {
+    package struct FailedOrphan: Sendable, Hashable {
         /// Its APNs id.
-        public var apnsChannelID: String
+        package var apnsChannelID: String
         /// Why.
-        public var message: String
+        package var message: String
     }
 
     /// Whether registry and APNs agreed (before any fix).
-    public var isClean: Bool { diff.isClean }
+    package var isClean: Bool { diff.isClean }
 }

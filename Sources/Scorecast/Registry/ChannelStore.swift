@@ -5,23 +5,23 @@ import ScorecastCore
 
 /// The registry's SQL for `channels`, `channel_bindings` and `channel_orphans`. Every write
 /// of more than one statement runs in one transaction.
-public struct ChannelStore: Sendable {
+package struct ChannelStore: Sendable {
     let pool: PostgresPool
 
     /// Creates a store on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// What `list` returns.
-    public struct Filter: Sendable, Hashable {
+    package struct Filter: Sendable, Hashable {
         /// Only channels bound to this game.
-        public var gameID: String?
+        package var gameID: String?
         /// Only channels of these apps (nil: every app).
-        public var appIDs: [Int64]?
+        package var appIDs: [Int64]?
         /// Only channels in this status.
-        public var status: ChannelRecord.Status?
+        package var status: ChannelRecord.Status?
 
         /// Creates a filter; nil fields do not filter.
-        public init(gameID: String? = nil, appIDs: [Int64]? = nil, status: ChannelRecord.Status? = nil) {
+        package init(gameID: String? = nil, appIDs: [Int64]? = nil, status: ChannelRecord.Status? = nil) {
             self.gameID = gameID
             self.appIDs = appIDs
             self.status = status
@@ -31,7 +31,7 @@ public struct ChannelStore: Sendable {
     // MARK: - Reading
 
     /// Channels matching `filter`, newest first, at most `limit`.
-    public func list(_ filter: Filter, limit: Int = 10_000) async throws -> [ChannelListing] {
+    package func list(_ filter: Filter, limit: Int = 10_000) async throws -> [ChannelListing] {
         try await pool.query("""
             SELECT \(unsafeSQL: ChannelListing.columns)
             FROM channels c JOIN apps a ON a.id = c.app_id
@@ -45,7 +45,7 @@ public struct ChannelStore: Sendable {
     }
 
     /// The channel with registry id `id`, or nil.
-    public func find(id: Int64) async throws -> ChannelListing? {
+    package func find(id: Int64) async throws -> ChannelListing? {
         try await pool.withConnection { try await find(id: id, on: $0) }
     }
 
@@ -56,7 +56,7 @@ public struct ChannelStore: Sendable {
     }
 
     /// The channels with this APNs id (one per app at most), byte for byte.
-    public func find(apnsChannelID: String) async throws -> [ChannelListing] {
+    package func find(apnsChannelID: String) async throws -> [ChannelListing] {
         try await pool.query("""
             SELECT \(unsafeSQL: ChannelListing.columns) FROM channels c JOIN apps a ON a.id = c.app_id
             WHERE c.apns_channel_id = \(apnsChannelID) ORDER BY c.id
@@ -65,7 +65,7 @@ public struct ChannelStore: Sendable {
 
     /// How many channels count against app `appID`'s limit: live ones (`active`, `retiring`)
     /// and recorded orphans, which still exist at APNs.
-    public func countAgainstLimit(appID: Int64) async throws -> Int {
+    package func countAgainstLimit(appID: Int64) async throws -> Int {
         try await pool.withConnection { try await countAgainstLimit(appID: appID, on: $0) }
     }
 
@@ -79,7 +79,7 @@ public struct ChannelStore: Sendable {
 
     /// The live channels of app `appID` bound to game `gameID` for `tier` (`standard`, or
     /// `light` for devices with frequent updates off).
-    public func liveChannels(gameID: String, appID: Int64, tier: String = "standard") async throws -> [ChannelRecord] {
+    package func liveChannels(gameID: String, appID: Int64, tier: String = "standard") async throws -> [ChannelRecord] {
         try await pool.withConnection { try await liveChannels(gameID: gameID, appID: appID, tier: tier, on: $0) }
     }
 
@@ -110,7 +110,7 @@ public struct ChannelStore: Sendable {
 
     /// The active channels of game `gameID` for apps with bundle id `bundleID` (in
     /// `environment` when given): what an iOS app subscribes to.
-    public func subscribable(gameID: String, bundleID: String, environment: APNsEnvironment?) async throws -> [ChannelListing] {
+    package func subscribable(gameID: String, bundleID: String, environment: APNsEnvironment?) async throws -> [ChannelListing] {
         try await pool.query("""
             SELECT \(unsafeSQL: ChannelListing.columns)
             FROM channels c JOIN apps a ON a.id = c.app_id JOIN channel_bindings b ON b.channel_id = c.id
@@ -122,9 +122,9 @@ public struct ChannelStore: Sendable {
 
     // MARK: - Writing
 
-    /// Records a channel APNs created and binds it to `gameID`, on `connection` (inside the
-    /// caller's transaction).
-    func insert(appID: Int64, apnsChannelID: String, policy: ChannelStoragePolicy, gameID: String,
+    /// Records a channel APNs created and binds it to `gameID` for `tier` (`standard` or
+    /// `light`), on `connection` (inside the caller's transaction).
+    func insert(appID: Int64, apnsChannelID: String, policy: ChannelStoragePolicy, gameID: String, tier: String,
                 on connection: PostgresConnection) async throws -> ChannelRecord {
         let rows = try await connection.query("""
             INSERT INTO channels (apns_channel_id, app_id, storage_policy)
@@ -135,12 +135,12 @@ public struct ChannelStore: Sendable {
             throw PostgresError(.queryFailed, "inserting the channel returned no row")
         }
         let record = try ChannelRecord(row: row)
-        try await connection.execute("INSERT INTO channel_bindings (channel_id, game_id) VALUES (\(record.id), \(gameID))")
+        try await connection.execute("INSERT INTO channel_bindings (channel_id, game_id, tier) VALUES (\(record.id), \(gameID), \(tier))")
         return record
     }
 
     /// Whether a channel row with this APNs id exists for app `appID` (any status).
-    public func exists(appID: Int64, apnsChannelID: String) async throws -> Bool {
+    package func exists(appID: Int64, apnsChannelID: String) async throws -> Bool {
         try await !pool.query("""
             SELECT 1 FROM channels WHERE app_id = \(appID) AND apns_channel_id = \(apnsChannelID)
             """).isEmpty
@@ -148,7 +148,7 @@ public struct ChannelStore: Sendable {
 
     /// Marks channel `id` deleted (APNs no longer has it) and drops its pending outbox row, in
     /// one transaction. A channel already deleted keeps its first deletion time.
-    public func markDeleted(id: Int64) async throws {
+    package func markDeleted(id: Int64) async throws {
         _ = try await markDeleted(id: id, optOutAppID: nil)
     }
 
@@ -205,7 +205,7 @@ public struct ChannelStore: Sendable {
     // MARK: - Orphans
 
     /// Records a channel created at APNs that could neither be registered nor deleted again.
-    public func recordOrphan(appID: Int64, apnsChannelID: String, reason: String) async throws {
+    package func recordOrphan(appID: Int64, apnsChannelID: String, reason: String) async throws {
         try await pool.withConnection { try await recordOrphan(appID: appID, apnsChannelID: apnsChannelID, reason: reason, on: $0) }
     }
 
@@ -217,7 +217,7 @@ public struct ChannelStore: Sendable {
     }
 
     /// The recorded orphans of app `appID`, oldest first.
-    public func orphans(appID: Int64) async throws -> [String] {
+    package func orphans(appID: Int64) async throws -> [String] {
         try await pool.query("""
             SELECT apns_channel_id FROM channel_orphans WHERE app_id = \(appID) ORDER BY id
             """).map { try $0.decode("apns_channel_id", as: String.self) }

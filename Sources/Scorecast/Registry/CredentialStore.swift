@@ -11,15 +11,15 @@ import Synchronization
 /// its new key; ``invalidate(_:)`` drops one after APNs refused it (an admin may have replaced
 /// the file in place before resuming the app). Key files are read on a thread of their own,
 /// never on Swift's cooperative pool. Errors name the path and what is wrong, never key material.
-public final class CredentialStore: Sendable {
+package final class CredentialStore: Sendable {
     /// What identifies one loaded key.
-    public struct KeyReference: Hashable, Sendable {
-        public var teamID: String
-        public var keyID: String
-        public var path: String
+    package struct KeyReference: Hashable, Sendable {
+        package var teamID: String
+        package var keyID: String
+        package var path: String
 
         /// A team's key at `path`.
-        public init(teamID: String, keyID: String, path: String) {
+        package init(teamID: String, keyID: String, path: String) {
             self.teamID = teamID
             self.keyID = keyID
             self.path = path
@@ -29,11 +29,11 @@ public final class CredentialStore: Sendable {
     private let cache = Mutex<[KeyReference: APNsCredentials]>([:])
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 
     /// The credentials of `key`, loaded now if not cached.
     /// - Throws: `APNsClientError.invalidCredentials` naming the file or id at fault.
-    public func credentials(_ key: KeyReference) async throws(APNsClientError) -> APNsCredentials {
+    package func credentials(_ key: KeyReference) async throws(APNsClientError) -> APNsCredentials {
         if let cached = cache.withLock({ $0[key] }) { return cached }
         let loaded = try await Self.load(key)
         cache.withLock { $0[key] = loaded }
@@ -42,7 +42,7 @@ public final class CredentialStore: Sendable {
 
     /// The credentials of a registered app, for channel management.
     /// - Throws: `RegistryError.credentialsUnusable` saying how to fix the app.
-    public func credentials(for app: AppRecord) async throws(RegistryError) -> APNsCredentials {
+    package func credentials(for app: AppRecord) async throws(RegistryError) -> APNsCredentials {
         do {
             return try await credentials(KeyReference(teamID: app.teamID, keyID: app.keyID, path: app.keyPath))
         } catch {
@@ -53,28 +53,28 @@ public final class CredentialStore: Sendable {
     }
 
     /// The credentials of the app of a claimed send.
-    public func credentials(for app: DeliveryApp) async throws(APNsClientError) -> APNsCredentials {
+    package func credentials(for app: DeliveryApp) async throws(APNsClientError) -> APNsCredentials {
         try await credentials(KeyReference(teamID: app.teamID, keyID: app.keyID, path: app.keyPath))
     }
 
     /// Forgets one key, so its next use reads the file again.
-    public func invalidate(_ key: KeyReference) {
+    package func invalidate(_ key: KeyReference) {
         _ = cache.withLock { $0.removeValue(forKey: key) }
     }
 
     /// Forgets the key of the app of a claimed send (APNs refused it).
-    public func invalidate(app: DeliveryApp) {
+    package func invalidate(app: DeliveryApp) {
         invalidate(KeyReference(teamID: app.teamID, keyID: app.keyID, path: app.keyPath))
     }
 
     /// Forgets every cached key.
-    public func removeAll() {
+    package func removeAll() {
         cache.withLock { $0.removeAll() }
     }
 
     /// Checks that `path` is a readable, unencrypted P-256 private key and returns it, for
     /// `apps add`/`update`; the error names the option and the path.
-    public static func checkKeyFile(_ path: String, option: String = "--key-file") throws(RegistryError) -> P256PrivateKey {
+    package static func checkKeyFile(_ path: String, option: String = "--key-file") throws(RegistryError) -> P256PrivateKey {
         do {
             return try P256PrivateKey(contentsOfFile: path)
         } catch let error as CryptoError {

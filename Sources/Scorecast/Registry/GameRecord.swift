@@ -4,37 +4,37 @@ import Postgres
 import ScorecastCore
 
 /// One row of `games`: a feed's game, its folded state and when it last changed.
-public struct GameRecord: Sendable, Hashable {
+package struct GameRecord: Sendable, Hashable {
     /// The feed's game id.
-    public var id: String
+    package var id: String
     /// The league, e.g. "Premier League".
-    public var league: String
+    package var league: String
     /// The sport (per-sport settings such as staleness key on it).
-    public var sport: String
+    package var sport: String
     /// The home team's name.
-    public var homeTeam: String
+    package var homeTeam: String
     /// The away team's name.
-    public var awayTeam: String
+    package var awayTeam: String
     /// The scheduled start, when known.
-    public var startsAt: Date?
+    package var startsAt: Date?
     /// `scheduled`, `live`, `suspended` or `final`.
-    public var status: String
+    package var status: String
     /// The folded state; `nil` while no event has been applied (`{}` in the table).
-    public var state: GameState?
+    package var state: GameState?
     /// The highest applied event `seq`.
-    public var appliedSeq: Int64
+    package var appliedSeq: Int64
     /// When the last applied event happened.
-    public var lastEventAt: Date?
+    package var lastEventAt: Date?
     /// When the row was created.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// The columns `init(row:)` reads.
-    public static let columns =
+    package static let columns =
         "id, league, sport, home_team, away_team, starts_at, status, state, applied_seq, last_event_at, created_at"
 
     /// Decodes a row selected with `columns`. A state that is not one `GameState` wrote (e.g.
     /// `{}` for a game without events) reads as nil.
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         id = try row.decode("id")
         league = try row.decode("league")
         sport = try row.decode("sport")
@@ -55,22 +55,22 @@ public struct GameRecord: Sendable, Hashable {
 }
 
 /// What `games add` records.
-public struct GameDraft: Sendable, Hashable {
+package struct GameDraft: Sendable, Hashable {
     /// The feed's game id: 1–128 of letters, digits and `._:-`.
-    public var id: String
+    package var id: String
     /// The league, e.g. "Premier League".
-    public var league: String
+    package var league: String
     /// The sport (per-sport settings such as staleness key on it).
-    public var sport: String
+    package var sport: String
     /// The home team's name.
-    public var homeTeam: String
+    package var homeTeam: String
     /// The away team's name.
-    public var awayTeam: String
+    package var awayTeam: String
     /// The scheduled start, when known.
-    public var startsAt: Date?
+    package var startsAt: Date?
 
     /// Creates a draft.
-    public init(id: String, league: String, sport: String = "football", homeTeam: String, awayTeam: String, startsAt: Date?) {
+    package init(id: String, league: String, sport: String = "football", homeTeam: String, awayTeam: String, startsAt: Date?) {
         self.id = id
         self.league = league
         self.sport = sport
@@ -80,7 +80,7 @@ public struct GameDraft: Sendable, Hashable {
     }
 
     /// Checks the id (the `games` table's rule) and that names are present and short.
-    public func validate() throws(RegistryError) {
+    package func validate() throws(RegistryError) {
         try Self.checkID(id)
         for (option, value) in [("--league", league), ("--home", homeTeam), ("--away", awayTeam), ("--sport", sport)] {
             guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw RegistryError(.invalidInput, "\(option) is empty") }
@@ -89,7 +89,7 @@ public struct GameDraft: Sendable, Hashable {
     }
 
     /// A game id: 1–128 ASCII letters, digits, `.`, `_`, `:` or `-`.
-    public static func checkID(_ id: String, option: String = "--id") throws(RegistryError) {
+    package static func checkID(_ id: String, option: String = "--id") throws(RegistryError) {
         let allowed = id.utf8.allSatisfy { byte in
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

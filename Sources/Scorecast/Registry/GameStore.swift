@@ -2,14 +2,14 @@ import Foundation
 import Postgres
 
 /// Reads and adds games for the registry (the ingest path folds events into them).
-public struct GameStore: Sendable {
+package struct GameStore: Sendable {
     let pool: PostgresPool
 
     /// Creates a store on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// Adds a game; `alreadyExists` when the id is taken.
-    public func add(_ draft: GameDraft) async throws -> GameRecord {
+    package func add(_ draft: GameDraft) async throws -> GameRecord {
         try draft.validate()
         let rows: [PostgresRow]
         do {
@@ -29,12 +29,20 @@ public struct GameStore: Sendable {
     }
 
     /// The game with this id, or nil.
-    public func find(id: String) async throws -> GameRecord? {
+    package func find(id: String) async throws -> GameRecord? {
         try await pool.query("SELECT \(unsafeSQL: GameRecord.columns) FROM games WHERE id = \(id)").first.map(GameRecord.init(row:))
     }
 
+    /// Throws `invalidInput` for a malformed id and `notFound` unless game `id` exists.
+    package func requireExisting(_ id: String) async throws {
+        try GameDraft.checkID(id, option: "--game")
+        guard try await find(id: id) != nil else {
+            throw RegistryError(.notFound, "no game \(id) (add it with `scorecast games add`)")
+        }
+    }
+
     /// Games, optionally of one status, soonest start first (unscheduled last), at most `limit`.
-    public func list(status: String? = nil, limit: Int = 1000) async throws -> [GameRecord] {
+    package func list(status: String? = nil, limit: Int = 1000) async throws -> [GameRecord] {
         try await pool.query("""
             SELECT \(unsafeSQL: GameRecord.columns) FROM games
             WHERE (\(status as String?)::text IS NULL OR status = \(status as String?))

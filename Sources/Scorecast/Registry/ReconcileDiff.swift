@@ -8,21 +8,21 @@
 ///   expired): `--fix` marks it `gone` so nothing is sent to it.
 /// - A recorded orphan (`channel_orphans`) that APNs no longer lists is **settled**: its row can
 ///   be removed.
-public struct ReconcileDiff: Sendable, Hashable {
+package struct ReconcileDiff: Sendable, Hashable {
     /// A channel as the registry knows it, for the comparison.
-    public struct RegistryChannel: Sendable, Hashable {
+    package struct RegistryChannel: Sendable, Hashable {
         /// The registry id.
-        public var id: Int64
+        package var id: Int64
         /// The APNs channel id.
-        public var apnsChannelID: String
+        package var apnsChannelID: String
         /// The registry status.
-        public var status: ChannelRecord.Status
+        package var status: ChannelRecord.Status
         /// Whether the channel belongs to the app being reconciled (rather than to the same
         /// bundle in the other environment served by the same APNs host).
-        public var ownedByApp: Bool
+        package var ownedByApp: Bool
 
         /// Creates one.
-        public init(id: Int64, apnsChannelID: String, status: ChannelRecord.Status, ownedByApp: Bool = true) {
+        package init(id: Int64, apnsChannelID: String, status: ChannelRecord.Status, ownedByApp: Bool = true) {
             self.id = id
             self.apnsChannelID = apnsChannelID
             self.status = status
@@ -31,31 +31,31 @@ public struct ReconcileDiff: Sendable, Hashable {
     }
 
     /// An APNs channel no registry row holds as live.
-    public struct Orphan: Sendable, Hashable {
+    package struct Orphan: Sendable, Hashable {
         /// The APNs channel id.
-        public var apnsChannelID: String
+        package var apnsChannelID: String
         /// The registry row that has this id but not live (`deleted`/`gone`), if any.
-        public var registryStatus: ChannelRecord.Status?
+        package var registryStatus: ChannelRecord.Status?
         /// Whether `channel_orphans` records it (a create whose registry write and cleanup failed).
-        public var recorded: Bool
+        package var recorded: Bool
     }
 
     /// APNs channels no registry row holds as live, in APNs' order.
-    public var orphans: [Orphan]
+    package var orphans: [Orphan]
     /// Registry channels of the app that are live but that APNs does not list, by registry id.
-    public var gone: [RegistryChannel]
+    package var gone: [RegistryChannel]
     /// Recorded orphans APNs no longer lists (nothing to delete; the record can go).
-    public var settledOrphanRecords: [String]
+    package var settledOrphanRecords: [String]
 
     /// Whether registry and APNs agree.
-    public var isClean: Bool { orphans.isEmpty && gone.isEmpty && settledOrphanRecords.isEmpty }
+    package var isClean: Bool { orphans.isEmpty && gone.isEmpty && settledOrphanRecords.isEmpty }
 
     /// Compares APNs' list with the registry.
     /// - Parameters:
     ///   - apnsChannelIDs: what APNs lists for the app's bundle id.
     ///   - registry: the registry's channels of that bundle id (any status).
     ///   - recordedOrphans: the app's `channel_orphans` ids.
-    public init(apnsChannelIDs: [String], registry: [RegistryChannel], recordedOrphans: [String]) {
+    package init(apnsChannelIDs: [String], registry: [RegistryChannel], recordedOrphans: [String]) {
         let live = Set(registry.filter { $0.status.isLive }.map(\.apnsChannelID))
         var notLive: [String: ChannelRecord.Status] = [:]
         for channel in registry where !channel.status.isLive { notLive[channel.apnsChannelID] = channel.status }
@@ -74,5 +74,5 @@ public struct ReconcileDiff: Sendable, Hashable {
 
 extension ChannelRecord.Status {
     /// Whether the channel exists at APNs as far as the registry knows (`active`, `retiring`).
-    public var isLive: Bool { self == .active || self == .retiring }
+    package var isLive: Bool { self == .active || self == .retiring }
 }

@@ -3,9 +3,9 @@ import Postgres
 
 /// The one error type of the registry: what went wrong (`code`) and a message for people that
 /// names the app, game, channel or file at fault and never contains key material.
-public struct RegistryError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RegistryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is; each maps to one CLI exit code (`exitCode`).
-    public enum Code: String, Sendable, Equatable {
+    package enum Code: String, Sendable, Equatable {
         /// An argument is malformed or out of range (a bundle id, an id, a key file…).
         case invalidInput
         /// The app, game or channel named does not exist.
@@ -27,23 +27,23 @@ public struct RegistryError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// What kind of failure this is.
-    public let code: Code
+    package let code: Code
     /// What went wrong, for people.
-    public let message: String
+    package let message: String
     /// The HTTP status APNs answered, for `.apnsRefused`.
-    public let status: Int?
+    package let status: Int?
     /// The reason APNs answered, for `.apnsRefused` (verbatim).
-    public let reason: String?
+    package let reason: String?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, status: Int? = nil, reason: String? = nil) {
+    package init(_ code: Code, _ message: String, status: Int? = nil, reason: String? = nil) {
         self.code = code
         self.message = message
         self.status = status
         self.reason = reason
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// An APNs failure answer to `operation` (e.g. "creating a channel for com.example.app").
     static func refused(_ response: APNsResponse, while operation: String) -> RegistryError {

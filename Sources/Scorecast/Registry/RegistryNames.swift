@@ -3,9 +3,9 @@ import ScorecastCore
 
 /// The names the registry uses in the database, on the command line and in JSON for the
 /// core's enumerations, in one place so every surface spells them the same way.
-public enum RegistryNames {
+package enum RegistryNames {
     /// `no-store` / `most-recent`: a channel's storage policy.
-    public static func storagePolicy(_ policy: ChannelStoragePolicy) -> String {
+    package static func storagePolicy(_ policy: ChannelStoragePolicy) -> String {
         switch policy {
         case .noMessageStored: "no-store"
         case .mostRecentMessageStored: "most-recent"
@@ -13,7 +13,7 @@ public enum RegistryNames {
     }
 
     /// The storage policy named `name` (`no-store` or `most-recent`), or nil.
-    public static func storagePolicy(named name: String) -> ChannelStoragePolicy? {
+    package static func storagePolicy(named name: String) -> ChannelStoragePolicy? {
         switch name {
         case "no-store": .noMessageStored
         case "most-recent": .mostRecentMessageStored
@@ -22,10 +22,10 @@ public enum RegistryNames {
     }
 
     /// The accepted storage policy names.
-    public static let storagePolicies = ["no-store", "most-recent"]
+    package static let storagePolicies = ["no-store", "most-recent"]
 
     /// `localized` / `plain`: an app's alert style (the `apps.alert_style` values).
-    public static func alertStyle(_ style: AlertStyle) -> String {
+    package static func alertStyle(_ style: AlertStyle) -> String {
         switch style {
         case .localized: "localized"
         case .plainText: "plain"
@@ -33,7 +33,7 @@ public enum RegistryNames {
     }
 
     /// The alert style named `name`, or nil.
-    public static func alertStyle(named name: String) -> AlertStyle? {
+    package static func alertStyle(named name: String) -> AlertStyle? {
         switch name {
         case "localized": .localized
         case "plain": .plainText
@@ -42,13 +42,13 @@ public enum RegistryNames {
     }
 
     /// The accepted alert style names.
-    public static let alertStyles = ["localized", "plain"]
+    package static let alertStyles = ["localized", "plain"]
 
     /// The accepted date encoding names (`reference-date`, `unix-seconds`, `iso8601`).
-    public static let dateEncodings = ["reference-date", "unix-seconds", "iso8601"]
+    package static let dateEncodings = ["reference-date", "unix-seconds", "iso8601"]
 
     /// The name of a date encoding (`apps.date_encoding`).
-    public static func dateEncoding(_ encoding: ContentDateEncoding) -> String {
+    package static func dateEncoding(_ encoding: ContentDateEncoding) -> String {
         switch encoding {
         case .referenceDate: "reference-date"
         case .unixSeconds: "unix-seconds"
@@ -57,13 +57,13 @@ public enum RegistryNames {
     }
 
     /// The date encoding named `name`, or nil.
-    public static func dateEncoding(named name: String) -> ContentDateEncoding? {
+    package static func dateEncoding(named name: String) -> ContentDateEncoding? {
         AppRecord.dateEncodings[name]
     }
 
     /// The accepted environment names (`sandbox`, `production`).
-    public static let environments = APNsEnvironment.allCases.map(\.rawValue)
+    package static let environments = APNsEnvironment.allCases.map(\.rawValue)
 
     /// The game statuses the `games.status` column holds.
-    public static let gameStatuses = ["scheduled", "live", "suspended", "final"]
+    package static let gameStatuses = ["scheduled", "live", "suspended", "final"]
 }

@@ -10,16 +10,16 @@ import Synchronization
 /// than 20 minutes after the last one is answered `429 TooManyProviderTokenUpdates`
 /// (apns.md §6). Apps of different teams or keys therefore never share a connection: each
 /// signing key gets a client (a connection pool) of its own.
-public final class APNsClientSet: ChannelManaging {
+package final class APNsClientSet: ChannelManaging {
     /// The settings every client is made with.
-    public let configuration: APNsClientConfiguration
+    package let configuration: APNsClientConfiguration
     private let logger: Logger
     private let connectionObserver: (any APNsConnectionObserver)?
     private let clients = Mutex<[String: APNsClient]>([:])
 
     /// Checks `configuration`; no client (and no thread) exists until one is asked for.
     /// - Parameter connectionObserver: told of every connection each client opens or closes.
-    public init(configuration: APNsClientConfiguration, logger: Logger,
+    package init(configuration: APNsClientConfiguration, logger: Logger,
                 connectionObserver: (any APNsConnectionObserver)? = nil) throws(APNsClientError) {
         try configuration.validate()
         self.configuration = configuration
@@ -28,7 +28,7 @@ public final class APNsClientSet: ChannelManaging {
     }
 
     /// The client for `credentials`' team and key.
-    public func client(for credentials: APNsCredentials) throws(APNsClientError) -> APNsClient {
+    package func client(for credentials: APNsCredentials) throws(APNsClientError) -> APNsClient {
         let key = credentials.teamID + "/" + credentials.keyID
         return try clients.withLock { (clients: inout [String: APNsClient]) throws(APNsClientError) -> APNsClient in
             if let client = clients[key] { return client }
@@ -40,15 +40,15 @@ public final class APNsClientSet: ChannelManaging {
     }
 
     /// The connections every client holds open to `host` now.
-    public func openConnections(to host: APNsHost) -> Int {
+    package func openConnections(to host: APNsHost) -> Int {
         clients.withLock { $0.values.reduce(0) { $0 + $1.openConnections(to: host) } }
     }
 
     /// How many clients exist (one per signing key used so far).
-    public var count: Int { clients.withLock { $0.count } }
+    package var count: Int { clients.withLock { $0.count } }
 
     /// Shuts every client down.
-    public func shutdown() async {
+    package func shutdown() async {
         let all = clients.withLock { clients in
             defer { clients.removeAll() }
             return Array(clients.values)
@@ -57,17 +57,17 @@ public final class APNsClientSet: ChannelManaging {
     }
 
     /// Creates a channel on the key's client.
-    public func create(bundleID: String, policy: ChannelStoragePolicy, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+    package func create(bundleID: String, policy: ChannelStoragePolicy, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
         try await client(for: credentials).createChannel(bundleID: bundleID, policy: policy, credentials: credentials)
     }
 
     /// Deletes a channel on the key's client.
-    public func delete(bundleID: String, channelID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+    package func delete(bundleID: String, channelID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
         try await client(for: credentials).deleteChannel(bundleID: bundleID, channelID: channelID, credentials: credentials)
     }
 
     /// Lists channels on the key's client.
-    public func list(bundleID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
+    package func list(bundleID: String, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
         try await client(for: credentials).listChannels(bundleID: bundleID, credentials: credentials)
     }
 }

@@ -16,16 +16,16 @@ import Postgres
 /// APNs takes one team per connection, so there is one client per signing key:
 /// ``clients``' `client(for: credentials)` (it also routes channel management by itself).
 /// Call ``shutdown()`` when done.
-public struct APNsRuntime: Sendable {
+package struct APNsRuntime: Sendable {
     /// The APNs clients, one per team and key.
-    public let clients: APNsClientSet
+    package let clients: APNsClientSet
     /// The in-process simulator `serve` started (run it as a service), if any.
-    public let simulator: BuiltInSimulator?
+    package let simulator: BuiltInSimulator?
     /// Where the simulator a CLI command uses listens, when it uses the built-in one.
-    public let simulatorEndpoints: SimulatorEndpoints?
+    package let simulatorEndpoints: SimulatorEndpoints?
 
     /// The message when the built-in simulator is needed but not running.
-    public static let simulatorNotRunning = """
+    package static let simulatorNotRunning = """
         the built-in APNs simulator is not running: start `scorecast serve` (or `scorecast demo`) in another \
         terminal, or configure SCORECAST_APNS_* for Apple's servers
         """
@@ -33,7 +33,7 @@ public struct APNsRuntime: Sendable {
     /// For `serve`: clients on the configured hosts, or the built-in simulator started
     /// in-process with every app of the database registered.
     /// - Parameter connectionObserver: told of every connection the clients open or close.
-    public static func start(_ configuration: Configuration, pool: PostgresPool, logger: Logger,
+    package static func start(_ configuration: Configuration, pool: PostgresPool, logger: Logger,
                              connectionObserver: (any APNsConnectionObserver)? = nil) async throws -> APNsRuntime {
         switch configuration.apns {
         case .remote(let send, let management):
@@ -63,7 +63,7 @@ public struct APNsRuntime: Sendable {
 
     /// For CLI commands: clients on the configured hosts, or on the simulator of a running
     /// `serve` (exit code 1 with ``simulatorNotRunning`` when there is none).
-    public static func connect(_ configuration: Configuration, logger: Logger) async throws -> APNsRuntime {
+    package static func connect(_ configuration: Configuration, logger: Logger) async throws -> APNsRuntime {
         switch configuration.apns {
         case .remote(let send, let management):
             let clients = try makeClients(configuration, send: endpoint(send), management: endpoint(management), logger: logger)
@@ -76,19 +76,19 @@ public struct APNsRuntime: Sendable {
     }
 
     /// The endpoints of the built-in simulator of a running `serve`: its file exists, its
-    /// process is alive and its admin port answers. Throws `CommandError(.failure, …)` otherwise.
-    public static func runningSimulator(_ configuration: Configuration) async throws -> SimulatorEndpoints {
+    /// process is alive and its admin port answers. Throws `RuntimeError(.failure, …)` otherwise.
+    package static func runningSimulator(_ configuration: Configuration) async throws -> SimulatorEndpoints {
         guard let file = try BuiltInSimulatorFile.read(stateDirectory: configuration.stateDirectory),
               BuiltInSimulatorFile.processIsAlive(file.pid),
               await BuiltInSimulatorAdmin(port: file.adminPort).isAnswering()
         else {
-            throw CommandError(.failure, simulatorNotRunning)
+            throw RuntimeError(.failure, simulatorNotRunning)
         }
         return file.endpoints
     }
 
     /// Clients for the simulator at `endpoints` (loopback, trusting its CA file).
-    public static func makeClients(_ configuration: Configuration, endpoints: SimulatorEndpoints,
+    package static func makeClients(_ configuration: Configuration, endpoints: SimulatorEndpoints,
                                    connectionObserver: (any APNsConnectionObserver)? = nil, logger: Logger) throws -> APNsClientSet {
         try makeClients(
             configuration,
@@ -100,7 +100,7 @@ public struct APNsRuntime: Sendable {
     /// The client settings for `send` and `management` with the configured connection count,
     /// deadline and token age.
     /// `proxy`: by default `SCORECAST_APNS_PROXY`, or the environment's `HTTPS_PROXY` when unset.
-    public static func clientConfiguration(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint,
+    package static func clientConfiguration(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint,
                                            proxy: APNsProxy? = nil) -> APNsClientConfiguration {
         var settings = APNsClientConfiguration(sendEndpoint: send, managementEndpoint: management)
         settings.maxConnectionsPerHost = min(max(configuration.apnsConnectionsPerHost, 1), 16)
@@ -112,7 +112,7 @@ public struct APNsRuntime: Sendable {
     }
 
     /// Clients (one per signing key, made on first use) on `send` and `management`.
-    public static func makeClients(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint,
+    package static func makeClients(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint,
                                    proxy: APNsProxy? = nil, connectionObserver: (any APNsConnectionObserver)? = nil,
                                    logger: Logger) throws -> APNsClientSet {
         do {
@@ -120,34 +120,16 @@ public struct APNsRuntime: Sendable {
                 configuration: clientConfiguration(configuration, send: send, management: management, proxy: proxy), logger: logger.named("apns"),
                 connectionObserver: connectionObserver)
         } catch {
-            throw CommandError(.usage, "the APNs settings are unusable: \(error.message)")
+            throw RuntimeError(.invalidSettings, "the APNs settings are unusable: \(error.message)")
         }
     }
 
     /// Stops the clients (the simulator stops with its service group).
-    public func shutdown() async {
+    package func shutdown() async {
         await clients.shutdown()
     }
 
     private static func endpoint(_ endpoint: Configuration.Endpoint) -> APNsEndpoint {
         APNsEndpoint(host: endpoint.host, port: endpoint.port, caFile: endpoint.caFile)
-    }
-}
-
-extension CommandContext {
-    /// Connects to APNs for one command (see `APNsRuntime.connect`) and shuts the clients down
-    /// afterwards, whatever happens.
-    public func withAPNs<T: Sendable>(
-        _ configuration: Configuration, logger: Logger, _ body: (APNsRuntime) async throws -> T
-    ) async throws -> T {
-        let runtime = try await APNsRuntime.connect(configuration, logger: logger)
-        do {
-            let result = try await body(runtime)
-            await runtime.shutdown()
-            return result
-        } catch {
-            await runtime.shutdown()
-            throw error
-        }
     }
 }

@@ -9,16 +9,16 @@ import Postgres
 /// The running service: opens the database (embedded or not), migrates, starts the roles
 /// as services of one group — the pool, the APNs clients, the simulator and the HTTP server
 /// included — and tears everything down in reverse order on SIGTERM/SIGINT or a failure.
-public struct Application: Sendable {
+package struct Application: Sendable {
     /// What extra services (the demo's feed replay) get to work with once everything is up.
-    public struct Running: Sendable {
-        public let configuration: Configuration
-        public let pool: PostgresPool
-        public let apns: APNsRuntime
+    package struct Running: Sendable {
+        package let configuration: Configuration
+        package let pool: PostgresPool
+        package let apns: APNsRuntime
         /// The HTTP API's address, when the `api` role runs.
-        public let httpBaseURL: URL?
-        public let terminal: Terminal
-        public let logger: Logger
+        package let httpBaseURL: URL?
+        package let terminal: Terminal
+        package let logger: Logger
     }
 
     let configuration: Configuration
@@ -28,7 +28,7 @@ public struct Application: Sendable {
 
     /// Creates the application for a validated configuration. `addOns` adds services that
     /// start last (and stop first), given the running pieces.
-    public init(
+    package init(
         configuration: Configuration, environment: [String: String], terminal: Terminal,
         addOns: @escaping @Sendable (Running) throws -> [any Service] = { _ in [] }
     ) {
@@ -39,7 +39,7 @@ public struct Application: Sendable {
     }
 
     /// Runs until a signal arrives or a service fails.
-    public func run() async throws {
+    package func run() async throws {
         // Watch SIGTERM/SIGINT from the first moment: a signal during start-up (initdb, migrations)
         // must still stop what was started, not kill the process and leave Postgres behind.
         let signals = SignalWatcher(signals: [SIGTERM, SIGINT])
@@ -49,7 +49,7 @@ public struct Application: Sendable {
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
         if configuration.roles.contains(.api), let problem = OpsAccess.exposureProblem(
             host: configuration.httpHost, token: configuration.opsToken, opsPublic: configuration.opsPublic) {
-            throw CommandError(.usage, problem)
+            throw RuntimeError(.invalidSettings, problem)
         }
         let migrator = Migrator(files: try SchemaFolder.migrations(environment: environment), logger: logger)
         // Every resource joins `services` the moment it is started, in start order; whatever
@@ -61,7 +61,7 @@ public struct Application: Sendable {
             do {
                 database = try await DatabaseRuntime.open(configuration, logger: logger)
             } catch let error as PostgresError {
-                throw CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
+                throw RuntimeError(.databaseUnavailable, "database unavailable: \(error.message)")
             }
             services.append(ReleaseOnShutdown("database") { await database.shutdown() })
             if configuration.autoMigrate && !stopRequested.isTriggered {
@@ -103,7 +103,7 @@ public struct Application: Sendable {
                 do {
                     try http.start()
                 } catch let error as HTTPServerError where error.code == .startFailed {
-                    throw CommandError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: configuration.httpPort))
+                    throw RuntimeError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: configuration.httpPort))
                 }
                 services.append(http)
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])

@@ -10,13 +10,13 @@ import ScorecastLogging
 /// across restarts) lives in `<state>/apns-sim/`; while it runs,
 /// `<state>/apns-sim/endpoints.json` tells CLI commands in other processes where it listens.
 /// Every app in the database gets its public key registered at start, so restarts keep working.
-public final class BuiltInSimulator: Service {
+package final class BuiltInSimulator: Service {
     /// `apns-sim`, for logs.
-    public let name = "apns-sim"
+    package let name = "apns-sim"
     /// The simulator.
-    public let simulator: APNsSimulator
+    package let simulator: APNsSimulator
     /// Where it listens.
-    public let endpoints: SimulatorEndpoints
+    package let endpoints: SimulatorEndpoints
     private let stateDirectory: URL
     private let logger: Logger
 
@@ -30,7 +30,7 @@ public final class BuiltInSimulator: Service {
     /// Starts the simulator on loopback ports chosen by the system and writes `endpoints.json`.
     /// Run the returned service (e.g. in the service group) to serve until shutdown; it removes
     /// the file when it stops.
-    public static func start(configuration: Configuration, logger: Logger) throws -> (BuiltInSimulator, SimulatorEndpoints) {
+    package static func start(configuration: Configuration, logger: Logger) throws -> (BuiltInSimulator, SimulatorEndpoints) {
         let folder = BuiltInSimulatorFile.folder(stateDirectory: configuration.stateDirectory)
         var simulatorConfiguration = SimulatorConfiguration(host: "127.0.0.1", stateDirectory: folder.path)
         // Channels outlive a restart of `serve`, as they outlive one of scorecast at Apple.
@@ -52,7 +52,7 @@ public final class BuiltInSimulator: Service {
     }
 
     /// Serves until `shutdown`, then stops the simulator and removes `endpoints.json`.
-    public func run(until shutdown: ShutdownSignal) async throws {
+    package func run(until shutdown: ShutdownSignal) async throws {
         defer { BuiltInSimulatorFile.remove(stateDirectory: stateDirectory, ifOwnedBy: getpid()) }
         try await simulator.run(until: shutdown)
     }
@@ -60,7 +60,7 @@ public final class BuiltInSimulator: Service {
     /// Registers every app's team key (the public half of its `.p8`) and bundle id. Apps whose
     /// key cannot be read are skipped with a warning; returns how many teams were registered.
     @discardableResult
-    public func register(apps: [AppRecord]) -> Int {
+    package func register(apps: [AppRecord]) -> Int {
         var registered = 0
         for team in Self.teams(for: apps, logger: logger) {
             do {

@@ -8,27 +8,27 @@ import Foundation
 ///
 /// Each request goes through the project's HTTP client (`CurlHTTPConnection`) on a thread of its
 /// own, never on Swift's cooperative pool.
-public struct BuiltInSimulatorAdmin: Sendable {
+package struct BuiltInSimulatorAdmin: Sendable {
     /// The admin API's address.
-    public let host: String
+    package let host: String
     /// The admin API's port.
-    public let port: Int
+    package let port: Int
     /// Deadline of one request (connect, send, receive).
-    public var timeout: Duration = .seconds(3)
+    package var timeout: Duration = .seconds(3)
 
     /// A client for the admin API on `host:port`.
-    public init(host: String = "127.0.0.1", port: Int) {
+    package init(host: String = "127.0.0.1", port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Whether the admin API answers `GET /settings` with 200.
-    public func isAnswering() async -> Bool {
+    package func isAnswering() async -> Bool {
         (try? await request("GET", "/settings").status) == 200
     }
 
     /// The registered teams.
-    public func teams() async throws -> [SimulatorTeam] {
+    package func teams() async throws -> [SimulatorTeam] {
         struct List: Decodable { let teams: [SimulatorTeam] }
         let answer = try await request("GET", "/teams")
         guard answer.status == 200, let list = try? JSONDecoder().decode(List.self, from: Data(answer.body)) else {
@@ -38,7 +38,7 @@ public struct BuiltInSimulatorAdmin: Sendable {
     }
 
     /// Registers `team` (replacing a team with the same key id).
-    public func register(_ team: SimulatorTeam) async throws {
+    package func register(_ team: SimulatorTeam) async throws {
         let body = try JSONEncoder().encode(team)
         let answer = try await request("POST", "/teams", body: Array(body))
         guard (200..<300).contains(answer.status) else {
@@ -49,7 +49,7 @@ public struct BuiltInSimulatorAdmin: Sendable {
 
     /// Registers `team`, first merging the bundle ids of a team already registered with the same
     /// key and public key, so adding an app never takes another app's access away.
-    public func registerMerging(_ team: SimulatorTeam) async throws {
+    package func registerMerging(_ team: SimulatorTeam) async throws {
         var merged = team
         if let existing = try await teams().first(where: { $0.keyID == team.keyID && $0.teamID == team.teamID
             && $0.publicKeyPEM == team.publicKeyPEM })
@@ -60,7 +60,7 @@ public struct BuiltInSimulatorAdmin: Sendable {
     }
 
     /// Sends one request and returns the status and body.
-    public func request(_ method: String, _ path: String, body: [UInt8] = []) async throws -> (status: Int, body: [UInt8]) {
+    package func request(_ method: String, _ path: String, body: [UInt8] = []) async throws -> (status: Int, body: [UInt8]) {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         if method == "POST" || !body.isEmpty { headers.append(("Content-Type", "application/json")) }
         let shownHost = host.contains(":") ? "[\(host)]" : host

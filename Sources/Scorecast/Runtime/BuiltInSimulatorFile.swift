@@ -6,20 +6,20 @@ import Foundation
 ///
 /// `{"pid": 1234, "sendPort": …, "managementPort": …, "adminPort": …, "caCertificate": "…"}`.
 /// Written when the simulator starts, removed when it stops (only by the process that wrote it).
-public struct BuiltInSimulatorFile: Sendable, Equatable, Codable {
+package struct BuiltInSimulatorFile: Sendable, Equatable, Codable {
     /// The process running the simulator.
-    public var pid: Int32
+    package var pid: Int32
     /// The send port.
-    public var sendPort: Int
+    package var sendPort: Int
     /// The channel-management port.
-    public var managementPort: Int
+    package var managementPort: Int
     /// The admin API port.
-    public var adminPort: Int
+    package var adminPort: Int
     /// The CA certificate clients must trust.
-    public var caCertificate: String
+    package var caCertificate: String
 
     /// Creates the record for `endpoints` served by process `pid`.
-    public init(pid: Int32, endpoints: SimulatorEndpoints) {
+    package init(pid: Int32, endpoints: SimulatorEndpoints) {
         self.pid = pid
         self.sendPort = endpoints.sendPort
         self.managementPort = endpoints.managementPort
@@ -28,22 +28,22 @@ public struct BuiltInSimulatorFile: Sendable, Equatable, Codable {
     }
 
     /// The endpoints this file describes.
-    public var endpoints: SimulatorEndpoints {
+    package var endpoints: SimulatorEndpoints {
         SimulatorEndpoints(sendPort: sendPort, managementPort: managementPort, adminPort: adminPort, caCertificatePath: caCertificate)
     }
 
     /// The simulator's folder under the state folder: `<state>/apns-sim`.
-    public static func folder(stateDirectory: URL) -> URL {
+    package static func folder(stateDirectory: URL) -> URL {
         stateDirectory.appendingPathComponent("apns-sim")
     }
 
     /// The file's path under the state folder.
-    public static func path(stateDirectory: URL) -> URL {
+    package static func path(stateDirectory: URL) -> URL {
         folder(stateDirectory: stateDirectory).appendingPathComponent("endpoints.json")
     }
 
     /// Writes the file atomically (a temporary file renamed over it).
-    public func write(stateDirectory: URL) throws {
+    package func write(stateDirectory: URL) throws {
         let url = Self.path(stateDirectory: stateDirectory)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let encoder = JSONEncoder()
@@ -52,7 +52,7 @@ public struct BuiltInSimulatorFile: Sendable, Equatable, Codable {
     }
 
     /// Reads the file; nil when there is none. A file that is not one of ours is an error.
-    public static func read(stateDirectory: URL) throws -> BuiltInSimulatorFile? {
+    package static func read(stateDirectory: URL) throws -> BuiltInSimulatorFile? {
         let url = path(stateDirectory: stateDirectory)
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         do {
@@ -63,13 +63,13 @@ public struct BuiltInSimulatorFile: Sendable, Equatable, Codable {
     }
 
     /// Removes the file if it still describes process `pid` (a newer simulator's file stays).
-    public static func remove(stateDirectory: URL, ifOwnedBy pid: Int32) {
+    package static func remove(stateDirectory: URL, ifOwnedBy pid: Int32) {
         guard let current = try? read(stateDirectory: stateDirectory), current.pid == pid else { return }
         try? FileManager.default.removeItem(at: path(stateDirectory: stateDirectory))
     }
 
     /// Whether process `pid` exists (it may belong to another user).
-    public static func processIsAlive(_ pid: Int32) -> Bool {
+    package static func processIsAlive(_ pid: Int32) -> Bool {
         guard pid > 0 else { return false }
         return kill(pid, 0) == 0 || errno == EPERM
     }

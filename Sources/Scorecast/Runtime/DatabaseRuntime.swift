@@ -7,16 +7,16 @@ import Postgres
 ///
 /// Behind a pooler in transaction mode (`SCORECAST_DATABASE_POOLER=transaction`) a second,
 /// small pool on `SCORECAST_DATABASE_DIRECT_URL` serves what needs a session of its own.
-public final class DatabaseRuntime: Sendable {
+package final class DatabaseRuntime: Sendable {
     /// The connection pool.
-    public let pool: PostgresPool
+    package let pool: PostgresPool
     /// For work that needs a session of its own: LISTEN, the poller's leader lock, migrations
     /// (session advisory locks, `set_config(…, false)`). The main pool unless a direct URL is set.
-    public let sessionPool: PostgresPool
+    package let sessionPool: PostgresPool
     /// The embedded cluster this process started, if any.
-    public let embedded: EmbeddedPostgres?
+    package let embedded: EmbeddedPostgres?
     /// How the pool connects (no password in its description).
-    public let configuration: PostgresConfiguration
+    package let configuration: PostgresConfiguration
 
     private init(pool: PostgresPool, sessionPool: PostgresPool, embedded: EmbeddedPostgres?, configuration: PostgresConfiguration) {
         self.pool = pool
@@ -31,7 +31,7 @@ public final class DatabaseRuntime: Sendable {
 
     /// Connects as `configuration` says; starts the embedded cluster when no URL is set.
     /// Connection failures become exit code 5 at the CLI.
-    public static func open(_ configuration: Configuration, logger: Logger, applicationName: String = "scorecast") async throws -> DatabaseRuntime {
+    package static func open(_ configuration: Configuration, logger: Logger, applicationName: String = "scorecast") async throws -> DatabaseRuntime {
         var postgres: PostgresConfiguration
         var embedded: EmbeddedPostgres?
         switch configuration.database {
@@ -95,32 +95,9 @@ public final class DatabaseRuntime: Sendable {
     }
 
     /// Closes the pools and stops the embedded cluster if this process started it.
-    public func shutdown() async {
+    package func shutdown() async {
         if sessionPool !== pool { await sessionPool.close() }
         await pool.close()
         embedded?.stop()
-    }
-}
-
-extension CommandContext {
-    /// Opens the database for one command and closes it (and any embedded cluster this process
-    /// started) afterwards, whatever happens.
-    public func withDatabase<T: Sendable>(
-        _ configuration: Configuration, logger: Logger, _ body: (DatabaseRuntime) async throws -> T
-    ) async throws -> T {
-        let database: DatabaseRuntime
-        do {
-            database = try await DatabaseRuntime.open(configuration, logger: logger, applicationName: "scorecast-cli")
-        } catch let error as PostgresError {
-            throw CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
-        }
-        do {
-            let result = try await body(database)
-            await database.shutdown()
-            return result
-        } catch {
-            await database.shutdown()
-            throw error
-        }
     }
 }

@@ -4,14 +4,14 @@ import Postgres
 /// Counts the feed events that leave no row in `events` — duplicates and rejected ones — per
 /// minute in `stats_minute_events`, so that `/v1/stats` can report them next to the accepted
 /// and stale events the poller rolls up. Ingest calls `record` once per request (one upsert).
-public struct IngestTally: Sendable {
+package struct IngestTally: Sendable {
     let pool: PostgresPool
 
     /// Creates the tally on `pool`.
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// Adds `duplicates` and `rejected` events received at `time`; zero counts write nothing.
-    public func record(duplicates: Int, rejected: Int, at time: Date) async throws {
+    package func record(duplicates: Int, rejected: Int, at time: Date) async throws {
         let outcomes = [("duplicate", duplicates), ("rejected", rejected)].filter { $0.1 > 0 }
         guard !outcomes.isEmpty else { return }
         try await pool.execute("""

@@ -10,7 +10,7 @@ import PrometheusMetrics
 /// The gauges registered here (`scorecast_outbox_leased`, `scorecast_apps_paused`,
 /// `scorecast_games_live`, `scorecast_last_event_received_timestamp_seconds`) are shared state
 /// of every instance, unlike the in-process `scorecast_sends_in_flight` each worker pool keeps.
-public struct MetricsRefresher: Sendable {
+package struct MetricsRefresher: Sendable {
     let pool: PostgresPool
     let metrics: ScorecastMetrics
     let leased: Gauge<NoLabels>
@@ -21,7 +21,7 @@ public struct MetricsRefresher: Sendable {
     let clock: @Sendable () -> Date
 
     /// Creates the refresher and registers its gauges in `registry`.
-    public init(
+    package init(
         pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry, clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(MetricsError) {
         self.pool = pool
@@ -44,7 +44,7 @@ public struct MetricsRefresher: Sendable {
 
     /// Reads the gauges' values from the database, within `deadline`: when it does not answer
     /// in time, the gauges keep their last values and `refreshed` says how old they are.
-    public func refresh(deadline: Duration = .milliseconds(1500)) async throws {
+    package func refresh(deadline: Duration = .milliseconds(1500)) async throws {
         try await PostgresDeadline.within(deadline) { try await read() }
         refreshed.set(to: clock().timeIntervalSince1970)
     }

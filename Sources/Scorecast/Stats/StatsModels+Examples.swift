@@ -100,14 +100,14 @@ enum StatsExample {
 
 extension StatsResponse {
     /// An example `GET /v1/stats?window=15m` response.
-    public static let example = StatsResponse(
+    package static let example = StatsResponse(
         window: .default, from: StatsExample.start, to: StatsExample.end,
         totals: StatsExample.overall.totals, series: StatsExample.overall.series)
 }
 
 extension LiveStatsResponse {
     /// An example `GET /v1/stats/live` response.
-    public static let example = LiveStatsResponse(
+    package static let example = LiveStatsResponse(
         generatedAt: StatsExample.end.addingTimeInterval(-2),
         games: [
             LiveGame(
@@ -145,7 +145,7 @@ extension LiveStatsResponse {
 
 extension GameLiveResponse {
     /// An example `GET /v1/games/{id}/live` response: the demo match.
-    public static let example = GameLiveResponse(
+    package static let example = GameLiveResponse(
         generatedAt: StatsExample.end.addingTimeInterval(-2),
         game: LiveStatsResponse.example.games[0],
         channels: [
@@ -166,7 +166,7 @@ extension GameLiveResponse {
 
 extension ChannelStatsResponse {
     /// An example `GET /v1/channels/{id}/stats?window=15m` response.
-    public static let example = ChannelStatsResponse(
+    package static let example = ChannelStatsResponse(
         channel: StatsExample.channels[0], app: StatsExample.appID, game: DemoFeed.gameID, status: "active",
         window: .default, from: StatsExample.start, to: StatsExample.end,
         totals: StatsExample.channel.totals, budget: StatsExample.budgets[0], series: StatsExample.channel.series)
@@ -174,7 +174,7 @@ extension ChannelStatsResponse {
 
 extension GameStatsResponse {
     /// An example `GET /v1/games/{id}/stats?window=15m` response.
-    public static let example = GameStatsResponse(
+    package static let example = GameStatsResponse(
         game: DemoFeed.gameID, league: DemoFeed.league, status: "live",
         window: .default, from: StatsExample.start, to: StatsExample.end,
         totals: StatsExample.overall.totals, channels: Array(StatsExample.budgets.prefix(2)), series: StatsExample.overall.series)
@@ -182,7 +182,7 @@ extension GameStatsResponse {
 
 extension AppStatsResponse {
     /// An example `GET /v1/apps/{bundle-id}/stats?window=15m` response.
-    public static let example = AppStatsResponse(
+    package static let example = AppStatsResponse(
         app: StatsExample.appID, environment: "sandbox",
         window: .default, from: StatsExample.start, to: StatsExample.end,
         channels: ChannelUsage(active: 9_214, retiring: 87),

@@ -3,20 +3,20 @@ import Foundation
 /// `GET /v1/games/{id}/live`: what the dashboard's game view shows — the scoreboard, every
 /// channel bound to the game with its budget, the game's latest deliveries and the
 /// announcements its channels still owe.
-public struct GameLiveResponse: Codable, Sendable, Equatable {
+package struct GameLiveResponse: Codable, Sendable, Equatable {
     /// When the snapshot was taken.
-    public var generatedAt: Date
+    package var generatedAt: Date
     /// The game and its scoreboard.
-    public var game: LiveGame
+    package var game: LiveGame
     /// Every channel bound to the game, active ones first.
-    public var channels: [GameChannelStatus]
+    package var channels: [GameChannelStatus]
     /// The latest delivery attempts to the game's channels, newest first (at most 25).
-    public var recentDeliveries: [RecentDelivery]
+    package var recentDeliveries: [RecentDelivery]
     /// Alerts queued and not yet accepted by APNs, oldest first.
-    public var pendingAlerts: [PendingAlert]
+    package var pendingAlerts: [PendingAlert]
 
     /// Creates a snapshot.
-    public init(generatedAt: Date, game: LiveGame, channels: [GameChannelStatus], recentDeliveries: [RecentDelivery], pendingAlerts: [PendingAlert]) {
+    package init(generatedAt: Date, game: LiveGame, channels: [GameChannelStatus], recentDeliveries: [RecentDelivery], pendingAlerts: [PendingAlert]) {
         self.generatedAt = generatedAt
         self.game = game
         self.channels = channels
@@ -26,22 +26,22 @@ public struct GameLiveResponse: Codable, Sendable, Equatable {
 }
 
 /// One channel of a game.
-public struct GameChannelStatus: Codable, Sendable, Equatable {
+package struct GameChannelStatus: Codable, Sendable, Equatable {
     /// The APNs channel id.
-    public var channel: String
+    package var channel: String
     /// The bundle id of its app.
-    public var app: String
+    package var app: String
     /// `sandbox` or `production`.
-    public var environment: String
+    package var environment: String
     /// `active`, `retiring`, `deleted` or `gone`.
-    public var status: String
+    package var status: String
     /// Whether an update waits in the outbox for it.
-    public var pendingUpdate: Bool
+    package var pendingUpdate: Bool
     /// Its priority-10 budget in the current hour.
-    public var budget: ChannelBudgetStatus?
+    package var budget: ChannelBudgetStatus?
 
     /// Creates a status.
-    public init(channel: String, app: String, environment: String, status: String, pendingUpdate: Bool, budget: ChannelBudgetStatus?) {
+    package init(channel: String, app: String, environment: String, status: String, pendingUpdate: Bool, budget: ChannelBudgetStatus?) {
         self.channel = channel
         self.app = app
         self.environment = environment
@@ -52,19 +52,19 @@ public struct GameChannelStatus: Codable, Sendable, Equatable {
 }
 
 /// An announcement a channel still owes (coalescing never drops one).
-public struct PendingAlert: Codable, Sendable, Equatable {
+package struct PendingAlert: Codable, Sendable, Equatable {
     /// The APNs channel id.
-    public var channel: String
+    package var channel: String
     /// The `events.id` of the event that raised it.
-    public var event: String
+    package var event: String
     /// The alert's title and body as the device would show them (a localized text as its key
     /// and arguments).
-    public var text: String
+    package var text: String
     /// When it was queued (ingest).
-    public var queuedAt: Date
+    package var queuedAt: Date
 
     /// Creates a pending alert.
-    public init(channel: String, event: String, text: String, queuedAt: Date) {
+    package init(channel: String, event: String, text: String, queuedAt: Date) {
         self.channel = channel
         self.event = event
         self.text = text
@@ -73,16 +73,16 @@ public struct PendingAlert: Codable, Sendable, Equatable {
 }
 
 /// One app's channels against the limit, for the live snapshot.
-public struct AppChannelUsage: Codable, Sendable, Equatable {
+package struct AppChannelUsage: Codable, Sendable, Equatable {
     /// The app's bundle id.
-    public var app: String
+    package var app: String
     /// `sandbox` or `production`.
-    public var environment: String
+    package var environment: String
     /// Its channels against the limit.
-    public var channels: ChannelUsage
+    package var channels: ChannelUsage
 
     /// Creates usage figures.
-    public init(app: String, environment: String, channels: ChannelUsage) {
+    package init(app: String, environment: String, channels: ChannelUsage) {
         self.app = app
         self.environment = environment
         self.channels = channels

@@ -1,30 +1,30 @@
 import Foundation
 
 /// `GET /v1/channels/{id}/stats?window=…`: one channel's figures and budget.
-public struct ChannelStatsResponse: Codable, Sendable, Equatable {
+package struct ChannelStatsResponse: Codable, Sendable, Equatable {
     /// The APNs channel id.
-    public var channel: String
+    package var channel: String
     /// The bundle id of its app.
-    public var app: String
+    package var app: String
     /// The game it carries, if any.
-    public var game: String?
+    package var game: String?
     /// `active`, `retiring`, `deleted` or `gone`.
-    public var status: String
+    package var status: String
     /// The window asked for.
-    public var window: StatsWindow
+    package var window: StatsWindow
     /// Start of the window (inclusive).
-    public var from: Date
+    package var from: Date
     /// End of the window (exclusive).
-    public var to: Date
+    package var to: Date
     /// Figures over the window.
-    public var totals: DeliveryFigures
+    package var totals: DeliveryFigures
     /// The current hour's priority-10 budget.
-    public var budget: ChannelBudgetStatus
+    package var budget: ChannelBudgetStatus
     /// Per-minute figures, oldest first.
-    public var series: [StatsBucket]
+    package var series: [StatsBucket]
 
     /// Creates a response.
-    public init(channel: String, app: String, game: String?, status: String, window: StatsWindow, from: Date, to: Date, totals: DeliveryFigures, budget: ChannelBudgetStatus, series: [StatsBucket]) {
+    package init(channel: String, app: String, game: String?, status: String, window: StatsWindow, from: Date, to: Date, totals: DeliveryFigures, budget: ChannelBudgetStatus, series: [StatsBucket]) {
         self.channel = channel
         self.app = app
         self.game = game
@@ -39,28 +39,28 @@ public struct ChannelStatsResponse: Codable, Sendable, Equatable {
 }
 
 /// `GET /v1/games/{id}/stats?window=…`: a game's figures over all its channels.
-public struct GameStatsResponse: Codable, Sendable, Equatable {
+package struct GameStatsResponse: Codable, Sendable, Equatable {
     /// The game's external id (the feed's).
-    public var game: String
+    package var game: String
     /// League or competition, if known.
-    public var league: String?
+    package var league: String?
     /// `scheduled`, `live` or `final`.
-    public var status: String
+    package var status: String
     /// The window asked for.
-    public var window: StatsWindow
+    package var window: StatsWindow
     /// Start of the window (inclusive).
-    public var from: Date
+    package var from: Date
     /// End of the window (exclusive).
-    public var to: Date
+    package var to: Date
     /// Figures over the window, all channels together.
-    public var totals: DeliveryFigures
+    package var totals: DeliveryFigures
     /// The budget of each channel bound to the game, closest to exhaustion first.
-    public var channels: [ChannelBudgetStatus]
+    package var channels: [ChannelBudgetStatus]
     /// Per-minute figures, oldest first.
-    public var series: [StatsBucket]
+    package var series: [StatsBucket]
 
     /// Creates a response.
-    public init(game: String, league: String?, status: String, window: StatsWindow, from: Date, to: Date, totals: DeliveryFigures, channels: [ChannelBudgetStatus], series: [StatsBucket]) {
+    package init(game: String, league: String?, status: String, window: StatsWindow, from: Date, to: Date, totals: DeliveryFigures, channels: [ChannelBudgetStatus], series: [StatsBucket]) {
         self.game = game
         self.league = league
         self.status = status
@@ -75,26 +75,26 @@ public struct GameStatsResponse: Codable, Sendable, Equatable {
 
 /// `GET /v1/apps/{bundle-id}/stats?window=…`: an app's channel usage against APNs' limit,
 /// budgets and figures.
-public struct AppStatsResponse: Codable, Sendable, Equatable {
+package struct AppStatsResponse: Codable, Sendable, Equatable {
     /// The app's bundle id.
-    public var app: String
+    package var app: String
     /// `sandbox` or `production`.
-    public var environment: String
+    package var environment: String
     /// The window asked for.
-    public var window: StatsWindow
+    package var window: StatsWindow
     /// Start of the window (inclusive).
-    public var from: Date
+    package var from: Date
     /// End of the window (exclusive).
-    public var to: Date
+    package var to: Date
     /// Channels counting against the 10,000-per-app limit.
-    public var channels: ChannelUsage
+    package var channels: ChannelUsage
     /// Figures over the window.
-    public var totals: DeliveryFigures
+    package var totals: DeliveryFigures
     /// Channel budgets in the current hour, closest to exhaustion first (at most 50).
-    public var budgets: [ChannelBudgetStatus]
+    package var budgets: [ChannelBudgetStatus]
 
     /// Creates a response.
-    public init(app: String, environment: String, window: StatsWindow, from: Date, to: Date, channels: ChannelUsage, totals: DeliveryFigures, budgets: [ChannelBudgetStatus]) {
+    package init(app: String, environment: String, window: StatsWindow, from: Date, to: Date, channels: ChannelUsage, totals: DeliveryFigures, budgets: [ChannelBudgetStatus]) {
         self.app = app
         self.environment = environment
         self.window = window
@@ -107,25 +107,25 @@ public struct AppStatsResponse: Codable, Sendable, Equatable {
 }
 
 /// An app's channels against APNs' limit of 10,000 per app and environment.
-public struct ChannelUsage: Codable, Sendable, Equatable {
+package struct ChannelUsage: Codable, Sendable, Equatable {
     /// APNs' documented limit per app and environment.
-    public static let apnsLimit = 10_000
+    package static let apnsLimit = 10_000
 
     /// Channels that count against the limit (`active` + `retiring`).
-    public var used: Int
+    package var used: Int
     /// The limit (10,000).
-    public var limit: Int
+    package var limit: Int
     /// Channels that may still be created.
-    public var remaining: Int
+    package var remaining: Int
     /// Channels in use.
-    public var active: Int
+    package var active: Int
     /// Channels of finished games waiting to be deleted at APNs.
-    public var retiring: Int
+    package var retiring: Int
     /// Whether `used` has reached the warning threshold (`ChannelLimit.warningFraction` of the limit by default: one threshold for warning and showing).
-    public var nearLimit: Bool
+    package var nearLimit: Bool
 
     /// Creates usage figures; `used`, `remaining` and `nearLimit` are derived.
-    public init(active: Int, retiring: Int, limit: Int = ChannelUsage.apnsLimit, warnAt fraction: Double = ChannelLimit.warningFraction) {
+    package init(active: Int, retiring: Int, limit: Int = ChannelUsage.apnsLimit, warnAt fraction: Double = ChannelLimit.warningFraction) {
         self.active = active
         self.retiring = retiring
         self.used = active + retiring

@@ -4,22 +4,22 @@ import Foundation
 // bucket of it); every time is RFC 3339 UTC; every latency is in milliseconds.
 
 /// `GET /v1/stats?window=15m`: delivery figures for every app, as totals and a per-minute series.
-public struct StatsResponse: Codable, Sendable, Equatable {
+package struct StatsResponse: Codable, Sendable, Equatable {
     /// The window asked for, e.g. `15m`.
-    public var window: StatsWindow
+    package var window: StatsWindow
     /// Start of the window (inclusive), aligned to a bucket boundary.
-    public var from: Date
+    package var from: Date
     /// End of the window (exclusive).
-    public var to: Date
+    package var to: Date
     /// Width of each series bucket in seconds (60: one bucket per minute).
-    public var bucketSeconds: Int
+    package var bucketSeconds: Int
     /// Figures over the whole window.
-    public var totals: DeliveryFigures
+    package var totals: DeliveryFigures
     /// One entry per bucket, oldest first; buckets with no activity are present with zeros.
-    public var series: [StatsBucket]
+    package var series: [StatsBucket]
 
     /// Creates a response.
-    public init(window: StatsWindow, from: Date, to: Date, bucketSeconds: Int = 60, totals: DeliveryFigures, series: [StatsBucket]) {
+    package init(window: StatsWindow, from: Date, to: Date, bucketSeconds: Int = 60, totals: DeliveryFigures, series: [StatsBucket]) {
         self.window = window
         self.from = from
         self.to = to
@@ -31,14 +31,14 @@ public struct StatsResponse: Codable, Sendable, Equatable {
 
 /// The figures of one bucket of a series: its start time plus the same fields as
 /// `DeliveryFigures`, flattened into one JSON object (`{"start": …, "sends": …, …}`).
-public struct StatsBucket: Codable, Sendable, Equatable {
+package struct StatsBucket: Codable, Sendable, Equatable {
     /// Start of the bucket (inclusive).
-    public var start: Date
+    package var start: Date
     /// What happened in the bucket.
-    public var figures: DeliveryFigures
+    package var figures: DeliveryFigures
 
     /// Creates a bucket.
-    public init(start: Date, figures: DeliveryFigures) {
+    package init(start: Date, figures: DeliveryFigures) {
         self.start = start
         self.figures = figures
     }
@@ -46,13 +46,13 @@ public struct StatsBucket: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey { case start }
 
     /// Decodes `start` and the flattened figures.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         start = try decoder.container(keyedBy: CodingKeys.self).decode(Date.self, forKey: .start)
         figures = try DeliveryFigures(from: decoder)
     }
 
     /// Encodes `start` and the figures side by side in one object.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try figures.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(start, forKey: .start)
@@ -60,26 +60,26 @@ public struct StatsBucket: Codable, Sendable, Equatable {
 }
 
 /// What happened to feed events and broadcasts over a span of time.
-public struct DeliveryFigures: Codable, Sendable, Equatable {
+package struct DeliveryFigures: Codable, Sendable, Equatable {
     /// Feed events received, by ingest outcome.
-    public var events: EventCounts
+    package var events: EventCounts
     /// Broadcast send attempts, by outcome and by priority.
-    public var sends: SendCounts
+    package var sends: SendCounts
     /// Failed attempts by APNs reason (or transport failure), most frequent first.
-    public var failures: [ReasonCount]
+    package var failures: [ReasonCount]
     /// Pending updates replaced by a newer one before they were sent.
-    public var coalesced: Int
+    package var coalesced: Int
     /// Alerting updates sent at priority 5 because the channel's priority-10 budget was spent.
-    public var downgraded: Int
+    package var downgraded: Int
     /// Sends queued for another attempt (retryable failure or expired lease).
-    public var retried: Int
+    package var retried: Int
     /// `429 TooManyRequests` answers.
-    public var throttled: Int
+    package var throttled: Int
     /// Latency percentiles.
-    public var latency: LatencyFigures
+    package var latency: LatencyFigures
 
     /// Creates figures.
-    public init(
+    package init(
         events: EventCounts, sends: SendCounts, failures: [ReasonCount], coalesced: Int,
         downgraded: Int, retried: Int, throttled: Int, latency: LatencyFigures
     ) {
@@ -94,13 +94,13 @@ public struct DeliveryFigures: Codable, Sendable, Equatable {
     }
 
     /// Nothing happened.
-    public static let zero = DeliveryFigures(
+    package static let zero = DeliveryFigures(
         events: .zero, sends: .zero, failures: [], coalesced: 0, downgraded: 0, retried: 0,
         throttled: 0, latency: .empty)
 
     /// Adds the counts of `parts` (e.g. the buckets of a series) into one set of figures.
     /// Percentiles cannot be added, so the caller supplies the latency of the whole span.
-    public static func summing(_ parts: [DeliveryFigures], latency: LatencyFigures) -> DeliveryFigures {
+    package static func summing(_ parts: [DeliveryFigures], latency: LatencyFigures) -> DeliveryFigures {
         var reasons: [String: Int] = [:]
         for part in parts { for failure in part.failures { reasons[failure.reason, default: 0] += failure.count } }
         return DeliveryFigures(
@@ -125,18 +125,18 @@ public struct DeliveryFigures: Codable, Sendable, Equatable {
 }
 
 /// Feed events by ingest outcome.
-public struct EventCounts: Codable, Sendable, Equatable {
+package struct EventCounts: Codable, Sendable, Equatable {
     /// Applied to their game.
-    public var accepted: Int
+    package var accepted: Int
     /// Already seen (same feed event id).
-    public var duplicate: Int
+    package var duplicate: Int
     /// Older than the game's applied `seq`: stored, no effect.
-    public var stale: Int
+    package var stale: Int
     /// Refused as invalid.
-    public var rejected: Int
+    package var rejected: Int
 
     /// Creates counts.
-    public init(accepted: Int, duplicate: Int, stale: Int, rejected: Int) {
+    package init(accepted: Int, duplicate: Int, stale: Int, rejected: Int) {
         self.accepted = accepted
         self.duplicate = duplicate
         self.stale = stale
@@ -144,26 +144,26 @@ public struct EventCounts: Codable, Sendable, Equatable {
     }
 
     /// All zero.
-    public static let zero = EventCounts(accepted: 0, duplicate: 0, stale: 0, rejected: 0)
+    package static let zero = EventCounts(accepted: 0, duplicate: 0, stale: 0, rejected: 0)
 }
 
 /// Broadcast send attempts. `total` = `accepted + retried + failed` = `priority10 + priority5`.
-public struct SendCounts: Codable, Sendable, Equatable {
+package struct SendCounts: Codable, Sendable, Equatable {
     /// Every attempt.
-    public var total: Int
+    package var total: Int
     /// APNs answered 2xx.
-    public var accepted: Int
+    package var accepted: Int
     /// Failed, and queued for another attempt.
-    public var retried: Int
+    package var retried: Int
     /// Failed for good.
-    public var failed: Int
+    package var failed: Int
     /// Sent with `apns-priority: 10`.
-    public var priority10: Int
+    package var priority10: Int
     /// Sent with `apns-priority: 5`.
-    public var priority5: Int
+    package var priority5: Int
 
     /// Creates counts; `total` is `accepted + retried + failed`.
-    public init(accepted: Int, retried: Int, failed: Int, priority10: Int, priority5: Int) {
+    package init(accepted: Int, retried: Int, failed: Int, priority10: Int, priority5: Int) {
         self.total = accepted + retried + failed
         self.accepted = accepted
         self.retried = retried
@@ -173,66 +173,66 @@ public struct SendCounts: Codable, Sendable, Equatable {
     }
 
     /// All zero.
-    public static let zero = SendCounts(accepted: 0, retried: 0, failed: 0, priority10: 0, priority5: 0)
+    package static let zero = SendCounts(accepted: 0, retried: 0, failed: 0, priority10: 0, priority5: 0)
 }
 
 /// How many failed attempts had one reason.
-public struct ReasonCount: Codable, Sendable, Equatable {
+package struct ReasonCount: Codable, Sendable, Equatable {
     /// The APNs reason (e.g. `TooManyRequests`) or transport failure (e.g. `Timeout`).
-    public var reason: String
+    package var reason: String
     /// How many attempts failed with it.
-    public var count: Int
+    package var count: Int
 
     /// Creates a count.
-    public init(reason: String, count: Int) {
+    package init(reason: String, count: Int) {
         self.reason = reason
         self.count = count
     }
 
     /// Turns a reason → count map into a list, most frequent first, then by reason.
-    public static func sorted(_ counts: [String: Int]) -> [ReasonCount] {
+    package static func sorted(_ counts: [String: Int]) -> [ReasonCount] {
         counts.map { ReasonCount(reason: $0.key, count: $0.value) }
             .sorted { ($0.count, $1.reason) > ($1.count, $0.reason) }
     }
 }
 
 /// Latency percentiles of the two legs of a delivery.
-public struct LatencyFigures: Codable, Sendable, Equatable {
+package struct LatencyFigures: Codable, Sendable, Equatable {
     /// From event ingest to the send of its broadcast.
-    public var ingestToSend: LatencyPercentiles
+    package var ingestToSend: LatencyPercentiles
     /// From the send to APNs' answer.
-    public var sendToAnswer: LatencyPercentiles
+    package var sendToAnswer: LatencyPercentiles
     /// `ingestToSend` of alerting updates only (those that asked for priority 10: goals, cards,
     /// the final whistle). Routine updates are held back on purpose (shaping), so this is the
     /// figure to hold against the latency target. Absent when the span holds too many attempts
     /// for exact percentiles.
-    public var alertingIngestToSend: LatencyPercentiles?
+    package var alertingIngestToSend: LatencyPercentiles?
 
     /// Creates figures.
-    public init(ingestToSend: LatencyPercentiles, sendToAnswer: LatencyPercentiles, alertingIngestToSend: LatencyPercentiles? = nil) {
+    package init(ingestToSend: LatencyPercentiles, sendToAnswer: LatencyPercentiles, alertingIngestToSend: LatencyPercentiles? = nil) {
         self.ingestToSend = ingestToSend
         self.sendToAnswer = sendToAnswer
         self.alertingIngestToSend = alertingIngestToSend
     }
 
     /// No samples on either leg.
-    public static let empty = LatencyFigures(ingestToSend: .empty, sendToAnswer: .empty)
+    package static let empty = LatencyFigures(ingestToSend: .empty, sendToAnswer: .empty)
 }
 
 /// p50, p95 and p99 of a set of latency samples, in milliseconds. The percentiles are absent
 /// (omitted from the JSON) when there was no sample.
-public struct LatencyPercentiles: Codable, Sendable, Equatable {
+package struct LatencyPercentiles: Codable, Sendable, Equatable {
     /// How many samples the percentiles come from.
-    public var samples: Int
+    package var samples: Int
     /// Median, in milliseconds.
-    public var p50Ms: Double?
+    package var p50Ms: Double?
     /// 95th percentile, in milliseconds.
-    public var p95Ms: Double?
+    package var p95Ms: Double?
     /// 99th percentile, in milliseconds.
-    public var p99Ms: Double?
+    package var p99Ms: Double?
 
     /// Creates percentiles from already computed values.
-    public init(samples: Int, p50Ms: Double?, p95Ms: Double?, p99Ms: Double?) {
+    package init(samples: Int, p50Ms: Double?, p95Ms: Double?, p99Ms: Double?) {
         self.samples = samples
         self.p50Ms = p50Ms
         self.p95Ms = p95Ms
@@ -240,7 +240,7 @@ public struct LatencyPercentiles: Codable, Sendable, Equatable {
     }
 
     /// Computes the percentiles of `samplesMs` (milliseconds) with `Percentile`.
-    public init(samplesMs: [Double]) {
+    package init(samplesMs: [Double]) {
         let sorted = samplesMs.filter(\.isFinite).sorted()
         self.init(
             samples: sorted.count,
@@ -250,30 +250,30 @@ public struct LatencyPercentiles: Codable, Sendable, Equatable {
     }
 
     /// No samples.
-    public static let empty = LatencyPercentiles(samples: 0, p50Ms: nil, p95Ms: nil, p99Ms: nil)
+    package static let empty = LatencyPercentiles(samples: 0, p50Ms: nil, p95Ms: nil, p99Ms: nil)
 }
 
 /// A channel's priority-10 budget in the current hour window.
-public struct ChannelBudgetStatus: Codable, Sendable, Equatable {
+package struct ChannelBudgetStatus: Codable, Sendable, Equatable {
     /// The APNs channel id (opaque, as APNs issued it).
-    public var channel: String
+    package var channel: String
     /// The bundle id of the app the channel belongs to.
-    public var app: String
+    package var app: String
     /// The game the channel carries, if bound to one.
-    public var game: String?
+    package var game: String?
     /// Start of the hour window the counts belong to.
-    public var hourStart: Date
+    package var hourStart: Date
     /// Priority-10 sends spent in this window.
-    public var priority10Used: Int
+    package var priority10Used: Int
     /// Priority-10 sends allowed in this window (from the app's budget profile, lowered after 429s).
-    public var priority10Limit: Int
+    package var priority10Limit: Int
     /// Updates sent at priority 5 in this window because the budget was spent.
-    public var downgrades: Int
+    package var downgrades: Int
     /// `429 TooManyRequests` answers in this window.
-    public var throttled: Int
+    package var throttled: Int
 
     /// Creates a budget state.
-    public init(channel: String, app: String, game: String?, hourStart: Date, priority10Used: Int, priority10Limit: Int, downgrades: Int, throttled: Int) {
+    package init(channel: String, app: String, game: String?, hourStart: Date, priority10Used: Int, priority10Limit: Int, downgrades: Int, throttled: Int) {
         self.channel = channel
         self.app = app
         self.game = game
@@ -285,15 +285,15 @@ public struct ChannelBudgetStatus: Codable, Sendable, Equatable {
     }
 
     /// Priority-10 sends left in this window (never negative).
-    public var remaining: Int { max(0, priority10Limit - priority10Used) }
+    package var remaining: Int { max(0, priority10Limit - priority10Used) }
 
     /// Used over limit, 0…1 and beyond (1 when the limit is 0).
-    public var utilisation: Double {
+    package var utilisation: Double {
         priority10Limit > 0 ? Double(priority10Used) / Double(priority10Limit) : 1
     }
 
     /// Sorts budgets closest to exhaustion first (then by most downgrades, then channel id).
-    public static func closestToLimit(_ budgets: [ChannelBudgetStatus]) -> [ChannelBudgetStatus] {
+    package static func closestToLimit(_ budgets: [ChannelBudgetStatus]) -> [ChannelBudgetStatus] {
         budgets.sorted { ($0.utilisation, $0.downgrades, $1.channel) > ($1.utilisation, $1.downgrades, $0.channel) }
     }
 }

@@ -8,7 +8,7 @@ extension StatsQuery {
     /// `GET /v1/games/{id}/live`: the game's scoreboard, its channels with their budgets and
     /// whether an update waits, its 25 latest deliveries and the alerts its channels still owe.
     /// `nil` when there is no such game.
-    public func gameLive(_ id: String, now: Date) async throws -> GameLiveResponse? {
+    package func gameLive(_ id: String, now: Date) async throws -> GameLiveResponse? {
         guard let gameRow = try await pool.query("""
             SELECT \(unsafeSQL: GameRecord.columns), finished_at, updated_at,
                    (SELECT count(*) FROM channel_bindings b JOIN channels c ON c.id = b.channel_id

@@ -9,7 +9,7 @@ extension StatsQuery {
     /// `GET /v1/stats/live`: games in play (and about to start or just finished), the 10
     /// channel budgets closest to exhaustion this hour, the 25 latest delivery attempts and
     /// every app's channels against the limit.
-    public func live(now: Date) async throws -> LiveStatsResponse {
+    package func live(now: Date) async throws -> LiveStatsResponse {
         let gameRows = try await pool.query("""
             SELECT \(unsafeSQL: GameRecord.columns), finished_at, updated_at,
                    (SELECT count(*) FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
@@ -49,7 +49,7 @@ extension StatsQuery {
 
     /// Apps paused because APNs refused their credentials, longest paused first, with the
     /// updates waiting for them (also what `/readyz` reports).
-    public func pausedApps() async throws -> [PausedAppStatus] {
+    package func pausedApps() async throws -> [PausedAppStatus] {
         try await pool.query("""
             SELECT a.bundle_id, a.environment, coalesce(a.paused_reason, '') AS reason, a.paused_at,
                    (SELECT count(*) FROM outbox o JOIN channels c ON c.id = o.channel_id WHERE c.app_id = a.id)::int AS waiting

@@ -10,7 +10,7 @@ import ScorecastCore
 /// Figures come from `FiguresReader` (roll-ups for settled minutes, `deliveries` live for the
 /// rest). Duplicate and rejected feed events are known only in total, so the app, game and
 /// channel answers count accepted and stale events only.
-public struct StatsQuery: Sendable {
+package struct StatsQuery: Sendable {
     let pool: PostgresPool
     let figures: FiguresReader
     let budgets: BudgetReader
@@ -18,14 +18,14 @@ public struct StatsQuery: Sendable {
     let channelLimit: Int
 
     /// Creates the reads on `pool` with the budget profiles and channel limit of `configuration`.
-    public init(pool: PostgresPool, configuration: Configuration) {
+    package init(pool: PostgresPool, configuration: Configuration) {
         self.init(
             pool: pool, standardPerHour: configuration.budgetStandardPerHour,
             frequentPerHour: configuration.budgetFrequentPerHour, channelLimit: configuration.channelLimit)
     }
 
     /// Creates the reads with explicit budget profiles and channel limit.
-    public init(pool: PostgresPool, standardPerHour: Int, frequentPerHour: Int, channelLimit: Int) {
+    package init(pool: PostgresPool, standardPerHour: Int, frequentPerHour: Int, channelLimit: Int) {
         self.pool = pool
         self.figures = FiguresReader(pool: pool)
         self.budgets = BudgetReader(pool: pool, standardPerHour: standardPerHour, frequentPerHour: frequentPerHour)
@@ -33,7 +33,7 @@ public struct StatsQuery: Sendable {
     }
 
     /// `GET /v1/stats`: every app's figures over `window` ending with the minute of `now`.
-    public func overview(window: StatsWindow, now: Date) async throws -> StatsResponse {
+    package func overview(window: StatsWindow, now: Date) async throws -> StatsResponse {
         let span = StatsSpan(window: window, now: now)
         let (totals, series) = try await figures.read(.all, span: span)
         return StatsResponse(window: window, from: span.from, to: span.to, bucketSeconds: span.bucketSeconds, totals: totals, series: series)
@@ -41,7 +41,7 @@ public struct StatsQuery: Sendable {
 
     /// `GET /v1/channels/{id}/stats`: `id` is the registry id (digits) or the APNs channel id.
     /// `nil` when there is no such channel.
-    public func channel(_ id: String, window: StatsWindow, now: Date) async throws -> ChannelStatsResponse? {
+    package func channel(_ id: String, window: StatsWindow, now: Date) async throws -> ChannelStatsResponse? {
         var rows: [PostgresRow] = []
         if let number = Int64(id) {
             rows = try await pool.query("SELECT c.id, c.apns_channel_id, c.status, a.bundle_id FROM channels c JOIN apps a ON a.id = c.app_id WHERE c.id = \(number)")
@@ -67,7 +67,7 @@ public struct StatsQuery: Sendable {
 
     /// `GET /v1/games/{id}/stats`: the figures of every channel bound to the game. `nil` when
     /// there is no such game.
-    public func game(_ id: String, window: StatsWindow, now: Date) async throws -> GameStatsResponse? {
+    package func game(_ id: String, window: StatsWindow, now: Date) async throws -> GameStatsResponse? {
         guard let game = try await pool.query("SELECT league, status FROM games WHERE id = \(id)").first else { return nil }
         let channelIDs = try await pool.query("SELECT channel_id FROM channel_bindings WHERE game_id = \(id) ORDER BY channel_id")
             .map { try $0.decode("channel_id", as: Int64.self) }
@@ -84,7 +84,7 @@ public struct StatsQuery: Sendable {
     /// exhaustion (at most 50) and the app's figures. `nil` when there is no such app.
     /// - Throws: `RegistryError(.invalidInput)` when the bundle id has apps in both
     ///   environments and `environment` is nil.
-    public func app(bundleID: String, environment: APNsEnvironment?, window: StatsWindow, now: Date) async throws -> AppStatsResponse? {
+    package func app(bundleID: String, environment: APNsEnvironment?, window: StatsWindow, now: Date) async throws -> AppStatsResponse? {
         let app: AppRecord
         do {
             app = try await AppStore(pool: pool).resolve(bundleID: bundleID, environment: environment)

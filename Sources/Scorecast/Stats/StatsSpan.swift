@@ -5,23 +5,23 @@ import Foundation
 /// The span ends at the end of the bucket holding `now` (so the newest bucket is the one in
 /// progress) and starts one window earlier, on a bucket boundary. Buckets are a minute wide for
 /// windows up to 6 hours, 5 minutes up to a day, an hour beyond: at most a few hundred points.
-public struct StatsSpan: Sendable, Equatable {
+package struct StatsSpan: Sendable, Equatable {
     /// Start (inclusive).
-    public var from: Date
+    package var from: Date
     /// End (exclusive).
-    public var to: Date
+    package var to: Date
     /// Bucket width in seconds.
-    public var bucketSeconds: Int
+    package var bucketSeconds: Int
 
     /// Creates a span.
-    public init(from: Date, to: Date, bucketSeconds: Int) {
+    package init(from: Date, to: Date, bucketSeconds: Int) {
         self.from = from
         self.to = to
         self.bucketSeconds = bucketSeconds
     }
 
     /// The span of `window` at `now`.
-    public init(window: StatsWindow, now: Date) {
+    package init(window: StatsWindow, now: Date) {
         let seconds = window.seconds
         let bucket = seconds <= 6 * 3600 ? 60 : seconds <= 86_400 ? 300 : 3600
         let end = now.flooring(toMultipleOf: Double(bucket)).addingTimeInterval(Double(bucket))
@@ -31,13 +31,13 @@ public struct StatsSpan: Sendable, Equatable {
     }
 
     /// Every bucket start, oldest first.
-    public var bucketStarts: [Date] {
+    package var bucketStarts: [Date] {
         stride(from: from.timeIntervalSince1970, to: to.timeIntervalSince1970, by: Double(bucketSeconds))
             .map { Date(timeIntervalSince1970: $0) }
     }
 
     /// The start of the bucket holding `date`.
-    public func bucket(of date: Date) -> Date {
+    package func bucket(of date: Date) -> Date {
         date.flooring(toMultipleOf: Double(bucketSeconds))
     }
 }

@@ -1,8 +1,8 @@
 /// The span a statistics request covers, written `15m`, `1h`, `24h` or `7d`: a positive whole
 /// number followed by `m` (minutes), `h` (hours) or `d` (days), at most 7 days.
-public struct StatsWindow: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct StatsWindow: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The unit of a window.
-    public enum Unit: String, Sendable, CaseIterable {
+    package enum Unit: String, Sendable, CaseIterable {
         /// Minutes (`m`).
         case minutes = "m"
         /// Hours (`h`).
@@ -11,7 +11,7 @@ public struct StatsWindow: Sendable, Hashable, Codable, CustomStringConvertible 
         case days = "d"
 
         /// Seconds in one unit.
-        public var seconds: Int {
+        package var seconds: Int {
             switch self {
             case .minutes: 60
             case .hours: 3_600
@@ -21,27 +21,27 @@ public struct StatsWindow: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// The longest window a request may ask for: 7 days.
-    public static let maximumSeconds = 7 * 86_400
+    package static let maximumSeconds = 7 * 86_400
 
     /// The window used when a request names none: 15 minutes.
-    public static let `default` = StatsWindow(checkedCount: 15, unit: .minutes)
+    package static let `default` = StatsWindow(checkedCount: 15, unit: .minutes)
 
     /// How many units.
-    public let count: Int
+    package let count: Int
     /// Which unit.
-    public let unit: Unit
+    package let unit: Unit
 
     /// The length in seconds.
-    public var seconds: Int { count * unit.seconds }
+    package var seconds: Int { count * unit.seconds }
 
     /// The length as a `Duration`.
-    public var duration: Duration { .seconds(seconds) }
+    package var duration: Duration { .seconds(seconds) }
 
     /// The canonical text, e.g. `15m`.
-    public var description: String { "\(count)\(unit.rawValue)" }
+    package var description: String { "\(count)\(unit.rawValue)" }
 
     /// Creates a window of `count` units; throws unless it is between 1 minute and 7 days.
-    public init(count: Int, unit: Unit) throws(StatsWindowError) {
+    package init(count: Int, unit: Unit) throws(StatsWindowError) {
         guard count > 0, count <= Self.maximumSeconds / unit.seconds else {
             throw .outOfRange("\(count)\(unit.rawValue)")
         }
@@ -49,7 +49,7 @@ public struct StatsWindow: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// Parses `15m`, `1h`, `24h`, `7d`…; throws a `StatsWindowError` naming the text otherwise.
-    public init(parsing text: String) throws(StatsWindowError) {
+    package init(parsing text: String) throws(StatsWindowError) {
         guard let last = text.last, let unit = Unit(rawValue: String(last)) else { throw .malformed(text) }
         let digits = text.dropLast()
         guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
@@ -64,7 +64,7 @@ public struct StatsWindow: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// Decodes from its text form, e.g. `"15m"`.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         do {
@@ -75,24 +75,24 @@ public struct StatsWindow: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// Encodes as its text form, e.g. `"15m"`.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
 }
 
 /// Why a `window` value was refused; the description is meant for a `400` problem response.
-public enum StatsWindowError: Error, Equatable, CustomStringConvertible {
+package enum StatsWindowError: Error, Equatable, CustomStringConvertible {
     /// Not a whole number followed by `m`, `h` or `d`.
     case malformed(String)
     /// Zero, or longer than 7 days.
     case outOfRange(String)
 
     /// The query parameter this error is about: `window`.
-    public var field: String { "window" }
+    package var field: String { "window" }
 
     /// A one-line explanation naming the bad value and what is accepted.
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let text):
             "window \"\(text)\" is not a duration: use a whole number followed by m, h or d (for example 15m, 1h, 24h), at most 7d"

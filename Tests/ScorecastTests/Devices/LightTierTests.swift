@@ -12,9 +12,8 @@ import Testing
             let app = try await fixture.addApp(environment: .sandbox)
             try await fixture.addGame("g1")
             let standard = try await fixture.registry().createChannel(gameID: "g1", app: app).listing.channel
-            let light = try await fixture.registry().createChannel(gameID: "g1", app: app, another: true).listing.channel
+            let light = try await fixture.registry().lightChannel(gameID: "g1", app: app).listing.channel
             #expect(light.id != standard.id)
-            try await fixture.pool.execute("UPDATE channel_bindings SET tier = 'light' WHERE channel_id = \(light.id)")
             let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
             func post(_ json: String) async throws -> [Int64: (priority: Int16, alerting: Bool)] {
                 let events = try FeedEventValidator().events(fromBody: Array(json.utf8), now: Date())

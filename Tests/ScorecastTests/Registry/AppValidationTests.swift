@@ -82,10 +82,4 @@ struct AppValidationTests {
         }
         #expect(Set(RegistryNames.dateEncodings) == Set(AppRecord.dateEncodings.keys))
     }
-
-    @Test func randomAppleIDsAreValidAndDiffer() throws {
-        let ids = (0..<50).map { _ in AppsCommands.randomAppleID() }
-        for id in ids { try AppValidation.checkAppleID(id, option: "--team-id") }
-        #expect(Set(ids).count == ids.count)
-    }
 }

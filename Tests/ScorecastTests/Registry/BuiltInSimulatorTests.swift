@@ -29,8 +29,8 @@ struct BuiltInSimulatorTests {
         #expect(configuration.apns == .builtInSimulator)
         let logger = Logger(label: "test", level: .warning)
 
-        let notRunning = try await #require(throws: CommandError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
-        #expect(notRunning.exitCode == .failure)
+        let notRunning = try await #require(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
+        #expect(notRunning.code == .failure)
         #expect(notRunning.message.contains("the built-in APNs simulator is not running"))
         #expect(notRunning.message.contains("SCORECAST_APNS_"))
 
@@ -73,7 +73,39 @@ struct BuiltInSimulatorTests {
             try await group.waitForAll()
         }
         #expect(try BuiltInSimulatorFile.read(stateDirectory: state) == nil)
-        await #expect(throws: CommandError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
+        await #expect(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
+    }
+
+    /// `apps add` and `apps update` with the built-in simulator: the key reaches the simulator of
+    /// a running `serve`, merged with what that key already had.
+    @Test func anAppsKeyIsRegisteredWithTheRunningSimulator() async throws {
+        let state = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let key = try P256PrivateKey.generate()
+        let keyPath = state.appendingPathComponent("app.p8").path
+        try key.pkcs8PEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        let app = try testApp(keyPath: keyPath)
+        #expect(await BuiltInSimulatorAdmin.registerWithRunningSimulator(app, publicKeyPEM: nil, stateDirectory: state) == .notRunning)
+
+        let (simulator, endpoints) = try BuiltInSimulator.start(configuration: try configuration(state: state), logger: Logger(label: "test", level: .warning))
+        let shutdown = ShutdownSignal()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await simulator.run(until: shutdown) }
+            #expect(await BuiltInSimulatorAdmin.registerWithRunningSimulator(app, publicKeyPEM: nil, stateDirectory: state) == .registered)
+            var second = app
+            second.bundleID = "com.example.second"
+            #expect(await BuiltInSimulatorAdmin.registerWithRunningSimulator(second, publicKeyPEM: key.publicKey.pem, stateDirectory: state) == .registered)
+            let teams = try await BuiltInSimulatorAdmin(port: endpoints.adminPort).teams()
+            #expect(teams.count == 1)
+            #expect(Set(teams.first?.bundleIDs ?? []) == ["com.example.scores", "com.example.second"])
+            #expect(teams.first?.publicKeyPEM == key.publicKey.pem)
+
+            var unreadable = app
+            unreadable.keyPath = state.appendingPathComponent("missing.p8").path
+            #expect(await BuiltInSimulatorAdmin.registerWithRunningSimulator(unreadable, publicKeyPEM: nil, stateDirectory: state) == .keyUnreadable)
+            shutdown.trigger()
+            try await group.waitForAll()
+        }
     }
 
     @Test func aStaleFileOfADeadProcessIsNotARunningSimulator() async throws {
@@ -83,12 +115,12 @@ struct BuiltInSimulatorTests {
         let stale = BuiltInSimulatorFile(
             pid: 99_999_999, endpoints: SimulatorEndpoints(sendPort: 1, managementPort: 2, adminPort: 3, caCertificatePath: "/nope"))
         try stale.write(stateDirectory: state)
-        let error = try await #require(throws: CommandError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
+        let error = try await #require(throws: RuntimeError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
         #expect(error.message.contains("not running"))
         // Alive pid (ours) but nothing on the admin port.
         try BuiltInSimulatorFile(pid: getpid(), endpoints: SimulatorEndpoints(sendPort: 1, managementPort: 2, adminPort: 1, caCertificatePath: "/nope"))
             .write(stateDirectory: state)
-        await #expect(throws: CommandError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
+        await #expect(throws: RuntimeError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
     }
 
     @Test func remoteConfigurationMakesAClientOnTheConfiguredHosts() async throws {

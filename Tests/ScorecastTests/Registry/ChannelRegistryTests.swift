@@ -34,6 +34,34 @@ struct ChannelRegistryTests {
         }
     }
 
+    /// `games light-channel`: one light channel per game and app, never the standard one, bound
+    /// as `light` when it is recorded.
+    @Test func theLightChannelIsAChannelOfItsOwnMadeOnce() async throws {
+        try await RegistryFixture.with { fixture in
+            let app = try await fixture.addApp()
+            try await fixture.addGame()
+            let registry = fixture.registry()
+            let standard = try await registry.createChannel(gameID: "g1", app: app).listing.channel
+            let light = try await registry.lightChannel(gameID: "g1", app: app)
+            #expect(!light.alreadyExisted)
+            #expect(light.listing.channel.id != standard.id)
+            #expect(light.listing.gameIDs == ["g1"])
+            let store = ChannelStore(pool: fixture.pool)
+            #expect(try await store.liveChannels(gameID: "g1", appID: app.id, tier: "light").map(\.id) == [light.listing.channel.id])
+            #expect(try await store.liveChannels(gameID: "g1", appID: app.id).map(\.id) == [standard.id])
+            #expect(fixture.simulatorChannels() == [standard.apnsChannelID, light.listing.channel.apnsChannelID])
+
+            let again = try await registry.lightChannel(gameID: "g1", app: app)
+            #expect(again.alreadyExisted)
+            #expect(again.listing.channel.id == light.listing.channel.id)
+            #expect(fixture.simulatorChannels().count == 2)
+            // The standard channel is still the one `channels create` answers with.
+            #expect(try await registry.createChannel(gameID: "g1", app: app).listing.channel.id == standard.id)
+            let game = try await #require(throws: RegistryError.self) { try await registry.lightChannel(gameID: "nope", app: app) }
+            #expect(game.code == .notFound)
+        }
+    }
+
     @Test func deletingAChannelAPNsForgotMarksItDeleted() async throws {
         try await RegistryFixture.with { fixture in
             let app = try await fixture.addApp()

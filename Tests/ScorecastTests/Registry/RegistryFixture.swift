@@ -63,7 +63,7 @@ struct RegistryFixture: Sendable {
         let key = try P256PrivateKey.generate()
         let path = folder.appendingPathComponent("\(bundleID)-\(environment).p8").path
         try key.pkcs8PEM.write(toFile: path, atomically: true, encoding: .utf8)
-        let teamID = AppsCommands.randomAppleID(), keyID = AppsCommands.randomAppleID()
+        let teamID = GeneratedSigningKey.randomAppleID(), keyID = GeneratedSigningKey.randomAppleID()
         try simulator.registerTeam(SimulatorTeam(teamID: teamID, keyID: keyID, publicKeyPEM: key.publicKey.pem, bundleIDs: [bundleID]))
         var settings = AppSettings()
         configure(&settings)

@@ -2,6 +2,7 @@ import Foundation
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import Scorecast
 
 /// `scorecast keys create|list|revoke`: the feeds' API keys.
 enum KeysCommands {

@@ -1,24 +1,24 @@
 import Arguments
 
 /// One `scorecast` command: the words that name it, its options, and what it does.
-public struct CommandDefinition: Sendable {
+package struct CommandDefinition: Sendable {
     /// The command words, e.g. `["channels", "create"]`.
-    public let words: [String]
+    package let words: [String]
     /// One line for the command list.
-    public let summary: String
+    package let summary: String
     /// The options it accepts (`--help` is always accepted).
-    public let options: [OptionSpec]
+    package let options: [OptionSpec]
     /// Positional arguments, for the usage line (e.g. `ID`).
-    public let positionals: [String]
+    package let positionals: [String]
     /// More help: what it does, examples.
-    public let details: String
+    package let details: String
     /// Whether the command parses its own arguments (they arrive as `positionals`).
-    public let rawArguments: Bool
-    /// Runs it; throws `CommandError` (or any error, mapped by `ScorecastCLI`).
-    public let run: @Sendable (ParsedArguments, CommandContext) async throws -> Void
+    package let rawArguments: Bool
+    /// Runs it; throws `CommandError` (or any error, mapped by `CLI`).
+    package let run: @Sendable (ParsedArguments, CommandContext) async throws -> Void
 
     /// Creates a command.
-    public init(
+    package init(
         _ words: [String], summary: String, options: [OptionSpec] = [], positionals: [String] = [],
         rawArguments: Bool = false, details: String = "",
         run: @escaping @Sendable (ParsedArguments, CommandContext) async throws -> Void
@@ -33,7 +33,7 @@ public struct CommandDefinition: Sendable {
     }
 
     /// The full help text of this command.
-    public var help: String {
+    package var help: String {
         if rawArguments { return details }
         var lines = ["usage: scorecast \(words.joined(separator: " "))"
             + (options.isEmpty ? "" : " [options]")

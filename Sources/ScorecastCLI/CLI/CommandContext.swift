@@ -1,21 +1,22 @@
 import Foundation
 import ScorecastLogging
+import Scorecast
 
 /// What every command gets: the environment, the terminal, and the validated configuration.
-public struct CommandContext: Sendable {
+package struct CommandContext: Sendable {
     /// The process environment (tests pass their own).
-    public let environment: [String: String]
+    package let environment: [String: String]
     /// Where output goes.
-    public let terminal: Terminal
+    package let terminal: Terminal
 
     /// Creates a context.
-    public init(environment: [String: String], terminal: Terminal = Terminal()) {
+    package init(environment: [String: String], terminal: Terminal = Terminal()) {
         self.environment = environment
         self.terminal = terminal
     }
 
     /// The configuration, validated; an invalid variable is a usage error naming it.
-    public func configuration() throws -> Configuration {
+    package func configuration() throws -> Configuration {
         do {
             return try Configuration.load(from: environment)
         } catch {
@@ -25,7 +26,7 @@ public struct CommandContext: Sendable {
 
     /// A logger for a one-shot command: `SCORECAST_LOG_LEVEL` when set, else warnings only, so
     /// that a command's own output is not buried under start-up lines.
-    public func logger(_ label: String, _ configuration: Configuration) -> Logger {
+    package func logger(_ label: String, _ configuration: Configuration) -> Logger {
         let level = environment["SCORECAST_LOG_LEVEL"] == nil ? LogLevel.warning : configuration.logLevel
         return Logger(label: label, level: level, format: configuration.logFormat)
     }

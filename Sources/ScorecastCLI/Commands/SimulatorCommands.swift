@@ -1,5 +1,6 @@
 import APNsSimulator
 import ScorecastLogging
+import Scorecast
 
 /// `scorecast apns-sim`: the APNs simulator on its own, with its own flags.
 enum SimulatorCommands {

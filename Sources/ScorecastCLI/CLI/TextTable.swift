@@ -1,18 +1,18 @@
 /// A plain text table for human output: a header row and aligned columns.
-public struct TextTable: Sendable {
+package struct TextTable: Sendable {
     private let headers: [String]
     private var rows: [[String]] = []
 
     /// Creates an empty table with these column headers.
-    public init(_ headers: [String]) { self.headers = headers }
+    package init(_ headers: [String]) { self.headers = headers }
 
     /// Adds a row; missing cells are blank, extra cells are dropped.
-    public mutating func add(_ cells: [String]) {
+    package mutating func add(_ cells: [String]) {
         rows.append((0..<headers.count).map { $0 < cells.count ? cells[$0] : "" })
     }
 
     /// The table as lines joined by newlines (with a trailing newline).
-    public func render() -> String {
+    package func render() -> String {
         let widths = headers.indices.map { column in
             ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
         }

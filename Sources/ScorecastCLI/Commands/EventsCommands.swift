@@ -2,6 +2,7 @@ import Arguments
 import Foundation
 import JSON
 import ScorecastCore
+import Scorecast
 
 /// `scorecast events send`: posts events to a running server, as a feed would.
 enum EventsCommands {

@@ -1,5 +1,5 @@
 /// What `scorecast` exit codes mean; documented in `--help` and the README.
-public enum ExitCode: Int32, Sendable {
+package enum ExitCode: Int32, Sendable {
     /// Success.
     case success = 0
     /// A failure not covered below (see the message).
@@ -14,29 +14,29 @@ public enum ExitCode: Int32, Sendable {
     case databaseUnavailable = 5
 
     /// The table printed by `--help`.
-    public static let legend = """
+    package static let legend = """
         Exit codes: 0 success, 1 other failure, 2 usage error, 3 not found,
                     4 APNs refused (reason printed), 5 database unavailable.
         """
 }
 
 /// An error a command reports to the user: a message and the exit code it maps to.
-public struct CommandError: Error, CustomStringConvertible {
+package struct CommandError: Error, CustomStringConvertible {
     /// The exit code the process ends with.
-    public let exitCode: ExitCode
+    package let exitCode: ExitCode
     /// One or more lines for standard error.
-    public let message: String
+    package let message: String
 
     /// Creates an error.
-    public init(_ exitCode: ExitCode, _ message: String) {
+    package init(_ exitCode: ExitCode, _ message: String) {
         self.exitCode = exitCode
         self.message = message
     }
 
     /// A usage error (exit 2).
-    public static func usage(_ message: String) -> CommandError { CommandError(.usage, message) }
+    package static func usage(_ message: String) -> CommandError { CommandError(.usage, message) }
     /// A not-found error (exit 3).
-    public static func notFound(_ message: String) -> CommandError { CommandError(.notFound, message) }
+    package static func notFound(_ message: String) -> CommandError { CommandError(.notFound, message) }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Scorecast
 
 /// `scorecast serve`: the API, the workers and the poller, with everything they need.
 enum ServeCommand {

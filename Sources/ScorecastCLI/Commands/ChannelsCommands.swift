@@ -1,6 +1,7 @@
 import Arguments
 import Foundation
 import ScorecastCore
+import Scorecast
 
 /// `scorecast channels create|ensure|list|show|delete|reconcile`: APNs broadcast channels and
 /// the registry that records which game each one serves.
@@ -322,15 +323,6 @@ extension RegistryCLI {
         default:
             throw RegistryError(.invalidInput, "APNs id \(id) is used by \(matches.count) apps: name the channel by its registry id ("
                 + matches.map { String($0.channel.id) }.joined(separator: ", ") + ")")
-        }
-    }
-}
-
-extension GameStore {
-    /// Throws `notFound` unless game `id` exists.
-    func requireExisting(_ id: String) async throws {
-        guard try await find(id: id) != nil else {
-            throw RegistryError(.notFound, "no game \(id) (add it with `scorecast games add`)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Scorecast
 /// `scorecast demo`: the whole system on embedded defaults, with a match replayed through it.
 enum DemoCommand {
     static let all: [CommandDefinition] = [

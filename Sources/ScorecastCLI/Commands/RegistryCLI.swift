@@ -4,6 +4,7 @@ import Foundation
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import Scorecast
 
 /// What the `apps`, `games` and `channels` commands share: opening the database (and APNs when
 /// needed), mapping registry and database errors to exit codes, and common option parsing.

@@ -1,21 +1,22 @@
 import Foundation
 
-/// Standard output and error for commands: whole writes, so concurrent lines never interleave.
-public struct Terminal: Sendable {
+/// Standard output and error for commands and the demo (which is why it lives in the service):
+/// whole writes, so concurrent lines never interleave.
+package struct Terminal: Sendable {
     /// Creates the process's terminal.
-    public init() {}
+    package init() {}
 
     /// Writes `text` to standard output as is.
-    public func print(_ text: String) { Self.write(text, to: 1) }
+    package func print(_ text: String) { Self.write(text, to: 1) }
 
     /// Writes `text` and a newline to standard output.
-    public func line(_ text: String) { Self.write(text + "\n", to: 1) }
+    package func line(_ text: String) { Self.write(text + "\n", to: 1) }
 
     /// Writes `text` and a newline to standard error.
-    public func error(_ text: String) { Self.write(text + "\n", to: 2) }
+    package func error(_ text: String) { Self.write(text + "\n", to: 2) }
 
     /// Writes a value as pretty, key-sorted JSON (for `--json`).
-    public func json<T: Encodable>(_ value: T) throws {
+    package func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Scorecast
+import Testing
+@testable import ScorecastCLI
 
 /// The terminal rendering of `scorecast stats`.
 @Suite struct StatsCommandTests {
@@ -13,9 +14,11 @@ import Testing
             latency: LatencyFigures(
                 ingestToSend: LatencyPercentiles(samples: 100, p50Ms: 6.04, p95Ms: 20, p99Ms: 41.26),
                 sendToAnswer: .empty))
-        let from = pollerTestNow.minuteStart.addingTimeInterval(-840)
+        // 2026-03-01 12:30:20 UTC; the window ends at the end of its minute.
+        let now = Date(timeIntervalSince1970: 1_772_368_220)
+        let from = now.minuteStart.addingTimeInterval(-840)
         let text = StatsCommands.render(StatsResponse(
-            window: .default, from: from, to: pollerTestNow.minuteStart.addingTimeInterval(60), totals: figures, series: []))
+            window: .default, from: from, to: now.minuteStart.addingTimeInterval(60), totals: figures, series: []))
         #expect(text.contains("last 15m (2026-03-01 12:16 to 2026-03-01 12:31 UTC)"))
         for line in ["sends        100", "accepted 90, retried 6, failed 4", "10: 30, 5: 70", "coalesced    12", "downgraded   7",
                      "retried      8", "throttled    5", "accepted 40, duplicate 2, stale 1, rejected 0",

@@ -1,5 +1,6 @@
 import Foundation
 import ScorecastCore
+import Scorecast
 
 /// The device side's commands: `apps client-key` (the iOS app's key for the app API) and
 /// `games start-activities` (kick-off fan-out now).
@@ -117,24 +118,15 @@ enum DeviceCommands {
         let bundleID = try arguments.required("app")
         try await RegistryCLI.run(context, "channels") { cli in
             let app = try await cli.apps.resolve(bundleID: bundleID, environment: try RegistryCLI.environment(arguments))
-            // One light channel per game and app: an existing one is answered again. A new one
-            // is always a channel of its own (`another`), never the game's standard channel,
-            // which `channels create`'s idempotence would otherwise hand back.
-            let channel: ChannelRecord
-            if let existing = try await ChannelStore(pool: cli.pool).liveChannels(gameID: gameID, appID: app.id, tier: "light").first {
-                channel = existing
-            } else {
-                let created = try await cli.withChannelRegistry { registry, _ in
-                    try await registry.createChannel(gameID: gameID, app: app, another: true)
-                }
-                channel = created.listing.channel
-                try await cli.pool.execute("UPDATE channel_bindings SET tier = 'light' WHERE channel_id = \(channel.id) AND game_id = \(gameID)")
-            }
+            let light = try await cli.withChannelRegistry { registry, _ in try await registry.lightChannel(gameID: gameID, app: app) }
+            let channel = light.listing.channel
+            if let warning = light.limitWarning { cli.terminal.error("warning: \(warning)") }
             if arguments.flag("json") {
                 try cli.terminal.json(["game": gameID, "channelId": channel.apnsChannelID, "tier": "light"])
                 return
             }
-            cli.terminal.line("created light channel \(channel.apnsChannelID) for \(gameID) (\(bundleID), \(app.environment.rawValue))")
+            cli.terminal.line("\(light.alreadyExisted ? "light channel exists" : "created light channel") \(channel.apnsChannelID) "
+                + "for \(gameID) (\(bundleID), \(app.environment.rawValue))")
         }
     }
 

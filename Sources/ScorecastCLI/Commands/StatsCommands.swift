@@ -1,5 +1,6 @@
 import Foundation
 import Lifecycle
+import Scorecast
 
 /// `scorecast stats [--window 15m] [--watch] [--json]`: delivery figures in the terminal,
 /// read from the database directly (the same figures as `GET /v1/stats`).

@@ -1,9 +1,8 @@
 import APNsCore
-import APNsSimulator
 import Arguments
-import ScorecastCrypto
 import Foundation
 import ScorecastCore
+import Scorecast
 
 /// `scorecast apps add|list|show|update`: the iOS apps scorecast sends for, with their APNs
 /// credentials (the key's path only) and delivery settings.
@@ -68,9 +67,9 @@ enum AppsCommands {
             guard configuration.apns == .builtInSimulator else {
                 throw CommandError.usage("--generate-key works only with the built-in simulator; for Apple's servers pass the key Apple issued with --key-file")
             }
-            teamID = teamID ?? randomAppleID()
-            keyID = keyID ?? randomAppleID()
-            keyPath = generatedKeyPath(configuration, bundleID: bundleID, environment: environment)
+            teamID = teamID ?? GeneratedSigningKey.randomAppleID()
+            keyID = keyID ?? GeneratedSigningKey.randomAppleID()
+            keyPath = GeneratedSigningKey.path(configuration, bundleID: bundleID, environment: environment)
             if FileManager.default.fileExists(atPath: keyPath) {
                 throw CommandError.usage("\(keyPath) exists already: pass it with --key-file (and its --team-id/--key-id) instead of --generate-key")
             }
@@ -93,7 +92,7 @@ enum AppsCommands {
             }
             var publicKeyPEM: String?
             if generate {
-                publicKeyPEM = try writeGeneratedKey(to: keyPath)
+                publicKeyPEM = try GeneratedSigningKey.write(to: keyPath)
             }
             let app: AppRecord
             do {
@@ -307,80 +306,20 @@ enum AppsCommands {
         return url.standardizedFileURL.path
     }
 
-    /// `<state>/keys/<bundle>-<environment>.p8`.
-    static func generatedKeyPath(_ configuration: Configuration, bundleID: String, environment: APNsEnvironment) -> String {
-        configuration.stateDirectory.appendingPathComponent("keys").appendingPathComponent("\(bundleID)-\(environment.rawValue).p8").path
-    }
-
-    /// Ten random upper-case letters and digits, like Apple's team and key ids.
-    static func randomAppleID() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        var result = ""
-        while result.count < 10 {
-            // 252 = 7 × 36: bytes at or above it are dropped so every character is equally likely.
-            for byte in SecureRandom.bytes(16) where byte < 252 && result.count < 10 {
-                result.append(alphabet[Int(byte) % alphabet.count])
-            }
-        }
-        return result
-    }
-
-    /// Creates a P-256 key at `path` (mode 0600, never overwriting) and returns its public half.
-    static func writeGeneratedKey(to path: String) throws -> String {
-        let key: P256PrivateKey
-        do {
-            key = try P256PrivateKey.generate()
-        } catch {
-            throw RegistryError(.credentialsUnusable, "could not generate a key: \(error)")
-        }
-        let folder = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw RegistryError(.credentialsUnusable, "cannot create \(folder): \(error.localizedDescription)")
-        }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw RegistryError(.credentialsUnusable, "cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        let bytes = Array(key.pkcs8PEM.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                close(descriptor)
-                unlink(path)
-                throw RegistryError(.credentialsUnusable, "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            written += count
-        }
-        close(descriptor)
-        return key.publicKey.pem
-    }
-
     /// With the built-in simulator, registers the app's key with the running simulator; returns
     /// a note for the user (nil when APNs is remote).
     static func registerWithRunningSimulator(_ cli: RegistryCLI, app: AppRecord, publicKeyPEM: String?) async -> String? {
         guard cli.configuration.apns == .builtInSimulator else { return nil }
-        guard let file = try? BuiltInSimulatorFile.read(stateDirectory: cli.configuration.stateDirectory),
-              BuiltInSimulatorFile.processIsAlive(file.pid)
-        else {
-            return "the built-in simulator is not running: the next `scorecast serve` registers this app's key"
-        }
-        let pem: String
-        if let publicKeyPEM {
-            pem = publicKeyPEM
-        } else {
-            guard let key = try? P256PrivateKey(contentsOfFile: app.keyPath) else { return "the key could not be read to register it with the simulator" }
-            pem = key.publicKey.pem
-        }
-        let team = SimulatorTeam(teamID: app.teamID, keyID: app.keyID, publicKeyPEM: pem, bundleIDs: [app.bundleID])
-        do {
-            try await BuiltInSimulatorAdmin(port: file.adminPort).registerMerging(team)
+        switch await BuiltInSimulatorAdmin.registerWithRunningSimulator(
+            app, publicKeyPEM: publicKeyPEM, stateDirectory: cli.configuration.stateDirectory) {
+        case .registered:
             return "registered with the running built-in simulator"
-        } catch {
-            return "could not register with the running simulator (\(error)); the next `scorecast serve` does"
+        case .notRunning:
+            return "the built-in simulator is not running: the next `scorecast serve` registers this app's key"
+        case .keyUnreadable:
+            return "the key could not be read to register it with the simulator"
+        case .failed(let reason):
+            return "could not register with the running simulator (\(reason)); the next `scorecast serve` does"
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Migrations
+import Scorecast
 
 /// `scorecast migrate [--status]`.
 enum MigrateCommand {

@@ -1,10 +1,11 @@
 import Arguments
 import Foundation
 import Migrations
+import Scorecast
 
 /// The `scorecast` command line: finds the command named by the leading words, parses its
 /// options, runs it, and maps what it throws to an exit code.
-public enum ScorecastCLI {
+package enum CLI {
     /// Every command, in help order.
     static let commands: [CommandDefinition] = DemoCommand.all + ServeCommand.all + MigrateCommand.all
         + KeysCommands.all + EventsCommands.all
@@ -21,7 +22,7 @@ public enum ScorecastCLI {
     static let release = "0.9.0"
 
     /// Runs `arguments` (without the program name) and returns the exit code.
-    public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
+    package static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
         let terminal = context.terminal
         if arguments == ["--version"] || arguments == ["version"] {
             terminal.line(version)

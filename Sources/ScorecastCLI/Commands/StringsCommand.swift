@@ -1,4 +1,5 @@
 import ScorecastCore
+import Scorecast
 
 /// `scorecast strings`: the String Catalog of every alert key, for the iOS app.
 enum StringsCommand {
