@@ -6,12 +6,11 @@ import ScorecastCore
 ///
 /// Built by ``CompletionPlanner`` from the send's outcome; the store only carries it out.
 package struct DeliveryCompletion: Sendable, Hashable {
-    /// What becomes of the outbox row.
+    /// What becomes of the outbox row; ``OutboxSettlement`` states what each action leaves of it.
     package enum RowAction: Sendable, Hashable {
         /// The send is over (accepted, or failed for good): the row is deleted if its version is
-        /// still the claimed one; if a newer event replaced the payload meanwhile, only the lease
-        /// is released (and a routine row is spaced by the routine interval) so the new payload
-        /// goes next.
+        /// still the claimed one and no alert is left; otherwise it keeps only what the send did
+        /// not carry, so the new payload goes next.
         case finish
         /// Send again after `delay` seconds: attempts + 1, backoff in `not_before`, lease released.
         case retry(delay: Double, error: String)

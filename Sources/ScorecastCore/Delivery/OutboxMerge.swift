@@ -15,7 +15,8 @@ import Foundation
 /// - first-queued time carries over; ``OutboxEntry/coalesced`` grows by one.
 ///
 /// A row being sent is merged into too: its head alert is in flight and leaves the queue when
-/// the send's fenced completion removes it by key; the rest stays pending.
+/// the send's fenced completion removes it by key; the rest stays pending. What a completion
+/// takes off again is the other half of these rules: `OutboxSettlement` (in the app module).
 public enum OutboxMerge {
     /// Merges `update` (due at `dueAt`, queued at `now`) into `pending`.
     public static func merge(pending: OutboxEntry, update: RenderedUpdate, dueAt: Date, now: Date) -> OutboxEntry {

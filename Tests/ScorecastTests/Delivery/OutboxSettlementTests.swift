@@ -1,0 +1,162 @@
+import Foundation
+import Postgres
+@testable import Scorecast
+import ScorecastCore
+import Testing
+import TestSupport
+
+/// ``OutboxSettlement`` (the rules, in Swift) and the completion statement (the same rules, in
+/// SQL under the row lock) on the same rows, against a real Postgres: they must agree on every
+/// field of every case.
+@Suite struct OutboxSettlementTests {
+    /// Far from any `now`, so that `GREATEST(due_at, now + interval)` is decided both ways.
+    private static let past = Date(timeIntervalSince1970: 1_600_000_000.25)
+    private static let future = Date(timeIntervalSince1970: 4_100_000_000.5)
+
+    /// One row as stored before the completion, and the completion. Event ids `1…4` stand for
+    /// four events stored in `events`; `99` for one that is not.
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var version: Int64 = 2
+        var alertKeys: [String] = []
+        var alerting = false
+        var priority = 5
+        var dueAt = OutboxSettlementTests.past
+        var notBefore: Date?
+        var attempts = 0
+        var lastError: String?
+        var events: [Int] = [1]
+        var coalesced = 0
+        var firstIngestedAt = OutboxSettlementTests.past
+        var throttledUntil: Date?
+        // The completion.
+        var action: DeliveryCompletion.RowAction = .finish
+        var claimedVersion: Int64 = 2
+        var claimedEvents: [Int] = [1]
+        var claimedCoalesced = 0
+        var claimedAt: Date? = OutboxSettlementTests.past
+        var sentAlertKey: String?
+        var completionThrottledUntil: Date?
+        /// The operation the case is meant to exercise (checked too, so a case cannot drift).
+        var expected: OutboxSettlement.Operation
+
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "sent and unchanged: deleted", expected: .delete),
+        Case(name: "sent, alerts still queued behind it: kept", alertKeys: ["k1", "k2"], alerting: true, priority: 10, sentAlertKey: "k1", expected: .superseded),
+        Case(name: "sent, its alert not in the queue: kept", alertKeys: ["k2"], alerting: true, priority: 10, sentAlertKey: "k9", expected: .superseded),
+        Case(
+            name: "merged into during the send: sent events and counts come off", version: 4, events: [1, 2, 3], coalesced: 2,
+            claimedEvents: [1, 2], claimedCoalesced: 1, expected: .superseded),
+        Case(name: "a fresh row written over the sent one keeps its counts", version: 3, events: [3], coalesced: 1, claimedEvents: [1], expected: .superseded),
+        Case(name: "the send settled the last alert: routine again", version: 3, alertKeys: ["k1"], alerting: true, priority: 10, events: [1, 2], coalesced: 1, sentAlertKey: "k1", expected: .superseded),
+        Case(name: "an alert queued during the send stays urgent", version: 3, alertKeys: ["k1", "k2"], alerting: true, priority: 10, events: [1, 2], coalesced: 1, sentAlertKey: "k1", expected: .superseded),
+        Case(name: "a row stored before the queue stays alerting", version: 3, alerting: true, priority: 10, events: [1, 2], coalesced: 1, expected: .superseded),
+        Case(name: "a routine row due later keeps its due time", version: 3, dueAt: future, events: [1, 2], coalesced: 1, expected: .superseded),
+        Case(
+            name: "backoff and error of the older content are reset", version: 3, notBefore: future, attempts: 3, lastError: "older", events: [1, 2],
+            coalesced: 1, expected: .superseded),
+        Case(name: "no remaining event known: the claim time bounds first ingest", version: 3, events: [1, 99], coalesced: 1, claimedAt: future, expected: .superseded),
+        Case(name: "no remaining event known, no claim time: the row's own", version: 3, events: [99], claimedAt: nil, expected: .superseded),
+        Case(name: "retry counts the attempt and backs off", attempts: 2, action: .retry(delay: 7.5, error: "boom"), expected: .retry),
+        Case(name: "retry with a negative delay backs off from now", action: .retry(delay: -3, error: "late"), expected: .retry),
+        Case(name: "a 429 raises the throttle", throttledUntil: past, action: .retry(delay: 1, error: "429"), completionThrottledUntil: future, expected: .retry),
+        Case(name: "an older throttle does not lower the row's", throttledUntil: future, action: .release, completionThrottledUntil: past, expected: .release),
+        Case(name: "channel gone cancels even newer work", version: 5, alertKeys: ["k1"], alerting: true, priority: 10, action: .cancelChannel, expected: .delete),
+        Case(name: "a pause only gives the row back", notBefore: future, attempts: 1, lastError: "x", action: .pauseApp(reason: "bad key"), expected: .release),
+        Case(name: "a release only gives the row back", version: 3, alertKeys: ["k1"], alerting: true, priority: 10, action: .release, sentAlertKey: "k1", expected: .release),
+    ]
+
+    @Test(arguments: cases)
+    func swiftAndSQLAgree(_ testCase: Case) async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            var ids: [Int: Int64] = [99: 9_999_999]
+            var receivedAt: [Int64: Date] = [:]
+            for seq in 1...4 {
+                let event = try await database.addEvent(seq: Int64(seq))
+                ids[seq] = event.id
+                receivedAt[event.id] = event.receivedAt
+            }
+            let eventIDs = testCase.events.compactMap { ids[$0] }
+            let alerts = "[" + testCase.alertKeys.map { #"{"key":"\#($0)","alert":{"title":"t","body":"b"},"at":1}"# }.joined(separator: ",") + "]"
+            try await database.pool.execute("""
+                INSERT INTO outbox (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids, first_ingested_at,
+                                    coalesced, due_at, not_before, attempts, last_error, throttled_until, lease_owner, lease_expires_at,
+                                    claimed_version)
+                VALUES (\(channel), \(testCase.version), '\\x01', 10, \(testCase.priority), \(testCase.alerting), \(alerts)::jsonb, \(eventIDs),
+                        \(testCase.firstIngestedAt), \(testCase.coalesced), \(testCase.dueAt), \(testCase.notBefore), \(testCase.attempts),
+                        \(testCase.lastError), \(testCase.throttledUntil), 'w', now() + interval '30 seconds', \(testCase.claimedVersion))
+                """)
+            let before = try #require(try await Self.row(channel, database))
+            var completion = DeliveryCompletion(
+                channelID: channel, claimedVersion: testCase.claimedVersion, appID: app, action: testCase.action, delivery: nil,
+                budget: nil, sentTimestamp: nil, claimedEventIDs: testCase.claimedEvents.compactMap { ids[$0] },
+                claimedCoalesced: testCase.claimedCoalesced, claimedAt: testCase.claimedAt)
+            completion.sentAlertKey = testCase.sentAlertKey
+            completion.throttledUntil = testCase.completionThrottledUntil
+            #expect(OutboxSettlement.operation(completion, row: before.row) == testCase.expected)
+
+            let result = try await OutboxStore(pool: database.pool, logger: TestDatabase.logger)
+                .complete([completion], owner: "w", routineInterval: 30)
+            let after = try await Self.row(channel, database)
+            #expect(result.deleted == (testCase.expected == .delete ? [channel] : []))
+            #expect(result.superseded == (testCase.expected == .superseded ? [channel] : []))
+            // The statement's `now()` is the `updated_at` it wrote on a kept row.
+            let now = after?.updatedAt ?? before.updatedAt
+            let decided = OutboxSettlement.settle(completion, row: before.row, receivedAt: receivedAt, now: now, routineInterval: 30)
+            #expect(after.map { Self.microseconds($0.row) } == decided.map(Self.microseconds))
+            #expect(after?.leaseOwner == nil)
+        }
+    }
+
+    @Test func everyColumnIsBoundOnceAndNamedOnce() {
+        let names = CompletionColumn.all.map(\.name)
+        #expect(Set(names).count == names.count)
+        let claim = DeliveryCompletion(
+            channelID: 1, claimedVersion: 1, appID: 1, action: .finish, delivery: nil, budget: nil, sentTimestamp: nil)
+        let sql = CompletionColumn.rows(of: [claim, claim])
+        #expect(sql.binds.count == names.count)
+        #expect(sql.text.contains("AS u(" + names.joined(separator: ", ") + ")"))
+        for (index, column) in CompletionColumn.all.enumerated() {
+            #expect(sql.text.contains("$\(index + 1)::\(column.sqlType)[]"), "column \(column.name) is not argument \(index + 1)")
+        }
+    }
+
+    private struct Stored {
+        var row: OutboxSettlement.Row
+        var leaseOwner: String?
+        var updatedAt: Date
+    }
+
+    private static func row(_ channel: Int64, _ database: DeliveryDatabase) async throws -> Stored? {
+        try await database.pool.query("""
+            SELECT version, ARRAY(SELECT a ->> 'key' FROM jsonb_array_elements(alerts) a) AS alert_keys, alerting, priority::int AS priority, due_at,
+                   not_before, attempts, last_error, event_ids, coalesced, first_ingested_at, throttled_until, lease_owner, updated_at
+            FROM outbox WHERE channel_id = \(channel)
+            """).first.map { row in
+            Stored(
+                row: OutboxSettlement.Row(
+                    version: try row.decode("version"), alertKeys: try row.decode("alert_keys"), alerting: try row.decode("alerting"),
+                    priority: try row.decode("priority"), dueAt: try row.decode("due_at"), notBefore: try row.decode("not_before"),
+                    attempts: try row.decode("attempts"), lastError: try row.decode("last_error"), eventIDs: try row.decode("event_ids"),
+                    coalesced: try row.decode("coalesced"), firstIngestedAt: try row.decode("first_ingested_at"),
+                    throttledUntil: try row.decode("throttled_until")),
+                leaseOwner: try row.decode("lease_owner"), updatedAt: try row.decode("updated_at"))
+        }
+    }
+
+    /// `row` with every time at Postgres' precision (whole microseconds).
+    private static func microseconds(_ row: OutboxSettlement.Row) -> OutboxSettlement.Row {
+        func rounded(_ date: Date) -> Date { Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1e6).rounded() / 1e6) }
+        var row = row
+        row.dueAt = rounded(row.dueAt)
+        row.notBefore = row.notBefore.map(rounded)
+        row.firstIngestedAt = rounded(row.firstIngestedAt)
+        row.throttledUntil = row.throttledUntil.map(rounded)
+        return row
+    }
+}
