@@ -44,10 +44,12 @@ extension LibPQConnection {
     /// One attempt: sends, reads, leaves pipeline mode, rolls back a block the pipeline left
     /// aborted. Returns the outcomes read before the first failure, and that failure.
     private func runPipeline(_ statements: [SQL], startedIdle: Bool) throws(PostgresError) -> ([Outcome], PostgresError?) {
+        // Read before entering: while a pipeline has commands pending the status is ACTIVE.
+        let inFailedBlock = PQtransactionStatus(handle) == PQTRANS_INERROR
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(.queryFailed, Self.message(PQerrorMessage(handle), fallback: "could not enter pipeline mode"))
         }
-        let sent = sendPipeline(statements)
+        let sent = sendPipeline(statements, inFailedBlock: inFailedBlock)
         let read = readPipeline(sent)
         leavePipelineMode()
         if startedIdle && PQtransactionStatus(handle) == PQTRANS_INERROR {
@@ -67,7 +69,7 @@ extension LibPQConnection {
 
     /// Queues every statement and the Sync. Stops at the first send that fails (the connection
     /// broke); what was queued before it is still read, so the pipeline ends cleanly.
-    private func sendPipeline(_ statements: [SQL]) -> (sent: [SentStatement], failure: PostgresError?) {
+    private func sendPipeline(_ statements: [SQL], inFailedBlock: Bool) -> (sent: [SentStatement], failure: PostgresError?) {
         var sent: [SentStatement] = []
         var failure: PostgresError?
         // Names prepared by this pipeline, so a statement repeated in it is prepared once.
@@ -77,7 +79,7 @@ extension LibPQConnection {
             var entry = SentStatement(binds: sql.binds)
             var accepted: Int32
             // In an aborted block only ROLLBACK can succeed: unprepared, as `executeCached` does.
-            if self.statements.isEnabled && sql.usesStatementCache && PQtransactionStatus(handle) != PQTRANS_INERROR {
+            if self.statements.isEnabled && sql.usesStatementCache && !inFailedBlock {
                 let key = StatementCache.Key(text: sql.text, parameterTypes: parameters.typeOIDs)
                 let name: String
                 if let cached = self.statements.lookup(key) ?? preparedHere[key] {

@@ -113,6 +113,21 @@ import Testing
         await pool.close()
     }
 
+    @Test func aPipelineInAnAbortedTransactionFailsAtItsFirstStatement() async throws {
+        let pool = try await makeLedger()
+        let error = await #expect(throws: PostgresError.self) {
+            try await pool.withTransaction { connection in
+                try await connection.execute("INSERT INTO ledger VALUES (\(1), \("a"))")
+                _ = try? await connection.execute("SELECT 1 / \(0)")
+                _ = try await connection.pipeline(["INSERT INTO ledger VALUES (\(2), \("b"))", "SELECT 1"])
+            }
+        }
+        #expect(error?.sqlState == "25P02")
+        #expect(error?.statementIndex == 0)
+        #expect(try await notes(pool) == [])
+        await pool.close()
+    }
+
     @Test func manyStatementsAndLargeParametersGoThroughInOneCall() async throws {
         let pool = try await makeLedger()
         let inserts: [SQL] = (1...2_000).map { "INSERT INTO ledger VALUES (\(Int64($0)), \("note \($0)")) RETURNING id" }
