@@ -69,6 +69,9 @@ final class LibPQConnection {
     /// Whether libpq considers the connection unusable, or the server announced it is closing it.
     var isBroken: Bool { PQstatus(handle) != CONNECTION_OK || notices.receivedFatal }
 
+    /// Marks the connection unusable (its protocol state is unknown): the pool replaces it.
+    func markBroken() { notices.receivedFatal = true }
+
     /// Whether the session is outside any transaction block (safe to hand to someone else).
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 
@@ -184,7 +187,7 @@ final class LibPQConnection {
         return PostgresError(.queryFailed, message, sqlState: sqlState, column: field("c"), constraint: field("n"))
     }
 
-    private func closedError() -> PostgresError {
+    func closedError() -> PostgresError {
         PostgresError(.connectionClosed, Self.message(PQerrorMessage(handle), fallback: "the connection to the server was lost"))
     }
 
@@ -225,7 +228,7 @@ final class LibPQConnection {
         return (0..<rowCount).map { PostgresRow(storage: storage, row: $0) }
     }
 
-    private static func message(_ pointer: UnsafePointer<CChar>?, fallback: String) -> String {
+    static func message(_ pointer: UnsafePointer<CChar>?, fallback: String) -> String {
         let text = pointer.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         return text.isEmpty ? fallback : text
     }

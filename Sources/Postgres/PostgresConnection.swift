@@ -78,12 +78,32 @@ public final class PostgresConnection: Sendable {
         try await run { try $0.execute(sql) }.affected
     }
 
+    /// Runs `statements` in one round trip (libpq pipeline mode) and returns each one's result,
+    /// in order. They run in order; until the pipeline ends they form one implicit transaction
+    /// unless they are inside a transaction block (`withTransaction`, or a `BEGIN` among them).
+    /// The first failure throws a `PostgresError` whose `statementIndex` names the statement;
+    /// the ones after it do not run, and nothing the pipeline wrote outside a caller's block
+    /// survives (an implicit transaction rolls back; a block it opened is rolled back).
+    /// Cancellation and deadlines apply to the pipeline as to one statement.
+    /// ```swift
+    /// let results = try await connection.pipeline([
+    ///     "UPDATE games SET seq = \(seq) WHERE id = \(id)",
+    ///     "SELECT channel_id FROM channel_bindings WHERE game_id = \(id)",
+    /// ])
+    /// let channels = try results[1].rows.map { try $0.decode("channel_id", as: Int64.self) }
+    /// ```
+    public func pipeline(_ statements: [SQL]) async throws -> [PostgresStatementResult] {
+        try await run { try $0.executePipeline(statements) }.map {
+            PostgresStatementResult(rows: $0.rows, affected: $0.affected, commandTag: $0.commandTag)
+        }
+    }
+
     /// Runs several `;`-separated statements without parameters (simple protocol), such as a
     /// migration file. Never build the script from input.
     public func executeScript(unsafeSQL script: String) async throws {
         _ = try await run { connection in
             try connection.executeScript(script)
-            return .empty
+            return LibPQConnection.Outcome.empty
         }
     }
 
@@ -133,7 +153,7 @@ public final class PostgresConnection: Sendable {
             guard connection.consumePendingInput() else {
                 throw PostgresError(.connectionClosed, "the connection to the server was lost")
             }
-            return .empty
+            return LibPQConnection.Outcome.empty
         }) != nil
     }
 
@@ -143,10 +163,10 @@ public final class PostgresConnection: Sendable {
     /// deadline (`responseTimeout`, narrowed by `PostgresDeadline`), the caller fails with
     /// `timeout` and the connection is given up: its socket is shut, which also frees the
     /// thread blocked in libpq, and the pool replaces it.
-    private func run(
+    private func run<Value: Sendable>(
         cancellable: Bool = true,
-        _ body: @escaping @Sendable (LibPQConnection) throws -> LibPQConnection.Outcome
-    ) async throws -> LibPQConnection.Outcome {
+        _ body: @escaping @Sendable (LibPQConnection) throws -> Value
+    ) async throws -> Value {
         if cancellable && Task.isCancelled {
             throw PostgresError(.cancelled, "the task was cancelled before the statement was sent")
         }
@@ -155,7 +175,7 @@ public final class PostgresConnection: Sendable {
             throw PostgresError(.timeout, "the database call's deadline passed before the statement was sent")
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LibPQConnection.Outcome, Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, Error>) in
                 let waiter = OnceContinuation(continuation)
                 let submitted = thread.submit { [self] connection in
                     guard let connection else {
@@ -183,18 +203,29 @@ public final class PostgresConnection: Sendable {
     }
 }
 
+/// What one statement of a pipeline produced.
+public struct PostgresStatementResult: Sendable {
+    /// Its rows (empty for statements that return none).
+    public var rows: [PostgresRow]
+    /// Rows affected (inserted, updated, deleted, selected), 0 for statements that report none.
+    public var affected: Int
+    /// The command tag, e.g. `INSERT 0 1` or `COMMIT` (`ROLLBACK` when a `COMMIT` found the
+    /// transaction failed).
+    public var commandTag: String
+}
+
 /// A statement's caller, resumed once: by the statement's result or by its deadline,
 /// whichever comes first. A deadline that fires after the result finds nothing to do (the
 /// pending timer holds only this small object, so it needs no cancelling).
-private final class OnceContinuation: Sendable {
-    private let continuation: Mutex<CheckedContinuation<LibPQConnection.Outcome, Error>?>
+private final class OnceContinuation<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value, Error>?>
 
-    init(_ continuation: CheckedContinuation<LibPQConnection.Outcome, Error>) {
+    init(_ continuation: CheckedContinuation<Value, Error>) {
         self.continuation = Mutex(continuation)
     }
 
     /// Resumes the caller unless the deadline already did.
-    func resume(with result: Result<LibPQConnection.Outcome, Error>) {
+    func resume(with result: Result<Value, Error>) {
         claim()?.resume(with: result)
     }
 
@@ -210,7 +241,7 @@ private final class OnceContinuation: Sendable {
         }
     }
 
-    private func claim() -> CheckedContinuation<LibPQConnection.Outcome, Error>? {
+    private func claim() -> CheckedContinuation<Value, Error>? {
         continuation.withLock { stored in
             defer { stored = nil }
             return stored

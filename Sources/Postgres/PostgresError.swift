@@ -62,9 +62,16 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     public var column: String?
     /// The constraint involved, for integrity errors (unique, foreign key, check).
     public var constraint: String?
+    /// For a pipeline (`PostgresConnection.pipeline`): the position (from 0) of the statement
+    /// that failed; the statements after it did not run.
+    public var statementIndex: Int?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, sqlState: String? = nil, column: String? = nil, constraint: String? = nil) {
+    public init(
+        _ code: Code, _ message: String, sqlState: String? = nil, column: String? = nil, constraint: String? = nil,
+        statementIndex: Int? = nil
+    ) {
+        self.statementIndex = statementIndex
         self.code = code
         self.message = message
         self.sqlState = sqlState
@@ -72,10 +79,11 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         self.constraint = constraint
     }
 
-    /// `PostgresError.<code> [<sqlstate>] column "…" constraint "…": <message>`.
+    /// `PostgresError.<code> [<sqlstate>] statement <n> column "…" constraint "…": <message>`.
     public var description: String {
         var text = "PostgresError.\(code.rawValue)"
         if let sqlState { text += " [\(sqlState)]" }
+        if let statementIndex { text += " statement \(statementIndex)" }
         if let column { text += " column \"\(column)\"" }
         if let constraint { text += " constraint \"\(constraint)\"" }
         return text + ": " + message

@@ -78,6 +78,11 @@ public final class PostgresPool: Sendable {
         try await withConnection { try await $0.execute(sql) }
     }
 
+    /// Runs `statements` in one round trip on a pooled connection (`PostgresConnection.pipeline`).
+    public func pipeline(_ statements: [SQL]) async throws -> [PostgresStatementResult] {
+        try await withConnection { try await $0.pipeline(statements) }
+    }
+
     /// Lends a connection to `body` and takes it back afterwards, whatever happens.
     public func withConnection<T>(
         isolation: isolated (any Actor)? = #isolation,

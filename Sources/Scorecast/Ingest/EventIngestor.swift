@@ -20,7 +20,8 @@ import ScorecastCore
 ///    statement (Postgres delivers it when the transaction commits).
 ///
 /// Every step is one statement over arrays (`unnest`), whatever the number of events or
-/// channels. Deadlocks and fence conflicts roll back and retry the whole transaction.
+/// channels; the stale marks, the games update and step 5's two reads go to the server as one
+/// pipeline (one round trip). Deadlocks and fence conflicts roll back and retry the whole transaction.
 package struct EventIngestor: Sendable {
     /// The LISTEN/NOTIFY channel that wakes the workers.
     package static let notificationChannel = "scorecast_outbox"
@@ -85,14 +86,22 @@ package struct EventIngestor: Sendable {
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
             sports: games.mapValues(\.info.sport))
 
+        // Steps 3–5's writes and reads need nothing from each other in Swift: one pipeline,
+        // one round trip instead of up to four.
+        var statements: [SQL] = []
         let staleIDs = fold.staleIndices.compactMap { storedIDs[events[$0].id] }
         if !staleIDs.isEmpty {
-            try await connection.execute("UPDATE events SET outcome = 'stale' WHERE id = ANY(\(staleIDs))")
+            statements.append("UPDATE events SET outcome = 'stale' WHERE id = ANY(\(staleIDs))")
         }
-        if !fold.states.isEmpty {
-            try await updateGames(fold.states, on: connection)
+        if fold.states.isEmpty {
+            if !statements.isEmpty { _ = try await connection.pipeline(statements) }
+        } else {
+            statements.append(try updateGames(fold.states))
             let changed = fold.states.keys.sorted()
-            let targets = try await channelTargets(of: changed, on: connection)
+            statements.append(Self.lockPendingOutboxRows(of: changed))
+            statements.append(Self.readChannels(of: changed))
+            let results = try await connection.pipeline(statements)
+            let targets = try channelTargets(pendingRows: results[results.count - 2].rows, channelRows: results[results.count - 1].rows)
             var eventIDs: [Int: Int64] = [:]
             for (index, event) in events.enumerated() { eventIDs[index] = storedIDs[event.id] }
             let writes: [OutboxWrite]
@@ -202,11 +211,12 @@ package struct EventIngestor: Sendable {
         return ids
     }
 
-    private func updateGames(_ states: [String: GameState], on connection: PostgresConnection) async throws {
+    /// The statement that writes the folded states to their games.
+    private func updateGames(_ states: [String: GameState]) throws -> SQL {
         let ids = states.keys.sorted()
         let values = ids.compactMap { states[$0] }
         let documents = try values.map { try $0.jsonValue.encodedString() }
-        try await connection.execute("""
+        return """
             UPDATE games g SET
                 state = u.state::jsonb, applied_seq = u.seq, status = u.status, last_event_at = u.at,
                 finished_at = CASE WHEN u.status IN ('final', 'cancelled') THEN COALESCE(g.finished_at, now()) END,
@@ -215,38 +225,46 @@ package struct EventIngestor: Sendable {
                         \(values.map(\.status.rawValue)), \(values.map(\.updatedAt)))
                  AS u(id, state, seq, status, at)
             WHERE g.id = u.id
-            """)
+            """
     }
 
-    /// The active channels bound to `games`, their locked outbox rows and their apps' renderers.
-    /// Channels of an app whose stored content-state mapping is invalid are skipped (logged):
-    /// one misconfigured app must not stop the feed for every other.
-    private func channelTargets(of games: [String], on connection: PostgresConnection) async throws -> [ChannelTarget] {
-        // Lock first, then read the channels: a worker that finished a send meanwhile has
-        // committed both its outbox delete and the channel's new last_timestamp.
-        let pendingRows = try await connection.query("""
-            SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
-                   o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now() AND COALESCE(o.claimed_version = o.version, true)) AS leased
-            FROM outbox o
-            WHERE o.channel_id IN (
-                SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
-                WHERE b.game_id = ANY(\(games)) AND c.status = 'active')
-            ORDER BY o.channel_id
-            FOR UPDATE OF o
-            """)
+    /// Locks the outbox rows of the active channels bound to `games`. It runs before
+    /// `readChannels`: a worker that finished a send meanwhile has committed both its outbox
+    /// delete and the channel's new last_timestamp.
+    private static func lockPendingOutboxRows(of games: [String]) -> SQL {
+        """
+        SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
+               o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now() AND COALESCE(o.claimed_version = o.version, true)) AS leased
+        FROM outbox o
+        WHERE o.channel_id IN (
+            SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
+            WHERE b.game_id = ANY(\(games)) AND c.status = 'active')
+        ORDER BY o.channel_id
+        FOR UPDATE OF o
+        """
+    }
+
+    /// The active channels bound to `games`, with their apps.
+    private static func readChannels(of games: [String]) -> SQL {
+        """
+        SELECT t.game_id, t.channel_id, t.last_timestamp, t.last_sent_at, t.tier, a.*
+        FROM (
+            SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.last_sent_at, c.app_id, b.tier
+            FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
+            WHERE b.game_id = ANY(\(games)) AND c.status = 'active'
+        ) t
+        CROSS JOIN LATERAL (SELECT \(unsafeSQL: AppRecord.columns) FROM apps WHERE apps.id = t.app_id) a
+        """
+    }
+
+    /// The channel targets from the locked outbox rows and the channels read, with their apps'
+    /// renderers. Channels of an app whose stored content-state mapping is invalid are skipped
+    /// (logged): one misconfigured app must not stop the feed for every other.
+    private func channelTargets(pendingRows: [PostgresRow], channelRows rows: [PostgresRow]) throws -> [ChannelTarget] {
         var pending: [Int64: PendingOutboxRow] = [:]
         for row in pendingRows {
             pending[try row.decode("channel_id")] = try PendingOutboxRow(row: row)
         }
-        let rows = try await connection.query("""
-            SELECT t.game_id, t.channel_id, t.last_timestamp, t.last_sent_at, t.tier, a.*
-            FROM (
-                SELECT b.game_id, c.id AS channel_id, c.last_timestamp, c.last_sent_at, c.app_id, b.tier
-                FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
-                WHERE b.game_id = ANY(\(games)) AND c.status = 'active'
-            ) t
-            CROSS JOIN LATERAL (SELECT \(unsafeSQL: AppRecord.columns) FROM apps WHERE apps.id = t.app_id) a
-            """)
         var renderers: [Int64: LiveActivityRenderer?] = [:]
         var targets: [ChannelTarget] = []
         for row in rows {
