@@ -61,6 +61,7 @@ struct DeliveryFaultTests {
             }
             try await Task.sleep(for: .seconds(3))
             let failedDuringOutage = bed.e2e.simulator.receivedRequests().filter { $0.port == "send" && $0.status == 503 }.count
+            let heldBack = try await bed.heldBackPastHangDeadline()
             try bed.e2e.simulator.setFaults(.none)
             let healed = Date().timeIntervalSince1970
             try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
@@ -70,8 +71,10 @@ struct DeliveryFaultTests {
             for verdict in verdicts {
                 #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.duplicates == 0 && verdict.inOrder, "\(verdict)")
             }
-            let recovery = (verdicts.map(\.lastAcceptedAt).max() ?? healed) - healed
-            #expect(recovery <= 10, "recovered \(recovery) s after APNs did")
+            // Not judged: with these settings a row given up backs off by its jittered attempt
+            // bound (seconds), so most rows would come back without the breaker's release.
+            print("HELD BACK | APNs 503 | \(heldBack) rows past the hang deadline when the fault cleared")
+            #expect(bed.failedSends(since: healed).isEmpty, "no send failed once APNs answered: \(bed.failedSends(since: healed).count)")
             #expect(failedDuringOutage < 40, "the outage cost \(failedDuringOutage) requests, not one per row per backoff")
             Self.report("APNs 503 beyond the attempt budget (3), then healthy", verdicts, recoveredFrom: healed)
             await bed.stop(server)
@@ -121,6 +124,8 @@ struct DeliveryFaultTests {
             }
             doomed.signal(SIGKILL)
             #expect(await doomed.waitForExit(timeout: .seconds(10)) != nil)
+            // Rows leased by the dead process: nothing but the lease rescue frees them.
+            let leased = try await bed.e2e.pool.query("SELECT 1 FROM outbox WHERE lease_owner IS NOT NULL").count
             try bed.e2e.simulator.setFaults(.none)
             let restarted = Date().timeIntervalSince1970
             let (rescuer, _) = try await bed.serve(roles: "worker,poller")
@@ -132,8 +137,12 @@ struct DeliveryFaultTests {
                 // At least once: the black-holed sends never reached a phone, so none repeats here.
                 #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.inOrder, "\(verdict)")
             }
-            let recovery = (verdicts.map(\.lastAcceptedAt).max() ?? restarted) - restarted
-            #expect(recovery <= 10, "recovered \(recovery) s after the restart (lease 2 s)")
+            #expect(leased >= 1, "rows were leased by the killed serve (\(leased))")
+            // The rescue re-sent each row: every send after the restart accepted, each alert once.
+            #expect(bed.failedSends(since: restarted).isEmpty, "no send failed after the restart: \(bed.failedSends(since: restarted).count)")
+            for game in FaultBed.games {
+                #expect(bed.sends(game, since: restarted).count == 2, "\(game): one send per alert after the restart")
+            }
             Self.report("SIGKILL of serve mid-send (lease 2 s)", verdicts, recoveredFrom: restarted)
             await bed.stop(rescuer)
         }
