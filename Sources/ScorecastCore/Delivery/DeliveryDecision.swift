@@ -74,12 +74,14 @@ public enum DeliveryDecision: Sendable, Hashable {
         case .retryWithBackoff, .keepTokenAndRetry:
             var retryAfter: Double?
             if case .response(_, _, let seconds) = result { retryAfter = seconds }
-            let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, using: &random)
             guard policy.allowsRetry(afterAttempt: attempt) else {
+                // Given up: the state waits the longest backoff (not the next jittered one), so
+                // an outage is not hammered by spent retries; the breaker's close releases it.
                 return .gaveUp(
-                    at: now.addingTimeInterval(wait), reason: "gave up after \(attempt) attempts, last: \(label)",
+                    at: now.addingTimeInterval(policy.maximumDelay), reason: "gave up after \(attempt) attempts, last: \(label)",
                     alert: attempt == policy.maximumAttempts)
             }
+            let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, using: &random)
             return .retry(at: now.addingTimeInterval(wait), reason: label)
         }
     }

@@ -41,8 +41,8 @@ import Testing
         (response(429, "TooManyProviderTokenUpdates"), 2, false, .retry(at: now.addingTimeInterval(2), reason: "429 TooManyProviderTokenUpdates")),
         (.transportFailure(.goAwayUnprocessed), 1, false, .retry(at: now.addingTimeInterval(1), reason: "GOAWAY before the request was processed")),
         // Giving up on an attempt keeps the state pending (alerted once, at the limit).
-        (.transportFailure(.timeout), 4, false, .gaveUp(at: now.addingTimeInterval(8), reason: "gave up after 4 attempts, last: timeout", alert: true)),
-        (response(503), 5, false, .gaveUp(at: now.addingTimeInterval(16), reason: "gave up after 5 attempts, last: HTTP 503", alert: false)),
+        (.transportFailure(.timeout), 4, false, .gaveUp(at: now.addingTimeInterval(60), reason: "gave up after 4 attempts, last: timeout", alert: true)),
+        (response(503), 5, false, .gaveUp(at: now.addingTimeInterval(60), reason: "gave up after 5 attempts, last: HTTP 503", alert: false)),
     ] as [(SendResult, Int, Bool, DeliveryDecision)])
     func followsApnsMdSection8(result: SendResult, attempt: Int, renewed: Bool, expected: DeliveryDecision) {
         #expect(Self.decide(result, attempt: attempt, renewed: renewed) == expected)
