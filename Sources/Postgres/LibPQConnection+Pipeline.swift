@@ -13,13 +13,10 @@ extension LibPQConnection {
     /// then failed) is rolled back here, so nothing it wrote survives.
     func executePipeline(_ statements: [SQL]) throws(PostgresError) -> [Outcome] {
         for (index, sql) in statements.enumerated() {
-            if var error = sql.encodingError {
-                error.statementIndex = index
-                throw error
-            }
-            guard sql.binds.count <= Int(UInt16.max) else {
-                throw PostgresError(
-                    .invalidArgument, "a statement may bind at most 65535 values, not \(sql.binds.count)", statementIndex: index)
+            do throws(PostgresError) {
+                try Self.checkSendable(sql)
+            } catch {
+                throw Self.naming(error, index)
             }
         }
         guard !statements.isEmpty else { return [] }
@@ -33,7 +30,7 @@ extension LibPQConnection {
             // A cached statement that went stale (see `executeCached`) is prepared again and the
             // pipeline retried once, when its failure undid everything it ran: it started
             // outside a block and nothing before the failure ended a transaction.
-            let stale = failure.code == .queryFailed && (failure.sqlState == "26000" || failure.sqlState == "0A000")
+            let stale = StaleStatement.matches(failure)
             let committed = outcomes.contains { $0.commandTag == "COMMIT" || $0.commandTag == "ROLLBACK" }
             guard stale && startedIdle && !committed && !retried else { throw failure }
             retried = true
@@ -143,10 +140,8 @@ extension LibPQConnection {
             do throws(PostgresError) {
                 outcomes.append(noteSessionChanges(try outcome(of: result, binds: statement.binds)))
             } catch {
-                if let key = statement.cached ?? statement.preparing?.key, error.code == .queryFailed,
-                    error.sqlState == "26000" || error.sqlState == "0A000"
-                {
-                    statements.remove(key, stillPrepared: error.sqlState == "0A000")
+                if let key = statement.cached ?? statement.preparing?.key, StaleStatement.matches(error) {
+                    statements.remove(key, stillPrepared: error.sqlState == StaleStatement.resultTypeChanged)
                 }
                 failure = Self.naming(error, index)
             }

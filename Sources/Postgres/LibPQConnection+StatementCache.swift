@@ -6,13 +6,18 @@ import ScorecastLogging
 /// costs the same single round trip as `PQexecParams` but skips the parser and planner.
 extension LibPQConnection {
     /// SQLSTATEs that mean a cached statement is no longer usable as recorded.
-    private enum StaleStatement {
+    enum StaleStatement {
         /// `26000`: the server no longer has it (`DISCARD ALL`, `DEALLOCATE` behind our back).
         static let missing = "26000"
         /// `0A000`: "cached plan must not change result type" (its tables changed shape).
         static let resultTypeChanged = "0A000"
         /// `42P05`: the generated name is taken (someone ran SQL `PREPARE` with it).
         static let nameTaken = "42P05"
+
+        /// Whether `error` says the statement it ran through the cache went stale.
+        static func matches(_ error: PostgresError) -> Bool {
+            error.code == .queryFailed && (error.sqlState == missing || error.sqlState == resultTypeChanged)
+        }
     }
 
     /// Runs a statement through the cache. A stale entry (see `StaleStatement`) is dropped
@@ -58,9 +63,7 @@ extension LibPQConnection {
             do throws(PostgresError) {
                 return try noteSessionChanges(outcome(of: result, binds: binds))
             } catch {
-                guard error.code == .queryFailed,
-                      error.sqlState == StaleStatement.missing || error.sqlState == StaleStatement.resultTypeChanged
-                else { throw error }
+                guard StaleStatement.matches(error) else { throw error }
                 statements.remove(key, stillPrepared: error.sqlState == StaleStatement.resultTypeChanged)
                 guard outsideBlock && !retried else { throw error }
                 retried = true

@@ -96,14 +96,20 @@ final class LibPQConnection {
         return !isBroken
     }
 
-    /// Runs one statement with its parameters, text results. Through the statement cache
-    /// (`PQprepare` once, then `PQexecPrepared`) unless the cache is off or the statement opted
-    /// out; else with `PQexecParams`, which parses and plans it every time.
-    func execute(_ sql: SQL) throws(PostgresError) -> Outcome {
+    /// Throws what makes `sql` impossible to send: text that could not be encoded, or more
+    /// parameters than the protocol's 16-bit count allows.
+    static func checkSendable(_ sql: SQL) throws(PostgresError) {
         if let error = sql.encodingError { throw error }
         guard sql.binds.count <= Int(UInt16.max) else {
             throw PostgresError(.invalidArgument, "a statement may bind at most 65535 values, not \(sql.binds.count)")
         }
+    }
+
+    /// Runs one statement with its parameters, text results. Through the statement cache
+    /// (`PQprepare` once, then `PQexecPrepared`) unless the cache is off or the statement opted
+    /// out; else with `PQexecParams`, which parses and plans it every time.
+    func execute(_ sql: SQL) throws(PostgresError) -> Outcome {
+        try Self.checkSendable(sql)
         guard consumePendingInput() else { throw closedError() }
         let parameters = BoundParameters(sql.binds)
         let text = sql.text

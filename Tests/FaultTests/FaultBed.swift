@@ -11,8 +11,8 @@ import TestSupport
 /// in this process (its faults and request log), three games each with one channel, a feed key.
 ///
 /// Time is compressed through settings only: 2 s leases, 100 ms polling, 3 attempts per update
-/// (a row given up keeps backing off by its jittered attempt bound, at most ten minutes), no
-/// routine spacing.
+/// (a row given up then waits the longest backoff, ten minutes, unless the circuit breaker's
+/// close releases it), no routine spacing.
 ///
 /// No test bounds recovery with a fixed number of seconds (a loaded CI machine can miss any):
 /// the wait for the newest state gives up only at the hang deadline, and the tests count from
@@ -109,12 +109,7 @@ struct FaultBed {
 
     /// Waits until `condition` holds (polling every 50 ms) or `timeout` (a hang) passes.
     func eventually(_ what: String, timeout: Duration = hangDeadline, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestSupportError("timed out after \(timeout) waiting until \(what)")
+        try await waitUntil(what, deadline: timeout, every: .milliseconds(50), condition)
     }
 
     /// What the simulator's log says about one game, against what the feed sent.

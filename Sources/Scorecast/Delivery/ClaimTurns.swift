@@ -85,7 +85,7 @@ final class ClaimTurns: Sendable {
     }
 
     /// Ends the turn `turn`: the claim took every row it could see (`tookAll`) or not. Only the
-    /// first call for a turn counts (a `defer` can end it again on every path).
+    /// first call for a turn counts (a second one changes nothing).
     func finish(_ turn: ClaimRecord, tookAll: Bool) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard state.claiming == turn.began else { return [] }

@@ -52,11 +52,13 @@ struct DeliveryWorker: Sendable {
                 }
                 let claimed: [ClaimedDelivery]
                 do {
-                    defer { context.turns.finish(turn, tookAll: false) }
+                    // The turn ends on every path; a failed or probing claim covers nothing.
+                    var tookAll = false
+                    defer { context.turns.finish(turn, tookAll: tookAll) }
                     claimed = try await context.store.claim(
                         owner: owner, limit: limit, lease: context.settings.leaseDuration,
                         excluding: context.inFlight.snapshot, ignoringBackoff: probing)
-                    context.turns.finish(turn, tookAll: !probing && claimed.count < limit)
+                    tookAll = !probing && claimed.count < limit
                     if claimed.isEmpty { context.counters.update { $0.emptyClaims += 1 } }
                     failures = 0
                     if probing {

@@ -47,7 +47,7 @@ import TestSupport
         #expect(claim?.generation == 1)
         if let claim {
             turns.finish(claim, tookAll: true)
-            turns.finish(claim, tookAll: false)  // the defer's second call changes nothing
+            turns.finish(claim, tookAll: false)  // a second call changes nothing
         }
         #expect(await turns.take(reason: .news, seen: 1, generation: { 1 }) == nil)
     }
@@ -58,9 +58,7 @@ import TestSupport
     /// claim per row.
     @Test func oneNotifyMakesOneClaimNotOnePerWorker() async throws {
         try await DeliveryHarness.with { harness in
-            var settings = harness.settings(workers: 4, poll: .seconds(3_600))
-            // NOTIFY is per database: other tests' notifications would wake these workers.
-            settings.notifyChannel = "scorecast_turns_test_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            let settings = harness.ownNotifyChannel(harness.settings(workers: 4, poll: .seconds(3_600)))
             let workers = harness.makePool(settings)
             var channels: [(id: Int64, apnsID: String)] = []
             for _ in 0..<12 { channels.append(try await harness.createChannel()) }

@@ -12,10 +12,7 @@ import TestSupport
 /// here an hour, so only that look can send it before the hang deadline.
 @Suite struct GivenBackRowTests {
     static func settings(_ harness: DeliveryHarness) -> WorkerSettings {
-        var settings = harness.settings(workers: 2, poll: .seconds(3_600))
-        // NOTIFY is per database: other tests' notifications would wake these workers.
-        settings.notifyChannel = "scorecast_given_back_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        return settings
+        harness.ownNotifyChannel(harness.settings(workers: 2, poll: .seconds(3_600)))
     }
 
     @Test func aGoalThatArrivesDuringTheSendOfTheLastOneGoesOutWhenThatSendEnds() async throws {

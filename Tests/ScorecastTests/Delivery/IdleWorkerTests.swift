@@ -38,10 +38,7 @@ import TestSupport
     @Test func anIdlePoolWithTheDefaultSettingsLeavesTheOutboxAloneAndStillAnswersANotify() async throws {
         try await DeliveryHarness.with { harness in
             let defaults = WorkerSettings()
-            var settings = harness.settings(workers: defaults.workers, poll: defaults.pollInterval)
-            // NOTIFY is per database, not per schema: on the shared channel, the notifications of
-            // tests running beside this one would wake these workers (rightly: they announce work).
-            settings.notifyChannel = "scorecast_idle_test_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            let settings = harness.ownNotifyChannel(harness.settings(workers: defaults.workers, poll: defaults.pollInterval))
             let workers = harness.makePool(settings)
             let channel = try await harness.createChannel()
             try await harness.running(workers) {

@@ -12,23 +12,21 @@ import TestSupport
 @Suite struct ListenGapTests {
     @Test func aRowWhoseNotificationWasLostGoesOutWhenTheSubscriptionIsBack() async throws {
         try await DeliveryHarness.with { harness in
-            var settings = harness.settings(workers: 2, poll: .seconds(3_600))
-            // NOTIFY is per database: a channel of its own keeps other tests' notifications
-            // (which would wake these workers) out of this one.
-            settings.notifyChannel = "scorecast_gap_test_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            let settings = harness.ownNotifyChannel(harness.settings(workers: 2, poll: .seconds(3_600)))
             let workers = harness.makePool(settings)
             let channel = try await harness.createChannel()
             try await harness.running(workers) {
                 try await harness.eventually("the workers listen") {
-                    try await Self.listenerPIDs(harness.pool, channel: settings.notifyChannel).count == 1
+                    try await harness.listenerPIDs(on: settings.notifyChannel).count == 1
                 }
-                // Idle: every worker has claimed once and looked at the due times once.
+                // Idle: the workers' first claims and looks are done (twice as many outbox scans
+                // as workers).
                 try await harness.eventually("the workers are idle") {
                     try await IdleWorkerTests.outboxScans(harness.pool) >= 2 * settings.workers
                 }
                 // A row whose NOTIFY is lost (none is sent), then the subscription drops.
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, notify: false)
-                for pid in try await Self.listenerPIDs(harness.pool, channel: settings.notifyChannel) {
+                for pid in try await harness.listenerPIDs(on: settings.notifyChannel) {
                     _ = try await harness.pool.query("SELECT pg_terminate_backend(\(pid))")
                 }
                 try await harness.eventually("the row is sent once the workers listen again") {
@@ -36,11 +34,5 @@ import TestSupport
                 }
             }
         }
-    }
-
-    /// The backends listening on `channel` (their last statement was the `LISTEN`).
-    static func listenerPIDs(_ pool: PostgresPool, channel: String) async throws -> [Int32] {
-        try await pool.query("SELECT pid FROM pg_stat_activity WHERE query = \("LISTEN \"\(channel)\"")")
-            .map { try $0.decode("pid", as: Int32.self) }
     }
 }

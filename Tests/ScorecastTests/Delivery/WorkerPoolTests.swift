@@ -389,16 +389,12 @@ import TestSupport
     @Test func notifyWakesIdleWorkersLongBeforeThePollInterval() async throws {
         try await DeliveryHarness.with { harness in
             let channel = try await harness.createChannel()
-            // A channel of this test's own: other tests' notifications cannot wake these workers.
-            var settings = harness.settings(poll: .seconds(3_600))
-            settings.notifyChannel = "scorecast_outbox_\(UInt32.random(in: 0...UInt32.max))"
+            let settings = harness.ownNotifyChannel(harness.settings(poll: .seconds(3_600)))
             let workers = harness.makePool(settings)
             try await harness.running(workers) {
                 // Wait for the listener to subscribe (an event, not a guessed 300 ms).
                 try await waitUntil("the workers listen on \(settings.notifyChannel)") {
-                    try await harness.pool.query("""
-                        SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = \("LISTEN \"\(settings.notifyChannel)\"")
-                        """)[0].decode("n", as: Int.self) == 1
+                    try await harness.listenerPIDs(on: settings.notifyChannel).count == 1
                 }
                 // Polling would take an hour: a send within the hang deadline can only have come
                 // from the NOTIFY (no wall-clock bound: one of 2 s failed at load 25).

@@ -99,6 +99,22 @@ struct DeliveryHarness: Sendable {
             apnsRequestTimeout: .seconds(5))
     }
 
+    /// `settings` on a notify channel of the test's own. NOTIFY is per database, not per
+    /// schema: on the shared channel, the notifications of tests running beside this one would
+    /// wake these workers (rightly: they announce work), which a test counting wakes or claims,
+    /// or proving a path other than NOTIFY, cannot have.
+    func ownNotifyChannel(_ settings: WorkerSettings) -> WorkerSettings {
+        var settings = settings
+        settings.notifyChannel = "scorecast_test_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return settings
+    }
+
+    /// The backends listening on `channel` (their last statement was its `LISTEN`).
+    func listenerPIDs(on channel: String) async throws -> [Int32] {
+        try await pool.query("SELECT pid FROM pg_stat_activity WHERE query = \("LISTEN \"\(channel)\"")")
+            .map { try $0.decode("pid", as: Int32.self) }
+    }
+
     /// A worker pool on this harness's database and simulator.
     func makePool(_ settings: WorkerSettings, ownerPrefix: String? = nil) -> WorkerPool {
         WorkerPool(
