@@ -38,6 +38,7 @@ public final class EmbeddedPostgres: Sendable {
     private let stateDirectory: URL
     private let binDirectory: URL?
     private let durable: Bool
+    private let extraSettings: [PostgresServerSetting]
     private let logger: Logger
     private let running = Mutex<Running?>(nil)
     /// Serializes `start()` calls on this instance (held on the start thread only).
@@ -46,11 +47,15 @@ public final class EmbeddedPostgres: Sendable {
     /// Creates a handle on the cluster kept under `stateDirectory` (nothing runs yet).
     /// `binDirectory` overrides where `initdb` and `pg_ctl` are found. `durable: false` turns
     /// off `fsync` and synchronous commit: much faster, and a machine crash can lose or corrupt
-    /// the data — for test databases only.
-    public init(stateDirectory: URL, binDirectory: URL? = nil, durable: Bool = true, logger: Logger) {
+    /// the data — for test databases only. `settings` are extra `postgresql.conf` lines,
+    /// written after scorecast's own (see `settingsText`) so that they win.
+    public init(
+        stateDirectory: URL, binDirectory: URL? = nil, durable: Bool = true, settings: [PostgresServerSetting] = [], logger: Logger
+    ) {
         self.stateDirectory = stateDirectory
         self.binDirectory = binDirectory
         self.durable = durable
+        self.extraSettings = settings
         self.logger = logger.named("embedded-postgres")
     }
 
@@ -232,7 +237,7 @@ public final class EmbeddedPostgres: Sendable {
             throw PostgresError(.embeddedServerFailed, "initdb failed (status \(result.status)): \(Self.tail(result.text))")
         }
         // Our settings live in a file of their own, rewritten on every start.
-        let include = "\n# Added by scorecast: port, addresses and socket folder, rewritten on every start.\ninclude_if_exists = 'scorecast.conf'\n"
+        let include = "\n# Added by scorecast: its settings, rewritten on every start.\ninclude_if_exists = 'scorecast.conf'\n"
         let configuration = layout.data.appendingPathComponent("postgresql.conf")
         guard let handle = try? FileHandle(forWritingTo: configuration) else {
             throw PostgresError(.embeddedServerFailed, "cannot append to \(configuration.path)")
@@ -251,21 +256,12 @@ public final class EmbeddedPostgres: Sendable {
         if !layout.socketDirectoryIsInside {
             logger.notice("the socket folder's path would be too long for a Unix socket; using another", ["folder": layout.socketDirectory.path])
         }
-        let settings = """
-                listen_addresses = ''
-                port = \(Self.socketPort)
-                unix_socket_directories = '\(layout.socketDirectory.path.replacingOccurrences(of: "'", with: "''"))'
-                unix_socket_permissions = 0700
-                max_connections = 200
-                fsync = \(durable ? "on" : "off")
-                synchronous_commit = \(durable ? "on" : "off")
-                full_page_writes = \(durable ? "on" : "off")
-                # scorecast's outbox is rewritten many times a second; the default
-                # one-minute pause between autovacuum rounds lets it bloat to many
-                # times its size meanwhile.
-                autovacuum_naptime = 5s
-
-                """
+        let version = (try? String(contentsOf: layout.data.appendingPathComponent("PG_VERSION"), encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let settings = Self.settingsText(
+            socketDirectory: layout.socketDirectory.path, durable: durable,
+            walCompression: Self.walCompression(majorVersion: version, configureFlags: installation.configureFlags()),
+            extra: extraSettings)
         try writeServerFile(layout.settingsFile, settings)
         try writeServerFile(layout.accessRulesFile, Self.accessRules)
         let result = try ProcessRunner.run(

@@ -6,6 +6,16 @@ struct PostgresInstallation: Sendable, Equatable {
 
     var initdb: String { binDirectory.appendingPathComponent("initdb").path }
     var pgCtl: String { binDirectory.appendingPathComponent("pg_ctl").path }
+    var pgConfig: String { binDirectory.appendingPathComponent("pg_config").path }
+
+    /// The options the server was built with (`pg_config --configure`), or nil when this
+    /// installation has no `pg_config`.
+    func configureFlags() -> String? {
+        guard FileManager.default.isExecutableFile(atPath: pgConfig),
+              let result = try? ProcessRunner.run(pgConfig, ["--configure"]), result.status == 0
+        else { return nil }
+        return result.text
+    }
 
     /// The newest `/usr/lib/postgresql/<version>/bin` holding `initdb` and `pg_ctl` (Debian's
     /// layout, off PATH), or `binDirectory` when given.

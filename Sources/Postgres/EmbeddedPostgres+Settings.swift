@@ -1,0 +1,66 @@
+import Foundation
+
+extension EmbeddedPostgres {
+    /// The text of `scorecast.conf`, rewritten on every start: how the server is reached,
+    /// durability, the settings chosen for scorecast's workload, then the operator's `extra`
+    /// lines (later lines win, so they override ours).
+    ///
+    /// The workload is many small concurrent write transactions (ingest group commits, worker
+    /// claims and completions: ~27 WAL records, ~4 KB of WAL per broadcast), whose top waits
+    /// are the WAL flush at commit (`IO:WALSync`) and the WAL write lock (`LWLock:WALWrite`).
+    /// Durable stays durable: fsync, synchronous commit and full-page writes stay on; these
+    /// settings only change how flushes are grouped and how often checkpoints come.
+    static func settingsText(socketDirectory: String, durable: Bool, walCompression: String, extra: [PostgresServerSetting]) -> String {
+        var text = """
+            listen_addresses = ''
+            port = \(socketPort)
+            unix_socket_directories = '\(socketDirectory.replacingOccurrences(of: "'", with: "''"))'
+            unix_socket_permissions = 0700
+            max_connections = 200
+            fsync = \(durable ? "on" : "off")
+            synchronous_commit = \(durable ? "on" : "off")
+            full_page_writes = \(durable ? "on" : "off")
+            # scorecast's outbox is rewritten many times a second; the default one-minute pause
+            # between autovacuum rounds lets it bloat to many times its size meanwhile.
+            autovacuum_naptime = 5s
+            # Group flush: a committing transaction waits this long (µs) before flushing WAL when
+            # other transactions are open, so one flush covers theirs too; half of one 8 kB
+            # flush measured by pg_test_fsync (0.8 ms), the docs' starting point. No effect when
+            # fsync is off.
+            commit_delay = 400
+            # The hot path has few writers at once (2 ingest transactions, 2 workers per
+            # process): the default 5 would never delay.
+            commit_siblings = 2
+            # Compresses the full-page images written at a page's first change after a
+            # checkpoint, most of the WAL's bytes on update-heavy tables; lz4 costs little CPU.
+            wal_compression = \(walCompression)
+            # Many clients commit at once: the docs advise a few MB at least; 16MB is one
+            # segment, the auto-tuned value's cap.
+            wal_buffers = 16MB
+            # Fewer checkpoints, so fewer full-page images: the default 1GB starts one every
+            # ~530 MB of WAL, at ~4 KB per broadcast every minute at 2,000 broadcasts/s. Costs
+            # disk (pg_wal up to about this) and a longer crash recovery, not durability.
+            max_wal_size = 4GB
+            checkpoint_timeout = 15min
+            # Keeps WAL segments for reuse instead of creating (and zero-filling) new ones.
+            min_wal_size = 1GB
+            # Room for the hot tables and indexes (games, channels, outbox, the recent end of
+            # deliveries and events) beside serve's memory; the OS cache holds the rest.
+            shared_buffers = 256MB
+
+            """
+        if !extra.isEmpty {
+            text += "# SCORECAST_EMBEDDED_POSTGRES_SETTINGS: the operator's, after scorecast's so they win.\n"
+            text += extra.map { $0.configurationLine + "\n" }.joined()
+        }
+        return text
+    }
+
+    /// The best `wal_compression` a server supports: `lz4` from Postgres 15 when it was built
+    /// with lz4 (`pg_config --configure` lists `--with-lz4`), else `pglz`; before 15 the
+    /// setting was a boolean (`on` is pglz).
+    static func walCompression(majorVersion: Int?, configureFlags: String?) -> String {
+        guard let majorVersion, majorVersion >= 15 else { return "on" }
+        return configureFlags?.contains("--with-lz4") == true ? "lz4" : "pglz"
+    }
+}
