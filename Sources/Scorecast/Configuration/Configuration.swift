@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Postgres
 import ScorecastLogging
 
 /// Everything `scorecast` reads from its environment, validated once at start.
@@ -121,6 +122,9 @@ package struct Configuration: Sendable {
     /// Where LISTEN, the poller's leader lock and migrations connect
     /// (`SCORECAST_DATABASE_DIRECT_URL`); `nil`: the main database.
     package var databaseDirectURL: String? = nil
+    /// Extra `postgresql.conf` lines for the embedded cluster
+    /// (`SCORECAST_EMBEDDED_POSTGRES_SETTINGS`), written after scorecast's own.
+    package var embeddedPostgresSettings: [PostgresServerSetting] = []
 }
 
 /// What stands between scorecast and Postgres on the main database URL.
@@ -162,6 +166,17 @@ extension Configuration {
         }
         if database != .embedded && databasePooler == .transaction && databaseDirectURL == nil {
             env.problem("SCORECAST_DATABASE_POOLER=transaction needs SCORECAST_DATABASE_DIRECT_URL: LISTEN, the poller's leader lock and migrations cannot go through a transaction pooler")
+        }
+        var embeddedPostgresSettings: [PostgresServerSetting] = []
+        if let text = env.optionalString(.embeddedPostgresSettings) {
+            do {
+                embeddedPostgresSettings = try PostgresServerSetting.list(text)
+            } catch {
+                env.problem("SCORECAST_EMBEDDED_POSTGRES_SETTINGS: \(error.message)")
+            }
+            if database != .embedded {
+                env.problem("SCORECAST_EMBEDDED_POSTGRES_SETTINGS applies to the embedded cluster only; with SCORECAST_DATABASE_URL set, configure that server instead")
+            }
         }
         let stateText = env.string(.stateDirectory)
         let stateDirectory = stateText.hasPrefix("/")
@@ -267,7 +282,8 @@ extension Configuration {
             opsPublic: env.boolean(.opsPublic),
             devices: DeviceSettings.load(&env),
             databasePooler: databasePooler,
-            databaseDirectURL: databaseDirectURL)
+            databaseDirectURL: databaseDirectURL,
+            embeddedPostgresSettings: embeddedPostgresSettings)
 
         if configuration.retryBase > configuration.retryMax {
             env.problem("SCORECAST_RETRY_BASE_MS (\(configuration.retryBase)) must not exceed SCORECAST_RETRY_MAX_MS (\(configuration.retryMax))")

@@ -38,7 +38,7 @@ package final class DatabaseRuntime: Sendable {
         case .external(let url):
             postgres = try PostgresConfiguration(connectionString: url)
         case .embedded:
-            let cluster = EmbeddedPostgres(stateDirectory: configuration.stateDirectory, logger: logger)
+            let cluster = EmbeddedPostgres(stateDirectory: configuration.stateDirectory, settings: configuration.embeddedPostgresSettings, logger: logger)
             postgres = try await cluster.start()
             embedded = cluster
             logger.info("embedded Postgres ready", ["port": postgres.port.map(String.init) ?? "?"])
