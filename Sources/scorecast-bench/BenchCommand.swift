@@ -1,6 +1,7 @@
 import APNsSimulator
 import Arguments
 import Foundation
+import Postgres
 import ScorecastLogging
 
 /// `scorecast-bench`'s command line.
@@ -26,6 +27,10 @@ enum BenchCommand {
       --scripts DIR           the folder of aioapns_peer.py (default Deploy/bench)
       --serve-env KEY=VALUE   an extra SCORECAST_* setting for every scorecast serve (repeatable);
                               the default is scorecast's own defaults
+      --postgres-setting NAME=VALUE
+                              an extra postgresql.conf setting for the benchmark's embedded Postgres
+                              (repeatable), after SCORECAST_EMBEDDED_POSTGRES_SETTINGS from this
+                              environment; both override scorecast's workload settings
     """
 
     /// Runs the command line and returns the exit code.
@@ -74,6 +79,9 @@ struct BenchOptions: Sendable {
     var scorecastBinary: String?
     var scriptsFolder = "Deploy/bench"
     var serveEnvironment: [String: String] = [:]
+    /// Extra settings of the embedded Postgres: SCORECAST_EMBEDDED_POSTGRES_SETTINGS, then
+    /// each `--postgres-setting`.
+    var postgresSettings: [PostgresServerSetting] = []
     /// The arguments as given, for the report.
     var arguments: [String]
 
@@ -90,14 +98,23 @@ struct BenchOptions: Sendable {
         .value("channels", "N", "channels per game"),
         .value("alerting-percent", "P", "share of alerting events"),
         .value("serve-env", "SCORECAST_NAME=VALUE", repeatable: true, "a setting for the served process"),
+        .value("postgres-setting", "NAME=VALUE", repeatable: true, "a setting for the embedded Postgres"),
         .value("out", "FOLDER", "where the report goes"),
         .value("scorecast", "PATH", "the scorecast binary"),
         .value("scripts", "FOLDER", "the bench scripts"),
     ]
 
-    /// Parses the arguments after `run`; the error names the bad option.
-    init(_ arguments: [String]) throws(BenchError) {
+    /// Parses the arguments after `run` (and SCORECAST_EMBEDDED_POSTGRES_SETTINGS from
+    /// `environment`); the error names the bad option.
+    init(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(BenchError) {
         self.arguments = arguments
+        if let text = environment[Self.postgresSettingsVariable] {
+            do {
+                postgresSettings = try PostgresServerSetting.list(text)
+            } catch {
+                throw BenchError("\(Self.postgresSettingsVariable): \(error.message)")
+            }
+        }
         let parsed: ParsedArguments
         do {
             parsed = try ParsedArguments(arguments, options: Self.options)
@@ -140,6 +157,12 @@ struct BenchOptions: Sendable {
                     throw BenchError("--serve-env takes SCORECAST_NAME=VALUE, got '\(setting)'")
                 }
                 serveEnvironment[parts[0]] = parts[1]
+            case "--postgres-setting":
+                do {
+                    postgresSettings.append(try PostgresServerSetting(assignment: value))
+                } catch {
+                    throw BenchError("--postgres-setting: \(error.message)")
+                }
             case "--out": outputFolder = value
             case "--scorecast": scorecastBinary = value
             case "--scripts": scriptsFolder = value
@@ -148,6 +171,11 @@ struct BenchOptions: Sendable {
         }
         if let wrong = parts.first(where: { !(1...7).contains($0) }) { throw BenchError("--parts: there is no part \(wrong)") }
     }
+
+    /// The variable that gives `scorecast` its embedded Postgres's extra settings; the
+    /// benchmark passes it to its own cluster and keeps it from the processes it starts
+    /// (they use a database URL, where the variable is refused).
+    static let postgresSettingsVariable = "SCORECAST_EMBEDDED_POSTGRES_SETTINGS"
 
     /// Part 7's matches.
     var saturdayMatchCount: Int { saturdayMatches ?? (quick ? 60 : 300) }

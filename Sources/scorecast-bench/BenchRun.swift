@@ -62,7 +62,8 @@ struct BenchRun {
                 .deletingLastPathComponent().appendingPathComponent("scorecast").path)
             let part = KickoffBenchmark(
                 devices: options.devices ?? (options.quick ? 100_000 : 1_000_000), folder: folder + "/kickoff", key: key,
-                scorecast: scorecast, serveEnvironment: options.serveEnvironment, logger: logger)
+                scorecast: scorecast, serveEnvironment: options.serveEnvironment,
+                postgresSettings: options.postgresSettings, logger: logger)
             let load = ProcFS.loadAverage
             do {
                 try FileManager.default.createDirectory(atPath: folder + "/kickoff", withIntermediateDirectories: true)

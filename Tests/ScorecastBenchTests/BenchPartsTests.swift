@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import Scorecast
 import ScorecastCore
 import Testing
@@ -99,6 +100,22 @@ struct BenchPartsTests {
         for bad in [["--parts", "8"], ["--devices", "0"], ["--rates", "1,x"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
             #expect(throws: BenchError.self) { try BenchOptions(bad) }
         }
+    }
+
+    @Test("options: the embedded Postgres's settings come from the environment, then --postgres-setting")
+    func postgresSettings() throws {
+        #expect(try BenchOptions([], environment: [:]).postgresSettings == [])
+        let chosen = try BenchOptions(
+            ["--postgres-setting", "commit_delay=0", "--postgres-setting", "wal_compression=off"],
+            environment: ["SCORECAST_EMBEDDED_POSTGRES_SETTINGS": "commit_delay=100;shared_buffers=128MB"])
+        #expect(chosen.postgresSettings.map(\.description) == ["commit_delay=100", "shared_buffers=128MB", "commit_delay=0", "wal_compression=off"])
+        let refused = #expect(throws: BenchError.self) { try BenchOptions(["--postgres-setting", "port=1"], environment: [:]) }
+        #expect(refused?.description.contains("--postgres-setting: the embedded Postgres's port is scorecast's own") == true, "\(String(describing: refused))")
+        let malformed = #expect(throws: BenchError.self) {
+            try BenchOptions([], environment: ["SCORECAST_EMBEDDED_POSTGRES_SETTINGS": "commit delay=0"])
+        }
+        #expect(malformed?.description.contains("SCORECAST_EMBEDDED_POSTGRES_SETTINGS: \"commit delay\" is not a Postgres setting name") == true,
+                "\(String(describing: malformed))")
     }
 
     @Test("/proc gives this process's CPU time and resident memory")

@@ -50,15 +50,17 @@ final class EndToEndEnvironment: Sendable {
     static func bundleID(_ index: Int) -> String { "com.scorecast.bench.app\(index)" }
 
     /// Builds the environment.
+    /// `postgresSettings` go into the cluster's configuration after scorecast's own.
     static func make(folder: String, key: BenchKey, gameCount: Int, appCount: Int, scorecast: String,
-                     logger: Logger) async throws -> EndToEndEnvironment {
+                     postgresSettings: [PostgresServerSetting], logger: Logger) async throws -> EndToEndEnvironment {
         let quiet = Logger(label: "bench-setup", level: .warning)
-        let postgres = EmbeddedPostgres(stateDirectory: URL(fileURLWithPath: folder + "/postgres"), durable: true, logger: quiet)
+        let postgres = EmbeddedPostgres(stateDirectory: URL(fileURLWithPath: folder + "/postgres"), durable: true,
+                                        settings: postgresSettings, logger: quiet)
         // The cluster is not a child process: stop it on an interrupt and on every failure here.
         ChildRegistry.shared.onInterrupt { postgres.stop() }
         do {
             return try await prepare(postgres: postgres, folder: folder, key: key, gameCount: gameCount, appCount: appCount,
-                                     scorecast: scorecast, quiet: quiet, logger: logger)
+                                     scorecast: scorecast, postgresSettings: postgresSettings, quiet: quiet, logger: logger)
         } catch {
             postgres.stop()
             throw error
@@ -66,7 +68,8 @@ final class EndToEndEnvironment: Sendable {
     }
 
     private static func prepare(postgres: EmbeddedPostgres, folder: String, key: BenchKey, gameCount: Int, appCount: Int,
-                                scorecast: String, quiet: Logger, logger: Logger) async throws -> EndToEndEnvironment {
+                                scorecast: String, postgresSettings: [PostgresServerSetting], quiet: Logger,
+                                logger: Logger) async throws -> EndToEndEnvironment {
         var configuration = try await postgres.start()
         // pg_stat_statements must be preloaded: set it, then restart once.
         let setupPool = PostgresPool(configuration: configuration, maxConnections: 1, logger: quiet)
@@ -77,7 +80,7 @@ final class EndToEndEnvironment: Sendable {
         let pool = PostgresPool(configuration: configuration, maxConnections: 8, logger: quiet)
         _ = try await pool.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         let url = configuration.urlIncludingPassword
-        logger.info("postgres started (durable)", ["settings": try await settingsLine(pool)])
+        logger.info("postgres started (durable)", ["settings": try await settingsLine(pool, extra: postgresSettings)])
 
         let environment = ["SCORECAST_DATABASE_URL": url, "SCORECAST_LOG_LEVEL": "warning",
                            "SCORECAST_STATE_DIR": folder + "/scorecast-state"]
@@ -159,7 +162,7 @@ final class EndToEndEnvironment: Sendable {
 
     /// The settings every `scorecast serve` of the run gets (defaults otherwise).
     func serveEnvironment(httpPort: Int, roles: String, extra: [String: String]) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        var environment = Self.inheritedEnvironment.merging(extra) { $1 }
         environment.merge(Self.apnsEnvironment(simulator)) { $1 }
         environment["SCORECAST_DATABASE_URL"] = databaseURL
         environment["SCORECAST_HTTP_PORT"] = String(httpPort)
@@ -170,10 +173,24 @@ final class EndToEndEnvironment: Sendable {
         return environment
     }
 
-    /// Postgres' durability settings, for the report.
-    static func settingsLine(_ pool: PostgresPool) async throws -> String {
-        let rows = try await pool.query("SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections') ORDER BY name")
-        return try rows.map { "\(try $0.decode("name", as: String.self))=\(try $0.decode("setting", as: String.self))" }.joined(separator: ", ")
+    /// This process's environment without SCORECAST_EMBEDDED_POSTGRES_SETTINGS: the processes
+    /// it starts use a database URL, with which that variable is refused.
+    static var inheritedEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.filter { $0.key != BenchOptions.postgresSettingsVariable }
+    }
+
+    /// The settings the report shows: durability, and those scorecast chooses for its workload.
+    static let reportedSettings = [
+        "fsync", "synchronous_commit", "full_page_writes", "max_connections", "commit_delay", "commit_siblings",
+        "wal_compression", "wal_buffers", "max_wal_size", "min_wal_size", "checkpoint_timeout", "shared_buffers",
+    ]
+
+    /// The effective values (with units) of `reportedSettings` and of any setting given with
+    /// `--postgres-setting` or SCORECAST_EMBEDDED_POSTGRES_SETTINGS, for the report.
+    static func settingsLine(_ pool: PostgresPool, extra: [PostgresServerSetting] = []) async throws -> String {
+        let names = reportedSettings + extra.map(\.name).filter { !reportedSettings.contains($0) }
+        let rows = try await pool.query("SELECT name, coalesce(current_setting(name, true), '?') AS value FROM unnest(\(names)::text[]) WITH ORDINALITY AS s(name, position) ORDER BY position")
+        return try rows.map { "\(try $0.decode("name", as: String.self))=\(try $0.decode("value", as: String.self))" }.joined(separator: ", ")
     }
 
     /// The postmaster's pid (first line of postmaster.pid in the data directory).
@@ -191,7 +208,7 @@ final class EndToEndEnvironment: Sendable {
                        label: String) async throws -> String {
         let process = try ChildProcess(name: "scorecast \(arguments.prefix(2).joined(separator: " "))", executable: scorecast,
                                        arguments: arguments,
-                                       environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                       environment: inheritedEnvironment.merging(environment) { $1 },
                                        stdoutPath: folder + "/\(label).out", stderrPath: folder + "/\(label).err")
         let (exit, killed) = await process.waitForExit(timeout: .seconds(120))
         guard exit.status == 0, !killed else {

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import Postgres
 import ScorecastLogging
 import Scorecast
 
@@ -25,7 +26,8 @@ struct EndToEndSuite {
             let games = options.parts.isDisjoint(with: [3, 4, 5]) ? options.saturdayMatchCount
                 : options.parts.contains(7) ? max(options.games, options.saturdayMatchCount) : options.games
             environment = try await EndToEndEnvironment.make(folder: folder, key: key, gameCount: games,
-                                                             appCount: options.channelsPerGame, scorecast: scorecast, logger: logger)
+                                                             appCount: options.channelsPerGame, scorecast: scorecast,
+                                                             postgresSettings: options.postgresSettings, logger: logger)
         } catch {
             report.skipped["3–5, 7 end to end"] = "setup failed: \(error)"
             return
@@ -35,7 +37,9 @@ struct EndToEndSuite {
             "channels per game": "\(options.channelsPerGame) (one per app, \(options.channelsPerGame) apps)",
             "channels": String(environment.channels),
             "events": String(format: "one per POST /v1/events; %.0f %% alerting (score: priority 10, sent at once), the rest routine (clock: priority 5, shaped to one send per channel per SCORECAST_ROUTINE_INTERVAL_MS, default 2 s)", options.alertingShare * 100),
-            "postgres": ((try? await EndToEndEnvironment.settingsLine(environment.pool)) ?? "?") + " (embedded, durable)",
+            "postgres": ((try? await EndToEndEnvironment.settingsLine(environment.pool, extra: options.postgresSettings)) ?? "?")
+                + (options.postgresSettings.isEmpty ? " (embedded, durable, scorecast's settings)"
+                    : " (embedded, durable, scorecast's settings except " + options.postgresSettings.map(\.description).joined(separator: ", ") + ")"),
             "scorecast serve": options.serveEnvironment.isEmpty
                 ? "release build, default settings (" + Self.defaultsShown + ")"
                 : "release build, defaults except " + options.serveEnvironment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: ", "),

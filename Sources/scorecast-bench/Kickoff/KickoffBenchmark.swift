@@ -13,13 +13,16 @@ struct KickoffBenchmark: Sendable {
     let key: BenchKey
     let scorecast: String
     let serveEnvironment: [String: String]
+    /// Extra settings of the embedded Postgres (`--postgres-setting`).
+    let postgresSettings: [PostgresServerSetting]
     let logger: Logger
     /// Target: the fan-out at ≥ 0.7× the client's raw rate.
     static let target = 0.7
 
     func run(clientRate: Double?) async throws -> KickoffReport {
         let environment = try await EndToEndEnvironment.make(
-            folder: folder, key: key, gameCount: 1, appCount: 1, scorecast: scorecast, logger: logger)
+            folder: folder, key: key, gameCount: 1, appCount: 1, scorecast: scorecast, postgresSettings: postgresSettings,
+            logger: logger)
         do {
             let report = try await measure(environment, clientRate: clientRate)
             await environment.shutdown()
