@@ -34,8 +34,8 @@ extension EmbeddedPostgres {
             # Compresses the full-page images written at a page's first change after a
             # checkpoint, most of the WAL's bytes on update-heavy tables; lz4 costs little CPU.
             wal_compression = \(walCompression)
-            # Many clients commit at once: the docs advise a few MB at least; 16MB is one
-            # segment, the auto-tuned value's cap.
+            # Many clients commit at once: the docs advise a few MB at least (auto-tuning gives
+            # 4MB with 128MB of shared_buffers); 16MB is one segment, the auto-tuned value's cap.
             wal_buffers = 16MB
             # Fewer checkpoints, so fewer full-page images: the default 1GB starts one every
             # ~530 MB of WAL, at ~4 KB per broadcast every minute at 2,000 broadcasts/s. Costs
@@ -44,9 +44,8 @@ extension EmbeddedPostgres {
             checkpoint_timeout = 15min
             # Keeps WAL segments for reuse instead of creating (and zero-filling) new ones.
             min_wal_size = 1GB
-            # Room for the hot tables and indexes (games, channels, outbox, the recent end of
-            # deliveries and events) beside serve's memory; the OS cache holds the rest.
-            shared_buffers = 256MB
+            # shared_buffers stays at Postgres' 128MB: the hot tables with their indexes (outbox,
+            # channels, games, budgets) measured ~20 MiB in the benchmark, and serve shares the box.
 
             """
         if !extra.isEmpty {

@@ -40,7 +40,7 @@ import Testing
         #expect(values["max_wal_size"] == "4GB")
         #expect(values["min_wal_size"] == "1GB")
         #expect(values["checkpoint_timeout"] == "15min")
-        #expect(values["shared_buffers"] == "256MB")
+        #expect(values["shared_buffers"] == "128MB")
         #expect(values["autovacuum_naptime"] == "5s")
         let major = try #require(values["server_version_num"].flatMap(Int.init)) / 10_000
         let flags = try PostgresInstallation.find().configureFlags()
