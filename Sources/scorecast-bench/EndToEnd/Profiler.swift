@@ -119,6 +119,16 @@ enum Profiler {
             lines.append(String(format: "pg_stat_wal: %d records, %.1f MiB, %d WAL syncs (%.0f fsyncs/s over %.0f s)",
                                 records, Double(bytes) / 1_048_576, syncs, Double(syncs) / max(seconds, 1), seconds))
         }
+        if let row = try? await pool.query("""
+            SELECT checkpoints_timed::bigint AS timed, checkpoints_req::bigint AS requested, buffers_checkpoint::bigint AS by_checkpoint,
+                   buffers_clean::bigint AS by_bgwriter, buffers_backend::bigint AS by_backends FROM pg_stat_bgwriter
+            """).first {
+            let value = { (column: String) in (try? row.decode(column, as: Int.self)) ?? 0 }
+            // Cumulative since the cluster started: checkpoints requested by WAL volume
+            // (max_wal_size) against timed ones, and who wrote dirty buffers out.
+            lines.append(String(format: "pg_stat_bgwriter since start: %d checkpoints timed, %d requested; buffers written by checkpoints %d, background writer %d, backends %d",
+                                value("timed"), value("requested"), value("by_checkpoint"), value("by_bgwriter"), value("by_backends")))
+        }
         return lines.joined(separator: "\n")
     }
 }
