@@ -34,7 +34,7 @@ struct EndToEndSuite {
             "games": String(environment.games.count),
             "channels per game": "\(options.channelsPerGame) (one per app, \(options.channelsPerGame) apps)",
             "channels": String(environment.channels),
-            "events": String(format: "one per POST /v1/events; %.0f %% alerting (score: priority 10, sent at once), the rest routine (clock: priority 5, shaped to one send per channel per SCORECAST_ROUTINE_INTERVAL_MS, default 2 s)", options.alertingShare * 100),
+            "events": String(format: "one per POST /v1/events; %.0f %% alerting (score: priority 10, sent at once), the rest routine (clock: priority 5, shaped to one send per channel per SCORECAST_ROUTINE_INTERVAL_MS, default \(Setting.routineIntervalMilliseconds.defaultText) ms)", options.alertingShare * 100),
             "postgres": ((try? await EndToEndEnvironment.settingsLine(environment.pool)) ?? "?") + " (embedded, durable)",
             "scorecast serve": options.serveEnvironment.isEmpty
                 ? "release build, default settings (" + Self.defaultsShown + ")"
