@@ -39,6 +39,7 @@ struct EndToEndSuite {
             "scorecast serve": options.serveEnvironment.isEmpty
                 ? "release build, default settings (" + Self.defaultsShown + ")"
                 : "release build, defaults except " + options.serveEnvironment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
+            "connections per address": "no cap (SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS=0 unless --serve-env sets it): the feed is one address standing in for many feeds",
             "window per run": "\(Int(runSeconds)) s",
             "channel creations retried during setup": environment.setupRetries.isEmpty ? "none"
                 : "\(environment.setupRetries.count): \(environment.setupRetries.first ?? "")",
