@@ -31,9 +31,9 @@ final class CurlEventLoop {
     private var lanes: [EndpointLane] = []
 
     private var idleHandles: [EasyHandle] = []
-    /// The answers read but not yet handed over, resumed together once no more data is ready
-    /// (or `maxHeldAnswers` wait): a burst of resumes wakes the cooperative pool once, one
-    /// resume at a time wakes it each time.
+    /// The answers read in this turn, resumed together once every finished transfer is read:
+    /// a burst of resumes wakes the cooperative pool once, one resume between libcurl calls
+    /// each time.
     private var answered: [(Transfer, HTTPResponse)] = []
     private var active: [UInt64: EasyHandle] = [:]
     private var lastSweep: ContinuousClock.Instant
@@ -44,8 +44,6 @@ final class CurlEventLoop {
     /// (it is not woken for each; see `LoopMailbox`): it comes back at every answer, and at
     /// the latest after this.
     static let batchWindowMilliseconds: Int32 = 1
-    /// The most answers held back while more data is ready: their callers wait for the rest.
-    static let maxHeldAnswers = 64
 
     private init(mailbox: LoopMailbox, options: TransportOptions, openConnections: OpenConnections, logger: Logger) {
         self.mailbox = mailbox
@@ -115,14 +113,6 @@ final class CurlEventLoop {
             let finished = drainCompletions()
             startQueued()
             expireQueued()
-            // Answers wait while this turn finished some and more data is already readable, so
-            // that one hand-over to the cooperative pool carries many: each hand-over wakes
-            // pool threads, and a wakeup per answer or two costs more CPU than the answers' own
-            // work. A turn that finishes nothing hands over what waits, so none waits long.
-            if !answered.isEmpty {
-                if finished > 0 && answered.count < Self.maxHeldAnswers && moreDataReady() { continue }
-                resumeAnswered()
-            }
 
             // Busy: requests flow (this turn took some or finished some) and more are in flight,
             // so more submissions are likely and the batch window gathers them. Requests merely
@@ -230,20 +220,9 @@ final class CurlEventLoop {
             finish(handle, result: result, now: now)
             finished += 1
         }
-        return finished
-    }
-
-    /// Hands every answer read since the last hand-over to its caller.
-    private func resumeAnswered() {
         for (transfer, response) in answered { transfer.continuation.resume(returning: response) }
         answered.removeAll(keepingCapacity: true)
-    }
-
-    /// Whether a connection (or the mailbox's wakeup) has something to read right now: a poll
-    /// that does not wait.
-    private func moreDataReady() -> Bool {
-        var ready: Int32 = 0
-        return curl_multi_poll(multi, nil, 0, 0, &ready) == CURLM_OK && ready > 0
+        return finished
     }
 
     private func finish(_ handle: EasyHandle, result: CURLcode, now: ContinuousClock.Instant) {
@@ -325,7 +304,6 @@ final class CurlEventLoop {
     }
 
     private func shutDown(alsoFailing submissions: [Transfer]) {
-        resumeAnswered()
         for (_, handle) in active {
             curl_multi_remove_handle(multi, handle.raw)
             Unmanaged.passUnretained(handle).release()
