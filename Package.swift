@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // nghttp2 only for the simulator's HTTP/2 server; every client speaks through CCurl.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // glibc's malloc statistics (mallinfo2) for /metrics' heap gauges; empty without glibc.
+        .systemLibrary(name: "CMalloc"),
 
         // The one strict JSON parser and encoder every module uses: a leaf, no dependencies.
         .target(name: "JSON"),
@@ -81,7 +83,7 @@ let package = Package(
         // imports them (the reusable modules above stay `public`).
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore"],
+            dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore", "CMalloc"],
             // Embedded by Deploy/embed.py into Dashboard/EmbeddedDashboard.swift.
             exclude: ["Dashboard/Assets"]
         ),

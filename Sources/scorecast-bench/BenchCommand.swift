@@ -14,6 +14,7 @@ enum BenchCommand {
       --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5,6,7)
       --devices N             devices following the kick-off game in part 6 (default 1000000; 100000 with --quick)
       --memory-seconds N      length of the memory run (default 600; 60 with --quick)
+      --memory-rate N         events/s fed during the memory run (default 1000)
       --saturday-matches N    matches replaying the bundled match in part 7 (default 300; 60 with --quick)
       --saturday-speed S      part 7's time compression: S× faster than real pace, so its quiet spells
                               are S× shorter (default 30; 60 with --quick; 1 = real pace, ~2 hours)
@@ -66,6 +67,7 @@ struct BenchOptions: Sendable {
     var saturdaySpeed: Double?
     var devices: Int?
     var memorySeconds: Int?
+    var memoryRate = 1000
     var rates = [500, 1000, 2000]
     var games = 1000
     var channelsPerGame = 4
@@ -84,6 +86,7 @@ struct BenchOptions: Sendable {
         .value("saturday-matches", "N", "matches in part 7"),
         .value("saturday-speed", "S", "part 7's time compression"),
         .value("memory-seconds", "S", "how long the memory part runs"),
+        .value("memory-rate", "N", "events/s during the memory part"),
         .value("rates", "N[,N…]", "end-to-end event rates"),
         .value("devices", "N", "devices following the kick-off game in part 6"),
         .value("games", "N", "games in the end-to-end runs"),
@@ -119,6 +122,7 @@ struct BenchOptions: Sendable {
             case "--quick": quick = true
             case "--parts": parts = Set(try integers(flag, value))
             case "--memory-seconds": memorySeconds = try integers(flag, value)[0]
+            case "--memory-rate": memoryRate = try integers(flag, value)[0]
             case "--saturday-matches": saturdayMatches = try integers(flag, value)[0]
             case "--saturday-speed":
                 guard let speed = Double(value), speed.isFinite, speed >= 1 else {

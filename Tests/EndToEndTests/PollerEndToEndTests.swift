@@ -33,7 +33,7 @@ import TestSupport
         let second = try start("b")
         let leadLine = "became the poller leader"
         var leader: ScorecastProcess?
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + hangDeadline
         while leader == nil && ContinuousClock.now < deadline {
             leader = [first, second].first { ($0.output + $0.errorOutput).contains(leadLine) }
             try await Task.sleep(for: .milliseconds(50))

@@ -96,7 +96,9 @@ struct BenchPartsTests {
         #expect(chosen.parts == [1, 2])
         #expect(chosen.rates == [100, 200])
         #expect(chosen.serveEnvironment == ["SCORECAST_WORKERS": "8"])
-        for bad in [["--parts", "8"], ["--devices", "0"], ["--rates", "1,x"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
+        #expect(defaults.memoryRate == 1000)
+        #expect(try BenchOptions(["--parts", "4", "--memory-rate", "250"]).memoryRate == 250)
+        for bad in [["--parts", "8"], ["--devices", "0"], ["--rates", "1,x"], ["--memory-rate", "0"], ["--memory-rate", "fast"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
             #expect(throws: BenchError.self) { try BenchOptions(bad) }
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import PrometheusMetrics
 
-/// Sets the database-backed gauges of `/metrics` just before each scrape: outbox queue depth,
+/// Sets the database-backed and memory gauges of `/metrics` just before each scrape: outbox queue depth,
 /// how long the oldest due row has waited, rows leased to workers right now, channels per app,
 /// paused apps, live games and when the feed last sent an event. Three small queries: the
 /// outbox holds at most one row per channel, and `events.received_at` is indexed.
@@ -10,6 +10,8 @@ import PrometheusMetrics
 /// The gauges registered here (`scorecast_outbox_leased`, `scorecast_apps_paused`,
 /// `scorecast_games_live`, `scorecast_last_event_received_timestamp_seconds`) are shared state
 /// of every instance, unlike the in-process `scorecast_sends_in_flight` each worker pool keeps.
+/// The process's own memory (`ProcessMemoryGauges`) is read first, so it is fresh even when the
+/// database does not answer.
 package struct MetricsRefresher: Sendable {
     let pool: PostgresPool
     let metrics: ScorecastMetrics
@@ -18,6 +20,7 @@ package struct MetricsRefresher: Sendable {
     let liveGames: Gauge<NoLabels>
     let lastEvent: Gauge<NoLabels>
     let refreshed: Gauge<NoLabels>
+    let memory: ProcessMemoryGauges
     let clock: @Sendable () -> Date
 
     /// Creates the refresher and registers its gauges in `registry`.
@@ -40,11 +43,13 @@ package struct MetricsRefresher: Sendable {
         self.refreshed = try registry.gauge(
             "scorecast_database_gauges_refreshed_timestamp_seconds",
             help: "UNIX time the database-backed gauges were last read: older than the scrape when the database did not answer.")
+        self.memory = try ProcessMemoryGauges(registry: registry)
     }
 
     /// Reads the gauges' values from the database, within `deadline`: when it does not answer
     /// in time, the gauges keep their last values and `refreshed` says how old they are.
     package func refresh(deadline: Duration = .milliseconds(1500)) async throws {
+        memory.refresh()
         try await PostgresDeadline.within(deadline) { try await read() }
         refreshed.set(to: clock().timeIntervalSince1970)
     }

@@ -159,7 +159,10 @@ final class EndToEndEnvironment: Sendable {
 
     /// The settings every `scorecast serve` of the run gets (defaults otherwise).
     func serveEnvironment(httpPort: Int, roles: String, extra: [String: String]) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        // The feed is one address posting on up to 128 connections for what would be many feeds,
+        // and part 4 scrapes /metrics beside it: the per-address cap (100) would refuse both.
+        var environment = ProcessInfo.processInfo.environment.merging(["SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "0"]) { $1 }
+            .merging(extra) { $1 }
         environment.merge(Self.apnsEnvironment(simulator)) { $1 }
         environment["SCORECAST_DATABASE_URL"] = databaseURL
         environment["SCORECAST_HTTP_PORT"] = String(httpPort)

@@ -2,7 +2,7 @@ import Foundation
 import ScorecastLogging
 import Postgres
 
-/// One fixed-rate end-to-end run: the feed posts for the window while CPU (and optionally RSS)
+/// One fixed-rate end-to-end run: the feed posts for the window while CPU (and optionally memory)
 /// is sampled; afterwards the outbox drains and the figures are read from `deliveries`.
 struct EndToEndRunner {
     let environment: EndToEndEnvironment
@@ -10,13 +10,10 @@ struct EndToEndRunner {
     /// Share of alerting events.
     var alertingShare: Double
 
-    /// RSS samples of one process: (seconds since the window started, bytes).
-    typealias RSSSamples = [(Double, Int)]
-
     /// Runs `rate` events/s for `seconds` against `serves` (the first one runs the API).
     func run(rate: Int, seconds: Double, serves: [ServeProcess], runTag: String, seqBase: Int,
-             sampleRSSOf rssPID: pid_t? = nil) async throws -> (EndToEndRun, RSSSamples) {
-        try await run(targetRate: rate, serves: serves, sampleRSSOf: rssPID) { port in
+             sampleMemoryOf memoryOf: ServeProcess? = nil) async throws -> (EndToEndRun, [MemorySample]) {
+        try await run(targetRate: rate, serves: serves, sampleMemoryOf: memoryOf) { port in
             PostPlan(rate: rate, seconds: seconds, games: environment.games, runTag: runTag, seqBase: seqBase,
                      alertingShare: alertingShare, apiKey: environment.apiKey, port: port).schedule
         }
@@ -24,8 +21,8 @@ struct EndToEndRunner {
 
     /// Posts the schedule `feed` makes for the API's port against `serves`, measuring as `run`
     /// does; `targetRate` (events/s) is what "sustained" compares the posted rate with.
-    func run(targetRate rate: Int, serves: [ServeProcess], sampleRSSOf rssPID: pid_t? = nil,
-             feed: (_ port: Int) -> PostSchedule) async throws -> (EndToEndRun, RSSSamples) {
+    func run(targetRate rate: Int, serves: [ServeProcess], sampleMemoryOf memoryOf: ServeProcess? = nil,
+             feed: (_ port: Int) -> PostSchedule) async throws -> (EndToEndRun, [MemorySample]) {
         guard let api = serves.first(where: { $0.httpPort > 0 }) else { throw BenchError("no serve process runs the API") }
         _ = try await waitForDrain(limit: .seconds(60))
         let postmaster = await environment.postmasterPID()
@@ -33,23 +30,11 @@ struct EndToEndRunner {
         let windowStart = try await databaseClock()
         let plan = feed(api.httpPort)
 
-        let rssTask: Task<RSSSamples, Never>? = rssPID.map { pid in
-            Task {
-                var samples: RSSSamples = []
-                let started = ContinuousClock.now
-                while !Task.isCancelled {
-                    if let sample = ProcFS.sample(pid: pid) {
-                        samples.append(((ContinuousClock.now - started).seconds, sample.rssBytes))
-                    }
-                    try? await Task.sleep(for: .seconds(1))
-                }
-                return samples
-            }
-        }
+        let memoryTask: Task<[MemorySample], Never>? = memoryOf.map { serve in Task { await MemorySampler.run(serve) } }
         let posted = await EventPoster.run(plan)
         try environment.simulator.checkAlive(during: "the \(rate) events/s run")
-        rssTask?.cancel()
-        let rss = await rssTask?.value ?? []
+        memoryTask?.cancel()
+        let memory = await memoryTask?.value ?? []
         let windowEnd = try await databaseClock()
         let after = cpuSamples(serves: serves, postmaster: postmaster)
         let backlog = try await overdueBacklog()
@@ -96,7 +81,7 @@ struct EndToEndRunner {
             "ingest_p99_ms": String(format: "%.1f", result.ingestLatencyMs?.p99 ?? 0),
             "i2s_alerting_p99_ms": String(format: "%.1f", latencyAlerting?.p99 ?? 0),
             "backlog": String(backlog), "sustained": String(sustained), "failures": String(posted.failures)])
-        return (result, rss)
+        return (result, memory)
     }
 
     /// Broadcasts per CPU-second of the server side (every serve process and Postgres): an

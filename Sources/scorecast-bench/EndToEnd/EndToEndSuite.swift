@@ -34,11 +34,12 @@ struct EndToEndSuite {
             "games": String(environment.games.count),
             "channels per game": "\(options.channelsPerGame) (one per app, \(options.channelsPerGame) apps)",
             "channels": String(environment.channels),
-            "events": String(format: "one per POST /v1/events; %.0f %% alerting (score: priority 10, sent at once), the rest routine (clock: priority 5, shaped to one send per channel per SCORECAST_ROUTINE_INTERVAL_MS, default 2 s)", options.alertingShare * 100),
+            "events": String(format: "one per POST /v1/events; %.0f %% alerting (score: priority 10, sent at once), the rest routine (clock: priority 5, shaped to one send per channel per SCORECAST_ROUTINE_INTERVAL_MS, default \(Setting.routineIntervalMilliseconds.defaultText) ms)", options.alertingShare * 100),
             "postgres": ((try? await EndToEndEnvironment.settingsLine(environment.pool)) ?? "?") + " (embedded, durable)",
             "scorecast serve": options.serveEnvironment.isEmpty
                 ? "release build, default settings (" + Self.defaultsShown + ")"
                 : "release build, defaults except " + options.serveEnvironment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
+            "connections per address": "no cap (SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS=0 unless --serve-env sets it): the feed is one address standing in for many feeds",
             "window per run": "\(Int(runSeconds)) s",
             "channel creations retried during setup": environment.setupRetries.isEmpty ? "none"
                 : "\(environment.setupRetries.count): \(environment.setupRetries.first ?? "")",
@@ -103,8 +104,8 @@ struct EndToEndSuite {
                 let serve = try await ServeProcess.start(environment: environment, roles: "api,worker,poller", label: "serve-part4",
                                                          extraEnvironment: options.serveEnvironment)
                 let (runTag, seqBase) = nextTag()
-                let (run, samples) = try await runner.run(rate: 1000, seconds: Double(memorySeconds), serves: [serve], runTag: runTag,
-                                                          seqBase: seqBase, sampleRSSOf: serve.process.pid)
+                let (run, samples) = try await runner.run(rate: options.memoryRate, seconds: Double(memorySeconds), serves: [serve],
+                                                          runTag: runTag, seqBase: seqBase, sampleMemoryOf: serve)
                 report.memory = memoryReport(run: run, samples: samples)
                 checkpoint(report)
                 await serve.stop()
@@ -206,14 +207,25 @@ struct EndToEndSuite {
         report.profiles["postgres waits"] = await waits.value
     }
 
-    private func memoryReport(run: EndToEndRun, samples: [(Double, Int)]) -> MemoryReport {
+    private func memoryReport(run: EndToEndRun, samples: [MemorySample]) -> MemoryReport {
         let warmUp = options.quick ? 20.0 : 60.0
-        let mib = samples.map { [$0.0, Double($0.1) / 1_048_576] }
-        let afterWarmUp = mib.filter { $0[0] >= warmUp }.prefix(10).map { $0[1] }.median
-        let atEnd = mib.suffix(10).map { $0[1] }.median
-        let growth = afterWarmUp > 0 ? (atEnd - afterWarmUp) / afterWarmUp * 100 : 0
-        return MemoryReport(eventsPerSecond: 1000, seconds: run.seconds, warmUpSeconds: warmUp, samples: mib,
+        let mib = samples.map { [$0.seconds, Double($0.rssBytes) / 1_048_576] }
+        let (afterWarmUp, atEnd) = Self.warmUpAndEnd(mib, warmUp: warmUp)
+        let growth = MemoryReading.growthPercent(from: afterWarmUp, to: atEnd)
+        let heap = samples.compactMap { sample in sample.heapInUseBytes.map { [sample.seconds, Double($0) / 1_048_576] } }
+        let (heapAfterWarmUp, heapAtEnd) = Self.warmUpAndEnd(heap, warmUp: warmUp)
+        let heapMeasured = heapAfterWarmUp > 0 && heapAtEnd > 0
+        let heapGrowth = heapMeasured ? MemoryReading.growthPercent(from: heapAfterWarmUp, to: heapAtEnd) : nil
+        return MemoryReport(eventsPerSecond: run.targetEventsPerSecond, seconds: run.seconds, warmUpSeconds: warmUp, samples: mib,
                             rssAfterWarmUpMiB: afterWarmUp, rssAtEndMiB: atEnd, growthPercent: growth,
+                            heapSamples: heap, heapAfterWarmUpMiB: heapMeasured ? heapAfterWarmUp : nil,
+                            heapAtEndMiB: heapMeasured ? heapAtEnd : nil, heapGrowthPercent: heapGrowth,
+                            reading: MemoryReading.reading(rssGrowthPercent: growth, heapGrowthPercent: heapGrowth),
                             peakMiB: mib.map { $0[1] }.max() ?? 0, run: run, target: 10, met: growth < 10 && afterWarmUp > 0)
+    }
+
+    /// The median of the first ten samples after `warmUp` seconds and of the last ten (0 when none).
+    private static func warmUpAndEnd(_ samples: [[Double]], warmUp: Double) -> (Double, Double) {
+        (samples.filter { $0[0] >= warmUp }.prefix(10).map { $0[1] }.median, samples.suffix(10).map { $0[1] }.median)
     }
 }

@@ -10,16 +10,19 @@ struct ServeProcess: Sendable {
     let httpPort: Int
     /// The roles it runs.
     let roles: String
+    /// The operator token its `/metrics` asks for (`SCORECAST_OPS_TOKEN`), if one is set.
+    var opsToken: String?
 
     /// Starts `serve` and, when it runs the API, waits until `/readyz` answers 200.
     static func start(environment: EndToEndEnvironment, roles: String, label: String,
                       extraEnvironment: [String: String]) async throws -> ServeProcess {
         let port = roles.contains("api") ? try FreePort.pick() : 0
+        let settings = environment.serveEnvironment(httpPort: port, roles: roles, extra: extraEnvironment)
         let process = try ChildProcess(
             name: label, executable: environment.scorecast, arguments: ["serve", "--roles", roles],
-            environment: environment.serveEnvironment(httpPort: port, roles: roles, extra: extraEnvironment),
+            environment: settings,
             stdoutPath: environment.folder + "/\(label).out", stderrPath: environment.folder + "/\(label).log")
-        let serve = ServeProcess(process: process, httpPort: port, roles: roles)
+        let serve = ServeProcess(process: process, httpPort: port, roles: roles, opsToken: settings["SCORECAST_OPS_TOKEN"])
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if let exit = process.poll() {

@@ -157,6 +157,17 @@ struct MemoryReport: Sendable, Codable {
     var rssAtEndMiB: Double
     /// Growth after warm-up, percent.
     var growthPercent: Double
+    /// Heap-in-use samples from serve's `/metrics` (seconds since start, MiB).
+    var heapSamples: [[Double]]
+    /// Heap in use at the end of warm-up (median of the samples around it), MiB; `nil` when
+    /// `/metrics` did not answer.
+    var heapAfterWarmUpMiB: Double?
+    /// Heap in use at the end (median of the last samples), MiB.
+    var heapAtEndMiB: Double?
+    /// Heap-in-use growth after warm-up, percent.
+    var heapGrowthPercent: Double?
+    /// What the two growths say together (`MemoryReading`): allocator retention or live objects.
+    var reading: String
     /// The largest sample, MiB.
     var peakMiB: Double
     /// The run's end-to-end figures.

@@ -182,14 +182,25 @@ enum MarkdownReport {
 
     private static func memorySection(_ memory: MemoryReport) -> [String] {
         var lines = ["## 4. Memory of `scorecast serve` at \(memory.eventsPerSecond) events/s for \(Int(memory.seconds)) s", ""]
-        lines += table(["after warm-up (\(Int(memory.warmUpSeconds)) s)", "at end", "growth", "peak", "target"],
-                       [[mib(memory.rssAfterWarmUpMiB), mib(memory.rssAtEndMiB), String(format: "%+.1f %%", memory.growthPercent),
-                         mib(memory.peakMiB), "< 10 % (\(verdict(memory.met)))"]])
+        lines += table(["", "after warm-up (\(Int(memory.warmUpSeconds)) s)", "at end", "growth", "peak", "target"],
+                       [["RSS", mib(memory.rssAfterWarmUpMiB), mib(memory.rssAtEndMiB), String(format: "%+.1f %%", memory.growthPercent),
+                         mib(memory.peakMiB), "< 10 % (\(verdict(memory.met)))"],
+                        ["heap in use (malloc, from /metrics)", memory.heapAfterWarmUpMiB.map(mib) ?? "–", memory.heapAtEndMiB.map(mib) ?? "–",
+                         memory.heapGrowthPercent.map { String(format: "%+.1f %%", $0) } ?? "–",
+                         memory.heapSamples.map { $0[1] }.max().map(mib) ?? "–", ""]])
+        lines.append("")
+        lines.append("Reading: " + memory.reading + ".")
         lines.append("")
         let step = max(1, memory.samples.count / 20)
         let shown = stride(from: 0, to: memory.samples.count, by: step).map { memory.samples[$0] }
         lines.append("RSS samples (s → MiB): " + shown.map { String(format: "%.0f→%.1f", $0[0], $0[1]) }.joined(separator: ", "))
         lines.append("")
+        let heapStep = max(1, memory.heapSamples.count / 20)
+        let heapShown = stride(from: 0, to: memory.heapSamples.count, by: heapStep).map { memory.heapSamples[$0] }
+        if !heapShown.isEmpty {
+            lines.append("Heap-in-use samples (s → MiB): " + heapShown.map { String(format: "%.0f→%.1f", $0[0], $0[1]) }.joined(separator: ", "))
+            lines.append("")
+        }
         lines += runTable([memory.run])
         return lines
     }

@@ -156,6 +156,11 @@ private struct Sample: Decodable {
             #expect(value("scorecast_channels", ["app": "com.example.scores"]) == 3)
             #expect(value("scorecast_channels", ["app": "com.example.other"]) == 1)
             #expect(value("scorecast_broadcasts_sent_total", ["app": "com.example.scores", "outcome": "accepted", "priority": "10"]) == 5)
+            // The process's memory, read at scrape time (how it follows allocations: ProcessMemoryTests).
+            let heapInUse = try #require(value("scorecast_heap_in_use_bytes"))
+            let heapReserved = try #require(value("scorecast_heap_reserved_bytes"))
+            #expect(heapInUse > Double(1 << 20) && heapInUse <= heapReserved, "\(heapInUse) of \(heapReserved)")
+            #expect(try #require(value("process_resident_memory_bytes")) > Double(1 << 20))
             // Bounded labels only: never a channel id.
             let channelIDs = try await db.pool.query("SELECT apns_channel_id FROM channels").map { try $0.decode("apns_channel_id", as: String.self) }
             #expect(!samples.contains { sample in sample.labels.values.contains { channelIDs.contains($0) } })
