@@ -128,6 +128,9 @@ public final class APNsSimulator: Service {
         if case .idle = phase.withLock({ $0 }) { try start() }
         guard case .running(let running) = phase.withLock({ $0 }) else { return }
         try await running.admin.run(until: shutdown)
+        // Held answers go out before the loops close their connections (the loops run the
+        // posted answers before they stop), so no client waits on a stream that never ends.
+        state.heldAnswers.setHolding(false)
         await running.send.stop()
         await running.management.stop()
         if let error = state.persist() { logger.error("could not save the simulator's channels and budgets", ["error": "\(error)"]) }
@@ -154,6 +157,13 @@ public final class APNsSimulator: Service {
 
     /// The active faults, with "next N" counters as they stand.
     public var faults: SimulatorFaults { state.faults }
+
+    /// How many broadcast answers the `holdAnswers` fault holds now.
+    public var heldAnswerCount: Int { state.heldAnswers.count }
+
+    /// Answers the broadcasts held now; the hold stays on for later ones. Returns how many.
+    @discardableResult
+    public func releaseHeldAnswers() -> Int { state.heldAnswers.releaseAll() }
 
     /// Changes the per-app channel limit (existing channels are kept).
     public func setChannelLimit(_ limit: Int) throws(SimulatorError) { try state.setChannelLimit(limit) }

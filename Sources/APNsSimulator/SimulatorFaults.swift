@@ -18,6 +18,11 @@ public struct SimulatorFaults: Sendable, Equatable, Codable {
     public var latencyMilliseconds: Int
     /// Accept requests and never answer them.
     public var blackHole: Bool
+    /// Hold the answers to broadcasts (`/4/broadcasts/…`): each is judged and logged on arrival
+    /// but answered only when this is cleared, `releaseHeldAnswers()` is called, or the
+    /// simulator shuts down; never by a timer. Held answers get no `latencyMilliseconds`.
+    /// Other requests, and other streams of the same connection, are answered meanwhile.
+    public var holdAnswers: Bool
     /// The SETTINGS_MAX_CONCURRENT_STREAMS to advertise instead of the configured one
     /// (applied to open connections too).
     public var maxConcurrentStreams: Int?
@@ -32,6 +37,7 @@ public struct SimulatorFaults: Sendable, Equatable, Codable {
         resetPercent: Double = 0,
         latencyMilliseconds: Int = 0,
         blackHole: Bool = false,
+        holdAnswers: Bool = false,
         maxConcurrentStreams: Int? = nil
     ) {
         self.failNext = failNext
@@ -42,6 +48,7 @@ public struct SimulatorFaults: Sendable, Equatable, Codable {
         self.resetPercent = resetPercent
         self.latencyMilliseconds = latencyMilliseconds
         self.blackHole = blackHole
+        self.holdAnswers = holdAnswers
         self.maxConcurrentStreams = maxConcurrentStreams
     }
 

@@ -45,6 +45,8 @@ final class SimulatorState: Sendable {
     let faultsActive = Atomic<Bool>(false)
     /// GOAWAY after this many streams per connection; 0 is off.
     let goAwayAfterStreams = Atomic<Int>(0)
+    /// Broadcast answers held by the `holdAnswers` fault.
+    let heldAnswers = HeldAnswers()
     /// The stream limit advertised to authenticated connections.
     let maxConcurrentStreams: Atomic<UInt32>
     /// Whether a connection starts with a limit of one stream until a request authenticates.
@@ -118,6 +120,8 @@ final class SimulatorState: Sendable {
     private func publishFaultFlags(_ faults: SimulatorFaults) {
         faultsActive.store(FaultPlan(faults: faults).isActive, ordering: .releasing)
         goAwayAfterStreams.store(faults.goAwayAfterStreams ?? 0, ordering: .releasing)
+        // Clearing the hold releases the held answers (they only post to the loops' mailboxes).
+        heldAnswers.setHolding(faults.holdAnswers)
     }
 
     // MARK: - Settings

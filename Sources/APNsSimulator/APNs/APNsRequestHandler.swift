@@ -45,9 +45,14 @@ final class APNsRequestHandler: H2Handler {
         let now = state.clock.now()
         let answer: APNsAnswer
         var latency = 0
+        var held = false
         if state.faultsActive.load(ordering: .relaxed) {
             let (decision, latencyMilliseconds) = state.drawFault()
             latency = latencyMilliseconds
+            if state.heldAnswers.isHolding, case .broadcast = APNsRoute.match(path: request.path, port: port) {
+                held = true
+                latency = 0
+            }
             switch decision {
             case .blackHole:
                 record(request, connection: connection, streamID: streamID, now: now, outcome: .ignored, responseHeaders: [], delay: 0)
@@ -68,6 +73,7 @@ final class APNsRequestHandler: H2Handler {
         record(request, connection: connection, streamID: streamID, now: now,
                outcome: .answered(status: answer.status, reason: answer.reason?.rawValue),
                responseHeaders: answer.headers, delay: latency)
+        if held { return .hold(answer.response, in: state.heldAnswers) }
         if latency > 0 { return .respondLater(answer.response, after: .milliseconds(latency)) }
         return .respond(answer.response)
     }

@@ -20,7 +20,7 @@ struct FaultPlan: Sendable {
     /// Whether any per-request fault is set (a fast check for the common case).
     var isActive: Bool {
         faults.blackHole || faults.failNext > 0 || faults.failPercent > 0 || faults.resetNext > 0
-            || faults.resetPercent > 0 || faults.latencyMilliseconds > 0
+            || faults.resetPercent > 0 || faults.latencyMilliseconds > 0 || faults.holdAnswers
     }
 
     /// Replaces the faults.

@@ -7,7 +7,7 @@ enum AdminBody {
     /// The keys `POST /faults` accepts.
     static let faultKeys: Set<String> = [
         "failNext", "failPercent", "failStatus", "goAwayAfterStreams", "resetNext", "resetPercent",
-        "latencyMilliseconds", "blackHole", "maxConcurrentStreams",
+        "latencyMilliseconds", "blackHole", "holdAnswers", "maxConcurrentStreams",
     ]
 
     /// The body as a JSON object whose keys are all in `allowed`.
@@ -94,6 +94,12 @@ enum AdminBody {
                 throw Problem.unprocessable("blackHole must be true or false", errors: [.init(field: "blackHole", detail: "must be a boolean")])
             }
             faults.blackHole = flag
+        }
+        if let value = patch["holdAnswers"] {
+            guard let flag = value.boolValue else {
+                throw Problem.unprocessable("holdAnswers must be true or false", errors: [.init(field: "holdAnswers", detail: "must be a boolean")])
+            }
+            faults.holdAnswers = flag
         }
         if patch["maxConcurrentStreams"] != nil { faults.maxConcurrentStreams = try integer(patch, "maxConcurrentStreams", required: false) }
         return faults

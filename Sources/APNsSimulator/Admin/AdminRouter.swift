@@ -22,10 +22,15 @@ import JSON
 ///
 /// Control
 /// - `GET /faults` → the active faults: `{failNext, failPercent, failStatus, goAwayAfterStreams,
-///   resetNext, resetPercent, latencyMilliseconds, blackHole, maxConcurrentStreams}`.
+///   resetNext, resetPercent, latencyMilliseconds, blackHole, holdAnswers, maxConcurrentStreams}`.
 /// - `POST /faults` with any subset of those keys → merges them (`null` clears an optional
 ///   one) and answers the result; a new `maxConcurrentStreams` is advertised at once.
-/// - `DELETE /faults` → clears every fault (`204`).
+///   `holdAnswers: true` holds the answers to broadcasts until it is set back to `false` (which
+///   releases them), the faults are cleared, `POST /held-answers/release`, or shutdown.
+/// - `DELETE /faults` → clears every fault (`204`), releasing held answers.
+/// - `GET /held-answers` → `{"held": n}`: broadcast answers held now.
+/// - `POST /held-answers/release` → `{"released": n}`: answers the held broadcasts; the hold
+///   stays on for later ones.
 /// - `GET /teams` → `{"teams": [{teamID, keyID, publicKeyPEM, bundleIDs}]}`.
 /// - `POST /teams` with `{teamID, keyID, publicKeyPEM, bundleIDs}` → registers (or replaces, by
 ///   key id) a team (`201`).
@@ -74,6 +79,12 @@ enum AdminRouter {
         router.delete("/faults") { _ in
             try AdminBody.control { () throws(SimulatorError) in try state.setFaults(.none) }
             return .empty()
+        }
+
+        router.get("/held-answers") { _ in try .json(["held": state.heldAnswers.count] as [String: Int]) }
+        router.post("/held-answers/release") { _ in
+            let released = state.heldAnswers.releaseAll()
+            return try .json(["released": released])
         }
 
         router.get("/teams") { _ in try .json(["teams": state.verifier.teams]) }

@@ -63,6 +63,7 @@ enum SimulatorConfigFile {
             if let value = try faultReader.number("resetPercent") { faults.resetPercent = value }
             if let value = try faultReader.integer("latencyMilliseconds") { faults.latencyMilliseconds = value }
             if let value = try faultReader.bool("blackHole") { faults.blackHole = value }
+            if let value = try faultReader.bool("holdAnswers") { faults.holdAnswers = value }
             faults.maxConcurrentStreams = try faultReader.integer("maxConcurrentStreams")
             configuration.faults = faults
         }

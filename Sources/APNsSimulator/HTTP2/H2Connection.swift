@@ -228,9 +228,13 @@ final class H2Connection: EventLoopHandler {
             submit(response, streamID: streamID)
         case .respondLater(let response, let delay):
             server.loop.schedule(after: delay) { [weak self] in
-                guard let self, !self.closed else { return }
-                self.submit(response, streamID: streamID)
-                self.flush()
+                self?.respondLate(response, streamID: streamID)
+            }
+        case .hold(let response, let held):
+            // Released from any thread: the answer goes back through the loop's mailbox, and
+            // finds this connection by id (it may have closed meanwhile).
+            held.park { [server, id] in
+                server.loop.post { server.respondLate(response, streamID: streamID, connectionID: id) }
             }
         case .reset(let errorCode):
             if let session {
@@ -240,6 +244,14 @@ final class H2Connection: EventLoopHandler {
             break
         }
         refreshStreamLimit()
+    }
+
+    /// Answers a stream whose answer was delayed or held, if the connection is still open (a
+    /// stream the client has given up on is skipped by `submit`).
+    func respondLate(_ response: H2Response, streamID: Int32) {
+        guard !closed else { return }
+        submit(response, streamID: streamID)
+        flush()
     }
 
     func streamClosed(_ streamID: Int32) {

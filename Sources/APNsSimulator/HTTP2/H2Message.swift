@@ -47,6 +47,9 @@ enum H2Action {
     case reset(errorCode: UInt32)
     /// Never answer (a black hole); the stream stays open until the client gives up.
     case ignore
+    /// Answer once `held` releases the answer (the `holdAnswers` fault); the stream stays open
+    /// meanwhile, and the connection goes on serving its other streams.
+    case hold(H2Response, in: HeldAnswers)
 }
 
 /// What the server asks of a request handler. Handlers are called on the loop thread of the

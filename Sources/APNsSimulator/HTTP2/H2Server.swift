@@ -118,6 +118,12 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
         }
     }
 
+    /// Answers stream `streamID` of connection `connectionID` late (a held answer), if that
+    /// connection is still open. Loop thread only.
+    func respondLate(_ response: H2Response, streamID: Int32, connectionID: UInt64) {
+        connections[connectionID]?.respondLate(response, streamID: streamID)
+    }
+
     /// Forgets a closed connection.
     func connectionClosed(_ id: UInt64) {
         connections[id] = nil
