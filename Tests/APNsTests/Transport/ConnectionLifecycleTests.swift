@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import APNs
 
 /// What the transport does with its connections over time: resets after body-less answers
@@ -119,14 +120,17 @@ struct ConnectionLifecycleTests {
         await transport.shutdown()
     }
 
+    // The TLS refusals below come at once; their connect timeout and deadline are the suite's
+    // hang deadline, because a handshake on a loaded machine took longer than 5 s and the test
+    // saw `.timeout` where the code was right.
     @Test("a certificate issued for another name is refused even when its CA is trusted")
     func hostNameVerified() async throws {
         let server = try await H2TestServer(.init(certificateNames: ["push.example.net"]))
         defer { server.stop() }
-        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let transport = try HTTP2Transport(options: TestTransport.options(connectTimeout: hangDeadline), logger: TestLog.logger)
         for host in ["localhost", "127.0.0.1"] {
             let error = await #expect(throws: APNsClientError.self) {
-                _ = try await Self.get(transport, APNsEndpoint(host: host, port: server.port, caFile: server.caFile), "/", timeout: .seconds(5))
+                _ = try await Self.get(transport, APNsEndpoint(host: host, port: server.port, caFile: server.caFile), "/", timeout: hangDeadline)
             }
             #expect(error?.code == .tlsFailure, "\(host)")
             #expect(error?.message.contains("host name") == true, "\(error?.message ?? "")")
@@ -138,9 +142,9 @@ struct ConnectionLifecycleTests {
     func systemTrustStore() async throws {
         let server = try await H2TestServer()
         defer { server.stop() }
-        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let transport = try HTTP2Transport(options: TestTransport.options(connectTimeout: hangDeadline), logger: TestLog.logger)
         let error = await #expect(throws: APNsClientError.self) {
-            _ = try await Self.get(transport, APNsEndpoint(host: "localhost", port: server.port), "/", timeout: .seconds(5))
+            _ = try await Self.get(transport, APNsEndpoint(host: "localhost", port: server.port), "/", timeout: hangDeadline)
         }
         #expect(error?.code == .tlsFailure)
         #expect(error?.message.contains("certificate") == true, "\(error?.message ?? "")")
@@ -151,10 +155,10 @@ struct ConnectionLifecycleTests {
     func missingCAFile() async throws {
         let server = try await H2TestServer()
         defer { server.stop() }
-        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        let transport = try HTTP2Transport(options: TestTransport.options(connectTimeout: hangDeadline), logger: TestLog.logger)
         let error = await #expect(throws: APNsClientError.self) {
             _ = try await Self.get(transport, APNsEndpoint(host: "localhost", port: server.port, caFile: "/nonexistent/ca.pem"), "/",
-                                   timeout: .seconds(5))
+                                   timeout: hangDeadline)
         }
         #expect(error?.code == .tlsFailure)
         #expect(error?.message.contains("/nonexistent/ca.pem") == true)
