@@ -338,7 +338,9 @@ import TestSupport
         try await DeliveryHarness.with { harness in
             let channel = try await harness.createChannel()
             try harness.simulator.setFaults(SimulatorFaults(latencyMilliseconds: 300))
-            let workers = harness.makePool(harness.settings(grace: .seconds(3)))
+            // A grace as long as the hang deadline: the 300 ms send must finish within it however
+            // loaded the machine (the pool stops as soon as it has, so the test is no slower).
+            let workers = harness.makePool(harness.settings(grace: hangDeadline))
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
                 try await harness.eventually("the send is in flight") { harness.broadcasts(to: channel.apnsID).count == 1 }
