@@ -23,14 +23,8 @@ extension EmbeddedPostgres {
             # scorecast's outbox is rewritten many times a second; the default one-minute pause
             # between autovacuum rounds lets it bloat to many times its size meanwhile.
             autovacuum_naptime = 5s
-            # Group flush: a committing transaction waits this long (µs) before flushing WAL when
-            # other transactions are open, so one flush covers theirs too; half of one 8 kB
-            # flush measured by pg_test_fsync (0.8 ms), the docs' starting point. No effect when
-            # fsync is off.
-            commit_delay = 400
-            # The hot path has few writers at once (2 ingest transactions, 2 workers per
-            # process): the default 5 would never delay.
-            commit_siblings = 2
+            # commit_delay stays 0: a 400 µs group-flush delay was measured against it and lost
+            # at overload (fewer events/s posted, higher alerting p99; docs/performance-log.md).
             # Compresses the full-page images written at a page's first change after a
             # checkpoint, most of the WAL's bytes on update-heavy tables; lz4 costs little CPU.
             wal_compression = \(walCompression)
