@@ -9,7 +9,7 @@ extension EmbeddedPostgres {
     /// claims and completions: ~27 WAL records, ~4 KB of WAL per broadcast), whose top waits
     /// are the WAL flush at commit (`IO:WALSync`) and the WAL write lock (`LWLock:WALWrite`).
     /// Durable stays durable: fsync, synchronous commit and full-page writes stay on; these
-    /// settings only change how flushes are grouped and how often checkpoints come.
+    /// settings only change how WAL is buffered and compressed and how often checkpoints come.
     static func settingsText(socketDirectory: String, durable: Bool, walCompression: String, extra: [PostgresServerSetting]) -> String {
         var text = """
             listen_addresses = ''

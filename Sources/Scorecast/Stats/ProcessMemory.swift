@@ -38,7 +38,8 @@ package struct ProcessMemory: Sendable, Equatable {
     }
 
     #if canImport(Glibc)
-    /// `/proc/self/statm` read with plain `read(2)`: its size shows as 0, so read until EOF.
+    /// `/proc/self/statm` with one `read(2)` (its size shows as 0, so no size-based read): one
+    /// line of seven numbers, far below the buffer.
     private static func readStatm() -> String? {
         let fd = open("/proc/self/statm", O_RDONLY)
         guard fd >= 0 else { return nil }

@@ -10,12 +10,7 @@ import Testing
     let direct = "postgres://scorecast:direct-secret@db:5432/scorecast"
 
     func problems(_ environment: [String: String]) -> [String] {
-        do {
-            _ = try Configuration.load(from: environment, workingDirectory: workingDirectory)
-            return []
-        } catch {
-            return error.problems
-        }
+        Configuration.problems(loading: environment, workingDirectory: workingDirectory)
     }
 
     @Test func byDefaultNoPoolerAndTheMainURLForSessions() throws {

@@ -9,12 +9,7 @@ import Testing
     let workingDirectory = URL(fileURLWithPath: "/srv/scorecast")
 
     func problems(_ environment: [String: String]) -> [String] {
-        do {
-            _ = try Configuration.load(from: environment, workingDirectory: workingDirectory)
-            return []
-        } catch {
-            return error.problems
-        }
+        Configuration.problems(loading: environment, workingDirectory: workingDirectory)
     }
 
     @Test func unsetMeansScorecastsSettingsAlone() throws {
