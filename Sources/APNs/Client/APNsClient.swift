@@ -17,9 +17,9 @@ public final class APNsClient: Sendable {
     public let configuration: APNsClientConfiguration
     /// The provider-token cache (shared with other clients when one was passed in).
     public let tokens: TokenCache
-    private let transport: HTTP2Transport
-    private let builder: APNsRequestBuilder
-    private let logger: Logger
+    let transport: HTTP2Transport
+    let builder: APNsRequestBuilder
+    let logger: Logger
 
     /// Creates a client and starts its HTTP/2 loop thread.
     /// - Parameters:
@@ -87,6 +87,23 @@ public final class APNsClient: Sendable {
         try await perform(builder.broadcast(broadcast), credentials: credentials, operation: "broadcast")
     }
 
+    /// Sends many broadcasts signed with one set of credentials, handed to the connections at
+    /// once, and returns every answer, in order, when all are in.
+    ///
+    /// Each broadcast is treated as ``sendBroadcast(_:credentials:)`` treats one (its own
+    /// deadline, resends after GOAWAY, the token renewed and the broadcast sent again once on
+    /// `403 ExpiredProviderToken`), and each result is its own: a broadcast that fails
+    /// validation, times out or is refused fails alone. Cancelling the awaiting task fails the
+    /// broadcasts not answered yet with `.cancelled`; ``shutdown()`` fails them with `.shutdown`.
+    /// What it saves over one task per broadcast: the hand-over between the caller's task and
+    /// the client's thread happens once per batch instead of once per broadcast each way.
+    public func sendBroadcasts(_ broadcasts: [Broadcast], credentials: APNsCredentials) async -> [Result<APNsResponse, APNsClientError>] {
+        let requests = broadcasts.map { broadcast in
+            Result { () throws(APNsClientError) in try builder.broadcast(broadcast) }
+        }
+        return await performAll(requests, credentials: credentials, operation: "broadcast")
+    }
+
     /// Sends a push to one device token (push-to-start and per-device updates).
     public func sendToDevice(_ push: DevicePush, credentials: APNsCredentials) async throws(APNsClientError) -> APNsResponse {
         try await perform(builder.devicePush(push), credentials: credentials, operation: "device")
@@ -102,45 +119,5 @@ public final class APNsClient: Sendable {
     /// HTTP/2 loop thread. Later calls fail with `.shutdown`.
     public func shutdown() async {
         await transport.shutdown()
-    }
-
-    /// Signs, sends, and on `403 ExpiredProviderToken` renews the token and sends once more.
-    private func perform(_ request: APNsRequestBuilder.Unsigned, credentials: APNsCredentials,
-                         operation: String) async throws(APNsClientError) -> APNsResponse {
-        let deadline = ContinuousClock.now + configuration.requestTimeout
-        let token = try tokens.token(for: credentials)
-        var response = try await send(request, token: token, deadline: deadline)
-        if response.status == 403 && response.reason == .expiredProviderToken {
-            logger.notice("APNs called the provider token expired; renewing it and retrying once", [
-                "team": token.teamID, "key": token.keyID, "operation": operation])
-            tokens.invalidate(token)
-            let renewed = try tokens.token(for: credentials)
-            response = try await send(request, token: renewed, deadline: deadline)
-        } else if response.status == 403 && response.reason == .invalidProviderToken {
-            // Not retried (the app is paused), but never reused either: the admin may replace
-            // the key file in place and resume, and the next request must be signed with it.
-            tokens.invalidate(token)
-        }
-        if !response.isSuccess {
-            logger.debug("APNs answered with a failure", [
-                "operation": operation, "status": String(response.status),
-                "reason": response.reason?.rawValue ?? "none", "request_id": response.requestID ?? "none"])
-        } else if logger.isEnabled(.trace) {
-            logger.trace("APNs accepted", [
-                "operation": operation, "status": String(response.status), "request_id": response.requestID ?? "none",
-                "unique_id": response.uniqueID ?? "none", "latency_ms": String(response.latency.components.seconds * 1000
-                    + response.latency.components.attoseconds / 1_000_000_000_000_000)])
-        }
-        return response
-    }
-
-    private func send(_ request: APNsRequestBuilder.Unsigned, token: ProviderToken,
-                      deadline: ContinuousClock.Instant) async throws(APNsClientError) -> APNsResponse {
-        let remaining = deadline - ContinuousClock.now
-        guard remaining > .zero else {
-            throw APNsClientError(.timeout, "the deadline passed before the request could be sent again", neverProcessed: true)
-        }
-        let answer = try await transport.perform(request.signed(authorization: token.authorization), timeout: remaining)
-        return APNsResponse.parse(answer)
     }
 }

@@ -102,7 +102,7 @@ final class CurlEventLoop {
                 return
             }
             for transfer in batch.submissions { accept(transfer) }
-            for id in batch.cancellations { cancel(id) }
+            for ids in batch.cancellations { cancel(ids) }
             startQueued()
 
             var running: Int32 = 0
@@ -130,7 +130,7 @@ final class CurlEventLoop {
 
     private func accept(_ transfer: Transfer) {
         if transfer.cancellation.isRaised {
-            transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
+            transfer.fail(TransportErrorMapping.cancelled(onStream: false))
             return
         }
         lane(for: transfer.request.endpoint).queue.append(transfer)
@@ -155,16 +155,16 @@ final class CurlEventLoop {
 
     private func start(_ transfer: Transfer, on lane: EndpointLane) {
         if transfer.cancellation.isRaised {
-            transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
+            transfer.fail(TransportErrorMapping.cancelled(onStream: false))
             return
         }
         let now = options.clock.now()
         guard now < transfer.deadline else {
-            transfer.continuation.resume(throwing: TransportErrorMapping.deadlineWhileQueued())
+            transfer.fail(TransportErrorMapping.deadlineWhileQueued())
             return
         }
         guard let handle = idleHandles.popLast() ?? EasyHandle(options: options) else {
-            transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("no easy handle"))
+            transfer.fail(TransportErrorMapping.notStarted("no easy handle"))
             return
         }
         let fresh = ageLimit.requiresFreshConnection(lastActivity: lane.lastActivity, inFlight: lane.inFlight, now: now)
@@ -181,14 +181,14 @@ final class CurlEventLoop {
                                              freshConnection: fresh, socketAccount: lane.socketAccountPointer, userData: userData) {
             Unmanaged<EasyHandle>.fromOpaque(userData).release()
             recycle(handle)
-            transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("option \(failedOption)"))
+            transfer.fail(TransportErrorMapping.notStarted("option \(failedOption)"))
             return
         }
         let added = curl_multi_add_handle(multi, handle.raw)
         guard added == CURLM_OK else {
             Unmanaged<EasyHandle>.fromOpaque(userData).release()
             recycle(handle)
-            transfer.continuation.resume(throwing: TransportErrorMapping.notStarted("curl_multi_add_handle (\(added.rawValue))"))
+            transfer.fail(TransportErrorMapping.notStarted("curl_multi_add_handle (\(added.rawValue))"))
             return
         }
         transfer.attempts.add(1, ordering: .relaxed)
@@ -220,7 +220,7 @@ final class CurlEventLoop {
             finish(handle, result: result, now: now)
             finished += 1
         }
-        for (transfer, response) in answered { transfer.continuation.resume(returning: response) }
+        for (transfer, response) in answered { transfer.answer(response) }
         answered.removeAll(keepingCapacity: true)
         return finished
     }
@@ -236,7 +236,7 @@ final class CurlEventLoop {
         lane.lastActivity = now
         if result == CURLE_OK && !handle.spokeHTTP2 {
             recycle(handle)
-            transfer.continuation.resume(throwing: TransportErrorMapping.noHTTP2(endpoint))
+            transfer.fail(TransportErrorMapping.noHTTP2(endpoint))
             return
         }
         if result == CURLE_OK {
@@ -260,22 +260,25 @@ final class CurlEventLoop {
             return
         }
         logger.debug("request failed", ["endpoint": endpoint.description, "error": error.message])
-        transfer.continuation.resume(throwing: error)
+        transfer.fail(error)
     }
 
-    private func cancel(_ id: UInt64) {
-        if let handle = active.removeValue(forKey: id) {
+    private func cancel(_ ids: Range<UInt64>) {
+        for id in ids {
+            guard let handle = active.removeValue(forKey: id) else { continue }
             curl_multi_remove_handle(multi, handle.raw)
             Unmanaged.passUnretained(handle).release()
-            guard let transfer = handle.transfer else { return recycle(handle) }
+            guard let transfer = handle.transfer else {
+                recycle(handle)
+                continue
+            }
             handle.lane?.inFlight -= 1
             recycle(handle)
-            transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: true))
-            return
+            transfer.fail(TransportErrorMapping.cancelled(onStream: true))
         }
-        for lane in lanes {
-            for transfer in lane.queue.removeAll(where: { $0.id == id }) {
-                transfer.continuation.resume(throwing: TransportErrorMapping.cancelled(onStream: false))
+        for lane in lanes where !lane.queue.isEmpty {
+            for transfer in lane.queue.removeAll(where: { ids.contains($0.id) }) {
+                transfer.fail(TransportErrorMapping.cancelled(onStream: false))
             }
         }
     }
@@ -293,7 +296,7 @@ final class CurlEventLoop {
             }
             if sweepAll { expired += lane.queue.removeAll(where: { $0.deadline <= now }) }
             for transfer in expired {
-                transfer.continuation.resume(throwing: TransportErrorMapping.deadlineWhileQueued())
+                transfer.fail(TransportErrorMapping.deadlineWhileQueued())
             }
         }
     }
@@ -307,20 +310,20 @@ final class CurlEventLoop {
         for (_, handle) in active {
             curl_multi_remove_handle(multi, handle.raw)
             Unmanaged.passUnretained(handle).release()
-            handle.transfer?.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: true))
+            handle.transfer?.fail(TransportErrorMapping.shutdown(onStream: true))
             handle.clear()
         }
         active.removeAll()
         for lane in lanes {
             while let transfer = lane.queue.popFirst() {
-                transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false))
+                transfer.fail(TransportErrorMapping.shutdown(onStream: false))
             }
         }
-        for transfer in submissions { transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false)) }
+        for transfer in submissions { transfer.fail(TransportErrorMapping.shutdown(onStream: false)) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
         lanes.removeAll()  // the last connection was closed (and counted) by the cleanup
-        for transfer in mailbox.markStopped() { transfer.continuation.resume(throwing: TransportErrorMapping.shutdown(onStream: false)) }
+        for transfer in mailbox.markStopped() { transfer.fail(TransportErrorMapping.shutdown(onStream: false)) }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

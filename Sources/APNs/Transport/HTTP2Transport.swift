@@ -33,20 +33,47 @@ final class HTTP2Transport: Sendable {
         do {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTPResponse, any Error>) in
-                    let transfer = Transfer(id: id, request: request, deadline: deadline,
-                                            cancellation: cancellation, continuation: continuation)
-                    if !mailbox.submit(transfer) {
-                        continuation.resume(throwing: APNsClientError(.shutdown, "the APNs client was shut down", neverProcessed: true))
-                    }
+                    let transfer = Transfer(id: id, request: request, deadline: deadline, cancellation: cancellation,
+                                            reply: .caller(continuation))
+                    if !mailbox.submit(transfer) { transfer.fail(TransportErrorMapping.shutdown(onStream: false)) }
                 }
             } onCancel: {
                 cancellation.raise()
-                mailbox.cancel(id)
+                mailbox.cancel(id..<id + 1)
             }
         } catch let error as APNsClientError {
             throw error
         } catch {
             throw APNsClientError(.transport, "unexpected failure: \(error)")
+        }
+    }
+
+    /// Sends every request at once and returns their answers in the same order when all are
+    /// in: one hand-over to the curl thread and one back for the whole batch. Each request
+    /// keeps its own fate (the same deadline, resends and failures as ``perform(_:timeout:)``);
+    /// cancelling the awaiting task cancels the requests not answered yet.
+    func performAll(_ requests: [HTTPRequest], timeout: Duration) async -> [Result<HTTPResponse, APNsClientError>] {
+        guard !requests.isEmpty else { return [] }
+        let count = UInt64(requests.count)
+        let first = nextID.add(count, ordering: .relaxed).newValue - count + 1
+        let ids = first..<first + count
+        let deadline = clock.now() + timeout
+        let cancellation = CancellationFlag()
+        let mailbox = self.mailbox
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<BatchReply.Answers, Never>) in
+                let batch = BatchReply(count: requests.count, continuation: continuation)
+                let transfers = requests.enumerated().map { index, request in
+                    Transfer(id: first + UInt64(index), request: request, deadline: deadline, cancellation: cancellation,
+                             reply: .batch(batch, index: index))
+                }
+                if !mailbox.submit(contentsOf: transfers) {
+                    for transfer in transfers { transfer.fail(TransportErrorMapping.shutdown(onStream: false)) }
+                }
+            }
+        } onCancel: {
+            cancellation.raise()
+            mailbox.cancel(ids)
         }
     }
 

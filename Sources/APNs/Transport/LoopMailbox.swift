@@ -23,7 +23,7 @@ struct MultiPointer: @unchecked Sendable {
 final class LoopMailbox: Sendable {
     struct Inbox {
         var submissions: [Transfer] = []
-        var cancellations: [UInt64] = []
+        var cancellations: [Range<UInt64>] = []
         var stopping = false
         var stopped = false
         var wakeupPending = false
@@ -35,7 +35,7 @@ final class LoopMailbox: Sendable {
     /// What the curl thread takes at the top of each turn.
     struct Batch {
         var submissions: [Transfer]
-        var cancellations: [UInt64]
+        var cancellations: [Range<UInt64>]
         var stopping: Bool
     }
 
@@ -56,11 +56,22 @@ final class LoopMailbox: Sendable {
         }
     }
 
-    /// Asks the curl thread to abandon transfer `id` if it still runs or waits.
-    func cancel(_ id: UInt64) {
+    /// Hands a batch of transfers to the curl thread in one message; `false` (none taken) once
+    /// the loop is stopping.
+    func submit(contentsOf transfers: [Transfer]) -> Bool {
+        inbox.withLock { box in
+            guard !box.stopping else { return false }
+            box.submissions.append(contentsOf: transfers)
+            if box.wakeOnSubmit { wakeIfNeeded(&box) }
+            return true
+        }
+    }
+
+    /// Asks the curl thread to abandon the transfers with these ids that still run or wait.
+    func cancel(_ ids: Range<UInt64>) {
         inbox.withLock { box in
             guard !box.stopping else { return }
-            box.cancellations.append(id)
+            box.cancellations.append(ids)
             wakeIfNeeded(&box)
         }
     }

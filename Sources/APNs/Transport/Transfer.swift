@@ -1,30 +1,56 @@
 import Synchronization
 
-/// One request on its way through the transport's loop thread: what to send, by when, and the
-/// continuation of the task that waits for it. Resumed exactly once, by the loop thread (or by
-/// the submitter when the loop has already stopped). The continuation is an
-/// `UnsafeContinuation`: a checked one allocates a guard object per request, and every path
-/// that takes a transfer out of the loop (answer, failure, resend limit, deadline,
-/// cancellation, shutdown) resumes it once, as the transport tests exercise.
+/// One request on its way through the transport's loop thread: what to send, by when, and who
+/// waits for the answer. Answered exactly once (``answer(_:)`` or ``fail(_:)``), by the loop
+/// thread (or by the submitter when the loop has already stopped): every path that takes a
+/// transfer out of the loop (answer, failure, resend limit, deadline, cancellation, shutdown)
+/// does so once, as the transport tests exercise.
 final class Transfer: Sendable {
     let id: UInt64
     let request: HTTPRequest
     /// After this instant the request fails with `.timeout`, wherever it is.
     let deadline: ContinuousClock.Instant
-    let continuation: UnsafeContinuation<HTTPResponse, any Error>
+    /// Who waits for the answer.
+    let reply: TransferReply
     /// Set by the caller's cancellation handler; read by the loop thread.
     let cancellation: CancellationFlag
     /// Attempts that failed without an answer so far (see `ResendPolicy`).
     let attempts = Atomic<Int>(0)
 
-    init(id: UInt64, request: HTTPRequest, deadline: ContinuousClock.Instant, cancellation: CancellationFlag,
-         continuation: UnsafeContinuation<HTTPResponse, any Error>) {
+    init(id: UInt64, request: HTTPRequest, deadline: ContinuousClock.Instant, cancellation: CancellationFlag, reply: TransferReply) {
         self.id = id
         self.cancellation = cancellation
         self.request = request
         self.deadline = deadline
-        self.continuation = continuation
+        self.reply = reply
     }
+
+    /// Hands the response to whoever waits for it.
+    func answer(_ response: HTTPResponse) {
+        switch reply {
+        case .caller(let continuation): continuation.resume(returning: response)
+        case .batch(let batch, let index): batch.deliver(.success(response), at: index)
+        }
+    }
+
+    /// Fails the request for whoever waits for it.
+    func fail(_ error: APNsClientError) {
+        switch reply {
+        case .caller(let continuation): continuation.resume(throwing: error)
+        case .batch(let batch, let index): batch.deliver(.failure(error), at: index)
+        }
+    }
+}
+
+/// Where a transfer's one answer goes.
+///
+/// A caller's continuation is an `UnsafeContinuation`: a checked one allocates a guard object
+/// per request, and every transfer is answered exactly once (see ``Transfer``).
+enum TransferReply: Sendable {
+    /// A caller awaiting this request alone.
+    case caller(UnsafeContinuation<HTTPResponse, any Error>)
+    /// Slot `index` of a batch that one caller awaits whole.
+    case batch(BatchReply, index: Int)
 }
 
 /// Raised by a caller's cancellation handler, which may run before the transfer exists; the

@@ -1,0 +1,98 @@
+import APNsCore
+
+/// The one way every request goes out: signed with the team's shared token, sent, and the
+/// token renewed once for the requests APNs calls it expired. A single request is a batch of one.
+extension APNsClient {
+    typealias Outcome = Result<APNsResponse, APNsClientError>
+
+    /// Sends one request (see ``performAll(_:credentials:operation:)``).
+    func perform(_ request: APNsRequestBuilder.Unsigned, credentials: APNsCredentials,
+                 operation: String) async throws(APNsClientError) -> APNsResponse {
+        let outcomes = await performAll([.success(request)], credentials: credentials, operation: operation)
+        return try outcomes[0].get()
+    }
+
+    /// Signs and sends every request that was built (the others keep their error), then renews
+    /// the token and sends once more just those answered `403 ExpiredProviderToken`. Outcomes
+    /// come back in the order of `requests`; all share one deadline, `requestTimeout` from now.
+    func performAll(_ requests: [Result<APNsRequestBuilder.Unsigned, APNsClientError>], credentials: APNsCredentials,
+                    operation: String) async -> [Outcome] {
+        let deadline = ContinuousClock.now + configuration.requestTimeout
+        var outcomes = requests.map { request in request.map { _ in Self.unanswered } }
+        let built = requests.indices.compactMap { index in (try? requests[index].get()).map { (index, $0) } }
+        guard !built.isEmpty else { return outcomes }
+        let token: ProviderToken
+        do {
+            token = try tokens.token(for: credentials)
+        } catch {
+            for (index, _) in built { outcomes[index] = .failure(error) }
+            return outcomes
+        }
+        var expired: [(Int, APNsRequestBuilder.Unsigned)] = []
+        var invalidToken = false
+        for ((index, request), outcome) in zip(built, await send(built.map(\.1), token: token, deadline: deadline)) {
+            outcomes[index] = outcome
+            guard case .success(let response) = outcome, response.status == 403 else { continue }
+            if response.reason == .expiredProviderToken { expired.append((index, request)) }
+            if response.reason == .invalidProviderToken { invalidToken = true }
+        }
+        if invalidToken {
+            // Not retried (the app is paused), but never reused either: the admin may replace
+            // the key file in place and resume, and the next request must be signed with it.
+            tokens.invalidate(token)
+        }
+        if !expired.isEmpty {
+            logger.notice("APNs called the provider token expired; renewing it and retrying once", [
+                "team": token.teamID, "key": token.keyID, "operation": operation, "requests": String(expired.count)])
+            tokens.invalidate(token)
+            do {
+                let renewed = try tokens.token(for: credentials)
+                for ((index, _), outcome) in zip(expired, await send(expired.map(\.1), token: renewed, deadline: deadline)) {
+                    outcomes[index] = outcome
+                }
+            } catch {
+                for (index, _) in expired { outcomes[index] = .failure(error) }
+            }
+        }
+        for case .success(let response) in outcomes { log(response, operation: operation) }
+        return outcomes
+    }
+
+    /// A placeholder for a built request until its answer is in (every one is replaced).
+    private static var unanswered: APNsResponse {
+        APNsResponse(status: 0, reason: nil, requestID: nil, uniqueID: nil, channelID: nil, retryAfter: nil, timestamp: nil,
+                     latency: .zero, body: [])
+    }
+
+    private func send(_ requests: [APNsRequestBuilder.Unsigned], token: ProviderToken,
+                      deadline: ContinuousClock.Instant) async -> [Outcome] {
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else {
+            let late = APNsClientError(.timeout, "the deadline passed before the request could be sent again", neverProcessed: true)
+            return requests.map { _ in .failure(late) }
+        }
+        let signed = requests.map { $0.signed(authorization: token.authorization) }
+        if signed.count == 1 {
+            // A lone request awaits its own continuation: no batch to fill.
+            do throws(APNsClientError) {
+                return [.success(APNsResponse.parse(try await transport.perform(signed[0], timeout: remaining)))]
+            } catch {
+                return [.failure(error)]
+            }
+        }
+        return await transport.performAll(signed, timeout: remaining).map { $0.map(APNsResponse.parse) }
+    }
+
+    private func log(_ response: APNsResponse, operation: String) {
+        if !response.isSuccess {
+            logger.debug("APNs answered with a failure", [
+                "operation": operation, "status": String(response.status),
+                "reason": response.reason?.rawValue ?? "none", "request_id": response.requestID ?? "none"])
+        } else if logger.isEnabled(.trace) {
+            logger.trace("APNs accepted", [
+                "operation": operation, "status": String(response.status), "request_id": response.requestID ?? "none",
+                "unique_id": response.uniqueID ?? "none", "latency_ms": String(response.latency.components.seconds * 1000
+                    + response.latency.components.attoseconds / 1_000_000_000_000_000)])
+        }
+    }
+}
