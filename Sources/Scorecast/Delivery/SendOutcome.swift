@@ -12,3 +12,13 @@ package enum SendOutcome: Sendable {
     /// nothing was sent.
     case credentialsUnavailable(String)
 }
+
+extension SendOutcome {
+    /// An answer or the client's failure to get one.
+    init(_ result: Result<APNsResponse, APNsClientError>) {
+        switch result {
+        case .success(let response): self = .answered(response)
+        case .failure(let error): self = .failed(error)
+        }
+    }
+}
