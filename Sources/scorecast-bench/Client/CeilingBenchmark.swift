@@ -6,7 +6,9 @@ import ScorecastCore
 /// Part 1: broadcasts per second from our `APNsClient` to the simulator over TLS against
 /// `h2load` and against the libcurl floor (`CurlFloor`: libcurl's multi interface driven from
 /// C) sending the same requests (path, headers with a real provider token, body bytes) to the
-/// same simulator process, round after round, back to back.
+/// same simulator process, round after round, back to back. Our client runs twice per round:
+/// one task per request in flight (`sendBroadcast`), and batched as the delivery workers send
+/// (`sendBroadcasts`: lanes that each send `batchSize` and await them all, as many in flight).
 struct CeilingBenchmark {
     /// Requests per run.
     var requests: Int
@@ -16,6 +18,9 @@ struct CeilingBenchmark {
     var connectionCounts: [Int]
     /// Streams per connection for both load generators.
     var streams: Int
+    /// Broadcasts per batch in the batched run of our client (its lanes: connections × streams
+    /// ÷ this, so that as many requests are in flight as in the other runs).
+    var batchSize = 25
     /// The run folder.
     var folder: String
     /// Where `curl_floor.c` is.
@@ -73,14 +78,18 @@ struct CeilingBenchmark {
             var ours: [RateFigure] = []
             var theirs: [RateFigure] = []
             var floor: [RateFigure] = []
+            var batched: [RateFigure] = []
             var ratios: [Double] = []
             var command = ""
             var floorCommand = ""
             for round in 0..<rounds {
                 // Rotate who goes first so that none always gets the warmer (or noisier) slot.
                 var pair: (RateFigure?, RateFigure?) = (nil, nil)
-                for side in [[0, 1, 2], [1, 2, 0], [2, 0, 1]][round % 3] {
-                    if side == 2 {
+                for side in [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]][round % 4] {
+                    if side == 3 {
+                        batched.append(try await runOursBatched(simulator: simulator, credentials: credentials, broadcast: broadcast,
+                                                                connections: connections))
+                    } else if side == 2 {
                         let before = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
                         let outcome = try await CurlFloor.run(
                             executable: floorExecutable, url: url, headers: headers, bodyFile: bodyFile, caFile: simulator.caCertificatePath,
@@ -117,10 +126,13 @@ struct CeilingBenchmark {
             let oursMedian = ours.map(\.rate).median
             let theirsMedian = theirs.map(\.rate).median
             let floorMedian = floor.map(\.rate).median
+            let batchedMedian = batched.map(\.rate).median
             rows.append(CeilingRow(connections: connections, streams: streams, requests: requests, ours: ours, h2load: theirs,
                                    ratio: theirsMedian > 0 ? oursMedian / theirsMedian : 0, roundRatios: ratios,
                                    h2loadCommand: command, curlFloor: floor,
-                                   floorRatio: floorMedian > 0 ? oursMedian / floorMedian : 0, curlFloorCommand: floorCommand))
+                                   floorRatio: floorMedian > 0 ? oursMedian / floorMedian : 0, curlFloorCommand: floorCommand,
+                                   oursBatched: batched, batchSize: batchSize, batchLanes: batchLanes(connections: connections),
+                                   batchedFloorRatio: floorMedian > 0 ? batchedMedian / floorMedian : 0))
         }
         return CeilingReport(bodyBytes: Self.payload.count,
                              topology: "simulator in its own process (scorecast-bench sim); each load generator in another (the benchmark process for ours, h2load -t 1 for the reference); 2 cores shared",
@@ -140,6 +152,31 @@ struct CeilingBenchmark {
         await client.shutdown()
         if !outcome.errors.isEmpty || outcome.succeeded < outcome.answered {
             logger.warning("our client had failures", ["errors": "\(outcome.errors)", "statuses": "\(outcome.statuses)"])
+        }
+        return RateFigure(rate: outcome.rate, succeeded: outcome.succeeded,
+                          failed: requests - outcome.succeeded, seconds: outcome.seconds,
+                          clientCPUSeconds: outcome.clientCPUSeconds, serverCPUSeconds: after - before)
+    }
+
+    /// The batched run's lanes: as many requests in flight as the per-request run's.
+    private func batchLanes(connections: Int) -> Int { max(1, connections * streams / max(1, batchSize)) }
+
+    /// One batched run of our client: lanes that each send `batchSize` broadcasts as one
+    /// `sendBroadcasts` batch and await them all, as a delivery worker sends a claimed batch.
+    private func runOursBatched(simulator: SimulatorProcess, credentials: APNsCredentials, broadcast: Broadcast,
+                                connections: Int) async throws -> RateFigure {
+        let client = try APNsClient(configuration: simulator.clientConfiguration(connections: connections, streams: streams),
+                                    logger: logger)
+        let batch = Array(repeating: broadcast, count: batchSize)
+        let before = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
+        let outcome = await LoadRunner.runBatched(total: requests, lanes: batchLanes(connections: connections), batchSize: batchSize,
+                                                  timeLimit: .seconds(180)) { indices in
+            await client.sendBroadcasts(indices.count == batch.count ? batch : Array(batch.prefix(indices.count)), credentials: credentials)
+        }
+        let after = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? before
+        await client.shutdown()
+        if !outcome.errors.isEmpty || outcome.succeeded < outcome.answered {
+            logger.warning("our batched client had failures", ["errors": "\(outcome.errors)", "statuses": "\(outcome.statuses)"])
         }
         return RateFigure(rate: outcome.rate, succeeded: outcome.succeeded,
                           failed: requests - outcome.succeeded, seconds: outcome.seconds,

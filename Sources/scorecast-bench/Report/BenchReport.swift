@@ -40,6 +40,14 @@ struct CeilingRow: Sendable, Codable {
     var floorRatio: Double = 0
     /// The floor's command (token redacted).
     var curlFloorCommand: String = ""
+    /// Our client batched (`sendBroadcasts`), one figure per round.
+    var oursBatched: [RateFigure] = []
+    /// Broadcasts per batch in the batched run.
+    var batchSize: Int = 0
+    /// Concurrent batches in the batched run.
+    var batchLanes: Int = 0
+    /// Median rate of the batched run / median rate of the libcurl floor (0 when either did not run).
+    var batchedFloorRatio: Double = 0
 }
 
 /// Part 1 as a whole.

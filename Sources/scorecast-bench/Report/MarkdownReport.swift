@@ -72,6 +72,11 @@ enum MarkdownReport {
                                  "\(ratio(row.floorRatio)) (\(rate(row.ours.map(\.rate).median)) vs \(rate(row.curlFloor.map(\.rate).median)))",
                                  "≥ 0.9", verdict(row.floorRatio >= 0.9)])
                 }
+                if !row.curlFloor.isEmpty && !row.oursBatched.isEmpty {
+                    rows.append(["client batched (\(row.batchLanes) × \(row.batchSize)) / libcurl floor, \(row.connections) connection\(row.connections == 1 ? "" : "s")",
+                                 "\(ratio(row.batchedFloorRatio)) (\(rate(row.oursBatched.map(\.rate).median)) vs \(rate(row.curlFloor.map(\.rate).median)))",
+                                 "≥ 0.9", verdict(row.batchedFloorRatio >= 0.9)])
+                }
             }
         }
         if let peer = report.peer {
@@ -129,6 +134,22 @@ enum MarkdownReport {
             }
             lines += ["The libcurl floor: `Deploy/bench/curl_floor.c` (libcurl's multi interface from C, compiled with gcc in this run), the same requests:", ""]
             lines += table(["conns × streams", "round", "floor /s", "floor req per client CPU-s", "simulator CPU-s", "failed"], floor)
+            lines.append("")
+        }
+        let batchedRows = ceiling.rows.filter { !$0.oursBatched.isEmpty }
+        if !batchedRows.isEmpty {
+            var batched: [[String]] = []
+            for row in batchedRows {
+                for (index, figure) in row.oursBatched.enumerated() {
+                    batched.append(["\(row.connections) × \(row.streams)", "\(row.batchLanes) × \(row.batchSize)", String(index + 1),
+                                    rate(figure.rate), perCPU(figure), String(format: "%.2f", figure.serverCPUSeconds), String(figure.failed)])
+                }
+                batched.append(["**\(row.connections) × \(row.streams)**", "", "median", "**\(rate(row.oursBatched.map(\.rate).median))**",
+                                row.curlFloor.isEmpty ? "" : "batched ÷ floor **\(ratio(row.batchedFloorRatio))**", "", ""])
+            }
+            lines += ["Our client batched, as the delivery workers send: `sendBroadcasts`, lanes that each send a batch and await all of its answers before the next (lanes × batch = connections × streams in flight), in the same rounds:", ""]
+            lines += table(["conns × streams", "lanes × batch", "round", "batched /s", "batched req per client CPU-s", "simulator CPU-s", "failed"],
+                           batched)
             lines.append("")
         }
         for row in ceiling.rows { lines.append("- h2load, \(row.connections) connection(s): `\(row.h2loadCommand)`") }
