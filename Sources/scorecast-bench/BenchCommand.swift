@@ -13,6 +13,8 @@ enum BenchCommand {
     Options of run:
       --quick                 short runs for iteration (memory run ~60 s)
       --parts LIST            which parts, e.g. 1,2 (default 1,2,3,4,5,6,7)
+      --client-batch N        broadcasts per batch in part 1's batched client run (default 25; its
+                              lanes: connections × 100 streams ÷ N)
       --devices N             devices following the kick-off game in part 6 (default 1000000; 100000 with --quick)
       --memory-seconds N      length of the memory run (default 600; 60 with --quick)
       --memory-rate N         events/s fed during the memory run (default 1000)
@@ -71,6 +73,8 @@ struct BenchOptions: Sendable {
     var saturdayMatches: Int?
     var saturdaySpeed: Double?
     var devices: Int?
+    /// Broadcasts per batch in part 1's batched run.
+    var clientBatch = 25
     var memorySeconds: Int?
     var memoryRate = 1000
     var rates = [500, 1000, 2000]
@@ -97,6 +101,7 @@ struct BenchOptions: Sendable {
         .value("memory-rate", "N", "events/s during the memory part"),
         .value("rates", "N[,N…]", "end-to-end event rates"),
         .value("devices", "N", "devices following the kick-off game in part 6"),
+        .value("client-batch", "N", "broadcasts per batch in part 1's batched run"),
         .value("games", "N", "games in the end-to-end runs"),
         .value("channels", "N", "channels per game"),
         .value("alerting-percent", "P", "share of alerting events"),
@@ -148,6 +153,7 @@ struct BenchOptions: Sendable {
                 saturdaySpeed = speed
             case "--rates": rates = try integers(flag, value)
             case "--devices": devices = try integers(flag, value)[0]
+            case "--client-batch": clientBatch = try integers(flag, value)[0]
             case "--games": games = try integers(flag, value)[0]
             case "--channels": channelsPerGame = try integers(flag, value)[0]
             case "--alerting-percent":

@@ -36,7 +36,8 @@ struct BenchRun {
         }
         if options.parts.contains(1) {
             let part = CeilingBenchmark(requests: options.quick ? 40_000 : 150_000, rounds: options.quick ? 3 : 5, connectionCounts: [1, 4],
-                                        streams: 100, folder: folder, scriptsFolder: options.scriptsFolder, logger: logger)
+                                        streams: 100, batchSize: options.clientBatch, folder: folder, scriptsFolder: options.scriptsFolder,
+                                        logger: logger)
             let load = ProcFS.loadAverage
             do { report.ceiling = try await part.run(key: key) } catch { report.skipped["1 client vs h2load"] = "\(error)" }
             report.loadAverage["1"] = "\(load) → \(ProcFS.loadAverage)"

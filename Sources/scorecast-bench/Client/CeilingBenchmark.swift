@@ -20,7 +20,7 @@ struct CeilingBenchmark {
     var streams: Int
     /// Broadcasts per batch in the batched run of our client (its lanes: connections × streams
     /// ÷ this, so that as many requests are in flight as in the other runs).
-    var batchSize = 25
+    var batchSize: Int
     /// The run folder.
     var folder: String
     /// Where `curl_floor.c` is.
