@@ -22,6 +22,12 @@ struct APNsClientBatchTests {
         UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", number)) ?? UUID()
     }
 
+    /// Held answers must end by the shutdown or cancellation, never by their deadline: on a
+    /// loaded machine the broadcasts may take longer than the usual 10 s to be held.
+    private static func outlastingTheHangDeadline(_ configuration: inout APNsClientConfiguration) {
+        configuration.requestTimeout = hangDeadline * 2
+    }
+
     /// Waits until the simulator holds `count` broadcast answers (they are on their streams).
     private func untilHeld(_ count: Int, by sim: SimulatorHarness) async throws {
         let simulator = sim.simulator
@@ -92,7 +98,7 @@ struct APNsClientBatchTests {
     @Test("shutdown fails the batch's unanswered broadcasts; those settled before keep their result")
     func shutdownCutsBatch() async throws {
         try await SimulatorHarness.with { sim in
-            let client = try sim.client()
+            let client = try sim.client(Self.outlastingTheHangDeadline)
             let channel = try #require(try await client.createChannel(
                 bundleID: Self.bundleID, policy: .noMessageStored, credentials: sim.credentials).channelID)
             // The send host is warm, so the batch goes out at once; then every answer is held.
@@ -122,7 +128,7 @@ struct APNsClientBatchTests {
     @Test("cancelling the awaiting task cancels the batch's unanswered broadcasts; the client stays usable")
     func cancellationCutsBatch() async throws {
         try await SimulatorHarness.with { sim in
-            let client = try sim.client()
+            let client = try sim.client(Self.outlastingTheHangDeadline)
             let channel = try #require(try await client.createChannel(
                 bundleID: Self.bundleID, policy: .noMessageStored, credentials: sim.credentials).channelID)
             #expect(try await client.sendBroadcast(broadcast(channel, number: 100), credentials: sim.credentials).status == 200)
