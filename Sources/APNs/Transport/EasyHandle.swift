@@ -34,6 +34,10 @@ final class EasyHandle {
     /// Whether the write callback refused a body past the size cap.
     var responseTooLarge: Bool { response.tooLarge }
 
+    /// The upload buffer libcurl allocates per handle: its minimum (16 KiB, against 64 KiB by
+    /// default), still three times the largest APNs body (`PushTarget.payloadLimit`, 5 KiB).
+    static let uploadBufferBytes = 16 * 1024
+
     /// Creates a handle with the options every APNs request shares; `nil` if libcurl cannot.
     init?(options: TransportOptions) {
         guard let raw = curl_easy_init() else { return nil }
@@ -70,6 +74,10 @@ final class EasyHandle {
         set(CURLOPT_TCP_KEEPIDLE, options.keepAliveIdleSeconds)
         set(CURLOPT_TCP_KEEPINTVL, options.keepAliveIntervalSeconds)
         set(CURLOPT_MAXAGE_CONN, options.idleConnectionMaxAgeSeconds)
+        // libcurl gives every handle that uploads a 64 KiB buffer and keeps it while the
+        // handle waits in the idle pool (up to 200 of them: 12.5 MiB, 40 % of serve's heap
+        // under heaptrack). APNs bodies are at most 5 KiB: libcurl's smallest buffer will do.
+        set(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferBytes)
         // Never follow anything but our own request, and never a protocol other than HTTPS.
         if let proxy = options.proxy {
             // libcurl keeps its own copy. The address may carry credentials: it is never
