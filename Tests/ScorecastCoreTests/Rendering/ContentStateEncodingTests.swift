@@ -9,7 +9,7 @@ import Testing
 /// `JSONEncoder` with a custom date strategy, its bytes parsed back by ``JSONParser``. Kept here
 /// only as the reference; both must give the same value, hence the same bytes, for every state.
 @Suite struct ContentStateEncodingTests {
-    static func reference(_ content: ContentState, _ encoding: ContentDateEncoding) throws -> JSONValue {
+    static func reference(_ value: some Encodable, _ encoding: ContentDateEncoding) throws -> JSONValue {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
@@ -20,7 +20,7 @@ import Testing
             default: try container.encodeNil()
             }
         }
-        return try JSONParser().parse(encoder.encode(content))
+        return try JSONParser().parse(encoder.encode(value))
     }
 
     static func expectSame(_ content: ContentState, _ encoding: ContentDateEncoding, _ sample: Int) throws {
@@ -63,6 +63,21 @@ import Testing
         content.clock?.periodLength = number
         #expect(throws: LiveActivityPayloadError.nonFiniteNumber(path: "content-state")) {
             try ContentStateRenderer.encode(content, dateEncoding: .unixSeconds)
+        }
+    }
+
+    @Test(arguments: ContentDateEncoding.allCases)
+    func pushToStartAttributesEncodeAsJSONEncoderDid(encoding: ContentDateEncoding) throws {
+        let samples = [
+            GameAttributes(
+                gameID: "g1", sport: "soccer", league: "Premier League", home: .init(name: "Arsenal", shortName: "ARS", abbreviation: "AFC"),
+                away: .init(name: "Chelsea ⚽️ \"Blues\""), startsAt: Date(timeIntervalSince1970: 1_764_452_700.123_4)),
+            GameAttributes(
+                gameID: "", sport: "", league: "", home: .init(name: "Home"), away: .init(name: "Away"),
+                startsAt: Date(timeIntervalSinceReferenceDate: -1)),
+        ]
+        for attributes in samples {
+            #expect(try encoding.json(attributes) == Self.reference(attributes, encoding))
         }
     }
 
