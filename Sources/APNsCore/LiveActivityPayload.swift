@@ -76,6 +76,12 @@ public struct LiveActivityPayload: Sendable, Hashable {
     ///   actual byte count and the limit.
     public func encode(for target: PushTarget) throws(LiveActivityPayloadError) -> [UInt8] {
         try validate(for: target)
+        // The body holds content-state and attributes, so a body within the Live Activity data
+        // limit proves their sum is too: most bodies are written once, not twice. Anything else
+        // takes the exact checks below, in their order.
+        if let body = try? jsonValue.encoded(), body.count <= min(LiveActivityPayload.liveActivityDataLimit, target.payloadLimit) {
+            return body
+        }
         let stateBytes = try LiveActivityPayload.bytes(of: contentState, path: "$.aps.content-state")
         let attributeBytes = try attributes.map { value throws(LiveActivityPayloadError) in
             try LiveActivityPayload.bytes(of: value, path: "$.aps.attributes")

@@ -7,7 +7,9 @@ extension JSONValue {
     public func encoded() throws(JSONEncodingError) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256)
-        try JSONValue.write(self, into: &output, path: "$")
+        guard JSONValue.write(self, into: &output) else {
+            throw .nonFiniteNumber(path: JSONValue.pathOfNonFiniteNumber(in: self, at: "$") ?? "$")
+        }
         return output
     }
 
@@ -16,7 +18,9 @@ extension JSONValue {
         String(decoding: try encoded(), as: UTF8.self)
     }
 
-    private static func write(_ value: JSONValue, into output: inout [UInt8], path: String) throws(JSONEncodingError) {
+    /// Writes `value`; false at the first non-finite number. The path is not built here: an
+    /// interpolated path per node was a fifth of the writer's time, and only a failure needs it.
+    private static func write(_ value: JSONValue, into output: inout [UInt8]) -> Bool {
         switch value {
         case .null:
             output.append(contentsOf: "null".utf8)
@@ -25,7 +29,7 @@ extension JSONValue {
         case .integer(let number):
             output.append(contentsOf: String(number).utf8)
         case .double(let number):
-            guard number.isFinite else { throw .nonFiniteNumber(path: path) }
+            guard number.isFinite else { return false }
             if number == number.rounded(), abs(number) < 9_007_199_254_740_992, let whole = Int(exactly: number) {
                 output.append(contentsOf: String(whole).utf8)
             } else {
@@ -39,19 +43,40 @@ extension JSONValue {
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                try write(element, into: &output, path: "\(path)[\(index)]")
+                guard write(element, into: &output) else { return false }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in sortedKeys(members).enumerated() {
+            for (index, member) in sortedMembers(members).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                writeString(key, into: &output)
+                writeString(member.key, into: &output)
                 output.append(UInt8(ascii: ":"))
-                // Keys come from the dictionary itself, so the lookup cannot miss.
-                try write(members[key] ?? .null, into: &output, path: "\(path).\(key)")
+                guard write(member.value, into: &output) else { return false }
             }
             output.append(UInt8(ascii: "}"))
+        }
+        return true
+    }
+
+    /// The path of the first non-finite number ``write(_:into:)`` meets (same order: arrays in
+    /// order, object keys sorted), or nil when there is none.
+    private static func pathOfNonFiniteNumber(in value: JSONValue, at path: String) -> String? {
+        switch value {
+        case .double(let number):
+            return number.isFinite ? nil : path
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = pathOfNonFiniteNumber(in: element, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .object(let members):
+            for member in sortedMembers(members) {
+                if let found = pathOfNonFiniteNumber(in: member.value, at: "\(path).\(member.key)") { return found }
+            }
+            return nil
+        case .null, .bool, .integer, .string:
+            return nil
         }
     }
 
@@ -70,30 +95,46 @@ extension JSONValue {
         members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
+    /// The members in ``sortedKeys(_:)`` order, values with them: no second lookup per key.
+    private static func sortedMembers(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+        members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static func writeString(_ text: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""):
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"):
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                output.append(byte)
+        var text = text
+        // Runs of bytes that need no escape are copied whole: a byte-at-a-time append was most
+        // of the writer's time.
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for index in bytes.indices where bytes[index] < 0x20 || bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "\\") {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                appendEscape(of: bytes[index], into: &output)
+                runStart = index + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(of byte: UInt8, into output: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""):
+            output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"):
+            output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case 0x0A:
+            output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case 0x0D:
+            output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case 0x09:
+            output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        default:
+            output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0x0F)])
+        }
     }
 }

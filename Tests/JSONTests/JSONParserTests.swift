@@ -58,11 +58,28 @@ import Testing
         }
     }
 
-    @Test func refusesInvalidUTF8() {
-        let bytes: [UInt8] = [0x22, 0xC3, 0x28, 0x22]
-        #expect(throws: JSONParseError(offset: 0, message: "string is not valid UTF-8")) {
-            try JSONParser().parse(bytes)
+    @Test(
+        arguments: [
+            [0xC3, 0x28],  // a lead byte followed by ASCII
+            [0xC0, 0xAF],  // an overlong "/"
+            [0xED, 0xA0, 0x80],  // a UTF-16 surrogate written as UTF-8
+            [0xE2, 0x82],  // cut short
+            [0x80],  // a lone continuation byte
+            [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+        ] as [[UInt8]])
+    func refusesInvalidUTF8(inner: [UInt8]) {
+        for bytes in [[0x22] + inner + [0x22], [0x22, 0x5C, 0x6E] + inner + [0x22]] {  // plain, and after an escape
+            #expect(throws: JSONParseError(offset: 0, message: "string is not valid UTF-8")) {
+                try JSONParser().parse(bytes)
+            }
         }
+    }
+
+    @Test func keepsValidMultibyteTextAsIs() throws {
+        // Includes U+FFFD itself: valid input that happens to be the replacement character.
+        let text = "é Ødegaard 🏟️ \u{FFFD} 中"
+        #expect(try JSONParser().parse(Array("\"\(text)\"".utf8)) == .string(text))
+        #expect(try JSONParser().parse(Array("\"\\t\(text)\"".utf8)) == .string("\t" + text))
     }
 
     @Test func boundsNestingDepth() throws {

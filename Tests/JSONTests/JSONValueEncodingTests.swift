@@ -15,6 +15,9 @@ import Testing
         (.double(1e16), "1e+16"),
         (.string("quote\" back\\ nl\n cr\r tab\t bell\u{07} é"), #""quote\" back\\ nl\n cr\r tab\t bell\u0007 é""#),
         (.string("/"), #""/""#),
+        (.string(""), #""""#),
+        // Escapes first, last and side by side: the writer copies the runs between them whole.
+        (.string("\"\"ab\u{1F}\\"), #""\"\"ab\u001f\\""#),
         (.array([.integer(1), .array([])]), "[1,[]]"),
         (.object(["b": 1, "a": 2, "B": 3, "aa": 4, "é": 5]), #"{"B":3,"a":2,"aa":4,"b":1,"é":5}"#),
     ])
@@ -26,6 +29,14 @@ import Testing
     func refusesNonFiniteNumbers(number: Double) {
         let value: JSONValue = ["aps": ["score": .array([.double(number)])]]
         #expect(throws: JSONEncodingError.nonFiniteNumber(path: "$.aps.score[0]")) {
+            try value.encoded()
+        }
+    }
+
+    @Test func namesTheFirstNonFiniteNumberInWritingOrder() {
+        // Keys are written sorted, so "a" comes before "b" whatever the dictionary's order.
+        let value: JSONValue = ["b": .double(.nan), "a": .array([.integer(1), .object(["x": .double(-.infinity)])])]
+        #expect(throws: JSONEncodingError.nonFiniteNumber(path: "$.a[1].x")) {
             try value.encoded()
         }
     }
