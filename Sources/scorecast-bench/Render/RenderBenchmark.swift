@@ -5,7 +5,7 @@ import ScorecastCore
 
 /// `scorecast-bench render`: the CPU cost of rendering inside an ingest (issue 18), without
 /// Postgres or HTTP. Each round plans one request the way part 3 feeds `serve` — one event per
-/// game, 30% goals, the rest a clock and a shown stat — for games bound to one channel per app
+/// game, 30% goals, the rest a clock and a shown stat, a new match every 90 — for games bound to one channel per app
 /// (the apps' settings equal, as in part 3), through ``OutboxPlanner`` as ingest does; then it
 /// times ``LiveActivityRenderer/render(state:game:event:channelLastTimestamp:receivedAt:)`` alone.
 /// Prints medians and means per plan, per channel update and per render.
@@ -27,6 +27,7 @@ struct RenderBenchmark {
     }
 
     private static let start = Date(timeIntervalSince1970: 1_764_450_000)
+    private static let matchLength = 90
     private static let game = GameInfo(sport: "soccer", homeName: "Arsenal", awayName: "Chelsea")
 
     /// Runs the rounds; the report's lines.
@@ -47,6 +48,8 @@ struct RenderBenchmark {
         var planTimes: [Duration] = []
         var updates = 0
         for round in 0..<rounds {
+            // A new match every 90 events per game, so lists and scores stay a match's size.
+            if round % Self.matchLength == 0 { states = states.mapValues { _ in .initial } }
             let events = gameIDs.indices.map { event(round: round, game: $0, id: gameIDs[$0]) }
             let fold = GameFold(events: events, isDuplicate: events.map { _ in false }, games: states, sports: sports)
             let ids = Dictionary(uniqueKeysWithValues: events.indices.map { ($0, Int64(round * games + $0)) })
@@ -60,7 +63,7 @@ struct RenderBenchmark {
 
         // One game's latest state rendered alone, for the cost of one channel's update.
         let state = states[gameIDs[0]] ?? .initial
-        let goal = event(round: rounds, game: 0, id: gameIDs[0])
+        let goal = event(round: rounds + 1, game: 0, id: gameIDs[0])
         let renderer = LiveActivityRenderer()
         var renderTimes: [Duration] = []
         for _ in 0..<rounds {
@@ -80,9 +83,9 @@ struct RenderBenchmark {
     /// and a shown stat.
     private func event(round: Int, game: Int, id: String) -> FeedEvent {
         let alerting = (round * games + game) % 10 < 3
-        let minute = round % 90
+        let minute = round % Self.matchLength
         let occurredAt = Self.start.addingTimeInterval(Double(round) + 0.25)
-        if round == 0 {
+        if minute == 0 {
             return FeedEvent(
                 id: "\(id)-\(round)", game: id, seq: round + 1, occurredAt: occurredAt, kind: .start,
                 scoreboard: ScoreboardUpdate(period: .set("1H"), clock: .set("0'")))
@@ -90,7 +93,7 @@ struct RenderBenchmark {
         return FeedEvent(
             id: "\(id)-\(round)", game: id, seq: round + 1, occurredAt: occurredAt, kind: alerting ? .score : .clock,
             scoreboard: alerting
-                ? ScoreboardUpdate(home: round / 2 % 1000, away: (round + 1) / 2 % 1000, clock: .set("\(minute)'"))
+                ? ScoreboardUpdate(home: minute / 2, away: (minute + 1) / 2, clock: .set("\(minute)'"))
                 : ScoreboardUpdate(clock: .set("\(minute)'"), extra: ["round": .integer(round)]),
             team: .home)
     }
