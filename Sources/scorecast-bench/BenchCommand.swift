@@ -9,6 +9,7 @@ enum BenchCommand {
     static let usage = """
     USAGE: scorecast-bench run [options]     run the benchmark, write results.md and results.json
            scorecast-bench sim [apns-sim options]   the APNs simulator (same flags as scorecast apns-sim)
+           scorecast-bench render [--quick | --rounds N]   time ingest's rendering alone (no database)
 
     Options of run:
       --quick                 short runs for iteration (memory run ~60 s)
@@ -56,6 +57,21 @@ enum BenchCommand {
                 return 2
             }
             return await BenchRun(options: options).run()
+        case "render":
+            let benchmark: RenderBenchmark
+            do {
+                benchmark = try RenderBenchmark(arguments: Array(arguments.dropFirst()))
+            } catch {
+                FileHandle.standardError.write(Data("scorecast-bench render: \(error)\n".utf8))
+                return 2
+            }
+            do {
+                print(try benchmark.run().joined(separator: "\n"))
+                return 0
+            } catch {
+                FileHandle.standardError.write(Data("scorecast-bench render: \(error)\n".utf8))
+                return 1
+            }
         case "--help", "-h", "help":
             print(usage)
             return 0

@@ -96,6 +96,8 @@ package struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible
 ///   too: only stats and refreshes are spaced.
 /// - A routine event that changed nothing the Live Activity shows (a clock tick the phone runs
 ///   itself: ``GameFold/Step/changesWhatIsShown``) writes nothing.
+/// - Each step's content-state is encoded once per date encoding and mapping, however many
+///   channels' apps share them (``ContentStateMemo``); the rest of each payload is the channel's.
 package struct OutboxPlanner: Sendable {
     /// Spacing of routine updates.
     package var shaping: ShapingPolicy
@@ -109,6 +111,16 @@ package struct OutboxPlanner: Sendable {
     /// `eventIDs[i]` is the `events.id` stored for request event `i`.
     package func plan(
         fold: GameFold, games: [String: GameInfo], targets: [ChannelTarget], eventIDs: [Int: Int64], now: Date
+    ) throws(RenderRefusal) -> [OutboxWrite] {
+        var contentStates = ContentStateMemo()
+        return try plan(fold: fold, games: games, targets: targets, eventIDs: eventIDs, now: now, contentStates: &contentStates)
+    }
+
+    /// ``plan(fold:games:targets:eventIDs:now:)`` encoding each content-state once per step and
+    /// shape in `contentStates`, a fresh memo (what it holds belongs to this `fold`).
+    package func plan(
+        fold: GameFold, games: [String: GameInfo], targets: [ChannelTarget], eventIDs: [Int: Int64], now: Date,
+        contentStates: inout ContentStateMemo
     ) throws(RenderRefusal) -> [OutboxWrite] {
         struct Working {
             var expectedVersion: Int64
@@ -129,7 +141,9 @@ package struct OutboxPlanner: Sendable {
                 var update: RenderedUpdate
                 do {
                     update = try target.renderer.render(
-                        state: step.state, game: game, event: step.event, channelLastTimestamp: floor, receivedAt: now)
+                        state: step.state, game: game, event: step.event,
+                        contentState: contentStates.contentState(for: step, game: game, renderer: target.renderer),
+                        channelLastTimestamp: floor, receivedAt: now)
                 } catch {
                     throw RenderRefusal(index: step.index, channelID: target.channelID, reason: error)
                 }

@@ -19,8 +19,9 @@ public enum ContentDateEncoding: String, Sendable, Hashable, CaseIterable, Custo
     public func jsonValue(for date: Date) -> JSONValue {
         switch self {
         case .referenceDate:
-            // Millisecond precision: a fraction like 0.9 would otherwise print as 0.9000001.
-            .double((date.timeIntervalSinceReferenceDate * 1000).rounded() / 1000)
+            // Millisecond precision: a fraction like 0.9 would otherwise print as 0.9000001. A
+            // whole second is an integer, as the number's JSON text reads back.
+            .number((date.timeIntervalSinceReferenceDate * 1000).rounded() / 1000)
         case .unixSeconds:
             .integer(Int(date.timeIntervalSince1970.rounded(.down)))
         case .iso8601:
@@ -29,20 +30,10 @@ public enum ContentDateEncoding: String, Sendable, Hashable, CaseIterable, Custo
     }
 
     /// `value` as JSON through its own `Codable` conformance, every date written in this
-    /// encoding: exactly what the app's decoder reads. Throws what `JSONEncoder` throws (a
-    /// non-finite number).
+    /// encoding: exactly what the app's decoder reads. Throws `EncodingError.invalidValue` for a
+    /// non-finite number.
     public func json<Value: Encodable>(_ value: Value) throws -> JSONValue {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            switch jsonValue(for: date) {
-            case .double(let seconds): try container.encode(seconds)
-            case .integer(let seconds): try container.encode(seconds)
-            case .string(let text): try container.encode(text)
-            default: try container.encodeNil()
-            }
-        }
-        return try JSONParser().parse(encoder.encode(value))
+        try JSONValueEncoder(dateValue: jsonValue(for:)).encode(value)
     }
 
     /// The text shown in logs and error messages.

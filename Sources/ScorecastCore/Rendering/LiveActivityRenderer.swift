@@ -1,5 +1,6 @@
 import APNsCore
 import Foundation
+import JSON
 import ScorecastActivity
 
 /// Renders a game's state into one channel's Live Activity update, per the app's
@@ -37,6 +38,20 @@ public struct LiveActivityRenderer: Sendable {
     public func render(
         state: GameState, game: GameInfo, event: FeedEvent, channelLastTimestamp: Int?, receivedAt: Date? = nil
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
+        try render(
+            state: state, game: game, event: event,
+            contentState: contentState(state: state, game: game, occurredAt: event.occurredAt),
+            channelLastTimestamp: channelLastTimestamp, receivedAt: receivedAt)
+    }
+
+    /// ``render(state:game:event:channelLastTimestamp:receivedAt:)`` with the content-state
+    /// already made by ``contentState(state:game:occurredAt:)`` of this renderer, or of one with
+    /// the same ``RenderSettings/dateEncoding`` and ``RenderSettings/mapping``: channels of apps
+    /// that share those share one encoding.
+    public func render(
+        state: GameState, game: GameInfo, event: FeedEvent, contentState: JSONValue, channelLastTimestamp: Int?,
+        receivedAt: Date? = nil
+    ) throws(LiveActivityPayloadError) -> RenderedUpdate {
         let alerting = settings.priority.isAlerting(event)
         var values: [AlertCatalog.Argument: String] = [
             .home: game.homeName, .away: game.awayName,
@@ -56,8 +71,8 @@ public struct LiveActivityRenderer: Sendable {
                 sound: settings.alertSound)
             : nil
         return try render(
-            state: state, game: game, occurredAt: event.occurredAt, receivedAt: receivedAt, alert: alert,
-            priority: alerting ? .immediate : .opportunistic, eventID: event.id,
+            state: state, game: game, contentState: contentState, occurredAt: event.occurredAt, receivedAt: receivedAt,
+            alert: alert, priority: alerting ? .immediate : .opportunistic, eventID: event.id,
             channelLastTimestamp: channelLastTimestamp
         )
     }
@@ -67,22 +82,30 @@ public struct LiveActivityRenderer: Sendable {
     public func renderSnapshot(
         state: GameState, game: GameInfo, now: Date, channelLastTimestamp: Int?
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
-        try render(
-            state: state, game: game, occurredAt: state.updatedAt ?? now, receivedAt: now, alert: nil,
-            priority: .opportunistic, eventID: nil, channelLastTimestamp: channelLastTimestamp
+        let occurredAt = state.updatedAt ?? now
+        return try render(
+            state: state, game: game, contentState: contentState(state: state, game: game, occurredAt: occurredAt),
+            occurredAt: occurredAt, receivedAt: now, alert: nil, priority: .opportunistic, eventID: nil,
+            channelLastTimestamp: channelLastTimestamp
         )
     }
 
+    /// The `content-state` of `state` in this app's shape (its mapping and date encoding; the
+    /// game's sport), `occurredAt` standing in for `updatedAt` in a game without events: the
+    /// one part of an update that costs an encoding, and the same for every app whose
+    /// ``RenderSettings/dateEncoding`` and ``RenderSettings/mapping`` are the same.
+    public func contentState(state: GameState, game: GameInfo, occurredAt: Date) throws(LiveActivityPayloadError) -> JSONValue {
+        settings.mapping.apply(
+            to: try ContentStateRenderer.render(
+                state, profile: SportProfile.for(game.sport), dateEncoding: settings.dateEncoding, fallbackTime: occurredAt))
+    }
+
     private func render(
-        state: GameState, game: GameInfo, occurredAt: Date, receivedAt: Date?, alert: LiveActivityAlert?,
-        priority: BroadcastPriority, eventID: String?, channelLastTimestamp: Int?
+        state: GameState, game: GameInfo, contentState: JSONValue, occurredAt: Date, receivedAt: Date?,
+        alert: LiveActivityAlert?, priority: BroadcastPriority, eventID: String?, channelLastTimestamp: Int?
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
         let eventSeconds = Int(occurredAt.timeIntervalSince1970.rounded(.down))
         let timestamp = max(eventSeconds, channelLastTimestamp ?? eventSeconds)
-        let contentState = settings.mapping.apply(
-            to: try ContentStateRenderer.render(
-                state, profile: SportProfile.for(game.sport), dateEncoding: settings.dateEncoding, fallbackTime: occurredAt)
-        )
         var payload = LiveActivityPayload(
             timestamp: timestamp,
             event: state.status.isOver ? .end : .update,
