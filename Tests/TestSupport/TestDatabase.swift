@@ -99,7 +99,11 @@ public final class TestDatabase: Sendable {
         // (several checkouts on one machine) can never stop or clean each other's database.
         let state = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("scorecast-test-pg-\(getuid())-\(getpid())")
-        let server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
+        // Every suite of a test process runs at once against this one cluster, each with pools
+        // of its own: 200 connections (the server's setting) ran out once as suites were added.
+        let server = EmbeddedPostgres(
+            stateDirectory: state, durable: false, settings: [try PostgresServerSetting(name: "max_connections", value: "500")],
+            logger: logger)
         var configuration = try await server.start()
         embedded.withLock { $0 = server }
         privateStateDirectory.withLock { $0 = state }
