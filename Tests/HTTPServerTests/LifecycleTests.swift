@@ -57,25 +57,30 @@ struct ServerLifecycleTests {
 
     @Test func gracefulStopFinishesTheRequestInFlight() async throws {
         let sink = MemorySink()
+        let gate = RequestGate()
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threadCount: 2, shutdownGracePeriod: .seconds(3_600)),
-            router: testRouter(), logger: Logger(label: "http", sink: sink))
+            router: testRouter(gate: gate), logger: Logger(label: "http", sink: sink))
         try server.start()
         let port = server.port
         let shutdown = ShutdownSignal()
         let running = Task { try await server.run(until: shutdown) }
 
-        let inFlight = Task { try await RawHTTP.exchange(port: port, "GET /slow?ms=400 HTTP/1.1\r\nHost: x\r\n\r\n", readTimeout: 60) }
-        // Wait until the request is inside the handler, then ask the server to stop.
+        let inFlight = Task { try await RawHTTP.exchange(port: port, "GET /held HTTP/1.1\r\nHost: x\r\n\r\n", readTimeout: 60) }
+        // The request is inside its handler; the server is asked to stop and starts draining;
+        // only then is the handler let go. (A 400 ms sleep here once finished before a slow
+        // machine had begun draining, and the answer had no `Connection: close`.)
         try await waitUntil("the request is in its handler") { server.inFlightRequests == 1 }
         shutdown.trigger()
-        // It stops when the 400 ms request finishes, not at the end of the hour's grace: stopping
+        try await waitUntil("the server drains") { sink.lines.contains { $0.contains("http server draining") } }
+        gate.open()
+        // It stops when its one request is answered, not at the end of the hour's grace: stopping
         // at all before the hang deadline tells them apart, with no margin to miss.
         try await withDeadline("the server stops once its one request is answered") { try await running.value }
 
         let exchange = try await withDeadline("the in-flight answer") { try await inFlight.value }
         #expect(exchange.status == 200)
-        #expect(exchange.text.hasSuffix("slept 400"))
+        #expect(exchange.text.hasSuffix("released"))
         #expect(exchange.headersAndBody.headers["connection"]?.lowercased() == "close")
         // Stopped: nothing listens any more.
         await #expect(throws: RawHTTP.SocketError.self) {
@@ -160,7 +165,8 @@ struct ServerLifecycleTests {
 
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         try await withServer(testRouter()) { server in
-            let two = "GET /v1/games/1/channels HTTP/1.1\r\nHost: x\r\n\r\n"
+            let two =
+                "GET /v1/games/1/channels HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /slow?ms=10 HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /v1/games/3/channels HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             let exchange = try await RawHTTP.exchange(port: server.port, two)

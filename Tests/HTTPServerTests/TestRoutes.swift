@@ -1,14 +1,34 @@
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// An error whose description must never reach a client.
 struct LeakyError: Error, CustomStringConvertible {
     var description: String { "database password hunter2 rejected at /srv/secret/path" }
 }
 
-/// Routes shared by the end-to-end tests.
-func testRouter() -> Router {
+/// Holds the answers of `GET /held` until opened: a handler that is surely still running at a
+/// moment the test picks, with no sleep to race.
+final class RequestGate: Sendable {
+    private let opened = Mutex(false)
+
+    func open() { opened.withLock { $0 = true } }
+
+    /// Returns once the gate is open (checked every 5 ms; the test opens it).
+    func wait() async throws {
+        while !opened.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+    }
+}
+
+/// Routes shared by the end-to-end tests; `GET /held` waits for `gate` when one is given.
+func testRouter(gate: RequestGate? = nil) -> Router {
     var router = Router()
+    if let gate {
+        router.get("/held") { _ in
+            try await gate.wait()
+            return .text("released")
+        }
+    }
     router.get("/v1/games/{id}/channels") { request in
         try .json(["game": request.pathParameters["id"] ?? "", "channel": "ch-\(request.pathParameters["id"] ?? "")"])
     }
