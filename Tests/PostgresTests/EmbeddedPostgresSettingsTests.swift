@@ -2,6 +2,7 @@ import Foundation
 import ScorecastLogging
 @testable import Postgres
 import Testing
+import TestSupport
 
 /// The embedded server's settings: scorecast's workload settings reach a durable server,
 /// an operator's extra settings override them, and bad ones are refused before anything
@@ -27,8 +28,10 @@ import Testing
         let server = EmbeddedPostgres(stateDirectory: state, durable: true, logger: logger)
         defer { server.stop() }
         let values = try await show(
-            ["fsync", "synchronous_commit", "full_page_writes", "commit_delay", "commit_siblings", "wal_compression", "wal_buffers",
-             "max_wal_size", "min_wal_size", "checkpoint_timeout", "shared_buffers", "autovacuum_naptime", "server_version_num"],
+            [
+                "fsync", "synchronous_commit", "full_page_writes", "commit_delay", "commit_siblings", "wal_compression", "wal_buffers",
+                "max_wal_size", "min_wal_size", "checkpoint_timeout", "shared_buffers", "autovacuum_naptime", "server_version_num",
+            ],
             try await server.start())
 
         #expect(values["fsync"] == "on")
@@ -90,9 +93,10 @@ import Testing
     @Test func aListIsSplitOnSemicolonsAndEachLineIsQuoted() throws {
         let settings = try PostgresServerSetting.list(" commit_delay = 0 ;shared_preload_libraries=pg_stat_statements,auto_explain;; log_line_prefix=%m [%p] it's ")
         #expect(settings.map(\.description) == ["commit_delay=0", "shared_preload_libraries=pg_stat_statements,auto_explain", "log_line_prefix=%m [%p] it's"])
-        #expect(settings.map(\.configurationLine) == [
-            "commit_delay = '0'", "shared_preload_libraries = 'pg_stat_statements,auto_explain'", "log_line_prefix = '%m [%p] it''s'",
-        ])
+        #expect(
+            settings.map(\.configurationLine) == [
+                "commit_delay = '0'", "shared_preload_libraries = 'pg_stat_statements,auto_explain'", "log_line_prefix = '%m [%p] it''s'",
+            ])
         #expect(try PostgresServerSetting(assignment: #"cluster_name=a\b"#).configurationLine == #"cluster_name = 'a\\b'"#)
         let buffers = try PostgresServerSetting.list("wal_buffers=8MB")
         let withBuffers = EmbeddedPostgres.settingsText(socketDirectory: "/s", durable: true, walCompression: "lz4", extra: buffers)
@@ -119,7 +123,16 @@ import Testing
         let layout = ClusterLayout.choose(stateDirectory: state, serverCanReachState: true, temporaryDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
         #expect(!FileManager.default.fileExists(atPath: layout.pidFile.path))
 
-        // The lock was released and no server holds the folder: a good start follows.
+        // The lock was released and no server holds the folder: a good start follows. A process
+        // another test forks at that moment holds a copy of the lock's descriptor until it
+        // execs (close-on-exec), so the lock is awaited rather than expected at once; one this
+        // start kept would never come free.
+        let lockPath = state.appendingPathComponent("postgres.lock").path
+        try await waitUntil("the failed start's lock is free") {
+            let descriptor = open(lockPath, O_RDWR)
+            defer { if descriptor >= 0 { close(descriptor) } }
+            return descriptor < 0 || flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        }
         let good = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
         defer { good.stop() }
         #expect(try await show(["wal_buffers"], try await good.start())["wal_buffers"] == "16MB")
