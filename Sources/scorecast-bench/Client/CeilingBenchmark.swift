@@ -142,20 +142,11 @@ struct CeilingBenchmark {
     /// One run of our client: a fresh client (so connection set-up is in the run, as for h2load).
     private func runOurs(simulator: SimulatorProcess, credentials: APNsCredentials, broadcast: Broadcast,
                          connections: Int) async throws -> RateFigure {
-        let client = try APNsClient(configuration: simulator.clientConfiguration(connections: connections, streams: streams),
-                                    logger: logger)
-        let before = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
-        let outcome = await LoadRunner.run(total: requests, lanes: connections * streams, timeLimit: .seconds(180)) { _ in
-            try await client.sendBroadcast(broadcast, credentials: credentials)
+        try await measureOurs(simulator: simulator, connections: connections, what: "our client") { client in
+            await LoadRunner.run(total: requests, lanes: connections * streams, timeLimit: .seconds(180)) { _ in
+                try await client.sendBroadcast(broadcast, credentials: credentials)
+            }
         }
-        let after = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? before
-        await client.shutdown()
-        if !outcome.errors.isEmpty || outcome.succeeded < outcome.answered {
-            logger.warning("our client had failures", ["errors": "\(outcome.errors)", "statuses": "\(outcome.statuses)"])
-        }
-        return RateFigure(rate: outcome.rate, succeeded: outcome.succeeded,
-                          failed: requests - outcome.succeeded, seconds: outcome.seconds,
-                          clientCPUSeconds: outcome.clientCPUSeconds, serverCPUSeconds: after - before)
     }
 
     /// The batched run's lanes: as many requests in flight as the per-request run's.
@@ -165,18 +156,27 @@ struct CeilingBenchmark {
     /// `sendBroadcasts` batch and await them all, as a delivery worker sends a claimed batch.
     private func runOursBatched(simulator: SimulatorProcess, credentials: APNsCredentials, broadcast: Broadcast,
                                 connections: Int) async throws -> RateFigure {
+        let batch = Array(repeating: broadcast, count: batchSize)
+        return try await measureOurs(simulator: simulator, connections: connections, what: "our batched client") { client in
+            await LoadRunner.runBatched(total: requests, lanes: batchLanes(connections: connections), batchSize: batchSize,
+                                        timeLimit: .seconds(180)) { indices in
+                await client.sendBroadcasts(indices.count == batch.count ? batch : Array(batch.prefix(indices.count)), credentials: credentials)
+            }
+        }
+    }
+
+    /// Runs `load` on a fresh client and measures it: the rate, the client's CPU, the
+    /// simulator's CPU over the run; failures are logged as `what`'s.
+    private func measureOurs(simulator: SimulatorProcess, connections: Int, what: String,
+                             load: (APNsClient) async -> LoadOutcome) async throws -> RateFigure {
         let client = try APNsClient(configuration: simulator.clientConfiguration(connections: connections, streams: streams),
                                     logger: logger)
-        let batch = Array(repeating: broadcast, count: batchSize)
         let before = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
-        let outcome = await LoadRunner.runBatched(total: requests, lanes: batchLanes(connections: connections), batchSize: batchSize,
-                                                  timeLimit: .seconds(180)) { indices in
-            await client.sendBroadcasts(indices.count == batch.count ? batch : Array(batch.prefix(indices.count)), credentials: credentials)
-        }
+        let outcome = await load(client)
         let after = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? before
         await client.shutdown()
         if !outcome.errors.isEmpty || outcome.succeeded < outcome.answered {
-            logger.warning("our batched client had failures", ["errors": "\(outcome.errors)", "statuses": "\(outcome.statuses)"])
+            logger.warning("\(what) had failures", ["errors": "\(outcome.errors)", "statuses": "\(outcome.statuses)"])
         }
         return RateFigure(rate: outcome.rate, succeeded: outcome.succeeded,
                           failed: requests - outcome.succeeded, seconds: outcome.seconds,
