@@ -90,7 +90,9 @@ struct SaturdayTests {
             coalescedShare: nil, backlogAtEnd: 0, sustained: true,
             cpu: [ProcessCPU(name: "serve0 (api,worker,poller)", cpuSeconds: 60, coreShare: 0.25)], workerProcesses: 1,
             broadcastsPerServerCPUSecond: 1200, ingestToSendAlertingMs: alerting, drainSeconds: 0.4, maxPostLagMs: 3,
-            firstIngestFailure: nil, coalesced: 17, downgraded: 2)
+            firstIngestFailure: nil, coalesced: 17, downgraded: 2,
+            alertingClaimWaitMs: Percentiles(count: 300, p50: 2.25, p90: 5, p95: 6, p99: 19.5, max: 40),
+            alertingAPNsMs: Percentiles(count: 300, p50: 1.5, p90: 2, p95: 2.5, p99: 7.75, max: 9))
         let report = SaturdayReport(matches: 300, eventsPerMatch: 72, speed: 30, kickoffSpreadSeconds: 300, realSeconds: 7200,
                                     compressedSeconds: 240, peakEventsPerSecond: 41, averageEventsPerSecond: 90,
                                     channelsPerMatch: 4, run: run)
@@ -99,6 +101,8 @@ struct SaturdayTests {
         #expect(text.contains("compressed 30×: 120 min of real time in 240 s, so every quiet spell is 30× shorter"))
         #expect(text.contains("| speed (time compression) | 30× (1 = real pace) |"))
         #expect(text.contains("| alerting ingest→send p50 / p95 / p99 / max | 4.5 ms / 12.2 ms / 31.0 ms / 88.0 ms (300 sends) |"))
+        #expect(text.contains("| of which ingest→claim (ingest, then the wait for a worker), alerting p50 / p99 | 2.2 ms / 19.5 ms (300 sends) |"))
+        #expect(text.contains("| of which APNs round trip, alerting p50 / p99 | 1.5 ms / 7.8 ms (300 sends) |"))
         #expect(text.contains("| all sends ingest→send p50 / p99 | 900.0 ms / 2010.0 ms (4000 sends) |"))
         #expect(text.contains("| events posted (accepted, failed) | 21600, 0 |"))
         #expect(text.contains("| events/s: average, busiest second | 90.0, 41 |"))

@@ -73,6 +73,7 @@ struct CompletionColumn: Sendable {
         column("d_unique_id", "text") { $0.delivery?.apnsUniqueID },
         column("d_latency", "float8") { $0.delivery?.apnsLatencyMilliseconds },
         column("d_ingest", "float8") { $0.delivery?.ingestToSendMilliseconds },
+        column("d_claim_wait", "float8") { $0.delivery?.ingestToClaimMilliseconds },
         column("b_window", "timestamptz") { $0.budget?.windowStart },
         column("b_sent", "int8") { $0.budget?.highPrioritySent },
         column("b_downgraded", "int8") { $0.budget?.downgraded },

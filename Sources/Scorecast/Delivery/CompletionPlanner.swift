@@ -6,7 +6,8 @@ import ScorecastCore
 /// core's classification (apns.md §8) and ``DeliveryDecision``. Pure: time and randomness are
 /// passed in.
 package enum CompletionPlanner {
-    /// What follows `outcome` for `claim`, sent as `plan` says; `now` is when the answer came.
+    /// What follows `outcome` for `claim`, sent as `plan` says; `now` is when the answer came,
+    /// `plannedAt` when the worker, having claimed the row, planned its send (`nil`: not known).
     ///
     /// The APNs client already renews an expired provider token and retries once by itself, so
     /// an `ExpiredProviderToken` that reaches here came with a fresh token: the key or clock is
@@ -16,6 +17,7 @@ package enum CompletionPlanner {
         plan: SendPlan,
         outcome: SendOutcome,
         now: Date,
+        plannedAt: Date? = nil,
         policy: RetryPolicy,
         random: inout some RandomNumberGenerator
     ) -> DeliveryCompletion {
@@ -29,7 +31,8 @@ package enum CompletionPlanner {
             priority: plan.priority, downgraded: plan.downgraded, coalesced: claim.coalesced, attempt: claim.attempt,
             outcome: .failed, statusCode: nil, reason: nil, apnsRequestID: nil, apnsUniqueID: nil,
             apnsLatencyMilliseconds: nil,
-            ingestToSendMilliseconds: max(0, now.timeIntervalSince(since) * 1000))
+            ingestToSendMilliseconds: max(0, now.timeIntervalSince(since) * 1000),
+            ingestToClaimMilliseconds: plannedAt.map { max(0, $0.timeIntervalSince(since) * 1000) })
         /// The send settled the head alert: it leaves the queue (dropped when it was not in the body or refused).
         func settleAlert(dropped: Bool) {
             guard let key = claim.headAlert?.key else { return }

@@ -132,12 +132,16 @@ package struct DeliveryRecord: Sendable, Hashable {
     package var apnsLatencyMilliseconds: Double?
     /// From the first ingest of the row's oldest event until APNs answered, in milliseconds.
     package var ingestToSendMilliseconds: Double?
+    /// From the same first ingest until a worker claimed the row and planned its send: the part
+    /// of ``ingestToSendMilliseconds`` spent waiting for a worker rather than sending.
+    package var ingestToClaimMilliseconds: Double?
 
     /// Creates a record.
     package init(
         eventIDs: [Int64], outboxVersion: Int64, requestedPriority: BroadcastPriority, priority: BroadcastPriority,
         downgraded: Bool, coalesced: Int, attempt: Int, outcome: DeliveryOutcome, statusCode: Int?, reason: String?,
-        apnsRequestID: String?, apnsUniqueID: String?, apnsLatencyMilliseconds: Double?, ingestToSendMilliseconds: Double?
+        apnsRequestID: String?, apnsUniqueID: String?, apnsLatencyMilliseconds: Double?, ingestToSendMilliseconds: Double?,
+        ingestToClaimMilliseconds: Double? = nil
     ) {
         self.eventIDs = eventIDs
         self.outboxVersion = outboxVersion
@@ -153,5 +157,6 @@ package struct DeliveryRecord: Sendable, Hashable {
         self.apnsUniqueID = apnsUniqueID
         self.apnsLatencyMilliseconds = apnsLatencyMilliseconds
         self.ingestToSendMilliseconds = ingestToSendMilliseconds
+        self.ingestToClaimMilliseconds = ingestToClaimMilliseconds
     }
 }

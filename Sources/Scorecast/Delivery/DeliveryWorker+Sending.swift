@@ -87,7 +87,8 @@ extension DeliveryWorker {
         for ((claim, plan), outcome) in zip(zip(claims, plans), outcomes) {
             await recordHostHealth(outcome)
             let completion = CompletionPlanner.completion(
-                for: claim, plan: plan, outcome: outcome, now: Date(), policy: context.settings.retryPolicy, random: &random)
+                for: claim, plan: plan, outcome: outcome, now: Date(), plannedAt: plannedAt,
+                policy: context.settings.retryPolicy, random: &random)
             if case .pauseApp = completion.action { context.credentials.invalidate(app: claim.app) }
             completions.append(completion)
         }

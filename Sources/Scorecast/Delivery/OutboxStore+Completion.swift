@@ -150,10 +150,10 @@ extension OutboxStore {
             delivered AS (
                 INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
                                         downgraded, coalesced, attempt, outcome, status_code, reason, apns_request_id,
-                                        apns_unique_id, apns_latency_ms, ingest_to_send_ms)
+                                        apns_unique_id, apns_latency_ms, ingest_to_send_ms, ingest_to_claim_ms)
                 SELECT p.channel_id, p.app_id, p.d_event_ids, p.d_version, p.d_requested, p.d_priority,
                        p.d_downgraded, p.d_coalesced, p.d_attempt, p.d_outcome, p.d_status, p.d_reason, p.d_request_id,
-                       p.d_unique_id, p.d_latency, p.d_ingest
+                       p.d_unique_id, p.d_latency, p.d_ingest, p.d_claim_wait
                 FROM plan p WHERE p.d_outcome IS NOT NULL
                 RETURNING 1
             ),

@@ -57,6 +57,8 @@ struct EndToEndRunner {
         let downgraded = try counts?.decode("downgraded", as: Int.self) ?? 0
         let latencyAll = try await latency(from: windowStart, to: drainEnd, alertingOnly: false)
         let latencyAlerting = try await latency(from: windowStart, to: drainEnd, alertingOnly: true)
+        let alertingClaimWait = try await latency(from: windowStart, to: drainEnd, alertingOnly: true, of: "ingest_to_claim_ms")
+        let alertingAPNs = try await latency(from: windowStart, to: drainEnd, alertingOnly: true, of: "apns_latency_ms")
 
         var cpu: [ProcessCPU] = []
         for (name, start) in before.sorted(by: { $0.key < $1.key }) {
@@ -74,7 +76,8 @@ struct EndToEndRunner {
             backlogAtEnd: backlog, sustained: sustained, cpu: cpu, workerProcesses: serves.filter { $0.roles.contains("worker") }.count,
             broadcastsPerServerCPUSecond: Self.perCPUSecond(sent, cpu),
             ingestToSendAlertingMs: latencyAlerting, drainSeconds: drainSeconds, maxPostLagMs: posted.maxLagMilliseconds,
-            firstIngestFailure: posted.firstFailure, coalesced: coalesced, downgraded: downgraded)
+            firstIngestFailure: posted.firstFailure, coalesced: coalesced, downgraded: downgraded,
+            alertingClaimWaitMs: alertingClaimWait, alertingAPNsMs: alertingAPNs)
         logger.info("end-to-end run", [
             "rate": String(rate), "workers": String(result.workerProcesses), "posted_per_s": String(Int(postedRate)),
             "broadcasts_per_s": String(Int(result.broadcastsPerSecond)),
@@ -107,18 +110,22 @@ struct EndToEndRunner {
         return samples
     }
 
-    /// Percentiles of deliveries.ingest_to_send_ms for sends between two database times.
-    private func latency(from start: Double, to end: Double, alertingOnly: Bool) async throws -> Percentiles? {
+    /// Percentiles of one latency column of `deliveries` (`ingest_to_send_ms` unless named:
+    /// `ingest_to_claim_ms`, `apns_latency_ms`) for sends between two database times.
+    private func latency(
+        from start: Double, to end: Double, alertingOnly: Bool, of column: String = "ingest_to_send_ms"
+    ) async throws -> Percentiles? {
+        precondition(["ingest_to_send_ms", "ingest_to_claim_ms", "apns_latency_ms"].contains(column), "not a latency column: \(column)")
         let filter = alertingOnly ? "AND requested_priority = 10" : ""
         guard let row = try await environment.pool.query("""
             SELECT count(*) AS n,
-                   percentile_cont(0.5) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p50,
-                   percentile_cont(0.9) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p90,
-                   percentile_cont(0.95) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p95,
-                   percentile_cont(0.99) WITHIN GROUP (ORDER BY ingest_to_send_ms) AS p99,
-                   max(ingest_to_send_ms) AS worst
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY \(unsafeSQL: column)) AS p50,
+                   percentile_cont(0.9) WITHIN GROUP (ORDER BY \(unsafeSQL: column)) AS p90,
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY \(unsafeSQL: column)) AS p95,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY \(unsafeSQL: column)) AS p99,
+                   max(\(unsafeSQL: column)) AS worst
             FROM deliveries
-            WHERE outcome = 'sent' AND ingest_to_send_ms IS NOT NULL
+            WHERE outcome = 'sent' AND \(unsafeSQL: column) IS NOT NULL
               AND sent_at >= to_timestamp(\(start)) AND sent_at < to_timestamp(\(end)) \(unsafeSQL: filter)
             """).first else { return nil }
         let count = try row.decode("n", as: Int.self)

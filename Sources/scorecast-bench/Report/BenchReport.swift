@@ -147,6 +147,11 @@ struct EndToEndRun: Sendable, Codable {
     var coalesced = 0
     /// Deliveries sent at priority 5 although priority 10 was asked (the channel's budget).
     var downgraded = 0
+    /// Of the alerting sends' ingest→send: the wait until a worker claimed the row and planned
+    /// the send (`deliveries.ingest_to_claim_ms`), ms.
+    var alertingClaimWaitMs: Percentiles? = nil
+    /// The alerting sends' APNs round trips (request written → answer), ms.
+    var alertingAPNsMs: Percentiles? = nil
 }
 
 /// Part 4: memory of `scorecast serve`.

@@ -187,6 +187,7 @@ enum MarkdownReport {
                 run.ingestLatencyMs.map { "\(ms($0.p50)) / \(ms($0.p99))" } ?? "–",
                 run.ingestToSendMs.map { "\(ms($0.p50)) / \(ms($0.p99))" } ?? "–",
                 run.ingestToSendAlertingMs.map { "\(ms($0.p50)) / \(ms($0.p99))" } ?? "–",
+                waitAndAPNs(run),
                 run.coalescedShare.map { String(format: "%.1f %%", $0 * 100) } ?? "–",
                 String(run.backlogAtEnd),
                 run.sustained ? "yes" : "**no**",
@@ -196,9 +197,18 @@ enum MarkdownReport {
             ])
         }
         return table(["events/s target", "worker procs", "events/s posted", "broadcasts/s", "ingest p50 / p99",
-                      "ingest→send p50 / p99 (all)", "ingest→send p50 / p99 (alerting)", "coalesced", "backlog", "sustained", "CPU (share of a core)",
+                      "ingest→send p50 / p99 (all)", "ingest→send p50 / p99 (alerting)",
+                      "alerting p50 / p99: ingest→claim; APNs", "coalesced", "backlog", "sustained", "CPU (share of a core)",
                       "broadcasts per server CPU-s",
                       "failed ingest / deliveries"], rows) + [""]
+    }
+
+    /// Where an alerting send's time went: until a worker claimed it (ingest, then the wait for
+    /// a worker), and APNs' round trip; the rest of ingest→send is planning and the batch's
+    /// other answers.
+    private static func waitAndAPNs(_ run: EndToEndRun) -> String {
+        guard let wait = run.alertingClaimWaitMs, let apns = run.alertingAPNsMs else { return "–" }
+        return "\(ms(wait.p50)) / \(ms(wait.p99)); \(ms(apns.p50)) / \(ms(apns.p99))"
     }
 
     private static func memorySection(_ memory: MemoryReport) -> [String] {
@@ -256,6 +266,8 @@ enum MarkdownReport {
                 ["events posted (accepted, failed)", "\(run.eventsAccepted), \(run.ingestFailures)"],
                 ["events/s: average, busiest second", String(format: "%.1f, %d", saturday.averageEventsPerSecond, saturday.peakEventsPerSecond)],
                 ["alerting ingest→send p50 / p95 / p99 / max", spread(run.ingestToSendAlertingMs, [\.p50, \.p95, \.p99, \.max])],
+                ["of which ingest→claim (ingest, then the wait for a worker), alerting p50 / p99", spread(run.alertingClaimWaitMs, [\.p50, \.p99])],
+                ["of which APNs round trip, alerting p50 / p99", spread(run.alertingAPNsMs, [\.p50, \.p99])],
                 ["all sends ingest→send p50 / p99", spread(run.ingestToSendMs, [\.p50, \.p99])],
                 ["broadcasts acknowledged", "\(run.broadcasts)"],
                 ["coalesced, downgraded, failed", "\(run.coalesced), \(run.downgraded), \(run.failedDeliveries)"],

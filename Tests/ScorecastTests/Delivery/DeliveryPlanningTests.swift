@@ -119,10 +119,21 @@ import Testing
 
     // MARK: - Outcomes
 
-    private static func complete(_ outcome: SendOutcome, claim: ClaimedDelivery = claim()) -> DeliveryCompletion {
+    private static func complete(_ outcome: SendOutcome, claim: ClaimedDelivery = claim(), plannedAt: Date? = nil) -> DeliveryCompletion {
         var random = Highest()
         let plan = SendPlan(claim: claim, now: now, settings: settings)
-        return CompletionPlanner.completion(for: claim, plan: plan, outcome: outcome, now: now, policy: settings.retryPolicy, random: &random)
+        return CompletionPlanner.completion(
+            for: claim, plan: plan, outcome: outcome, now: now, plannedAt: plannedAt, policy: settings.retryPolicy, random: &random)
+    }
+
+    /// The claim's wait is the part of ingest→send before the worker planned the send: ingested
+    /// 250 ms before the answer, planned 40 ms before it, so 210 ms waiting and 40 sending.
+    @Test func theRecordSplitsIngestToSendAtThePlan() throws {
+        let record = try #require(Self.complete(Self.response(200), plannedAt: Self.now.addingTimeInterval(-0.04)).delivery)
+        #expect(record.ingestToSendMilliseconds == 250)
+        #expect(abs((record.ingestToClaimMilliseconds ?? -1) - 210) < 0.001)  // Date keeps ~0.2 µs at this epoch
+        // Without a plan time nothing is claimed about the wait.
+        #expect(try #require(Self.complete(Self.response(200)).delivery).ingestToClaimMilliseconds == nil)
     }
 
     @Test func acceptedFinishesCountsTheBudgetAndRecordsEverything() throws {

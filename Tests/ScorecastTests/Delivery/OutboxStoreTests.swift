@@ -18,7 +18,7 @@ import TestSupport
                 eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
                 priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
                 outcome: .sent, statusCode: 200, reason: nil, apnsRequestID: "req", apnsUniqueID: "uniq",
-                apnsLatencyMilliseconds: 1.5, ingestToSendMilliseconds: 3.25),
+                apnsLatencyMilliseconds: 1.5, ingestToSendMilliseconds: 3.25, ingestToClaimMilliseconds: 1.25),
             budget: budget, sentTimestamp: claim.payloadTimestamp, claimedEventIDs: claim.eventIDs,
             claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
     }
@@ -208,6 +208,7 @@ import TestSupport
             #expect(delivery.priority == 10)
             #expect(delivery.latency == 1.5)
             #expect(delivery.ingestToSend == 3.25)
+            #expect(delivery.ingestToClaim == 1.25)
             let state = try await database.channel(channel)
             #expect(state.lastTimestamp == 1_700_000_123)
             #expect(state.lastSentAt != nil)

@@ -144,12 +144,13 @@ struct DeliveryDatabase: Sendable {
         var eventIDs: [Int64]
         var latency: Double?
         var ingestToSend: Double?
+        var ingestToClaim: Double?
     }
 
     func deliveries(_ channelID: Int64) async throws -> [DeliveryRow] {
         try await pool.query("""
             SELECT outcome, priority, requested_priority, downgraded, attempt, status_code, reason, apns_request_id,
-                   apns_unique_id, outbox_version, coalesced, event_ids, apns_latency_ms, ingest_to_send_ms
+                   apns_unique_id, outbox_version, coalesced, event_ids, apns_latency_ms, ingest_to_send_ms, ingest_to_claim_ms
             FROM deliveries WHERE channel_id = \(channelID) ORDER BY id
             """).map { row in
             DeliveryRow(
@@ -159,7 +160,7 @@ struct DeliveryDatabase: Sendable {
                 requestID: try row.decode("apns_request_id"), uniqueID: try row.decode("apns_unique_id"),
                 outboxVersion: try row.decode("outbox_version"), coalesced: try row.decode("coalesced"),
                 eventIDs: try row.decode("event_ids"), latency: try row.decode("apns_latency_ms"),
-                ingestToSend: try row.decode("ingest_to_send_ms"))
+                ingestToSend: try row.decode("ingest_to_send_ms"), ingestToClaim: try row.decode("ingest_to_claim_ms"))
         }
     }
 
