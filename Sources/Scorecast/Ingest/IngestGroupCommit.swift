@@ -27,6 +27,8 @@ package final class IngestGroupCommit: Sendable {
     private struct State {
         var queue = IngestQueue<Ticket>()
         var running = 0
+        /// The games of the groups being ingested (running groups never share one).
+        var busy: Set<IngestQueue<Ticket>.GameKey> = []
     }
 
     private let ingestor: EventIngestor
@@ -65,12 +67,18 @@ package final class IngestGroupCommit: Sendable {
         }
     }
 
-    /// One transaction slot: takes groups until nothing waits, then frees itself.
+    /// One transaction slot: takes groups until nothing waits that another slot is not already
+    /// ingesting a game of, then frees itself. (Requests for this slot's own games wait for its
+    /// next turn: the slot looks again as soon as its group is committed.)
     private func runSlot() async {
+        var games: Set<IngestQueue<Ticket>.GameKey> = []
         while true {
             let group = state.withLock { state in
-                let group = state.queue.nextGroup(eventLimit: eventLimit)
+                state.busy.subtract(games)
+                let group = state.queue.nextGroup(eventLimit: eventLimit, busy: state.busy)
                 if group.isEmpty { state.running -= 1 }
+                games = group.reduce(into: []) { $0.formUnion($1.games) }
+                state.busy.formUnion(games)
                 return group
             }
             guard !group.isEmpty else { return }

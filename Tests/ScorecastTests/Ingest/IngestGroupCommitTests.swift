@@ -36,6 +36,28 @@ struct IngestQueueTests {
         #expect(queue.nextGroup(eventLimit: 100).map(\.ticket) == [2])
     }
 
+    @Test("a request for a game a running transaction ingests waits; the oldest free request leads")
+    func busyGames() {
+        func entry(_ ticket: Int, _ games: String..., feed: String = "f") -> IngestQueue<Int>.Entry {
+            .init(events: games.map { IngestPlanningTests.event("e\(ticket)\($0)", game: $0, seq: 1) }, feed: feed, ticket: ticket)
+        }
+        var queue = IngestQueue<Int>()
+        queue.append(entry(1, "g1"))
+        queue.append(entry(2, "g2", "g1"))
+        queue.append(entry(3, "g3"))
+        queue.append(entry(4, "g1", feed: "other"))
+        queue.append(entry(5, "g4"))
+        let busy: Set = [IngestQueue<Int>.GameKey(feed: "f", game: "g1")]
+        // 1 and 2 touch the busy g1 (2 only in part); g1 of another feed is another game.
+        #expect(queue.nextGroup(eventLimit: 100, busy: busy).map(\.ticket) == [3, 5])
+        #expect(queue.nextGroup(eventLimit: 100, busy: busy).map(\.ticket) == [4])
+        #expect(queue.nextGroup(eventLimit: 100, busy: busy).isEmpty, "only requests for the busy game wait")
+        #expect(!queue.isEmpty)
+        // The transaction ends: its game's requests go, oldest first.
+        #expect(queue.nextGroup(eventLimit: 100).map(\.ticket) == [1, 2])
+        #expect(entry(6, "g1", "g2", "g1").games == [.init(feed: "f", game: "g1"), .init(feed: "f", game: "g2")])
+    }
+
     @Test("a request larger than the limit still goes, alone")
     func oversized() {
         var queue = IngestQueue<Int>()
@@ -101,6 +123,33 @@ struct IngestGroupCommitTests {
             let groups = Self.groupsCommitted(fixture)
             #expect(groups.contains { $0 > 1 }, "queued requests shared a transaction: \(groups)")
             #expect(counts["outbox"] == 1, "the channel bound to g1 got its row")
+        }
+    }
+
+    @Test("a transaction waiting on a game's lock holds up no other game: the free slot takes the next game's request")
+    func busyGameHoldsOnlyItself() async throws {
+        try await IngestFixture.with(configure: { $0.transactions = 2 }) { fixture in
+            for game in 0..<2 { try await fixture.addGame("g\(game)") }
+            try await withThrowingTaskGroup(of: Reply.self) { group in
+                try await Self.holdingGame("g0", fixture) { holderPID in
+                    group.addTask { await fixture.post(EventJSON.event(id: "first", game: "g0", seq: 1, kind: "start")) }
+                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the first post waits on the held game")
+                    // Another post for g0 would only wait on the same lock: it waits in the queue,
+                    // leaving the second slot free for other games.
+                    group.addTask { await fixture.post(EventJSON.event(id: "second", game: "g0", seq: 2, kind: "start")) }
+                    try await fixture.waitForArrivals(2)
+                    let other = try await withDeadline("a post for g1 answered while g0's lock is held") {
+                        await fixture.post(EventJSON.event(id: "other", game: "g1", seq: 1, kind: "start"))
+                    }
+                    #expect(other.status == 202, "\(other.text)")
+                    let waiting = try await fixture.pool.query("""
+                        SELECT count(*)::int AS n FROM pg_stat_activity WHERE \(holderPID) = ANY(pg_blocking_pids(pid))
+                        """)[0].decode("n", as: Int.self)
+                    #expect(waiting == 1, "only the first post's transaction waits on g0 in the database")
+                }
+                for try await reply in group { #expect(reply.status == 202, "\(reply.text)") }
+            }
+            #expect(try await fixture.counts()["events"] == 3)
         }
     }
 
