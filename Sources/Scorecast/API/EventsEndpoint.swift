@@ -23,6 +23,7 @@ package struct EventsEndpoint: Sendable {
     let ingestor: IngestGroupCommit
     let authenticator: IngestAuthenticator
     let keys: APIKeyStore
+    let keyCache: APIKeyCache
     let tallies: IngestTally
     let settings: IngestSettings
     let logger: Logger
@@ -49,8 +50,10 @@ package struct EventsEndpoint: Sendable {
         self.ingestor = IngestGroupCommit(
             ingestor: EventIngestor(pool: pool, settings: settings, logger: logger, clock: clock),
             transactions: settings.transactions, eventLimit: settings.maximumBatchSize, logger: logger)
+        let keyCache = APIKeyCache(lookup: { prefix in try await keys.find(prefix: prefix) }, clock: clock)
+        self.keyCache = keyCache
         self.authenticator = IngestAuthenticator(
-            lookup: { prefix in try await keys.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
+            lookup: { prefix in try await keyCache.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
         self.settings = settings
         self.logger = logger.named("ingest")
         self.repeats = RepeatLog(logger: self.logger, clock: clock)
@@ -97,9 +100,11 @@ package struct EventsEndpoint: Sendable {
             }
         }
         if report.duplicates > 0 { await tally(duplicates: report.duplicates, rejected: 0, request) }
-        if feed.needsTouch(now: clock()) {
+        let now = clock()
+        if feed.needsTouch(now: now) {
             do {
                 try await keys.touch(id: feed.keyID)
+                keyCache.noteUsed(keyID: feed.keyID, at: now)
             } catch {
                 request.logger.warning("could not record the key's last use", ["feed": feed.name])
             }

@@ -3,6 +3,7 @@ import ScorecastCrypto
 import Foundation
 import Postgres
 import Scorecast
+import Synchronization
 import Testing
 import TestSupport
 
@@ -112,6 +113,50 @@ struct APIKeyTests {
 
             try await store.touch(id: plain.record.id)
             #expect(try await store.find(prefix: plain.token.prefix)?.lastUsedAt != nil)
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+    }
+
+    @Test("the key cache looks a found key up once per lifetime, an unknown prefix every time; revocation shows after the lifetime")
+    func cache() async throws {
+        let pool = try await TestDatabase.shared().makePool()
+        do {
+            try await Migrator(files: IngestFixture.schemaFiles, logger: TestDatabase.logger).migrate(pool)
+            let store = APIKeyStore(pool: pool)
+            let key = try await store.create(name: "opta", signed: false)
+            let clock = TestClock()
+            let lookups = Mutex(0)
+            let cache = APIKeyCache(lookup: { prefix in
+                lookups.withLock { $0 += 1 }
+                return try await store.find(prefix: prefix)
+            }, clock: { clock.now })
+
+            #expect(try await cache.find(prefix: key.token.prefix)?.name == "opta")
+            clock.advance(APIKeyCache.lifetime / 2)
+            #expect(try await cache.find(prefix: key.token.prefix)?.name == "opta")
+            #expect(lookups.withLock { $0 } == 1, "the second request used the kept key")
+
+            // Revoked: still the kept copy until the lifetime has passed, then refused.
+            _ = try await store.revoke(name: "opta")
+            #expect(try await cache.find(prefix: key.token.prefix)?.revokedAt == nil)
+            clock.advance(APIKeyCache.lifetime / 2)
+            #expect(try await cache.find(prefix: key.token.prefix)?.revokedAt != nil)
+            #expect(lookups.withLock { $0 } == 2)
+
+            // An unknown prefix is asked for every time, so a key created after a miss is found at once.
+            let unknown = APIKeyToken.generate().prefix
+            #expect(try await cache.find(prefix: unknown) == nil)
+            #expect(try await cache.find(prefix: unknown) == nil)
+            #expect(lookups.withLock { $0 } == 4)
+
+            // A recorded use is written into the kept copy: the next request does not touch the key again.
+            let used = clock.now
+            cache.noteUsed(keyID: key.record.id, at: used)
+            #expect(try await cache.find(prefix: key.token.prefix)?.lastUsedAt == used)
+            #expect(lookups.withLock { $0 } == 4)
         } catch {
             await pool.close()
             throw error

@@ -94,6 +94,9 @@ struct IngestRefusalTests {
             #expect(try await fixture.counts() == before)
 
             _ = try await APIKeyStore(pool: fixture.pool).revoke(name: "feed-a")
+            // The key was found (and kept) for the wrong-secret case above: a revocation takes
+            // effect once the kept copy is older than the cache's lifetime.
+            fixture.clock.advance(APIKeyCache.lifetime)
             let revoked = await fixture.post(IngestRefusalTests.valid)
             #expect(revoked.status == 401)
             #expect(revoked.json["detail"]?.stringValue?.contains("revoked") == true)
