@@ -74,6 +74,9 @@ final class EndToEndEnvironment: Sendable {
         // pg_stat_statements must be preloaded: set it, then restart once.
         let setupPool = PostgresPool(configuration: configuration, maxConnections: 1, logger: quiet)
         _ = try await setupPool.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+        // Planning time per statement too: a prepared statement with custom plans is planned
+        // again on every execution, and only this shows what that costs.
+        _ = try await setupPool.execute("ALTER SYSTEM SET pg_stat_statements.track_planning = on")
         await setupPool.close()
         postgres.stop()
         configuration = try await postgres.start()

@@ -80,19 +80,19 @@ enum Profiler {
 
     /// The statements that took the most time since the reset, and the WAL writes and syncs.
     static func databaseSummary(_ pool: PostgresPool, seconds: Double) async -> String {
-        var lines = ["pg_stat_statements, top statements by total time (calls, total ms, mean ms, rows, statement):"]
+        var lines = ["pg_stat_statements, top statements by total time (calls, total ms executing, mean ms, rows, plans, total ms planning, statement):"]
         if let rows = try? await pool.query("""
             SELECT calls, round(total_exec_time)::bigint AS total_ms, round(mean_exec_time::numeric, 3)::float8 AS mean_ms,
-                   rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS statement
-            FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12
+                   rows, plans, round(total_plan_time)::bigint AS plan_ms,
+                   left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS statement
+            FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 12
             """) {
             for row in rows {
-                let calls = (try? row.decode("calls", as: Int.self)) ?? 0
-                let total = (try? row.decode("total_ms", as: Int.self)) ?? 0
+                let value = { (column: String) in (try? row.decode(column, as: Int.self)) ?? 0 }
                 let mean = (try? row.decode("mean_ms", as: Double.self)) ?? 0
-                let count = (try? row.decode("rows", as: Int.self)) ?? 0
                 let text = (try? row.decode("statement", as: String.self)) ?? ""
-                lines.append("\(calls)\t\(total)\t\(String(format: "%.3f", mean))\t\(count)\t\(text)")
+                lines.append("\(value("calls"))\t\(value("total_ms"))\t\(String(format: "%.3f", mean))\t\(value("rows"))\t"
+                             + "\(value("plans"))\t\(value("plan_ms"))\t\(text)")
             }
         } else {
             lines.append("(pg_stat_statements unavailable)")
