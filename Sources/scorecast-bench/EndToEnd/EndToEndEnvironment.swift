@@ -74,14 +74,16 @@ final class EndToEndEnvironment: Sendable {
         // pg_stat_statements must be preloaded: set it, then restart once.
         let setupPool = PostgresPool(configuration: configuration, maxConnections: 1, logger: quiet)
         _ = try await setupPool.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
-        // Planning time per statement too: a prepared statement with custom plans is planned
-        // again on every execution, and only this shows what that costs.
-        _ = try await setupPool.execute("ALTER SYSTEM SET pg_stat_statements.track_planning = on")
         await setupPool.close()
         postgres.stop()
         configuration = try await postgres.start()
         let pool = PostgresPool(configuration: configuration, maxConnections: 8, logger: quiet)
         _ = try await pool.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        // Planning time per statement too: a prepared statement with custom plans is planned
+        // again on every execution, and only this shows what that costs. (The setting exists
+        // once the library is loaded, so it is set now and read on reload.)
+        _ = try await pool.execute("ALTER SYSTEM SET pg_stat_statements.track_planning = on")
+        _ = try await pool.query("SELECT pg_reload_conf()")
         let url = configuration.urlIncludingPassword
         logger.info("postgres started (durable)", ["settings": try await settingsLine(pool, extra: postgresSettings)])
 
