@@ -32,13 +32,18 @@ package struct OutboxStore: Sendable {
     /// each oldest due first (goals do not wait behind routine updates), skipping rows another
     /// transaction holds and the channels in `excluding` (this process's own sends in flight).
     /// A circuit breaker's probe claims with `ignoringBackoff`: rows back off because the host
-    /// failed, not because of anything they carry.
+    /// failed, not because of anything they carry. The channel and app columns come from the
+    /// pick, which found them by index; joining the claimed rows to `channels` again made
+    /// Postgres hash all of `channels` per claim (issue 18: 2.1 → 1.45 ms per 60-row claim
+    /// at 4,000 channels, EXPLAIN ANALYZE).
     package func claim(
         owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false
     ) async throws -> [ClaimedDelivery] {
         let rows = try await pool.query("""
             WITH picked AS (
-                SELECT o.channel_id
+                SELECT o.channel_id, c.apns_channel_id, c.storage_policy, c.last_timestamp,
+                       a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
+                       a.frequent_updates, a.budget_per_hour
                 FROM outbox o
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
@@ -64,9 +69,9 @@ package struct OutboxStore: Sendable {
                           o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at,
                           o.throttled_until
             )
-            SELECT claimed.*, now() AS claimed_at, c.apns_channel_id, c.storage_policy, c.last_timestamp,
-                   a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
-                   a.frequent_updates, a.budget_per_hour,
+            SELECT claimed.*, now() AS claimed_at, p.apns_channel_id, p.storage_policy, p.last_timestamp,
+                   p.app_id, p.bundle_id, p.environment, p.team_id, p.key_id, p.key_path,
+                   p.frequent_updates, p.budget_per_hour,
                    b.window_start AS budget_window_start, b.high_priority_sent AS budget_high_priority_sent,
                    b.downgraded AS budget_downgraded, b.throttled AS budget_throttled, b.budget_limit,
                    b.shrunk_limit AS budget_shrunk_limit, b.last_throttled_at AS budget_last_throttled_at,
@@ -76,8 +81,7 @@ package struct OutboxStore: Sendable {
                    COALESCE((SELECT e.kind = 'final' FROM events e WHERE e.id = (claimed.head_alert ->> 'key')::bigint), false)
                        AS head_alert_final
             FROM claimed
-            JOIN channels c ON c.id = claimed.channel_id
-            JOIN apps a ON a.id = c.app_id
+            JOIN picked p ON p.channel_id = claimed.channel_id
             LEFT JOIN LATERAL (
                 SELECT * FROM channel_budget cb
                 WHERE cb.channel_id = claimed.channel_id
