@@ -109,6 +109,16 @@ public final class APNsClient: Sendable {
         try await perform(builder.devicePush(push), credentials: credentials, operation: "device")
     }
 
+    /// Sends many device pushes signed with one set of credentials, as
+    /// ``sendBroadcasts(_:credentials:)`` sends broadcasts: each push treated as
+    /// ``sendToDevice(_:credentials:)`` treats one, every answer its own, in order, when all are in.
+    public func sendToDevices(_ pushes: [DevicePush], credentials: APNsCredentials) async -> [Result<APNsResponse, APNsClientError>] {
+        let requests = pushes.map { push in
+            Result { () throws(APNsClientError) in try builder.devicePush(push) }
+        }
+        return await performAll(requests, credentials: credentials, operation: "device")
+    }
+
     /// The connections open to `host` now: libcurl's own count (see `OpenConnections`), at most
     /// `maxConnectionsPerHost` once connected.
     public func openConnections(to host: APNsHost) -> Int {

@@ -75,30 +75,70 @@ struct StartSender: Sendable {
             }
         }
 
-        return await withTaskGroup(of: KickoffStore.Completion.self) { group in
+        return await withTaskGroup(of: [KickoffStore.Completion].self) { group in
+            var sendable: [Int64: [Planned]] = [:]
+            var order: [Int64] = []
             for (start, plan) in plans {
                 switch plan {
                 case .failure(let error):
-                    group.addTask { Self.completion(start, input: "", verdict: error.verdict, response: nil) }
+                    group.addTask { [Self.completion(start, input: "", verdict: error.verdict, response: nil)] }
                 case .success(let (push, context, inputName)):
-                    await pacer.wait()
-                    group.addTask {
-                        do {
-                            let response = try await apns.client(for: context.credentials).sendToDevice(push, credentials: context.credentials)
-                            return Self.completion(start, input: inputName, verdict: DevicePushVerdict.classify(status: response.status, reason: response.reason),
-                                                   response: response)
-                        } catch {
-                            return Self.completion(start, input: inputName, verdict: DeviceSendError.transport(error).verdict, response: nil)
-                        }
-                    }
+                    if sendable[context.app.id] == nil { order.append(context.app.id) }
+                    sendable[context.app.id, default: []].append(Planned(start: start, push: push, context: context, input: inputName))
+                }
+            }
+            // Each app's starts go in batches, each paced start by start and handed to the client
+            // at once: one hand-over to the client's thread per batch instead of one per start.
+            for appID in order {
+                let planned = sendable[appID] ?? []
+                for first in stride(from: 0, to: planned.count, by: Self.batchSize) {
+                    let batch = Array(planned[first..<min(first + Self.batchSize, planned.count)])
+                    for _ in batch { await pacer.wait() }
+                    group.addTask { await send(batch) }
                 }
             }
             var completions: [KickoffStore.Completion] = []
-            for await completion in group {
-                completions.append(completion)
-                record(completion)
+            for await batch in group {
+                for completion in batch {
+                    completions.append(completion)
+                    record(completion)
+                }
             }
             return completions
+        }
+    }
+
+    /// Starts sent to APNs together (one app's credentials): large enough that the hand-over to
+    /// the client's thread is paid rarely, small enough that several are in flight at once and
+    /// none waits long for its slowest answer (part 1's batched client uses the same size).
+    static let batchSize = 25
+
+    /// A start ready to send.
+    private struct Planned: Sendable {
+        let start: KickoffStore.ClaimedStart
+        let push: DevicePush
+        let context: AppContext
+        let input: String
+    }
+
+    /// Sends one app's batch and says how each start ended.
+    private func send(_ batch: [Planned]) async -> [KickoffStore.Completion] {
+        let credentials = batch[0].context.credentials
+        let client: APNsClient
+        do {
+            client = try apns.client(for: credentials)
+        } catch {
+            return batch.map { Self.completion($0.start, input: $0.input, verdict: DeviceSendError.transport(error).verdict, response: nil) }
+        }
+        let results = await client.sendToDevices(batch.map(\.push), credentials: credentials)
+        return zip(batch, results).map { planned, result in
+            switch result {
+            case .success(let response):
+                Self.completion(planned.start, input: planned.input,
+                                verdict: DevicePushVerdict.classify(status: response.status, reason: response.reason), response: response)
+            case .failure(let error):
+                Self.completion(planned.start, input: planned.input, verdict: DeviceSendError.transport(error).verdict, response: nil)
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 @testable import APNs
 
-/// `sendBroadcasts` against the simulator over real HTTP/2 and TLS: every broadcast of a batch
+/// `sendBroadcasts` (and `sendToDevices`) against the simulator over real HTTP/2 and TLS: every request of a batch
 /// gets its own answer in order, the token is renewed once for those that need it, and shutdown
 /// and cancellation end the batch's unanswered broadcasts.
 @Suite("APNs client: batches of broadcasts against the simulator")
@@ -91,6 +91,44 @@ struct APNsClientBatchTests {
             let renewed = try client.tokens.token(for: sim.credentials)
             #expect(renewed.issuedAt == first.issuedAt + 31 * 60)
             #expect(await client.sendBroadcasts([], credentials: sim.credentials).isEmpty)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a batch of device pushes: each its own answer, in order; a malformed token is refused alone, before sending")
+    func deviceBatch() async throws {
+        try await SimulatorHarness.with { sim in
+            let client = try sim.client()
+            let gone = String(repeating: "cd", count: 32)
+            try sim.simulator.unregisterDeviceToken(gone, timestampMilliseconds: 1_764_453_600_000)
+            func push(_ token: String, number: Int) -> DevicePush {
+                DevicePush(token: token, topic: Self.bundleID + ".push-type.liveactivity", pushType: .liveActivity,
+                           priority: .immediate, payload: Array(#"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#.utf8),
+                           requestID: Self.requestID(number))
+            }
+            let pushes = [
+                push(String(repeating: "ab", count: 32), number: 0),
+                push(gone, number: 1),
+                push("not-a-token", number: 2),
+                push(String(repeating: "ef", count: 32), number: 3),
+            ]
+            let results = await client.sendToDevices(pushes, credentials: sim.credentials)
+            let answers = results.map { try? $0.get() }
+            #expect(answers[0]?.status == 200)
+            #expect(answers[1]?.status == 410 && answers[1]?.outcome == .deviceTokenGone)
+            #expect(answers[1]?.timestamp == 1_764_453_600_000)
+            #expect(answers[3]?.status == 200)
+            for position in [0, 1, 3] {
+                #expect(answers[position]?.requestID == Self.requestID(position).uuidString.lowercased(), "push \(position)")
+            }
+            guard case .failure(let invalid) = results[2] else {
+                Issue.record("a push to a malformed token was answered: \(results[2])")
+                return
+            }
+            #expect(invalid.code == .invalidRequest && invalid.neverProcessed)
+            let received = sim.simulator.receivedRequests().filter { $0.path.hasPrefix("/3/device/") }
+            #expect(received.map(\.path).sorted() == pushes.enumerated().filter { $0.offset != 2 }.map { "/3/device/" + $0.element.token }.sorted())
+            #expect(await client.sendToDevices([], credentials: sim.credentials).isEmpty)
             await client.shutdown()
         }
     }
