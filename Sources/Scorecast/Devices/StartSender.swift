@@ -5,8 +5,9 @@ import Postgres
 import ScorecastCore
 
 /// Sends one claimed batch of push-to-starts: composes each game's payload once per app and
-/// input (channel, light channel, own token), sends every start concurrently through the APNs
-/// client's device-push API, paced, and says how each ended.
+/// input (channel, light channel, own token), sends the starts through the APNs client's
+/// device-push API in paced batches of ``batchSize`` (several in flight at once), and says how
+/// each ended.
 struct StartSender: Sendable {
     let pool: PostgresPool
     let apns: APNsClientSet
