@@ -78,12 +78,22 @@ struct APIKeyTests {
         }
     }
 
-    @Test("key store: create (hash only), names unique and checked, list, revoke, find")
-    func store() async throws {
+    /// Runs `body` with a key store on a migrated schema of its own, closing the pool after.
+    private static func withKeyStore(_ body: (PostgresPool, APIKeyStore) async throws -> Void) async throws {
         let pool = try await TestDatabase.shared().makePool()
         do {
             try await Migrator(files: IngestFixture.schemaFiles, logger: TestDatabase.logger).migrate(pool)
-            let store = APIKeyStore(pool: pool)
+            try await body(pool, APIKeyStore(pool: pool))
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+    }
+
+    @Test("key store: create (hash only), names unique and checked, list, revoke, find")
+    func store() async throws {
+        try await Self.withKeyStore { pool, store in
             let plain = try await store.create(name: "opta", signed: false)
             let signed = try await store.create(name: "sportradar.live", signed: true)
             #expect(plain.signingSecret == nil && !plain.record.requiresSignature)
@@ -113,19 +123,12 @@ struct APIKeyTests {
 
             try await store.touch(id: plain.record.id)
             #expect(try await store.find(prefix: plain.token.prefix)?.lastUsedAt != nil)
-        } catch {
-            await pool.close()
-            throw error
         }
-        await pool.close()
     }
 
     @Test("the key cache looks a found key up once per lifetime, an unknown prefix every time; revocation shows after the lifetime")
     func cache() async throws {
-        let pool = try await TestDatabase.shared().makePool()
-        do {
-            try await Migrator(files: IngestFixture.schemaFiles, logger: TestDatabase.logger).migrate(pool)
-            let store = APIKeyStore(pool: pool)
+        try await Self.withKeyStore { _, store in
             let key = try await store.create(name: "opta", signed: false)
             let clock = TestClock()
             let lookups = Mutex(0)
@@ -157,10 +160,6 @@ struct APIKeyTests {
             cache.noteUsed(keyID: key.record.id, at: used)
             #expect(try await cache.find(prefix: key.token.prefix)?.lastUsedAt == used)
             #expect(lookups.withLock { $0 } == 4)
-        } catch {
-            await pool.close()
-            throw error
         }
-        await pool.close()
     }
 }
