@@ -11,6 +11,7 @@
  * easy handles and the header list reused, the body passed without a copy (POSTFIELDS), the
  * answer discarded by a write callback. Prints one line:
  *   succeeded N failed N seconds S
+ * and, when some failed, a second one counting them by libcurl result and HTTP status.
  */
 #include <curl/curl.h>
 #include <stdio.h>
@@ -82,6 +83,7 @@ int main(int argc, char **argv) {
     long in_flight_cap = connections * streams;
     CURL **handles = calloc((size_t)in_flight_cap, sizeof(CURL *));
     long started = 0, succeeded = 0, failed = 0, running_count = 0;
+    static long failures_by_result[128], failures_by_status[600];
     double began = now_seconds();
     for (long i = 0; i < in_flight_cap && started < requests; i++) {
         handles[i] = curl_easy_init();
@@ -100,7 +102,15 @@ int main(int argc, char **argv) {
             CURL *easy = message->easy_handle;
             long status = 0;
             curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-            if (message->data.result == CURLE_OK && status >= 200 && status < 300) succeeded++; else failed++;
+            if (message->data.result == CURLE_OK && status >= 200 && status < 300) {
+                succeeded++;
+            } else {
+                failed++;
+                /* Why, counted by libcurl result and HTTP status, for the second line. */
+                int code = (int)message->data.result;
+                if (code >= 0 && code < 128) failures_by_result[code]++;
+                if (status > 0 && status < 600) failures_by_status[status]++;
+            }
             curl_multi_remove_handle(multi, easy);
             running_count--;
             if (started < requests) {
@@ -114,6 +124,14 @@ int main(int argc, char **argv) {
     }
     double seconds = now_seconds() - began;
     printf("succeeded %ld failed %ld seconds %.6f\n", succeeded, failed, seconds);
+    if (failed > 0) {
+        printf("failures:");
+        for (int code = 0; code < 128; code++)
+            if (failures_by_result[code]) printf(" curl %d (%s) x%ld", code, curl_easy_strerror((CURLcode)code), failures_by_result[code]);
+        for (int status = 0; status < 600; status++)
+            if (failures_by_status[status]) printf(" status %d x%ld", status, failures_by_status[status]);
+        printf("\n");
+    }
     for (long i = 0; i < in_flight_cap; i++) if (handles[i]) curl_easy_cleanup(handles[i]);
     curl_multi_cleanup(multi);
     curl_slist_free_all(headers);

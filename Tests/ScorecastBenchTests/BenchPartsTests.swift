@@ -146,6 +146,29 @@ struct BenchPartsTests {
         #expect(text.contains("- libcurl floor, 1 connection(s): `curl-floor …`"))
         #expect(text.contains("**3–5 end to end**: setup failed: example"))
     }
+
+    @Test("part 2 reports the libcurl floor beside aioapns: what any libcurl client could reach, and ours against it")
+    func peerFloor() {
+        func figure(_ rate: Double) -> RateFigure {
+            RateFigure(rate: rate, succeeded: 20_000, failed: 0, seconds: 20_000 / rate, clientCPUSeconds: 1, serverCPUSeconds: 1)
+        }
+        let peer = PeerReport(pushes: 20_000, concurrency: 100, connections: 1, bodyBytes: 370,
+                              ours: [figure(9_000), figure(12_000), figure(11_000)],
+                              aioapns: [figure(3_000), figure(4_000), figure(2_000)], aioapnsVersion: "2.2", ratio: 11_000.0 / 3_000,
+                              target: 3, met: true, command: "python3 aioapns_peer.py …",
+                              curlFloor: [figure(15_000), figure(12_500), figure(10_000)], floorRatio: 11_000.0 / 12_500,
+                              floorOverAioapns: 12_500.0 / 3_000, curlFloorCommand: "curl-floor … /3/device/…")
+        let report = BenchReport(started: "now", cores: 2, mode: "quick", command: "scorecast-bench run --quick --parts 2", tools: [:],
+                                 ceiling: nil, peer: peer, endToEnd: [], endToEndSetup: [:], memory: nil, scaling: [],
+                                 profiles: [:], skipped: [:])
+        let text = MarkdownReport.render(report)
+        #expect(text.contains("| libcurl floor / aioapns (device pushes): the most a libcurl client reaches | 4.17 (12,500 vs 3,000) | — | — |"))
+        #expect(text.contains("| client / libcurl floor (device pushes) | 0.88 (11,000 vs 12,500) | ≥ 0.9 | **no** |"))
+        // Round 2: ours 12,000 against aioapns 4,000 and the floor 12,500.
+        #expect(text.contains("| 2 | 12,000 | 4,000 | 12,500 | 3.00 | 0.96 |"))
+        #expect(text.contains("| median | **11,000** | **3,000** | **12,500** | **3.67** | **0.88** |"))
+        #expect(text.contains("- libcurl floor: `curl-floor … /3/device/…`"))
+    }
 }
 
 @Suite("The search for the highest sustainable end-to-end rate")

@@ -3,9 +3,10 @@ import APNs
 import Foundation
 import ScorecastLogging
 
-/// Part 2: the same device pushes (push-to-start, identical body bytes, a fresh `apns-id` each)
-/// from our client and from aioapns, the same number, the same concurrency, one connection each,
-/// to the same simulator process, round after round.
+/// Part 2: the same device pushes (push-to-start, identical body bytes) from our client, from
+/// aioapns and from the libcurl floor (`CurlFloor`), the same number, the same concurrency, one
+/// connection each, to the same simulator process, round after round. The floor is the most any
+/// client on libcurl reaches here, so floor ÷ aioapns bounds what ours can reach against aioapns.
 struct PeerBenchmark {
     /// Pushes per measured run.
     var pushes: Int
@@ -56,27 +57,64 @@ struct PeerBenchmark {
                          "--bundle", CeilingBenchmark.bundleID, "--token", Self.deviceToken, "--payload", payloadFile,
                          "--count", String(pushes), "--warmup", String(warmUp), "--concurrency", String(concurrency),
                          "--connections", "1"]
+        let floorExecutable = try await CurlFloor.compile(scriptsFolder: scriptsFolder, folder: folder)
         var ours: [RateFigure] = []
         var theirs: [RateFigure] = []
+        var floor: [RateFigure] = []
+        var floorCommand = ""
         var version = "unknown"
         for round in 0..<rounds {
-            for side in (round % 2 == 0 ? [0, 1] : [1, 0]) {
-                if side == 0 {
+            // Rotate who goes first so that none always gets the warmer (or noisier) slot.
+            for side in [[0, 1, 2], [1, 2, 0], [2, 0, 1]][round % 3] {
+                switch side {
+                case 0:
                     ours.append(try await runOurs(simulator: simulator, key: key))
-                } else {
+                case 1:
                     let (figure, seen) = try await runPeer(simulator: simulator, arguments: arguments, round: round)
                     theirs.append(figure)
                     version = seen
+                default:
+                    let (figure, command) = try await runFloor(simulator: simulator, key: key, executable: floorExecutable,
+                                                               bodyFile: payloadFile, round: round)
+                    floor.append(figure)
+                    floorCommand = command
                 }
             }
             try simulator.checkAlive(during: "part 2, round \(round + 1)")
             logger.info("peer", ["round": String(round + 1), "ours_per_s": String(Int(ours.last?.rate ?? 0)),
-                                 "aioapns_per_s": String(Int(theirs.last?.rate ?? 0))])
+                                 "aioapns_per_s": String(Int(theirs.last?.rate ?? 0)),
+                                 "curl_floor_per_s": String(Int(floor.last?.rate ?? 0))])
         }
-        let ratio = theirs.map(\.rate).median > 0 ? ours.map(\.rate).median / theirs.map(\.rate).median : 0
+        let aioapnsMedian = theirs.map(\.rate).median
+        let floorMedian = floor.map(\.rate).median
+        let ratio = aioapnsMedian > 0 ? ours.map(\.rate).median / aioapnsMedian : 0
         return PeerReport(pushes: pushes, concurrency: concurrency, connections: 1, bodyBytes: Self.payload.count,
                           ours: ours, aioapns: theirs, aioapnsVersion: version, ratio: ratio, target: 3, met: ratio >= 3,
-                          command: ([Self.python] + arguments).map(CeilingBenchmark.shellQuoted).joined(separator: " "))
+                          command: ([Self.python] + arguments).map(CeilingBenchmark.shellQuoted).joined(separator: " "),
+                          curlFloor: floor, floorRatio: floorMedian > 0 ? ours.map(\.rate).median / floorMedian : 0,
+                          floorOverAioapns: aioapnsMedian > 0 ? floorMedian / aioapnsMedian : 0, curlFloorCommand: floorCommand)
+    }
+
+    /// The floor sends the same pushes with apns.md §7's headers but no `apns-id`: its header
+    /// list is fixed for the run, and the id is optional (the server assigns one).
+    private func runFloor(simulator: SimulatorProcess, key: BenchKey, executable: String, bodyFile: String,
+                          round: Int) async throws -> (RateFigure, String) {
+        let headers: [(String, String)] = [
+            ("authorization", "bearer " + (try key.providerToken())),
+            ("apns-push-type", "liveactivity"),
+            ("apns-topic", CeilingBenchmark.bundleID + ".push-type.liveactivity"),
+            ("apns-priority", "10"),
+            ("content-type", "application/json"),
+        ]
+        let before = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
+        let outcome = try await CurlFloor.run(
+            executable: executable, url: "https://127.0.0.1:\(simulator.sendPort)/3/device/\(Self.deviceToken)", headers: headers,
+            bodyFile: bodyFile, caFile: simulator.caCertificatePath, requests: pushes, connections: 1, streams: concurrency,
+            folder: folder, label: "curl-floor-device-r\(round)", timeLimit: .seconds(180))
+        let after = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? before
+        let figure = RateFigure(rate: outcome.rate, succeeded: outcome.succeeded, failed: outcome.failed, seconds: outcome.seconds,
+                                clientCPUSeconds: outcome.clientCPUSeconds, serverCPUSeconds: after - before)
+        return (figure, outcome.command.map(CeilingBenchmark.shellQuoted).joined(separator: " "))
     }
 
     private func runOurs(simulator: SimulatorProcess, key: BenchKey) async throws -> RateFigure {

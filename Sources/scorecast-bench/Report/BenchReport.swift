@@ -88,6 +88,14 @@ struct PeerReport: Sendable, Codable {
     var met: Bool
     /// The aioapns command.
     var command: String
+    /// The libcurl floor sending the same pushes, one figure per round.
+    var curlFloor: [RateFigure]
+    /// Median rate of ours / median rate of the floor.
+    var floorRatio: Double
+    /// Median rate of the floor / median rate of aioapns: the most a libcurl client reaches here.
+    var floorOverAioapns: Double
+    /// The floor's command (the provider token elided).
+    var curlFloorCommand: String
 }
 
 /// CPU used by one process over a run.

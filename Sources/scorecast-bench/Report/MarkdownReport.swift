@@ -83,6 +83,14 @@ enum MarkdownReport {
             rows.append(["client / aioapns (device pushes)",
                          "\(ratio(peer.ratio)) (\(rate(peer.ours.map(\.rate).median)) vs \(rate(peer.aioapns.map(\.rate).median)))",
                          "≥ 3", verdict(peer.met)])
+            if !peer.curlFloor.isEmpty {
+                rows.append(["libcurl floor / aioapns (device pushes): the most a libcurl client reaches",
+                             "\(ratio(peer.floorOverAioapns)) (\(rate(peer.curlFloor.map(\.rate).median)) vs \(rate(peer.aioapns.map(\.rate).median)))",
+                             "—", "—"])
+                rows.append(["client / libcurl floor (device pushes)",
+                             "\(ratio(peer.floorRatio)) (\(rate(peer.ours.map(\.rate).median)) vs \(rate(peer.curlFloor.map(\.rate).median)))",
+                             "≥ 0.9", verdict(peer.floorRatio >= 0.9)])
+            }
         }
         if !report.endToEnd.isEmpty {
             let best = report.endToEnd.filter(\.sustained).map(\.broadcastsPerSecond).max() ?? 0
@@ -159,19 +167,26 @@ enum MarkdownReport {
     }
 
     private static func peerSection(_ peer: PeerReport) -> [String] {
-        var lines = ["## 2. Peer: device pushes, our client vs aioapns \(peer.aioapnsVersion)", "",
-                     "\(peer.pushes) push-to-start pushes per run (identical \(peer.bodyBytes)-byte bodies, a fresh apns-id each), \(peer.concurrency) in flight, \(peer.connections) connection, same simulator process.", ""]
+        var lines = ["## 2. Peer: device pushes, our client vs aioapns \(peer.aioapnsVersion) and the libcurl floor", "",
+                     "\(peer.pushes) push-to-start pushes per run (identical \(peer.bodyBytes)-byte bodies; ours and aioapns send a fresh apns-id each, the floor none), \(peer.concurrency) in flight, \(peer.connections) connection, same simulator process. The floor is libcurl driven from C: floor ÷ aioapns is the most any libcurl client reaches against aioapns here.", ""]
         var rows: [[String]] = []
         for (index, (ours, theirs)) in zip(peer.ours, peer.aioapns).enumerated() {
-            rows.append([String(index + 1), rate(ours.rate), rate(theirs.rate), ratio(theirs.rate > 0 ? ours.rate / theirs.rate : 0),
-                         String(format: "%.2f / %.2f", ours.clientCPUSeconds, theirs.clientCPUSeconds),
-                         "\(ours.failed) / \(theirs.failed)"])
+            let floor = index < peer.curlFloor.count ? peer.curlFloor[index] : nil
+            rows.append([String(index + 1), rate(ours.rate), rate(theirs.rate), floor.map { rate($0.rate) } ?? "—",
+                         ratio(theirs.rate > 0 ? ours.rate / theirs.rate : 0),
+                         floor.map { ratio($0.rate > 0 ? ours.rate / $0.rate : 0) } ?? "—",
+                         String(format: "%.2f / %.2f", ours.clientCPUSeconds, theirs.clientCPUSeconds)
+                             + (floor.map { String(format: " / %.2f", $0.clientCPUSeconds) } ?? ""),
+                         "\(ours.failed) / \(theirs.failed)" + (floor.map { " / \($0.failed)" } ?? "")])
         }
         rows.append(["median", "**\(rate(peer.ours.map(\.rate).median))**", "**\(rate(peer.aioapns.map(\.rate).median))**",
-                     "**\(ratio(peer.ratio))**", "", ""])
-        lines += table(["round", "ours /s", "aioapns /s", "ratio", "client CPU-s (ours / aioapns)", "failed (ours / aioapns)"], rows)
+                     peer.curlFloor.isEmpty ? "—" : "**\(rate(peer.curlFloor.map(\.rate).median))**",
+                     "**\(ratio(peer.ratio))**", peer.curlFloor.isEmpty ? "—" : "**\(ratio(peer.floorRatio))**", "", ""])
+        lines += table(["round", "ours /s", "aioapns /s", "floor /s", "ours ÷ aioapns", "ours ÷ floor",
+                        "client CPU-s (ours / aioapns / floor)", "failed (ours / aioapns / floor)"], rows)
         lines.append("")
         lines.append("- aioapns: `\(peer.command)`")
+        if !peer.curlFloorCommand.isEmpty { lines.append("- libcurl floor: `\(peer.curlFloorCommand)`") }
         lines.append("")
         return lines
     }
