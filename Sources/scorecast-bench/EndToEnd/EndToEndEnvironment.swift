@@ -79,6 +79,8 @@ final class EndToEndEnvironment: Sendable {
         configuration = try await postgres.start()
         let pool = PostgresPool(configuration: configuration, maxConnections: 8, logger: quiet)
         _ = try await pool.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        // WAL record by record, for the profile's split of the writes by table (contrib, no preload).
+        _ = try? await pool.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
         // Planning time per statement too: a prepared statement with custom plans is planned
         // again on every execution, and only this shows what that costs. (The setting exists
         // once the library is loaded, so it is set now and read on reload.)

@@ -175,7 +175,7 @@ struct EndToEndSuite {
 
     private func profile(rate: Int, serve: ServeProcess, runner: EndToEndRunner, environment: EndToEndEnvironment,
                          runTag: String, seqBase: Int, into report: inout BenchReport) async {
-        await Profiler.resetDatabaseStatistics(environment.pool)
+        let walStart = await Profiler.resetDatabaseStatistics(environment.pool)
         let seconds = 10
         var recordings: [(label: String, file: String, process: ChildProcess)] = []
         if Profiler.perfAvailable {
@@ -197,10 +197,12 @@ struct EndToEndSuite {
         }
         let pool = environment.pool
         let waits = Task { await Profiler.sampleWaits(pool, seconds: seconds) }
+        var broadcasts = 0.0
         do {
             let (run, _) = try await runner.run(rate: rate, seconds: Double(seconds), serves: [serve], runTag: runTag, seqBase: seqBase)
             report.profiles["run profiled"] = String(format: "%d events/s for %d s: %.0f broadcasts/s, posted %.0f events/s (profilers attached, so not in the tables)",
                                                      rate, seconds, run.broadcastsPerSecond, run.postedEventsPerSecond)
+            broadcasts = Double(run.broadcasts)
         } catch {
             report.profiles["run profiled"] = "failed: \(error)"
         }
@@ -209,6 +211,7 @@ struct EndToEndSuite {
         }
         report.profiles["postgres"] = await Profiler.databaseSummary(environment.pool, seconds: Double(seconds))
         report.profiles["postgres waits"] = await waits.value
+        report.profiles["postgres WAL by table"] = await Profiler.walByRelation(environment.pool, from: walStart, broadcasts: broadcasts)
     }
 
     private func memoryReport(run: EndToEndRun, samples: [MemorySample]) -> MemoryReport {

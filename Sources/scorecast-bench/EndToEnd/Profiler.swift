@@ -72,10 +72,46 @@ enum Profiler {
         return lines.joined(separator: "\n")
     }
 
-    /// Clears pg_stat_statements and pg_stat_wal.
-    static func resetDatabaseStatistics(_ pool: PostgresPool) async {
+    /// Clears pg_stat_statements and pg_stat_wal; returns where the WAL stands, from which
+    /// ``walByRelation(_:from:broadcasts:)`` reads the run's records.
+    static func resetDatabaseStatistics(_ pool: PostgresPool) async -> String? {
         _ = try? await pool.query("SELECT pg_stat_statements_reset()")
         _ = try? await pool.query("SELECT pg_stat_reset_shared('wal')")
+        return try? await pool.query("SELECT pg_current_wal_insert_lsn()::text AS lsn").first?.decode("lsn", as: String.self)
+    }
+
+    /// The WAL written since `start`, by the relation of each record's first block and the
+    /// record's kind, with the share of full-page images, per broadcast: which table's writes
+    /// cost what (pg_walinspect; a record that touches several relations counts for the first).
+    static func walByRelation(_ pool: PostgresPool, from start: String?, broadcasts: Double) async -> String {
+        guard let start else { return "(no WAL position was read at the start)" }
+        guard let rows = try? await pool.query("""
+            WITH r AS (
+                SELECT resource_manager || '/' || regexp_replace(record_type, '\\+INIT$', '') AS kind, record_length, fpi_length,
+                       (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid AS filenode
+                FROM pg_get_wal_records_info(\(start)::pg_lsn, pg_current_wal_flush_lsn())
+            )
+            SELECT COALESCE(c.relname, CASE WHEN r.filenode IS NULL THEN '(none)' ELSE 'filenode ' || r.filenode END) AS relation,
+                   r.kind, count(*)::bigint AS records, sum(r.record_length)::bigint AS bytes, sum(r.fpi_length)::bigint AS fpi
+            FROM r LEFT JOIN pg_class c ON c.relfilenode = r.filenode AND r.filenode <> 0
+            GROUP BY 1, 2 ORDER BY bytes DESC
+            """) else {
+            return "(pg_walinspect unavailable)"
+        }
+        let per = max(broadcasts, 1)
+        let totalRecords = rows.reduce(0) { $0 + ((try? $1.decode("records", as: Int.self)) ?? 0) }
+        let totalBytes = rows.reduce(0) { $0 + ((try? $1.decode("bytes", as: Int.self)) ?? 0) }
+        var lines = [String(format: "WAL of the profiled run by relation and record kind, per broadcast (%.0f broadcasts; %.1f records, %.0f bytes each in all):",
+                            broadcasts, Double(totalRecords) / per, Double(totalBytes) / per),
+                     "records/broadcast\tbytes/broadcast\tof it full-page images\trelation\tkind"]
+        for row in rows.prefix(25) {
+            let value = { (column: String) in Double((try? row.decode(column, as: Int.self)) ?? 0) }
+            let relation = (try? row.decode("relation", as: String.self)) ?? "?"
+            let kind = (try? row.decode("kind", as: String.self)) ?? "?"
+            lines.append(String(format: "%.2f\t%.0f\t%.0f\t", value("records") / per, value("bytes") / per, value("fpi") / per)
+                         + relation + "\t" + kind)
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The statements that took the most time since the reset, and the WAL writes and syncs.
