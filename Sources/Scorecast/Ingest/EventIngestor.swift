@@ -36,6 +36,8 @@ package struct EventIngestor: Sendable {
     let settings: IngestSettings
     let logger: Logger
     let clock: @Sendable () -> Date
+    /// Each app's renderer while its row is unchanged.
+    let appRenderers = AppRenderers()
 
     /// Creates an ingestor; `clock` gives "now" for due times and queue times.
     package init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
@@ -270,9 +272,13 @@ package struct EventIngestor: Sendable {
         for row in rows {
             let app = try AppRecord(row: row)
             if renderers[app.id] == nil {
-                do {
-                    renderers[app.id] = LiveActivityRenderer(settings: try app.renderSettings(staleness: settings.staleness))
-                } catch {
+                let staleness = settings.staleness
+                switch appRenderers.renderer(for: app, build: { app throws(ContentStateMappingError) in
+                    LiveActivityRenderer(settings: try app.renderSettings(staleness: staleness))
+                }) {
+                case .success(let renderer):
+                    renderers[app.id] = renderer
+                case .failure(let error):
                     logger.error("app has an invalid content-state mapping: its channels get no updates until it is fixed", [
                         "app": app.bundleID, "environment": app.environment.rawValue, "problem": error.description,
                     ])
