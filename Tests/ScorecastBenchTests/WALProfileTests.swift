@@ -8,7 +8,7 @@ import TestSupport
 struct WALProfileTests {
     @Test("each relation's records and bytes are counted per broadcast, under the relation's name and the record's kind")
     func splitsByRelation() async throws {
-        try await withPool { pool in try await splitsByRelation(pool) }
+        try await TestDatabase.shared().withPool(maxConnections: 1) { pool in try await splitsByRelation(pool) }
     }
 
     private func splitsByRelation(_ pool: PostgresPool) async throws {
@@ -36,21 +36,8 @@ struct WALProfileTests {
 
     @Test("without a start position there is nothing to read, and it says so")
     func noStart() async throws {
-        try await withPool { pool in
+        try await TestDatabase.shared().withPool(maxConnections: 1) { pool in
             #expect(await Profiler.walByRelation(pool, from: nil, broadcasts: 10) == "(no WAL position was read at the start)")
         }
-    }
-
-    /// A one-connection pool on a schema of the test's own, closed on every path.
-    private func withPool(_ body: (PostgresPool) async throws -> Void) async throws {
-        let configuration = try await TestDatabase.shared().makeSchema()
-        let pool = PostgresPool(configuration: configuration, maxConnections: 1, logger: TestDatabase.logger)
-        do {
-            try await body(pool)
-        } catch {
-            await pool.close()
-            throw error
-        }
-        await pool.close()
     }
 }

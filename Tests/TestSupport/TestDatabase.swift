@@ -144,4 +144,17 @@ public final class TestDatabase: Sendable {
             configuration: try await makeSchema(), maxConnections: maxConnections, leaseTimeout: leaseTimeout,
             logger: logger)
     }
+
+    /// Runs `body` with a pool from ``makePool(maxConnections:leaseTimeout:logger:)`` and closes
+    /// the pool afterwards, whatever happens.
+    public func withPool(maxConnections: Int = 4, _ body: (PostgresPool) async throws -> Void) async throws {
+        let pool = try await makePool(maxConnections: maxConnections)
+        do {
+            try await body(pool)
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+    }
 }

@@ -85,18 +85,22 @@ enum Profiler {
     /// cost what (pg_walinspect; a record that touches several relations counts for the first).
     static func walByRelation(_ pool: PostgresPool, from start: String?, broadcasts: Double) async -> String {
         guard let start else { return "(no WAL position was read at the start)" }
-        guard let rows = try? await pool.query("""
-            WITH r AS (
-                SELECT resource_manager || '/' || regexp_replace(record_type, '\\+INIT$', '') AS kind, record_length, fpi_length,
-                       (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid AS filenode
-                FROM pg_get_wal_records_info(\(start)::pg_lsn, pg_current_wal_flush_lsn())
-            )
-            SELECT COALESCE(c.relname, CASE WHEN r.filenode IS NULL THEN '(none)' ELSE 'filenode ' || r.filenode END) AS relation,
-                   r.kind, count(*)::bigint AS records, sum(r.record_length)::bigint AS bytes, sum(r.fpi_length)::bigint AS fpi
-            FROM r LEFT JOIN pg_class c ON c.relfilenode = r.filenode AND r.filenode <> 0
-            GROUP BY 1, 2 ORDER BY bytes DESC
-            """) else {
-            return "(pg_walinspect unavailable)"
+        let rows: [PostgresRow]
+        do {
+            rows = try await pool.query("""
+                WITH r AS (
+                    SELECT resource_manager || '/' || regexp_replace(record_type, '\\+INIT$', '') AS kind, record_length, fpi_length,
+                           (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid AS filenode
+                    FROM pg_get_wal_records_info(\(start)::pg_lsn, pg_current_wal_flush_lsn())
+                )
+                SELECT COALESCE(c.relname, CASE WHEN r.filenode IS NULL THEN '(none)' ELSE 'filenode ' || r.filenode END) AS relation,
+                       r.kind, count(*)::bigint AS records, sum(r.record_length)::bigint AS bytes, sum(r.fpi_length)::bigint AS fpi
+                FROM r LEFT JOIN pg_class c ON c.relfilenode = r.filenode AND r.filenode <> 0
+                GROUP BY 1, 2 ORDER BY bytes DESC
+                """)
+        } catch {
+            // Most often the extension is missing (the Postgres build has no contrib); say why.
+            return "(the WAL split could not be read: \(error))"
         }
         let per = max(broadcasts, 1)
         let totalRecords = rows.reduce(0) { $0 + ((try? $1.decode("records", as: Int.self)) ?? 0) }

@@ -80,15 +80,10 @@ struct APIKeyTests {
 
     /// Runs `body` with a key store on a migrated schema of its own, closing the pool after.
     private static func withKeyStore(_ body: (PostgresPool, APIKeyStore) async throws -> Void) async throws {
-        let pool = try await TestDatabase.shared().makePool()
-        do {
+        try await TestDatabase.shared().withPool { pool in
             try await Migrator(files: IngestFixture.schemaFiles, logger: TestDatabase.logger).migrate(pool)
             try await body(pool, APIKeyStore(pool: pool))
-        } catch {
-            await pool.close()
-            throw error
         }
-        await pool.close()
     }
 
     @Test("key store: create (hash only), names unique and checked, list, revoke, find")
