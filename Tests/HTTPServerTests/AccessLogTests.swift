@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import ScorecastLogging
 import Testing
+import TestSupport
 
 @Suite("Access log")
 struct AccessLogTests {
@@ -19,12 +20,8 @@ struct AccessLogTests {
             _ = try await fetch("GET", server.url("/boom"), headers: ["Authorization": "Bearer header-secret-456"])
 
             // The line is written when the request completes, just after the client has its answer.
-            var lines: [String] = []
-            for _ in 0..<100 {
-                lines = server.sink.lines.filter { $0.contains("http: request ") }
-                if lines.count >= 3 { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await waitUntil("three access lines") { server.sink.lines.filter { $0.contains("http: request ") }.count >= 3 }
+            let lines = server.sink.lines.filter { $0.contains("http: request ") }
             #expect(lines.count == 3)
             let echo = try #require(lines.first { $0.contains("request_id=log-test-1") })
             #expect(echo.contains(" INFO "))
@@ -61,13 +58,10 @@ struct AccessLogTests {
                 "GET /echo?token=fragment-secret-8#frag HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
             ]
             for request in requests { _ = try await RawHTTP.exchange(port: server.port, request) }
-            var lines: [String] = []
-            for _ in 0..<300 {
-                lines = server.sink.lines.filter { $0.contains("http: request ") }
-                if lines.count >= requests.count { break }
-                try await Task.sleep(for: .milliseconds(10))
+            try await waitUntil("an access line per request") {
+                server.sink.lines.filter { $0.contains("http: request ") }.count >= requests.count
             }
-            #expect(lines.count >= requests.count)
+            let lines = server.sink.lines.filter { $0.contains("http: request ") }
             #expect(lines.contains { $0.contains("path=/echo ") && $0.contains("status=431") })
             #expect(lines.contains { $0.contains("path=/small ") && $0.contains("status=413") })
             let everything = server.sink.lines.joined(separator: "\n")

@@ -83,7 +83,7 @@ final class H2TestServer: @unchecked Sendable {
         let transport = try HTTP2Transport(options: TestTransport.options(connections: 1), logger: TestLog.logger)
         defer { Task { await transport.shutdown() } }
         let response = try await transport.perform(
-            HTTPRequest(method: .get, endpoint: endpoint, path: "/_stats"), timeout: .seconds(5))
+            HTTPRequest(method: .get, endpoint: endpoint, path: "/_stats"), timeout: hangDeadline)
         guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
             throw TestServerError("unreadable stats")
         }

@@ -1,5 +1,6 @@
 import ScorecastLogging
 import Synchronization
+import TestSupport
 @testable import APNs
 
 enum TestLog {
@@ -9,7 +10,7 @@ enum TestLog {
 
 enum TestTransport {
     static func options(connections: Int = 2, streams: Int = 100, retries: Int = 2, maxResponseBytes: Int = 65_536,
-                        connectTimeout: Duration = .seconds(5), idleMaxAgeSeconds: Int = 3600, proxy: String? = nil,
+                        connectTimeout: Duration = hangDeadline, idleMaxAgeSeconds: Int = 3600, proxy: String? = nil,
                         clock: TransportClock = .continuous) -> TransportOptions {
         TransportOptions(
             maxConnectionsPerHost: connections, maxConcurrentStreams: streams, connectTimeout: connectTimeout,

@@ -67,7 +67,10 @@ struct ConnectionLifecycleTests {
             _ = try await Self.get(transport, server.endpoint, "/frozen", timeout: .milliseconds(500))
         }
         #expect(error?.code == .timeout)
-        #expect(error?.neverProcessed == false)
+        // Written to the frozen peer, it may have been processed. (On a machine too loaded to
+        // put it on a stream within the deadline it never was, and says so: either is right.)
+        let queued = error?.message == TransportErrorMapping.deadlineWhileQueued().message
+        #expect(error?.neverProcessed == queued)
         server.resume()
         #expect(try await Self.get(transport, server.endpoint, "/again", timeout: .seconds(20)).status == 200)
         await transport.shutdown()

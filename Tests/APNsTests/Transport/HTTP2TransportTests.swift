@@ -20,7 +20,7 @@ struct HTTP2TransportTests {
         let post = try await transport.perform(HTTPRequest(
             method: .post, endpoint: server.endpoint, path: "/4/broadcasts/apps/com.example.app",
             headers: [HTTPHeader("apns-push-type", "liveactivity"), HTTPHeader("x-test-header-apns-unique-id", "u-1")],
-            body: body), timeout: .seconds(5))
+            body: body), timeout: hangDeadline)
         #expect(post.status == 200)
         #expect(post.headers["apns-unique-id"] == "u-1")
         let echoed = try echo(post)
@@ -32,13 +32,13 @@ struct HTTP2TransportTests {
         #expect(headers["content-type"] == "application/json")
         #expect(headers["accept"] == nil)
 
-        let get = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/1/x"), timeout: .seconds(5))
+        let get = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/1/x"), timeout: hangDeadline)
         #expect(try echo(get)["method"] as? String == "GET")
         #expect(try echo(get)["body_length"] as? Int == 0)
-        let delete = try await transport.perform(HTTPRequest(method: .delete, endpoint: server.endpoint, path: "/1/x"), timeout: .seconds(5))
+        let delete = try await transport.perform(HTTPRequest(method: .delete, endpoint: server.endpoint, path: "/1/x"), timeout: hangDeadline)
         #expect(try echo(delete)["method"] as? String == "DELETE")
         // The handle that sent the POST is reused for a GET: no stale body may follow it.
-        let again = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/1/y"), timeout: .seconds(5))
+        let again = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/1/y"), timeout: hangDeadline)
         #expect(try echo(again)["body_length"] as? Int == 0)
         #expect(try echo(again)["method"] as? String == "GET")
         await transport.shutdown()
@@ -60,7 +60,7 @@ struct HTTP2TransportTests {
             HTTPRequest(method: .get, endpoint: server.endpoint, path: "/4/b"),
         ]
         for request in requests {
-            let echoed = try echo(try await transport.perform(request, timeout: .seconds(5)))
+            let echoed = try echo(try await transport.perform(request, timeout: hangDeadline))
             #expect(echoed["path"] as? String == request.path)
             let received = try #require(echoed["headers"] as? [String: String])
             var expected = Dictionary(uniqueKeysWithValues: request.headers.map { ($0.name, $0.value) })
@@ -80,7 +80,7 @@ struct HTTP2TransportTests {
         let response = try await transport.perform(HTTPRequest(
             method: .post, endpoint: server.endpoint, path: "/x",
             headers: [HTTPHeader("x-test-status", "429"), HTTPHeader("x-test-reason", "TooManyRequests"),
-                      HTTPHeader("x-test-header-retry-after", "7")]), timeout: .seconds(5))
+                      HTTPHeader("x-test-header-retry-after", "7")]), timeout: hangDeadline)
         #expect(response.status == 429)
         #expect(response.headers["retry-after"] == "7")
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"reason": "TooManyRequests"}"#)
@@ -297,7 +297,7 @@ struct HTTP2TransportTests {
             #expect(error.code == .connectionLost, "\(error)")
         }
         // After the cut the client reconnects: a new request succeeds.
-        let after = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/after"), timeout: .seconds(5))
+        let after = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/after"), timeout: hangDeadline)
         #expect(after.status == 200)
         let stats = try await server.stats()
         #expect(stats["cuts"] as? Int == 1)
@@ -403,7 +403,7 @@ struct HTTP2TransportTests {
         // Port 1 on loopback: nothing listens there.
         let error = await #expect(throws: APNsClientError.self) {
             _ = try await transport.perform(HTTPRequest(method: .get, endpoint: APNsEndpoint(host: "127.0.0.1", port: 1), path: "/"),
-                                            timeout: .seconds(3))
+                                            timeout: hangDeadline)
         }
         #expect(error?.code == .connectionFailed)
         #expect(error?.neverProcessed == true)
@@ -420,7 +420,7 @@ struct HTTP2TransportTests {
         let error = await #expect(throws: APNsClientError.self) {
             _ = try await transport.perform(HTTPRequest(
                 method: .get, endpoint: APNsEndpoint(host: "localhost", port: server.port, caFile: other.caFile), path: "/"),
-                timeout: .seconds(3))
+                timeout: hangDeadline)
         }
         #expect(error?.code == .tlsFailure)
         await transport.shutdown()
@@ -432,11 +432,11 @@ struct HTTP2TransportTests {
         defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(maxResponseBytes: 1000), logger: TestLog.logger)
         let fits = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/fits",
-                                                           headers: [HTTPHeader("x-test-body-bytes", "1000")]), timeout: .seconds(5))
+                                                           headers: [HTTPHeader("x-test-body-bytes", "1000")]), timeout: hangDeadline)
         #expect(fits.body.count == 1000)
         let error = await #expect(throws: APNsClientError.self) {
             _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/big",
-                                                        headers: [HTTPHeader("x-test-body-bytes", "1001")]), timeout: .seconds(5))
+                                                        headers: [HTTPHeader("x-test-body-bytes", "1001")]), timeout: hangDeadline)
         }
         #expect(error?.code == .invalidResponse)
         await transport.shutdown()
@@ -451,7 +451,7 @@ struct HTTP1FallbackTests {
         defer { server.stop() }
         let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
         let error = await #expect(throws: APNsClientError.self) {
-            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/"), timeout: .seconds(5))
+            _ = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/"), timeout: hangDeadline)
         }
         #expect(error?.code == .invalidResponse)
         #expect(error?.message.contains("HTTP/2") == true)

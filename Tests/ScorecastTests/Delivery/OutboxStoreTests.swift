@@ -235,6 +235,7 @@ import TestSupport
             try await database.enqueue(channelID: channel, payload: [3], timestamp: 12, priority: 5, alerting: false, eventID: third.id)
             let newer = try await database.enqueue(channelID: channel, payload: [4], timestamp: 13, priority: 5, alerting: false, eventID: fourth.id)
             #expect(newer == 4)
+            let beforeCompletion = Date()
             let result = try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30)
             #expect(result.superseded == [channel])
             #expect(result.deleted.isEmpty)
@@ -250,7 +251,8 @@ import TestSupport
             #expect(row.coalesced == 1)
             #expect(row.firstIngestedAt == third.receivedAt)
             // A routine update waits the routine interval after the send that just went out.
-            #expect(row.dueAt.timeIntervalSinceNow > 25)
+            // (The completion's transaction began after `beforeCompletion`; 1 ms for rounding.)
+            #expect(row.dueAt >= beforeCompletion.addingTimeInterval(30 - 0.001))
             #expect(try await database.deliveries(channel).map(\.outcome) == ["sent"])
             #expect(try await database.deliveries(channel).map(\.coalesced) == [1])
             #expect(try await database.channel(channel).lastTimestamp == 11)

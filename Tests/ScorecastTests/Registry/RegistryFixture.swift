@@ -35,7 +35,7 @@ struct RegistryFixture: Sendable {
         var settings = APNsClientConfiguration(
             sendEndpoint: APNsEndpoint(host: "127.0.0.1", port: endpoints.sendPort, caFile: endpoints.caCertificatePath),
             managementEndpoint: APNsEndpoint(host: "127.0.0.1", port: endpoints.managementPort, caFile: endpoints.caCertificatePath))
-        settings.requestTimeout = .seconds(5)
+        settings.requestTimeout = hangDeadline  // bounds a hang only (a loaded machine's first handshake is slow)
         let client = try APNsClientSet(configuration: settings, logger: logger)
         let fixture = RegistryFixture(pool: pool, simulator: simulator, endpoints: endpoints, client: client, folder: folder)
         let shutdown = ShutdownSignal()

@@ -30,7 +30,7 @@ struct DeliveryHarness: Sendable {
     /// Runs `body` with a fresh harness and tears it down afterwards.
     static func with(
         configure: @Sendable (inout SimulatorConfiguration) -> Void = { _ in },
-        requestTimeout: Duration = .seconds(5),
+        requestTimeout: Duration = hangDeadline,  // bounds a hang: a loaded machine's first handshake and token must not time out
         _ body: (DeliveryHarness) async throws -> Void
     ) async throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scorecast-workers-\(UUID().uuidString)")
