@@ -13,6 +13,13 @@ package struct OutboxStore: Sendable {
     /// their game's last update (`event: end`) must reach them before the poller deletes them.
     package static let sendableChannelStatuses = ["active", "retiring"]
 
+    /// The same statuses as an SQL list of literals, for statements that have no other
+    /// parameter: a statement without parameters is planned once per connection, while one
+    /// whose only parameter is this constant list was planned again on most executions
+    /// (Postgres judged its custom plans cheaper than the generic one).
+    private static let sendableChannelStatusList = SQL.unsafeSQL(
+        sendableChannelStatuses.map { "'\($0)'" }.joined(separator: ", "))
+
     let pool: PostgresPool
     let logger: Logger
 
@@ -110,7 +117,7 @@ package struct OutboxStore: Sendable {
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
                 WHERE (o.lease_owner IS NULL OR o.lease_expires_at <= now())
-                  AND c.status = ANY(\(Self.sendableChannelStatuses)) AND a.paused_at IS NULL
+                  AND c.status IN (\(Self.sendableChannelStatusList)) AND a.paused_at IS NULL
                 ORDER BY o.due_at
                 LIMIT 32
             ) o
