@@ -283,6 +283,9 @@ enum MarkdownReport {
                 ["alerting ingest→send p50 / p95 / p99 / max", spread(run.ingestToSendAlertingMs, [\.p50, \.p95, \.p99, \.max])],
                 ["of which ingest→claim (ingest, then the wait for a worker), alerting p50 / p99", spread(run.alertingClaimWaitMs, [\.p50, \.p99])],
                 ["of which APNs round trip, alerting p50 / p99", spread(run.alertingAPNsMs, [\.p50, \.p99])],
+                // The feed's POST is answered once the transaction has committed: the first part of ingest→claim.
+                ["ingest: the feed's POST, answered at commit, every event p50 / p99",
+                 run.ingestLatencyMs.map { "\(ms($0.p50)) / \(ms($0.p99)) (\($0.count) events)" } ?? "–"],
                 ["all sends ingest→send p50 / p99", spread(run.ingestToSendMs, [\.p50, \.p99])],
                 ["broadcasts acknowledged", "\(run.broadcasts)"],
                 ["coalesced, downgraded, failed", "\(run.coalesced), \(run.downgraded), \(run.failedDeliveries)"],
