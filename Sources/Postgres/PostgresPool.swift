@@ -103,12 +103,25 @@ public final class PostgresPool: Sendable {
     /// and the error rethrown. If `body` caught a statement error itself, the server has
     /// already aborted the transaction: `COMMIT` then rolls back and this throws
     /// `transactionRolledBack`.
+    /// - Parameter localSettings: server settings for this transaction alone
+    ///   (`set_config(name, value, true)`), sent with `BEGIN` in the same round trip.
     public func withTransaction<T>(
+        localSettings: KeyValuePairs<String, String> = [:],
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await withConnection { connection in
-            try await connection.execute("BEGIN")
+            if localSettings.isEmpty {
+                try await connection.execute("BEGIN")
+            } else {
+                do {
+                    _ = try await connection.pipeline(["BEGIN"] + localSettings.map { "SELECT set_config(\($0.key), \($0.value), true)" })
+                } catch var error as PostgresError {
+                    // The server's message has the name redacted (it was a bound parameter): name the settings.
+                    error.message = "the transaction's settings (\(localSettings.map(\.key).joined(separator: ", "))) were refused: \(error.message)"
+                    throw error
+                }
+            }
             let result: T
             do {
                 result = try await body(connection)

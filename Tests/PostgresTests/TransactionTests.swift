@@ -28,6 +28,36 @@ import Testing
         return pool
     }
 
+    @Test func localSettingsHoldForTheTransactionAloneAndABadOneIsRefused() async throws {
+        try await TestDatabase.shared().withPool(maxConnections: 1) { pool in
+            try await pool.execute("CREATE TABLE ledger (id int8 PRIMARY KEY, note text)")
+            let inside = try await pool.withTransaction(localSettings: ["plan_cache_mode": "force_generic_plan", "work_mem": "8MB"]) { connection in
+                #expect(try await insideTransactionBlock(connection))
+                try await connection.execute("INSERT INTO ledger VALUES (\(1), \("a"))")
+                return try await connection.query("SELECT current_setting('plan_cache_mode') AS p, current_setting('work_mem') AS w")[0]
+            }
+            #expect(try inside.decode("p", as: String.self) == "force_generic_plan")
+            #expect(try inside.decode("w", as: String.self) == "8MB")
+            // The same (only) connection afterwards: back to the server's values.
+            let after = try await pool.query("SELECT current_setting('plan_cache_mode') AS p")[0]
+            #expect(try after.decode("p", as: String.self) == "auto")
+            #expect(try await count(pool) == 1)
+            // A setting the server does not know fails the transaction before the body runs.
+            var ran = false
+            let error = await #expect(throws: PostgresError.self) {
+                try await pool.withTransaction(localSettings: ["no_such_setting_x": "1"]) { connection in
+                    ran = true
+                    try await connection.execute("INSERT INTO ledger VALUES (\(2), \("b"))")
+                }
+            }
+            #expect(error?.message.contains("no_such_setting_x") == true, "\(String(describing: error))")
+            #expect(!ran)
+            #expect(try await count(pool) == 1)
+            // The connection is usable again.
+            #expect(try await pool.query("SELECT 1 AS one")[0].decode("one", as: Int.self) == 1)
+        }
+    }
+
     @Test func commitsWhenTheBodySucceeds() async throws {
         let pool = try await makeLedger()
         let returned = try await pool.withTransaction { connection in

@@ -59,7 +59,7 @@ package struct EventIngestor: Sendable {
         var attempt = 1
         while true {
             do {
-                return try await pool.withTransaction { connection in
+                return try await pool.withTransaction(localSettings: Self.reusablePlans) { connection in
                     try await ingest(events, feed: feed, receivedAt: receivedAt, on: connection)
                 }
             } catch let error as PostgresError where Self.isRetryable(error) && attempt < Self.maximumAttempts {
@@ -73,6 +73,17 @@ package struct EventIngestor: Sendable {
             try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
         }
     }
+
+    /// The settings of every ingest transaction, for it alone. Ingest's statements take arrays
+    /// of games, whose length a generic plan cannot know, so Postgres planned the games lock, the
+    /// games update and the outbox lock afresh in almost every transaction (about 1 ms of
+    /// planning each time on the Saturday, a fifth of Postgres' statement time there). With
+    /// these each statement is planned once per connection; `random_page_cost = 1.1` (the tables
+    /// ingest reads stay in memory) makes those plans index lookups for any number of games,
+    /// where the default cost picks sequential scans of whole tables for them.
+    package static let reusablePlans: KeyValuePairs<String, String> = [
+        "plan_cache_mode": "force_generic_plan", "random_page_cost": "1.1",
+    ]
 
     private static func isRetryable(_ error: PostgresError) -> Bool {
         error.sqlState == PostgresError.SQLState.deadlockDetected || error.sqlState == PostgresError.SQLState.serializationFailure
@@ -136,24 +147,10 @@ package struct EventIngestor: Sendable {
 
     private static let gameColumns = "id, sport, home_team, away_team, status, state, applied_seq"
 
-    /// Sent first in every ingest transaction, for it alone (`set_config(…, true)` is
-    /// transaction-local). Ingest's statements take arrays of games, whose length a generic plan
-    /// cannot know, so Postgres planned the games lock, the games update and the outbox lock
-    /// afresh in almost every transaction (about 1 ms of planning each time on the Saturday, a
-    /// fifth of Postgres' statement time there). With it each statement is planned once per
-    /// connection; `random_page_cost = 1.1` (the tables ingest reads stay in memory) makes those
-    /// plans index lookups for any number of games, where the default cost picks sequential
-    /// scans of whole tables for them.
-    package static let reusablePlans: SQL = """
-        SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('random_page_cost', '1.1', true)
-        """
-
     private func lockGames(for events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> [String: LockedGame] {
         let ids = Set(events.map(\.game)).sorted()
-        var rows = try await connection.pipeline([
-            Self.reusablePlans,
-            "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE",
-        ])[1].rows
+        var rows = try await connection.query(
+            "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE")
         let found = try Set(rows.map { try $0.decode("id", as: String.self) })
         let missing = ids.filter { !found.contains($0) }
         if !missing.isEmpty {

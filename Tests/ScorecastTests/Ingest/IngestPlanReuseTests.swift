@@ -50,16 +50,12 @@ import TestSupport
                     #expect(counts.generic >= 12, "\(text): \(counts.generic) generic plans")
                 }
                 // The plans kept look rows up by index, not by reading whole tables.
-                let connection = try await pool.withConnection { connection in
-                    try await connection.execute("BEGIN")
-                    _ = try await connection.query(EventIngestor.reusablePlans)
-                    let text = try await connection.query("""
+                let connection = try await pool.withTransaction(localSettings: EventIngestor.reusablePlans) { connection in
+                    try await connection.query("""
                         EXPLAIN SELECT o.channel_id FROM outbox o WHERE o.channel_id IN (
                             SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
                             WHERE b.game_id = ANY(\(["plan-0"])) AND c.status = 'active')
                         """).map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
-                    try await connection.execute("ROLLBACK")
-                    return text
                 }
                 #expect(!connection.contains("Seq Scan on channels"), "\(connection)")
                 #expect(!connection.contains("Seq Scan on channel_bindings"), "\(connection)")
