@@ -18,6 +18,8 @@ public final class PostgresConnection: Sendable {
     private let abandoned = Atomic<Bool>(false)
     /// The client-side limit per statement (`PostgresConfiguration.responseTimeout`).
     private let responseTimeout: Duration?
+    /// The running statement's deadline, on one timer per connection.
+    let deadlines = StatementDeadlines()
     /// The socket, for the pool's lock-free "anything arrived while idle?" check.
     private let socket: Int32
     /// The server process serving this connection (`pg_backend_pid()`).
@@ -177,7 +179,18 @@ public final class PostgresConnection: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, Error>) in
                 let waiter = OnceContinuation(continuation)
+                // Armed before the statement is submitted, so its answer always finds the deadline to disarm.
+                let deadline = limit.map { limit in
+                    deadlines.arm(after: limit) { [weak self] in
+                        waiter.expire(after: limit) {
+                            guard let self else { return }
+                            self.abandoned.store(true, ordering: .releasing)
+                            shutDown(socket: self.socket)
+                        }
+                    }
+                }
                 let submitted = thread.submit { [self] connection in
+                    defer { if let deadline { deadlines.disarm(deadline) } }
                     guard let connection else {
                         waiter.resume(with: .failure(PostgresError(.connectionClosed, "the connection is closed")))
                         return
@@ -188,13 +201,8 @@ public final class PostgresConnection: Sendable {
                     waiter.resume(with: result)
                 }
                 if !submitted {
+                    if let deadline { deadlines.disarm(deadline) }
                     waiter.resume(with: .failure(PostgresError(.connectionClosed, "the connection is closed")))
-                } else if let limit {
-                    waiter.arm(after: limit) { [weak self] in
-                        guard let self else { return }
-                        abandoned.store(true, ordering: .releasing)
-                        shutDown(socket: socket)
-                    }
                 }
             }
         } onCancel: {
@@ -214,9 +222,8 @@ public struct PostgresStatementResult: Sendable {
     public var commandTag: String
 }
 
-/// A statement's caller, resumed once: by the statement's result or by its deadline,
-/// whichever comes first. A deadline that fires after the result finds nothing to do (the
-/// pending timer holds only this small object, so it needs no cancelling).
+/// A statement's caller, resumed once: by the statement's result or by its deadline
+/// (``StatementDeadlines``), whichever comes first.
 private final class OnceContinuation<Value: Sendable>: Sendable {
     private let continuation: Mutex<CheckedContinuation<Value, Error>?>
 
@@ -229,16 +236,14 @@ private final class OnceContinuation<Value: Sendable>: Sendable {
         claim()?.resume(with: result)
     }
 
-    /// After `limit`, unless resumed by then: runs `giveUp` (before the caller can hand the
-    /// connection back) and fails the caller with `timeout`.
-    func arm(after limit: Duration, giveUp: @escaping @Sendable () -> Void) {
-        let milliseconds = limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(max(1, milliseconds)))) { [self] in
-            guard let continuation = claim() else { return }
-            giveUp()
-            continuation.resume(throwing: PostgresError(
-                .timeout, "the database did not answer within \(milliseconds) ms; the connection was given up"))
-        }
+    /// The deadline `limit` passed: unless resumed already, runs `giveUp` (before the caller
+    /// can hand the connection back) and fails the caller with `timeout`.
+    func expire(after limit: Duration, giveUp: () -> Void) {
+        guard let continuation = claim() else { return }
+        giveUp()
+        let milliseconds = max(1, limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)
+        continuation.resume(throwing: PostgresError(
+            .timeout, "the database did not answer within \(milliseconds) ms; the connection was given up"))
     }
 
     private func claim() -> CheckedContinuation<Value, Error>? {
