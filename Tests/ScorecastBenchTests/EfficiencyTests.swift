@@ -47,4 +47,28 @@ struct EfficiencyTests {
         #expect(lines.contains { $0.hasPrefix("| 500 |") && $0.contains("apns-sim 40 %, feed (bench) 20 % | 2,000 |") })
         #expect(lines.contains { $0.hasPrefix("| 1000 |") && $0.contains("apns-sim 40 %, feed (bench) 20 % | 3,000 |") })
     }
+
+    @Test("the targets table holds the highest sustained row to issue 18's targets: 10,000/s, 5,200 per server CPU-s, p99 ≤ 50 ms; at 1,000 events/s ≤ 20 ms")
+    func targets() {
+        func run(_ rate: Int, broadcasts: Int, sustained: Bool, p99: Double) -> EndToEndRun {
+            let alerting = Percentiles(count: 100, p50: p99 / 2, p90: p99, p95: p99, p99: p99, max: p99)
+            return EndToEndRun(
+                targetEventsPerSecond: rate, postedEventsPerSecond: Double(rate), eventsAccepted: rate * 15, ingestFailures: 0,
+                seconds: 15, broadcastsPerSecond: Double(broadcasts) / 15, broadcasts: broadcasts, failedDeliveries: 0,
+                ingestLatencyMs: nil, ingestToSendMs: nil, coalescedShare: nil, backlogAtEnd: 0, sustained: sustained, cpu: Self.cpu,
+                workerProcesses: 2, broadcastsPerServerCPUSecond: EndToEndRunner.perCPUSecond(broadcasts, Self.cpu),
+                ingestToSendAlertingMs: alerting, drainSeconds: 0, maxPostLagMs: 0, firstIngestFailure: nil)
+        }
+        // 1,000 events/s: 3,000 broadcasts/s, 3,000 per CPU-s; 2,000 sustained: 6,000/s, 6,000 per CPU-s; 3,000 not sustained.
+        let runs = [run(1_000, broadcasts: 45_000, sustained: true, p99: 18), run(2_000, broadcasts: 90_000, sustained: true, p99: 60),
+                    run(3_000, broadcasts: 150_000, sustained: false, p99: 10)]
+        let report = BenchReport(started: "now", cores: 2, mode: "quick", command: "scorecast-bench run --quick", tools: [:],
+                                 ceiling: nil, peer: nil, endToEnd: runs, endToEndSetup: [:], memory: nil, scaling: [],
+                                 profiles: [:], skipped: [:])
+        let text = MarkdownReport.render(report)
+        #expect(text.contains("| broadcasts acknowledged/s, sustained | 6,000 | ≥ 10,000 | **no** |"))
+        #expect(text.contains("| broadcasts per server CPU-second (serve + Postgres) there | 6,000 | ≥ 5,200 | yes |"))
+        #expect(text.contains("| ingest-to-send p99 there, alerting sends | 60.0 ms | ≤ 50 ms | **no** |"))
+        #expect(text.contains("alerting sends (all sends: –) | 18.0 ms | ≤ 20 ms | yes |"))
+    }
 }

@@ -23,6 +23,8 @@ struct PeerBenchmark {
     /// The benchmark's logger.
     var logger: Logger
 
+    /// Ours ÷ aioapns that issue 16 asks for.
+    static let target = 5.0
     /// The Python interpreter that has Debian's python3-aioapns.
     static let python = "/usr/bin/python3"
     /// A well-formed push-to-start token.
@@ -89,7 +91,7 @@ struct PeerBenchmark {
         let floorMedian = floor.map(\.rate).median
         let ratio = aioapnsMedian > 0 ? ours.map(\.rate).median / aioapnsMedian : 0
         return PeerReport(pushes: pushes, concurrency: concurrency, connections: 1, bodyBytes: Self.payload.count,
-                          ours: ours, aioapns: theirs, aioapnsVersion: version, ratio: ratio, target: 3, met: ratio >= 3,
+                          ours: ours, aioapns: theirs, aioapnsVersion: version, ratio: ratio, target: Self.target, met: ratio >= Self.target,
                           command: ([Self.python] + arguments).map(CeilingBenchmark.shellQuoted).joined(separator: " "),
                           curlFloor: floor, floorRatio: floorMedian > 0 ? ours.map(\.rate).median / floorMedian : 0,
                           floorOverAioapns: aioapnsMedian > 0 ? floorMedian / aioapnsMedian : 0, curlFloorCommand: floorCommand)

@@ -66,7 +66,7 @@ enum MarkdownReport {
             for row in ceiling.rows {
                 rows.append(["client / h2load, \(row.connections) connection\(row.connections == 1 ? "" : "s")",
                              "\(ratio(row.ratio)) (\(rate(row.ours.map(\.rate).median)) vs \(rate(row.h2load.map(\.rate).median)))",
-                             "≥ 0.5", verdict(row.ratio >= 0.5)])
+                             "— (reported)", "—"])
                 if !row.curlFloor.isEmpty {
                     rows.append(["client / libcurl floor (C, multi interface), \(row.connections) connection\(row.connections == 1 ? "" : "s")",
                                  "\(ratio(row.floorRatio)) (\(rate(row.ours.map(\.rate).median)) vs \(rate(row.curlFloor.map(\.rate).median)))",
@@ -82,7 +82,7 @@ enum MarkdownReport {
         if let peer = report.peer {
             rows.append(["client / aioapns (device pushes)",
                          "\(ratio(peer.ratio)) (\(rate(peer.ours.map(\.rate).median)) vs \(rate(peer.aioapns.map(\.rate).median)))",
-                         "≥ 3", verdict(peer.met)])
+                         "≥ \(ratio(peer.target))", verdict(peer.met)])
             if !peer.curlFloor.isEmpty {
                 rows.append(["libcurl floor / aioapns (device pushes): the most a libcurl client reaches",
                              "\(ratio(peer.floorOverAioapns)) (\(rate(peer.curlFloor.map(\.rate).median)) vs \(rate(peer.aioapns.map(\.rate).median)))",
@@ -93,15 +93,24 @@ enum MarkdownReport {
             }
         }
         if !report.endToEnd.isEmpty {
-            let best = report.endToEnd.filter(\.sustained).map(\.broadcastsPerSecond).max() ?? 0
-            rows.append(["broadcasts acknowledged/s, sustained", rate(best), "≥ 5,000", verdict(best >= 5000)])
+            // Issue 18's targets: 10,000 broadcasts/s sustained, at 4× the efficiency it measured
+            // (1,300–2,200 per server CPU-second: 4 × 1,300), alerting p99 ≤ 50 ms there.
+            let best = report.endToEnd.filter(\.sustained).max { $0.broadcastsPerSecond < $1.broadcastsPerSecond }
+            rows.append(["broadcasts acknowledged/s, sustained", rate(best?.broadcastsPerSecond ?? 0), "≥ 10,000",
+                         verdict((best?.broadcastsPerSecond ?? 0) >= 10_000)])
+            if let best {
+                let perCPU = best.broadcastsPerServerCPUSecond ?? 0
+                rows.append(["broadcasts per server CPU-second (serve + Postgres) there", rate(perCPU), "≥ 5,200", verdict(perCPU >= 5_200)])
+                let p99 = best.ingestToSendAlertingMs?.p99
+                rows.append(["ingest-to-send p99 there, alerting sends", p99.map(ms) ?? "–", "≤ 50 ms", verdict((p99 ?? .infinity) <= 50)])
+            }
             if let at1000 = report.endToEnd.first(where: { $0.targetEventsPerSecond == 1000 }) {
                 // Routine updates wait for shaping on purpose; alerting ones are sent at once,
                 // so their latency is the system's own.
                 let alerting = at1000.ingestToSendAlertingMs
                 rows.append(["ingest-to-send p99 at 1,000 events/s, alerting sends (all sends: \(at1000.ingestToSendMs.map { ms($0.p99) } ?? "–"))",
-                             alerting.map { ms($0.p99) } ?? "–", "≤ 50 ms",
-                             verdict((alerting?.p99 ?? .infinity) <= 50 && at1000.sustained)])
+                             alerting.map { ms($0.p99) } ?? "–", "≤ 20 ms",
+                             verdict((alerting?.p99 ?? .infinity) <= 20 && at1000.sustained)])
             }
         }
         if let memory = report.memory {
