@@ -110,21 +110,41 @@ public final class PostgresPool: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
+        try await withTransaction(localSettings: localSettings, opening: []) { connection, _ in try await body(connection) }
+    }
+
+    /// ``withTransaction(localSettings:isolation:_:)`` whose first statements, `opening`, go to
+    /// the server with `BEGIN` (and the settings) in one round trip; `body` gets their results,
+    /// in order. If one of them fails, the transaction is rolled back before `body` runs and
+    /// the error is thrown with `statementIndex` counted within `opening`.
+    public func withTransaction<T>(
+        localSettings: KeyValuePairs<String, String> = [:],
+        opening: [SQL],
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection, [PostgresStatementResult]) async throws -> T
+    ) async throws -> T {
         try await withConnection { connection in
-            if localSettings.isEmpty {
+            let settings: [SQL] = localSettings.map { "SELECT set_config(\($0.key), \($0.value), true)" }
+            let opened: [PostgresStatementResult]
+            if settings.isEmpty && opening.isEmpty {
                 try await connection.execute("BEGIN")
+                opened = []
             } else {
                 do {
-                    _ = try await connection.pipeline(["BEGIN"] + localSettings.map { "SELECT set_config(\($0.key), \($0.value), true)" })
+                    opened = Array(try await connection.pipeline(["BEGIN"] + settings + opening).dropFirst(1 + settings.count))
                 } catch var error as PostgresError {
-                    // The server's message has the name redacted (it was a bound parameter): name the settings.
-                    error.message = "the transaction's settings (\(localSettings.map(\.key).joined(separator: ", "))) were refused: \(error.message)"
+                    if let index = error.statementIndex, index > settings.count {
+                        error.statementIndex = index - 1 - settings.count
+                    } else if !settings.isEmpty {
+                        // The server's message has the name redacted (it was a bound parameter): name the settings.
+                        error.message = "the transaction's settings (\(localSettings.map(\.key).joined(separator: ", "))) were refused: \(error.message)"
+                    }
                     throw error
                 }
             }
             let result: T
             do {
-                result = try await body(connection)
+                result = try await body(connection, opened)
             } catch {
                 if !connection.isBroken {
                     // Best effort: if ROLLBACK fails too, the connection is not idle and the

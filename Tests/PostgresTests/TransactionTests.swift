@@ -58,6 +58,40 @@ import Testing
         }
     }
 
+    @Test func openingStatementsGoWithBeginAndTheBodyGetsTheirResults() async throws {
+        try await TestDatabase.shared().withPool(maxConnections: 1) { pool in
+            try await pool.execute("CREATE TABLE ledger (id int8 PRIMARY KEY, note text)")
+            try await pool.execute("INSERT INTO ledger VALUES (\(1), \("a"))")
+            let (note, inserted, setting) = try await pool.withTransaction(
+                localSettings: ["work_mem": "8MB"],
+                opening: ["SELECT note FROM ledger WHERE id = \(Int64(1)) FOR UPDATE", "INSERT INTO ledger VALUES (\(2), \("b")) RETURNING id"]
+            ) { connection, opened in
+                #expect(try await insideTransactionBlock(connection))
+                let setting = try await connection.query("SELECT current_setting('work_mem') AS w")[0].decode("w", as: String.self)
+                return (try opened[0].rows[0].decode("note", as: String.self), try opened[1].rows[0].decode("id", as: Int64.self), setting)
+            }
+            #expect(note == "a")
+            #expect(inserted == 2)
+            #expect(setting == "8MB")
+            #expect(try await count(pool) == 2)
+
+            // A failing opening statement: named by its place among the opening ones, nothing of
+            // the transaction kept, the body never run, the connection clean.
+            var ran = false
+            let error = await #expect(throws: PostgresError.self) {
+                try await pool.withTransaction(
+                    localSettings: ["work_mem": "8MB"],
+                    opening: ["INSERT INTO ledger VALUES (\(3), \("c"))", "INSERT INTO ledger VALUES (\(1), \("duplicate"))"]
+                ) { _, _ in ran = true }
+            }
+            #expect(error?.sqlState == PostgresError.SQLState.uniqueViolation)
+            #expect(error?.statementIndex == 1)
+            #expect(!ran)
+            #expect(try await count(pool) == 2)
+            #expect(try await pool.withConnection { try await insideTransactionBlock($0) } == false)
+        }
+    }
+
     @Test func commitsWhenTheBodySucceeds() async throws {
         let pool = try await makeLedger()
         let returned = try await pool.withTransaction { connection in

@@ -20,8 +20,10 @@ import ScorecastCore
 ///    statement (Postgres delivers it when the transaction commits).
 ///
 /// Every step is one statement over arrays (`unnest`), whatever the number of events or
-/// channels; the stale marks, the games update and step 5's two reads go to the server as one
-/// pipeline (one round trip). Deadlocks and fence conflicts roll back and retry the whole transaction.
+/// channels. When every game is known, steps 1 and 2 go to the server with `BEGIN` as one
+/// pipeline, and the stale marks, the games update and step 5's two reads as another: four
+/// round trips with the upsert and `COMMIT`. Deadlocks and fence conflicts roll back and retry
+/// the whole transaction.
 package struct EventIngestor: Sendable {
     /// The LISTEN/NOTIFY channel that wakes the workers.
     package static let notificationChannel = "scorecast_outbox"
@@ -59,8 +61,11 @@ package struct EventIngestor: Sendable {
         var attempt = 1
         while true {
             do {
+                if let report = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt) { return report }
                 return try await pool.withTransaction(localSettings: Self.reusablePlans) { connection in
-                    try await ingest(events, feed: feed, receivedAt: receivedAt, on: connection)
+                    let games = try await lockGames(for: events, feed: feed, on: connection)
+                    let storedIDs = try await insertEvents(events, feed: feed, on: connection)
+                    return try await ingest(events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, on: connection)
                 }
             } catch let error as PostgresError where Self.isRetryable(error) && attempt < Self.maximumAttempts {
                 logger.info("ingest transaction retried", ["reason": error.sqlState ?? error.code.rawValue, "attempt": "\(attempt)"])
@@ -91,10 +96,35 @@ package struct EventIngestor: Sendable {
 
     // MARK: - The transaction
 
-    private func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date?, on connection: PostgresConnection) async throws -> IngestReport {
+    /// The usual request, every game known: steps 1 and 2 go to the server with `BEGIN` in one
+    /// round trip. `nil` when a game is unknown (the events' foreign key refused the insert and
+    /// nothing was written): the caller then takes the path that creates or refuses games.
+    private func ingestForKnownGames(_ events: [FeedEvent], feed: String, receivedAt: Date?) async throws -> IngestReport? {
+        let ids = Set(events.map(\.game)).sorted()
+        do {
+            let opening = [Self.lockGamesStatement(ids), try Self.insertEventsStatement(events, feed: feed)]
+            return try await pool.withTransaction(localSettings: Self.reusablePlans, opening: opening) { connection, opened in
+                let games = try Self.lockedGames(opened[0].rows)
+                guard games.count == ids.count else { throw UnknownGame() }
+                return try await ingest(
+                    events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: try Self.storedIDs(opened[1].rows), on: connection)
+            }
+        } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.foreignKeyViolation && error.statementIndex == 1 {
+            return nil
+        } catch is UnknownGame {
+            return nil
+        }
+    }
+
+    /// A game of the request has no row (rolled back; the other path creates or refuses it).
+    private struct UnknownGame: Error {}
+
+    /// Steps 3 to 5, once the games are locked and the events stored.
+    private func ingest(
+        _ events: [FeedEvent], feed: String, receivedAt: Date?, games: [String: LockedGame], storedIDs: [String: Int64],
+        on connection: PostgresConnection
+    ) async throws -> IngestReport {
         let now = receivedAt ?? clock()
-        let games = try await lockGames(for: events, feed: feed, on: connection)
-        let storedIDs = try await insertEvents(events, feed: feed, on: connection)
         let fold = GameFold(
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
             sports: games.mapValues(\.info.sport))
@@ -147,10 +177,13 @@ package struct EventIngestor: Sendable {
 
     private static let gameColumns = "id, sport, home_team, away_team, status, state, applied_seq"
 
+    private static func lockGamesStatement(_ ids: [String]) -> SQL {
+        "SELECT \(unsafeSQL: gameColumns) FROM games WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE"
+    }
+
     private func lockGames(for events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> [String: LockedGame] {
         let ids = Set(events.map(\.game)).sorted()
-        var rows = try await connection.query(
-            "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE")
+        var rows = try await connection.query(Self.lockGamesStatement(ids))
         let found = try Set(rows.map { try $0.decode("id", as: String.self) })
         let missing = ids.filter { !found.contains($0) }
         if !missing.isEmpty {
@@ -162,9 +195,13 @@ package struct EventIngestor: Sendable {
             try await connection.execute("""
                 INSERT INTO games (id, created_by_feed) SELECT unnest(\(missing)), \(feed) ON CONFLICT (id) DO NOTHING
                 """)
-            rows += try await connection.query(
-                "SELECT \(unsafeSQL: Self.gameColumns) FROM games WHERE id = ANY(\(missing)) ORDER BY id FOR UPDATE")
+            rows += try await connection.query(Self.lockGamesStatement(missing))
         }
+        return try Self.lockedGames(rows)
+    }
+
+    /// The games locked by ``lockGamesStatement(_:)``, by id.
+    private static func lockedGames(_ rows: [PostgresRow]) throws -> [String: LockedGame] {
         var games: [String: LockedGame] = [:]
         for row in rows {
             let id: String = try row.decode("id")
@@ -208,8 +245,12 @@ package struct EventIngestor: Sendable {
     /// Inserts every event as `accepted` (stale ones are corrected after folding); returns the
     /// new `events.id` by feed event id. Duplicates are absent from the result.
     private func insertEvents(_ events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> [String: Int64] {
+        try Self.storedIDs(try await connection.query(try Self.insertEventsStatement(events, feed: feed)))
+    }
+
+    private static func insertEventsStatement(_ events: [FeedEvent], feed: String) throws -> SQL {
         let bodies = try events.map { try $0.jsonValue.encodedString() }
-        let rows = try await connection.query("""
+        return """
             INSERT INTO events (feed, feed_event_id, game_id, seq, kind, occurred_at, outcome, body)
             SELECT \(feed), u.id, u.game, u.seq, u.kind, u.at, 'accepted', u.body::jsonb
             FROM unnest(\(events.map(\.id)), \(events.map(\.game)), \(events.map { Int64($0.seq) }),
@@ -218,7 +259,11 @@ package struct EventIngestor: Sendable {
             ORDER BY u.n
             ON CONFLICT (feed, feed_event_id) DO NOTHING
             RETURNING id, feed_event_id
-            """)
+            """
+    }
+
+    /// `events.id` by feed event id, from the rows ``insertEventsStatement(_:feed:)`` returned.
+    private static func storedIDs(_ rows: [PostgresRow]) throws -> [String: Int64] {
         var ids: [String: Int64] = [:]
         for row in rows { ids[try row.decode("feed_event_id")] = try row.decode("id", as: Int64.self) }
         return ids
