@@ -13,6 +13,24 @@ struct EfficiencyTests {
         ProcessCPU(name: "feed (bench)", cpuSeconds: 3, coreShare: 0.2),
     ]
 
+    /// A 15 s step at `rate` events/s with this suite's CPU split; the alerting sends' p99, if given.
+    static func run(_ rate: Int, broadcasts: Int, sustained: Bool = true, alertingP99: Double? = nil) -> EndToEndRun {
+        EndToEndRun(
+            targetEventsPerSecond: rate, postedEventsPerSecond: Double(rate), eventsAccepted: rate * 15, ingestFailures: 0,
+            seconds: 15, broadcastsPerSecond: Double(broadcasts) / 15, broadcasts: broadcasts, failedDeliveries: 0,
+            ingestLatencyMs: nil, ingestToSendMs: nil, coalescedShare: nil, backlogAtEnd: 0, sustained: sustained, cpu: cpu,
+            workerProcesses: 2, broadcastsPerServerCPUSecond: EndToEndRunner.perCPUSecond(broadcasts, cpu),
+            ingestToSendAlertingMs: alertingP99.map { Percentiles(count: 100, p50: $0 / 2, p90: $0, p95: $0, p99: $0, max: $0) },
+            drainSeconds: 0, maxPostLagMs: 0, firstIngestFailure: nil)
+    }
+
+    /// The Markdown report of a quick run with these end-to-end steps alone.
+    static func render(_ runs: [EndToEndRun]) -> String {
+        MarkdownReport.render(BenchReport(
+            started: "now", cores: 2, mode: "quick", command: "scorecast-bench run --quick", tools: [:], ceiling: nil, peer: nil,
+            endToEnd: runs, endToEndSetup: [:], memory: nil, scaling: [], profiles: [:], skipped: [:]))
+    }
+
     @Test("divides the broadcasts by serve's and Postgres' CPU seconds, leaving out the simulator and the feed")
     func arithmetic() throws {
         let perSecond = try #require(EndToEndRunner.perCPUSecond(30_000, Self.cpu))
@@ -29,18 +47,8 @@ struct EfficiencyTests {
 
     @Test("each row of the end-to-end table shows the figure")
     func shownInEveryRow() {
-        let runs = [(500, 30_000), (1_000, 45_000)].map { rate, broadcasts in
-            EndToEndRun(
-                targetEventsPerSecond: rate, postedEventsPerSecond: Double(rate), eventsAccepted: rate * 15, ingestFailures: 0,
-                seconds: 15, broadcastsPerSecond: Double(broadcasts) / 15, broadcasts: broadcasts, failedDeliveries: 0,
-                ingestLatencyMs: nil, ingestToSendMs: nil, coalescedShare: nil, backlogAtEnd: 0, sustained: true, cpu: Self.cpu,
-                workerProcesses: 2, broadcastsPerServerCPUSecond: EndToEndRunner.perCPUSecond(broadcasts, Self.cpu),
-                ingestToSendAlertingMs: nil, drainSeconds: 0, maxPostLagMs: 0, firstIngestFailure: nil)
-        }
-        let report = BenchReport(started: "now", cores: 2, mode: "quick", command: "scorecast-bench run --quick", tools: [:],
-                                 ceiling: nil, peer: nil, endToEnd: runs, endToEndSetup: [:], memory: nil, scaling: [],
-                                 profiles: [:], skipped: [:])
-        let lines = MarkdownReport.render(report).split(separator: "\n")
+        let runs = [(500, 30_000), (1_000, 45_000)].map { rate, broadcasts in Self.run(rate, broadcasts: broadcasts) }
+        let lines = Self.render(runs).split(separator: "\n")
         let header = lines.first { $0.hasPrefix("| events/s target |") }
         #expect(header?.contains("| broadcasts per server CPU-s |") == true)
         // The column after the CPU shares: 30,000 / 15 and 45,000 / 15 CPU-seconds.
@@ -50,22 +58,11 @@ struct EfficiencyTests {
 
     @Test("the targets table holds the highest sustained row to issue 18's targets: 10,000/s, 5,200 per server CPU-s, p99 ≤ 50 ms; at 1,000 events/s ≤ 20 ms")
     func targets() {
-        func run(_ rate: Int, broadcasts: Int, sustained: Bool, p99: Double) -> EndToEndRun {
-            let alerting = Percentiles(count: 100, p50: p99 / 2, p90: p99, p95: p99, p99: p99, max: p99)
-            return EndToEndRun(
-                targetEventsPerSecond: rate, postedEventsPerSecond: Double(rate), eventsAccepted: rate * 15, ingestFailures: 0,
-                seconds: 15, broadcastsPerSecond: Double(broadcasts) / 15, broadcasts: broadcasts, failedDeliveries: 0,
-                ingestLatencyMs: nil, ingestToSendMs: nil, coalescedShare: nil, backlogAtEnd: 0, sustained: sustained, cpu: Self.cpu,
-                workerProcesses: 2, broadcastsPerServerCPUSecond: EndToEndRunner.perCPUSecond(broadcasts, Self.cpu),
-                ingestToSendAlertingMs: alerting, drainSeconds: 0, maxPostLagMs: 0, firstIngestFailure: nil)
-        }
         // 1,000 events/s: 3,000 broadcasts/s, 3,000 per CPU-s; 2,000 sustained: 6,000/s, 6,000 per CPU-s; 3,000 not sustained.
-        let runs = [run(1_000, broadcasts: 45_000, sustained: true, p99: 18), run(2_000, broadcasts: 90_000, sustained: true, p99: 60),
-                    run(3_000, broadcasts: 150_000, sustained: false, p99: 10)]
-        let report = BenchReport(started: "now", cores: 2, mode: "quick", command: "scorecast-bench run --quick", tools: [:],
-                                 ceiling: nil, peer: nil, endToEnd: runs, endToEndSetup: [:], memory: nil, scaling: [],
-                                 profiles: [:], skipped: [:])
-        let text = MarkdownReport.render(report)
+        let text = Self.render([
+            Self.run(1_000, broadcasts: 45_000, alertingP99: 18), Self.run(2_000, broadcasts: 90_000, alertingP99: 60),
+            Self.run(3_000, broadcasts: 150_000, sustained: false, alertingP99: 10),
+        ])
         #expect(text.contains("| broadcasts acknowledged/s, sustained | 6,000 | ≥ 10,000 | **no** |"))
         #expect(text.contains("| broadcasts per server CPU-second (serve + Postgres) there | 6,000 | ≥ 5,200 | yes |"))
         #expect(text.contains("| ingest-to-send p99 there, alerting sends | 60.0 ms | ≤ 50 ms | **no** |"))
