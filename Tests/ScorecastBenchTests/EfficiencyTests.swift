@@ -39,6 +39,16 @@ struct EfficiencyTests {
         #expect(withoutSecondServe == 2_000)
     }
 
+    @Test("splits the CPU per broadcast by process, and states what a target rate leaves of the cores")
+    func perBroadcast() throws {
+        let split = try #require(CPUPerBroadcast(broadcasts: 30_000, cpu: Self.cpu))
+        #expect(split == CPUPerBroadcast(serve: 200, postgres: 300, simulator: 200, feed: 100), "CPU-seconds × 10⁶ / 30,000")
+        #expect(split.total == 800)
+        #expect(CPUPerBroadcast(broadcasts: 0, cpu: Self.cpu) == nil)
+        #expect(CPUPerBroadcast.budget(broadcastsPerSecond: 10_000, cores: 2) == 200)
+        #expect(CPUPerBroadcast.budget(broadcastsPerSecond: 2_000, cores: 4) == 2_000)
+    }
+
     @Test("no figure when the server used no CPU that could be read")
     func nothingMeasured() {
         #expect(EndToEndRunner.perCPUSecond(1_000, Self.cpu.filter { $0.name == "apns-sim" }) == nil)
@@ -65,6 +75,9 @@ struct EfficiencyTests {
         ])
         #expect(text.contains("| broadcasts acknowledged/s, sustained | 6,000 | ≥ 10,000 | **no** |"))
         #expect(text.contains("| broadcasts per server CPU-second (serve + Postgres) there | 6,000 | ≥ 5,200 | yes |"))
+        // 90,000 broadcasts: serve 6 s, Postgres 9 s, simulator 6 s, feed 3 s; 2 cores at 10,000/s leave 200 µs.
+        #expect(text.contains(
+            "| CPU per broadcast there: serve + Postgres + simulator + feed (all on the same 2 cores) | 67 + 100 + 67 + 33 = 267 µs | ≤ 200 µs (10,000/s) | **no** |"))
         #expect(text.contains("| ingest-to-send p99 there, alerting sends | 60.0 ms | ≤ 50 ms | **no** |"))
         #expect(text.contains("alerting sends (all sends: –) | 18.0 ms | ≤ 20 ms | yes |"))
     }

@@ -101,6 +101,13 @@ enum MarkdownReport {
             if let best {
                 let perCPU = best.broadcastsPerServerCPUSecond ?? 0
                 rows.append(["broadcasts per server CPU-second (serve + Postgres) there", rate(perCPU), "≥ 5,200", verdict(perCPU >= 5_200)])
+                if let split = CPUPerBroadcast(broadcasts: best.broadcasts, cpu: best.cpu) {
+                    // What stands between the step and the target rate, process by process.
+                    let budget = CPUPerBroadcast.budget(broadcastsPerSecond: 10_000, cores: report.cores)
+                    rows.append(["CPU per broadcast there: serve + Postgres + simulator + feed (all on the same \(report.cores) cores)",
+                                 String(format: "%.0f + %.0f + %.0f + %.0f = %.0f µs", split.serve, split.postgres, split.simulator, split.feed, split.total),
+                                 String(format: "≤ %.0f µs (10,000/s)", budget), verdict(split.total <= budget)])
+                }
                 let p99 = best.ingestToSendAlertingMs?.p99
                 rows.append(["ingest-to-send p99 there, alerting sends", p99.map(ms) ?? "–", "≤ 50 ms", verdict((p99 ?? .infinity) <= 50)])
             }
