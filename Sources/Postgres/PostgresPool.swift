@@ -135,9 +135,13 @@ public final class PostgresPool: Sendable {
                 } catch var error as PostgresError {
                     if let index = error.statementIndex, index > settings.count {
                         error.statementIndex = index - 1 - settings.count
-                    } else if !settings.isEmpty {
-                        // The server's message has the name redacted (it was a bound parameter): name the settings.
-                        error.message = "the transaction's settings (\(localSettings.map(\.key).joined(separator: ", "))) were refused: \(error.message)"
+                    } else {
+                        // `BEGIN` or a setting failed: no opening statement is to blame.
+                        error.statementIndex = nil
+                        if !settings.isEmpty {
+                            // The server's message has the name redacted (it was a bound parameter): name the settings.
+                            error.message = "the transaction's settings (\(localSettings.map(\.key).joined(separator: ", "))) were refused: \(error.message)"
+                        }
                     }
                     throw error
                 }

@@ -89,6 +89,14 @@ import Testing
             #expect(!ran)
             #expect(try await count(pool) == 2)
             #expect(try await pool.withConnection { try await insideTransactionBlock($0) } == false)
+
+            // A refused setting is no opening statement's fault: no index points into `opening`.
+            let refused = await #expect(throws: PostgresError.self) {
+                try await pool.withTransaction(localSettings: ["work_mem": "not a size"], opening: ["SELECT 1"]) { _, _ in ran = true }
+            }
+            #expect(refused?.statementIndex == nil)
+            #expect(refused?.message.contains("work_mem") == true)
+            #expect(!ran)
         }
     }
 

@@ -28,9 +28,33 @@ extension CPUPerBroadcast {
         func micros(_ include: (String) -> Bool) -> Double {
             cpu.filter { include($0.name) }.map(\.cpuSeconds).reduce(0, +) * 1_000_000 / Double(broadcasts)
         }
-        serve = micros { $0.hasPrefix("serve") }
-        postgres = micros { $0 == "postgres" }
-        simulator = micros { $0 == "apns-sim" }
-        feed = micros { $0.hasPrefix("feed") }
+        serve = micros { ProcessCPU.Role(name: $0) == .serve }
+        postgres = micros { ProcessCPU.Role(name: $0) == .postgres }
+        simulator = micros { ProcessCPU.Role(name: $0) == .simulator }
+        feed = micros { ProcessCPU.Role(name: $0) == .feed }
+    }
+}
+
+extension ProcessCPU {
+    /// What a process of an end-to-end step is, read from the name `EndToEndRunner` gives it.
+    enum Role: Sendable {
+        case serve, postgres, simulator, feed
+
+        init?(name: String) {
+            if name.hasPrefix("serve") {
+                self = .serve
+            } else if name == "postgres" {
+                self = .postgres
+            } else if name == "apns-sim" {
+                self = .simulator
+            } else if name.hasPrefix("feed") {
+                self = .feed
+            } else {
+                return nil
+            }
+        }
+
+        /// The server side, whose CPU the efficiency figures count (the simulator and the feed are the load).
+        var isServer: Bool { self == .serve || self == .postgres }
     }
 }

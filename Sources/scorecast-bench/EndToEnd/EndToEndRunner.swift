@@ -90,7 +90,7 @@ struct EndToEndRunner {
     /// Broadcasts per CPU-second of the server side (every serve process and Postgres): an
     /// efficiency figure that does not depend on how much of the machine the run was given.
     static func perCPUSecond(_ broadcasts: Int, _ cpu: [ProcessCPU]) -> Double? {
-        let seconds = cpu.filter { $0.name.hasPrefix("serve") || $0.name == "postgres" }.map(\.cpuSeconds).reduce(0, +)
+        let seconds = cpu.filter { ProcessCPU.Role(name: $0.name)?.isServer == true }.map(\.cpuSeconds).reduce(0, +)
         return seconds > 0 ? Double(broadcasts) / seconds : nil
     }
 
