@@ -190,14 +190,17 @@ public final class PostgresConnection: Sendable {
                     }
                 }
                 let submitted = thread.submit { [self] connection in
-                    defer { if let deadline { deadlines.disarm(deadline) } }
-                    guard let connection else {
-                        waiter.resume(with: .failure(PostgresError(.connectionClosed, "the connection is closed")))
-                        return
+                    let result: Result<Value, Error>
+                    if let connection {
+                        result = Result { try body(connection) }
+                        broken.store(connection.isBroken, ordering: .releasing)
+                        idle.store(connection.isIdle, ordering: .releasing)
+                    } else {
+                        result = .failure(PostgresError(.connectionClosed, "the connection is closed"))
                     }
-                    let result = Result { try body(connection) }
-                    broken.store(connection.isBroken, ordering: .releasing)
-                    idle.store(connection.isIdle, ordering: .releasing)
+                    // Disarmed before the caller resumes: once it has its answer, nothing of
+                    // its statement is pending (a `defer` here raced the caller's next look).
+                    if let deadline { deadlines.disarm(deadline) }
                     waiter.resume(with: result)
                 }
                 if !submitted {
