@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Scorecast", "Arguments"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"]),
-        .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "Postgres", "TestSupport"]),
+        .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging"]),
         .target(
             name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),

@@ -19,12 +19,14 @@ enum CurlFloor {
         return executable
     }
 
-    /// Sends `requests` POSTs of `bodyFile` to `url` over `connections` × `streams`.
-    static func run(executable: String, url: String, headers: [(String, String)], bodyFile: String, caFile: String,
-                    requests: Int, connections: Int, streams: Int, folder: String, label: String,
+    /// Sends `requests` POSTs of `bodyFile` to `url` over `connections` × `streams`; with
+    /// `uniqueHeader`, each also carries that header with a fresh lowercase UUID (`apns-id`).
+    static func run(executable: String, url: String, headers: [(String, String)], uniqueHeader: String? = nil, bodyFile: String,
+                    caFile: String, requests: Int, connections: Int, streams: Int, folder: String, label: String,
                     timeLimit: Duration) async throws -> H2LoadOutcome {
         var arguments = ["-n", String(requests), "-c", String(connections), "-m", String(streams), "-d", bodyFile, "--cacert", caFile]
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
+        if let uniqueHeader { arguments += ["-u", uniqueHeader] }
         arguments.append(url)
         let process = try ChildProcess(name: "curl-floor", executable: executable, arguments: arguments,
                                        stdoutPath: folder + "/\(label).out", stderrPath: folder + "/\(label).err")

@@ -97,8 +97,9 @@ struct PeerBenchmark {
                           floorOverAioapns: aioapnsMedian > 0 ? floorMedian / aioapnsMedian : 0, curlFloorCommand: floorCommand)
     }
 
-    /// The floor sends the same pushes with apns.md §7's headers but no `apns-id`: its header
-    /// list is fixed for the run, and the id is optional (the server assigns one).
+    /// The floor sends the same pushes as ours and aioapns: apns.md §7's headers and a fresh
+    /// `apns-id` each, as both of them send (aioapns always does; ours is given one per push).
+    /// Until 2026-12-03 the floor sent no `apns-id`, a smaller request than the other two.
     private func runFloor(simulator: SimulatorProcess, key: BenchKey, executable: String, bodyFile: String,
                           round: Int) async throws -> (RateFigure, String) {
         let headers: [(String, String)] = [
@@ -111,7 +112,7 @@ struct PeerBenchmark {
         let before = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0
         let outcome = try await CurlFloor.run(
             executable: executable, url: "https://127.0.0.1:\(simulator.sendPort)/3/device/\(Self.deviceToken)", headers: headers,
-            bodyFile: bodyFile, caFile: simulator.caCertificatePath, requests: pushes, connections: 1, streams: concurrency,
+            uniqueHeader: "apns-id", bodyFile: bodyFile, caFile: simulator.caCertificatePath, requests: pushes, connections: 1, streams: concurrency,
             folder: folder, label: "curl-floor-device-r\(round)", timeLimit: .seconds(180))
         let after = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? before
         let figure = RateFigure(rate: outcome.rate, succeeded: outcome.succeeded, failed: outcome.failed, seconds: outcome.seconds,
