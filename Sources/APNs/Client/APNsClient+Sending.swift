@@ -1,15 +1,26 @@
 import APNsCore
 
 /// The one way every request goes out: signed with the team's shared token, sent, and the
-/// token renewed once for the requests APNs calls it expired. A single request is a batch of one.
+/// token renewed once for the requests APNs calls it expired; a single request takes the same
+/// steps as a batch of one.
 extension APNsClient {
     typealias Outcome = Result<APNsResponse, APNsClientError>
 
-    /// Sends one request (see ``performAll(_:credentials:operation:)``).
+    /// Sends one request, as ``performAll(_:credentials:operation:)`` sends a batch of one,
+    /// without its arrays: every push-to-start and token-path update comes this way.
     func perform(_ request: APNsRequestBuilder.Unsigned, credentials: APNsCredentials,
                  operation: String) async throws(APNsClientError) -> APNsResponse {
-        let outcomes = await performAll([.success(request)], credentials: credentials, operation: operation)
-        return try outcomes[0].get()
+        let deadline = ContinuousClock.now + configuration.requestTimeout
+        let token = try tokens.token(for: credentials)
+        var response = try await send(request, token: token, deadline: deadline)
+        if response.status == 403 && response.reason == .invalidProviderToken {
+            tokens.invalidate(token)
+        } else if response.status == 403 && response.reason == .expiredProviderToken {
+            noteExpired(token, operation: operation, requests: 1)
+            response = try await send(request, token: try tokens.token(for: credentials), deadline: deadline)
+        }
+        log(response, operation: operation)
+        return response
     }
 
     /// Signs and sends every request that was built (the others keep their error), then renews
@@ -42,9 +53,7 @@ extension APNsClient {
             tokens.invalidate(token)
         }
         if !expired.isEmpty {
-            logger.notice("APNs called the provider token expired; renewing it and retrying once", [
-                "team": token.teamID, "key": token.keyID, "operation": operation, "requests": String(expired.count)])
-            tokens.invalidate(token)
+            noteExpired(token, operation: operation, requests: expired.count)
             do {
                 let renewed = try tokens.token(for: credentials)
                 for ((index, _), outcome) in zip(expired, await send(expired.map(\.1), token: renewed, deadline: deadline)) {
@@ -64,23 +73,38 @@ extension APNsClient {
                      latency: .zero, body: [])
     }
 
+    /// APNs called `token` expired: it is dropped, so the retry signs with a fresh one.
+    private func noteExpired(_ token: ProviderToken, operation: String, requests: Int) {
+        logger.notice("APNs called the provider token expired; renewing it and retrying once", [
+            "team": token.teamID, "key": token.keyID, "operation": operation, "requests": String(requests)])
+        tokens.invalidate(token)
+    }
+
+    private func send(_ request: APNsRequestBuilder.Unsigned, token: ProviderToken,
+                      deadline: ContinuousClock.Instant) async throws(APNsClientError) -> APNsResponse {
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else { throw Self.lateForResend }
+        // A lone request awaits its own continuation: no batch to fill.
+        return APNsResponse.parse(try await transport.perform(request.signed(authorization: token.authorization), timeout: remaining))
+    }
+
     private func send(_ requests: [APNsRequestBuilder.Unsigned], token: ProviderToken,
                       deadline: ContinuousClock.Instant) async -> [Outcome] {
-        let remaining = deadline - ContinuousClock.now
-        guard remaining > .zero else {
-            let late = APNsClientError(.timeout, "the deadline passed before the request could be sent again", neverProcessed: true)
-            return requests.map { _ in .failure(late) }
-        }
-        let signed = requests.map { $0.signed(authorization: token.authorization) }
-        if signed.count == 1 {
-            // A lone request awaits its own continuation: no batch to fill.
+        if requests.count == 1 {
             do throws(APNsClientError) {
-                return [.success(APNsResponse.parse(try await transport.perform(signed[0], timeout: remaining)))]
+                return [.success(try await send(requests[0], token: token, deadline: deadline))]
             } catch {
                 return [.failure(error)]
             }
         }
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else { return requests.map { _ in .failure(Self.lateForResend) } }
+        let signed = requests.map { $0.signed(authorization: token.authorization) }
         return await transport.performAll(signed, timeout: remaining).map { $0.map(APNsResponse.parse) }
+    }
+
+    private static var lateForResend: APNsClientError {
+        APNsClientError(.timeout, "the deadline passed before the request could be sent again", neverProcessed: true)
     }
 
     private func log(_ response: APNsResponse, operation: String) {

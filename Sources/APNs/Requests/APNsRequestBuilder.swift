@@ -66,7 +66,7 @@ struct APNsRequestBuilder: Sendable {
         headers.append(HTTPHeader("apns-priority", broadcast.priority.headerValue))
         headers.append(HTTPHeader("apns-expiration", String(broadcast.expiration)))
         if let requestID = broadcast.requestID {
-            headers.append(HTTPHeader("apns-request-id", requestID.uuidString.lowercased()))
+            headers.append(HTTPHeader("apns-request-id", requestID.lowercasedString))
         }
         // At least once: a repeated update carries the same timestamp and the device keeps one.
         return Unsigned(method: .post, endpoint: sendEndpoint, path: "/4/broadcasts/apps/\(broadcast.bundleID)",
@@ -87,7 +87,7 @@ struct APNsRequestBuilder: Sendable {
         ]
         if let expiration = push.expiration { headers.append(HTTPHeader("apns-expiration", String(expiration))) }
         // The device API names its request id `apns-id`.
-        if let requestID = push.requestID { headers.append(HTTPHeader("apns-id", requestID.uuidString.lowercased())) }
+        if let requestID = push.requestID { headers.append(HTTPHeader("apns-id", requestID.lowercasedString)) }
         return Unsigned(method: .post, endpoint: sendEndpoint, path: "/3/device/\(push.token)", headers: headers,
                         body: push.payload, retrySafe: true)
     }
@@ -101,6 +101,6 @@ struct APNsRequestBuilder: Sendable {
 
     /// `apns-request-id` as a lower-case canonical UUID (apns.md §2).
     private static func requestIDHeader(_ requestID: UUID?) -> [HTTPHeader] {
-        requestID.map { [HTTPHeader("apns-request-id", $0.uuidString.lowercased())] } ?? []
+        requestID.map { [HTTPHeader("apns-request-id", $0.lowercasedString)] } ?? []
     }
 }

@@ -6,8 +6,8 @@ import Foundation
 /// `Sendable`): it is created, configured, run and freed there.
 ///
 /// While a transfer runs, libcurl holds an `Unmanaged` reference to this object in its
-/// `PRIVATE`, `WRITEDATA` and `HEADERDATA` user data; the event loop takes the reference back
-/// when the transfer completes or is removed.
+/// `PRIVATE` and `WRITEDATA` user data; the event loop takes the reference back when the
+/// transfer completes or is removed.
 final class EasyHandle {
     let raw: OpaquePointer
     /// The transfer now using this handle.
@@ -88,9 +88,10 @@ final class EasyHandle {
         set(CURLOPT_SSL_VERIFYHOST, 2)
         set(CURLOPT_FOLLOWLOCATION, 0)
         ok = ok && ccurl_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer) == CURLE_OK
-        // Always a write callback: without one libcurl prints bodies to stdout.
+        // Always a write callback: without one libcurl prints bodies to stdout. No header
+        // callback: the few headers APNs answers with are read from libcurl once the transfer
+        // is done (`takeResponse`), not parsed line by line as they arrive.
         ok = ok && ccurl_easy_setopt_write_function(raw, CURLOPT_WRITEFUNCTION, easyHandleWriteCallback) == CURLE_OK
-        ok = ok && ccurl_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, easyHandleHeaderCallback) == CURLE_OK
         // Every connection's socket is opened and closed through these, so the transport
         // knows how many connections are open (`OpenConnections`).
         ok = ok && ccurl_easy_setopt_opensocket_function(raw, easyHandleOpenSocket) == CURLE_OK
@@ -168,8 +169,7 @@ final class EasyHandle {
               ccurl_easy_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, max(1, connectTimeoutMilliseconds)) == CURLE_OK
         else { return "TIMEOUT_MS" }
         guard ccurl_easy_setopt_pointer(raw, CURLOPT_PRIVATE, userData) == CURLE_OK,
-              ccurl_easy_setopt_pointer(raw, CURLOPT_WRITEDATA, userData) == CURLE_OK,
-              ccurl_easy_setopt_pointer(raw, CURLOPT_HEADERDATA, userData) == CURLE_OK
+              ccurl_easy_setopt_pointer(raw, CURLOPT_WRITEDATA, userData) == CURLE_OK
         else { return "user data" }
         return nil
     }
@@ -196,16 +196,27 @@ final class EasyHandle {
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int { response.receiveBody(bytes) }
 
-    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int { response.receiveHeader(bytes) }
-
     /// The finished response of the current transfer.
     func takeResponse(latency: Duration) -> HTTPResponse {
         var status = 0
         _ = ccurl_easy_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status)
         var connects = 0
         _ = ccurl_easy_getinfo_long(raw, CURLINFO_NUM_CONNECTS, &connects)
-        return HTTPResponse(status: status, headers: response.headers, body: response.body, latency: latency,
+        return HTTPResponse(status: status, headers: apnsHeaders(), body: response.body, latency: latency,
                             connectionsOpened: connects)
+    }
+
+    /// The headers of `HTTPResponse.apnsHeaderNames` in the final response (not a proxy's
+    /// `CONNECT` answer, not a 1xx), from libcurl's own store of the transfer's headers.
+    private func apnsHeaders() -> [String: String] {
+        var headers: [String: String] = [:]
+        for name in HTTPResponse.apnsHeaderNames {
+            var found: UnsafeMutablePointer<curl_header>?
+            guard curl_easy_header(raw, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
+                  let value = found?.pointee.value else { continue }
+            headers[name] = String(cString: value)
+        }
+        return headers
     }
 
     /// Whether the finished transfer spoke HTTP/2 (ALPN may fall back to HTTP/1.1 when a
@@ -260,12 +271,6 @@ private let easyHandleWriteCallback: curl_write_callback = { data, size, count, 
     guard let userData else { return 0 }
     let handle = Unmanaged<EasyHandle>.fromOpaque(userData).takeUnretainedValue()
     return handle.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
-}
-
-private let easyHandleHeaderCallback: curl_write_callback = { data, size, count, userData in
-    guard let userData else { return 0 }
-    let handle = Unmanaged<EasyHandle>.fromOpaque(userData).takeUnretainedValue()
-    return handle.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
 }
 
 // libcurl opens and closes every connection's socket through these (on the curl thread), with

@@ -160,6 +160,21 @@ struct APNsClientSimulatorTests {
         }
     }
 
+    @Test("InvalidProviderToken on a lone request: that token is dropped, so a replaced key signs the next one")
+    func invalidTokenDropped() async throws {
+        try await SimulatorHarness.with { sim in
+            let client = try sim.client()
+            // The team's key id with another private key: the admin's wrong file, replaced in place later.
+            let wrongKey = try APNsCredentials(teamID: sim.credentials.teamID, keyID: sim.credentials.keyID, privateKey: .generate())
+            let refused = try await client.listChannels(bundleID: Self.bundleID, credentials: wrongKey)
+            #expect(refused.status == 403 && refused.reason == .invalidProviderToken)
+            // Same team and key id: only the drop makes the cache sign again with the right key.
+            #expect(try await client.listChannels(bundleID: Self.bundleID, credentials: sim.credentials).status == 200)
+            #expect(sim.simulator.receivedRequests().compactMap(\.reason) == ["InvalidProviderToken"])
+            await client.shutdown()
+        }
+    }
+
     @Test("a token renewed too soon on a connection: 429 TooManyProviderTokenUpdates, keep the token")
     func tooManyTokenUpdates() async throws {
         try await SimulatorHarness.with { sim in

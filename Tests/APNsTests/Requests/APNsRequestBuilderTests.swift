@@ -145,3 +145,20 @@ struct RetrySafetyTests {
             .signed(authorization: "bearer T").retrySafe)
     }
 }
+
+/// Request ids go out in the canonical lowercase form (apns.md §2), written without Foundation's
+/// formatter: checked against it, and against a fixed value.
+@Suite("request ids")
+struct RequestIDFormTests {
+    @Test("a UUID's lowercase form is Foundation's, lowercased, and matches the canonical pattern")
+    func lowercaseForm() throws {
+        #expect(UUID(uuidString: "0E0F1A2B-3C4D-4E5F-8A9B-0C1D2E3F4A5B")!.lowercasedString == "0e0f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b")
+        #expect(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).lowercasedString == "00000000-0000-0000-0000-000000000000")
+        let pattern = try Regex("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+        for _ in 0..<1_000 {
+            let id = UUID()
+            #expect(id.lowercasedString == id.uuidString.lowercased())
+            #expect(id.lowercasedString.wholeMatch(of: pattern) != nil)
+        }
+    }
+}
