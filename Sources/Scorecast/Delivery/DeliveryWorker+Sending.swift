@@ -70,7 +70,7 @@ extension DeliveryWorker {
             let credentials = try await context.credentials.credentials(for: claims[0].app)
             let broadcasts = zip(claims, plans).map { claim, plan in
                 Broadcast(bundleID: claim.app.bundleID, channelID: claim.apnsChannelID, priority: plan.priority,
-                          expiration: plan.expiration, payload: plan.body, requestID: UUID())
+                          expiration: plan.expiration, payload: plan.body, requestID: .randomRequestID())
             }
             do {
                 let client = try context.apns.client(for: credentials)

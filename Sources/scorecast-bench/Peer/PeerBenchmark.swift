@@ -127,7 +127,8 @@ struct PeerBenchmark {
                               pushType: .liveActivity, priority: .immediate, payload: Self.payload)
         let send: @Sendable (Int) async throws -> APNsResponse = { _ in
             var fresh = push
-            fresh.requestID = UUID()
+            // A fresh id per push, as aioapns sends one (uuid4), from the client's own generator.
+            fresh.requestID = .randomRequestID()
             return try await client.sendToDevice(fresh, credentials: credentials)
         }
         let serverBefore = ProcFS.sample(pid: simulator.process.pid)?.cpuSeconds ?? 0

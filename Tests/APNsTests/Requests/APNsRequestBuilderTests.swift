@@ -161,4 +161,23 @@ struct RequestIDFormTests {
             #expect(id.lowercasedString.wholeMatch(of: pattern) != nil)
         }
     }
+
+    @Test("fresh request ids are random version-4 UUIDs of the RFC 4122 variant, and none repeats")
+    func freshIDs() throws {
+        let pattern = try Regex("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+        var seen = Set<UUID>()
+        var bitsSet = [Int](repeating: 0, count: 128)
+        for _ in 0..<10_000 {
+            let id = UUID.randomRequestID()
+            #expect(id.lowercasedString.wholeMatch(of: pattern) != nil, "\(id)")
+            seen.insert(id)
+            withUnsafeBytes(of: id.uuid) { bytes in
+                for bit in 0..<128 where bytes[bit / 8] & (1 << (bit % 8)) != 0 { bitsSet[bit] += 1 }
+            }
+        }
+        #expect(seen.count == 10_000)
+        // The 122 random bits are each set about half the time (the 6 fixed ones never vary).
+        let random = bitsSet.filter { (4_000...6_000).contains($0) }.count
+        #expect(random == 122, "bits set: \(bitsSet)")
+    }
 }
