@@ -184,7 +184,7 @@ enum MarkdownReport {
 
     private static func peerSection(_ peer: PeerReport) -> [String] {
         var lines = ["## 2. Peer: device pushes, our client vs aioapns \(peer.aioapnsVersion) and the libcurl floor", "",
-                     "\(peer.pushes) push-to-start pushes per run (identical \(peer.bodyBytes)-byte bodies; ours and aioapns send a fresh apns-id each, the floor none), \(peer.concurrency) in flight, \(peer.connections) connection, same simulator process. The floor is libcurl driven from C: floor ÷ aioapns is the most any libcurl client reaches against aioapns here.", ""]
+                     "\(peer.pushes) push-to-start pushes per run (identical \(peer.bodyBytes)-byte bodies; all three send a fresh apns-id each), \(peer.concurrency) in flight, \(peer.connections) connection, same simulator process. The floor is libcurl driven from C: floor ÷ aioapns is the most any libcurl client reaches against aioapns here.", ""]
         var rows: [[String]] = []
         for (index, (ours, theirs)) in zip(peer.ours, peer.aioapns).enumerated() {
             let floor = index < peer.curlFloor.count ? peer.curlFloor[index] : nil
