@@ -42,11 +42,12 @@ package struct OutboxStore: Sendable {
     /// failed, not because of anything they carry. The channel and app columns come from the
     /// pick, which found them by index; joining the claimed rows to `channels` again made
     /// Postgres hash all of `channels` per claim (issue 18: 2.1 → 1.45 ms per 60-row claim
-    /// at 4,000 channels, EXPLAIN ANALYZE).
+    /// at 4,000 channels, EXPLAIN ANALYZE). It runs under `ReusablePlans`, in a transaction of
+    /// its own sent with `BEGIN` in one round trip.
     package func claim(
         owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false
     ) async throws -> [ClaimedDelivery] {
-        let rows = try await pool.query("""
+        let statement: SQL = """
             WITH picked AS (
                 SELECT o.channel_id, c.apns_channel_id, c.storage_policy, c.last_timestamp,
                        a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
@@ -96,7 +97,10 @@ package struct OutboxStore: Sendable {
                 LIMIT 1
             ) b ON true
             ORDER BY claimed.alerting DESC, claimed.due_at, claimed.channel_id
-            """)
+            """
+        let rows = try await pool.withTransaction(localSettings: ReusablePlans.settings, opening: [statement]) { _, opened in
+            opened[0].rows
+        }
         return try rows.map(ClaimedDelivery.init(row:))
     }
 

@@ -62,7 +62,7 @@ package struct EventIngestor: Sendable {
         while true {
             do {
                 if let report = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt) { return report }
-                return try await pool.withTransaction(localSettings: Self.reusablePlans) { connection in
+                return try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
                     let games = try await lockGames(for: events, feed: feed, on: connection)
                     let storedIDs = try await insertEvents(events, feed: feed, on: connection)
                     return try await ingest(events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, on: connection)
@@ -79,17 +79,6 @@ package struct EventIngestor: Sendable {
         }
     }
 
-    /// The settings of every ingest transaction, for it alone. Ingest's statements take arrays
-    /// of games, whose length a generic plan cannot know, so Postgres planned the games lock, the
-    /// games update and the outbox lock afresh in almost every transaction (about 1 ms of
-    /// planning each time on the Saturday, a fifth of Postgres' statement time there). With
-    /// these each statement is planned once per connection; `random_page_cost = 1.1` (the tables
-    /// ingest reads stay in memory) makes those plans index lookups for any number of games,
-    /// where the default cost picks sequential scans of whole tables for them.
-    package static let reusablePlans: KeyValuePairs<String, String> = [
-        "plan_cache_mode": "force_generic_plan", "random_page_cost": "1.1",
-    ]
-
     private static func isRetryable(_ error: PostgresError) -> Bool {
         error.sqlState == PostgresError.SQLState.deadlockDetected || error.sqlState == PostgresError.SQLState.serializationFailure
     }
@@ -103,7 +92,7 @@ package struct EventIngestor: Sendable {
         let ids = Set(events.map(\.game)).sorted()
         do {
             let opening = [Self.lockGamesStatement(ids), try Self.insertEventsStatement(events, feed: feed)]
-            return try await pool.withTransaction(localSettings: Self.reusablePlans, opening: opening) { connection, opened in
+            return try await pool.withTransaction(localSettings: ReusablePlans.settings, opening: opening) { connection, opened in
                 let games = try Self.lockedGames(opened[0].rows)
                 guard games.count == ids.count else { throw UnknownGame() }
                 return try await ingest(

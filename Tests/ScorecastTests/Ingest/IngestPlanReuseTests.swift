@@ -50,7 +50,7 @@ import TestSupport
                     #expect(counts.generic >= 12, "\(text): \(counts.generic) generic plans")
                 }
                 // The plans kept look rows up by index, not by reading whole tables.
-                let connection = try await pool.withTransaction(localSettings: EventIngestor.reusablePlans) { connection in
+                let connection = try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
                     try await connection.query("""
                         EXPLAIN SELECT o.channel_id FROM outbox o WHERE o.channel_id IN (
                             SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
