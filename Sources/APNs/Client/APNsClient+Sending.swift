@@ -13,9 +13,12 @@ extension APNsClient {
         let deadline = ContinuousClock.now + configuration.requestTimeout
         let token = try tokens.token(for: credentials)
         var response = try await send(request, token: token, deadline: deadline)
-        if response.status == 403 && response.reason == .invalidProviderToken {
+        switch TokenVerdict(response) {
+        case .usable:
+            break
+        case .invalid:
             tokens.invalidate(token)
-        } else if response.status == 403 && response.reason == .expiredProviderToken {
+        case .expired:
             noteExpired(token, operation: operation, requests: 1)
             response = try await send(request, token: try tokens.token(for: credentials), deadline: deadline)
         }
@@ -43,15 +46,14 @@ extension APNsClient {
         var invalidToken = false
         for ((index, request), outcome) in zip(built, await send(built.map(\.1), token: token, deadline: deadline)) {
             outcomes[index] = outcome
-            guard case .success(let response) = outcome, response.status == 403 else { continue }
-            if response.reason == .expiredProviderToken { expired.append((index, request)) }
-            if response.reason == .invalidProviderToken { invalidToken = true }
+            guard case .success(let response) = outcome else { continue }
+            switch TokenVerdict(response) {
+            case .usable: break
+            case .invalid: invalidToken = true
+            case .expired: expired.append((index, request))
+            }
         }
-        if invalidToken {
-            // Not retried (the app is paused), but never reused either: the admin may replace
-            // the key file in place and resume, and the next request must be signed with it.
-            tokens.invalidate(token)
-        }
+        if invalidToken { tokens.invalidate(token) }
         if !expired.isEmpty {
             noteExpired(token, operation: operation, requests: expired.count)
             do {
@@ -71,6 +73,30 @@ extension APNsClient {
     private static var unanswered: APNsResponse {
         APNsResponse(status: 0, reason: nil, requestID: nil, uniqueID: nil, channelID: nil, retryAfter: nil, timestamp: nil,
                      latency: .zero, body: [])
+    }
+
+    /// What an answer says of the provider token that signed it.
+    private enum TokenVerdict {
+        /// Nothing against it: keep using it.
+        case usable
+        /// `403 InvalidProviderToken`: not retried (the app is paused), but never reused either:
+        /// the admin may replace the key file in place and resume, and the next request must be
+        /// signed with it.
+        case invalid
+        /// `403 ExpiredProviderToken`: renewed, and the request sent once more.
+        case expired
+
+        init(_ response: APNsResponse) {
+            guard response.status == 403 else {
+                self = .usable
+                return
+            }
+            switch response.reason {
+            case .invalidProviderToken: self = .invalid
+            case .expiredProviderToken: self = .expired
+            default: self = .usable
+            }
+        }
     }
 
     /// APNs called `token` expired: it is dropped, so the retry signs with a fresh one.
