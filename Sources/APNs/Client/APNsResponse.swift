@@ -78,10 +78,10 @@ public struct APNsResponse: Sendable, Hashable {
         var parsed = APNsResponse(
             status: response.status,
             reason: object?["reason"]?.stringValue.map(APNsReason.init(rawValue:)),
-            requestID: response.headers["apns-request-id"] ?? response.headers["apns-id"],
-            uniqueID: response.headers["apns-unique-id"],
-            channelID: response.headers["apns-channel-id"],
-            retryAfter: response.headers["retry-after"],
+            requestID: response.headers.requestID ?? response.headers.apnsID,
+            uniqueID: response.headers.uniqueID,
+            channelID: response.headers.channelID,
+            retryAfter: response.headers.retryAfter,
             timestamp: object?["timestamp"]?.integerValue,
             latency: response.latency,
             body: response.body)

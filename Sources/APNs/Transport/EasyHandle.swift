@@ -206,15 +206,17 @@ final class EasyHandle {
                             connectionsOpened: connects)
     }
 
-    /// The headers of `HTTPResponse.apnsHeaderNames` in the final response (not a proxy's
-    /// `CONNECT` answer, not a 1xx), from libcurl's own store of the transfer's headers.
-    private func apnsHeaders() -> [String: String] {
-        var headers: [String: String] = [:]
-        for name in HTTPResponse.apnsHeaderNames {
-            var found: UnsafeMutablePointer<curl_header>?
-            guard curl_easy_header(raw, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
-                  let value = found?.pointee.value else { continue }
-            headers[name] = String(cString: value)
+    /// The headers APNs defines (`APNsResponseHeaders`) in the final response (not a proxy's
+    /// `CONNECT` answer, not a 1xx), from libcurl's own store of the transfer's headers, in one
+    /// pass.
+    private func apnsHeaders() -> APNsResponseHeaders {
+        var headers = APNsResponseHeaders()
+        var header: UnsafeMutablePointer<curl_header>?
+        while let next = curl_easy_nextheader(raw, UInt32(CURLH_HEADER), -1, header) {
+            header = next
+            guard let name = next.pointee.name, let value = next.pointee.value,
+                  let field = APNsResponseHeaders.Field(cName: name) else { continue }
+            headers.keepFirst(field, String(cString: value))
         }
         return headers
     }

@@ -51,17 +51,11 @@ struct HTTPRequest: Sendable {
 struct HTTPResponse: Sendable {
     /// The `:status` code.
     var status: Int
-    /// The response headers APNs defines (``apnsHeaderNames``), by name; the transport reads
-    /// no others.
-    var headers: [String: String]
+    /// The response headers APNs defines; the transport reads no others.
+    var headers: APNsResponseHeaders
     var body: [UInt8]
     /// From submitting the request on its stream until the last byte of the answer.
     var latency: Duration
     /// 1 when the request was the first on a newly opened connection, else 0 (reused).
     var connectionsOpened: Int = 0
-
-    /// Every response header APNs answers with that the client reads (apns.md §2, §3, §8):
-    /// request ids, the unique id of a development push, a created channel's id, and the wait a
-    /// 429 or 503 asks for.
-    static let apnsHeaderNames = ["apns-request-id", "apns-id", "apns-unique-id", "apns-channel-id", "retry-after"]
 }

@@ -5,7 +5,34 @@ import Testing
 @Suite("response parsing")
 struct APNsResponseTests {
     private func parse(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> APNsResponse {
-        APNsResponse.parse(HTTPResponse(status: status, headers: headers, body: Array(body.utf8), latency: .milliseconds(3)))
+        var kept = APNsResponseHeaders()
+        for (name, value) in headers {
+            if let field = APNsResponseHeaders.Field(cName: name) { kept.keepFirst(field, value) }
+        }
+        return APNsResponse.parse(HTTPResponse(status: status, headers: kept, body: Array(body.utf8), latency: .milliseconds(3)))
+    }
+
+    @Test("the five APNs headers are told apart by name without case; any other header is not kept; the first of a name counts")
+    func headerFields() {
+        #expect(APNsResponseHeaders.Field(cName: "apns-request-id") == .requestID)
+        #expect(APNsResponseHeaders.Field(cName: "APNS-ID") == .apnsID)
+        #expect(APNsResponseHeaders.Field(cName: "apns-unique-id") == .uniqueID)
+        #expect(APNsResponseHeaders.Field(cName: "Apns-Channel-Id") == .channelID)
+        #expect(APNsResponseHeaders.Field(cName: "retry-after") == .retryAfter)
+        for other in ["apns-i", "apns-idx", "authorization", "content-length", "retry", ""] {
+            #expect(APNsResponseHeaders.Field(cName: other) == nil, "\(other)")
+        }
+        var headers = APNsResponseHeaders()
+        headers.keepFirst(.retryAfter, "120")
+        headers.keepFirst(.retryAfter, "5")
+        headers.keepFirst(.uniqueID, "u-1")
+        #expect(headers == APNsResponseHeaders(uniqueID: "u-1", retryAfter: "120"))
+    }
+
+    @Test("a device push's apns-id is its request id when no apns-request-id came")
+    func deviceRequestID() {
+        #expect(parse(200, headers: ["apns-id": "d-1"]).requestID == "d-1")
+        #expect(parse(200, headers: ["apns-id": "d-1", "apns-request-id": "r-1"]).requestID == "r-1")
     }
 
     @Test("a success carries the identifying headers and no reason")

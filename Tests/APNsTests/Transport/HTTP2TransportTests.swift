@@ -22,7 +22,7 @@ struct HTTP2TransportTests {
             headers: [HTTPHeader("apns-push-type", "liveactivity"), HTTPHeader("x-test-header-apns-unique-id", "u-1")],
             body: body), timeout: hangDeadline)
         #expect(post.status == 200)
-        #expect(post.headers["apns-unique-id"] == "u-1")
+        #expect(post.headers.uniqueID == "u-1")
         let echoed = try echo(post)
         #expect(echoed["method"] as? String == "POST")
         #expect(echoed["path"] as? String == "/4/broadcasts/apps/com.example.app")
@@ -82,7 +82,7 @@ struct HTTP2TransportTests {
             headers: [HTTPHeader("x-test-status", "429"), HTTPHeader("x-test-reason", "TooManyRequests"),
                       HTTPHeader("x-test-header-retry-after", "7")]), timeout: hangDeadline)
         #expect(response.status == 429)
-        #expect(response.headers["retry-after"] == "7")
+        #expect(response.headers.retryAfter == "7")
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"reason": "TooManyRequests"}"#)
         await transport.shutdown()
     }

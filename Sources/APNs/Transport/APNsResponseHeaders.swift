@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every response header APNs answers with that the client reads (apns.md §2, §3, §8):
+/// request ids, the unique id of a development push, a created channel's id, and the wait a
+/// 429 or 503 asks for. Named fields rather than a dictionary: the curl thread fills one per
+/// answer in a single pass over the headers libcurl kept, and the caller reads them by name.
+struct APNsResponseHeaders: Sendable, Equatable {
+    /// The five header names.
+    enum Field: CaseIterable {
+        case requestID, apnsID, uniqueID, channelID, retryAfter
+
+        /// The name on the wire.
+        var name: StaticString {
+            switch self {
+            case .requestID: "apns-request-id"
+            case .apnsID: "apns-id"
+            case .uniqueID: "apns-unique-id"
+            case .channelID: "apns-channel-id"
+            case .retryAfter: "retry-after"
+            }
+        }
+
+        /// The field a header line's name (a C string, compared without case as header names
+        /// are) stands for; `nil` for any other header.
+        init?(cName: UnsafePointer<CChar>) {
+            for field in Self.allCases {
+                let matches = field.name.withUTF8Buffer { name in
+                    name.withMemoryRebound(to: CChar.self) { strcasecmp(cName, $0.baseAddress!) == 0 }
+                }
+                if matches {
+                    self = field
+                    return
+                }
+            }
+            return nil
+        }
+    }
+
+    /// `apns-request-id` (channel management and broadcasts).
+    var requestID: String?
+    /// `apns-id` (the device API's name for its request id).
+    var apnsID: String?
+    /// `apns-unique-id`.
+    var uniqueID: String?
+    /// `apns-channel-id`.
+    var channelID: String?
+    /// `retry-after`.
+    var retryAfter: String?
+
+    init(requestID: String? = nil, apnsID: String? = nil, uniqueID: String? = nil, channelID: String? = nil,
+         retryAfter: String? = nil) {
+        self.requestID = requestID
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+        self.channelID = channelID
+        self.retryAfter = retryAfter
+    }
+
+    /// The value of `field`.
+    subscript(field: Field) -> String? {
+        switch field {
+        case .requestID: requestID
+        case .apnsID: apnsID
+        case .uniqueID: uniqueID
+        case .channelID: channelID
+        case .retryAfter: retryAfter
+        }
+    }
+
+    /// Keeps `value` for `field` unless an earlier header of that name gave one: the first
+    /// counts, as it did when the headers were looked up by name.
+    mutating func keepFirst(_ field: Field, _ value: @autoclosure () -> String) {
+        guard self[field] == nil else { return }
+        switch field {
+        case .requestID: requestID = value()
+        case .apnsID: apnsID = value()
+        case .uniqueID: uniqueID = value()
+        case .channelID: channelID = value()
+        case .retryAfter: retryAfter = value()
+        }
+    }
+}
