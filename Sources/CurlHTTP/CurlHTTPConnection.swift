@@ -113,13 +113,13 @@ public final class CurlHTTPConnection {
     public static func perform(_ request: CurlHTTPRequest, timeout: Duration = .seconds(30)) async throws(CurlHTTPError) -> CurlHTTPResponse {
         let result: Result<CurlHTTPResponse, CurlHTTPError> = await withCheckedContinuation { continuation in
             let thread = Thread {
+                Thread.current.name = "curl-http"  // from inside: only then does the kernel get it
                 do throws(CurlHTTPError) {
                     continuation.resume(returning: .success(try CurlHTTPConnection(timeout: timeout).perform(request)))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
             }
-            thread.name = "curl-http"
             thread.start()
         }
         return try result.get()

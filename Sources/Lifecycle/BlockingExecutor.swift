@@ -15,7 +15,7 @@ import Synchronization
 /// is for one call that returns.
 public final class BlockingExecutor: Sendable {
     /// The process's executor for short blocking calls.
-    public static let shared = BlockingExecutor(maximumThreads: 8, name: "scorecast-blocking")
+    public static let shared = BlockingExecutor(maximumThreads: 8, name: "blocking-io")
 
     private struct Job {
         let id: Int
@@ -78,9 +78,9 @@ public final class BlockingExecutor: Sendable {
 
     private func startWorker() {
         let thread = Thread { [self] in
+            Thread.current.name = name  // from inside: only then does the kernel get it
             while let job = nextJob() { job.work() }
         }
-        thread.name = name
         thread.start()
     }
 

@@ -47,8 +47,9 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
             Foundation.close(fd)
             throw .system("epoll_ctl", errno)
         }
-        let threadName = "apns-sim-\(name)"
+        let threadName = "sim-\(name)"  // at most 15 bytes: the kernel refuses a longer name
         let thread = Thread { [self] in
+            Thread.current.name = threadName  // from inside: only then does the kernel get it
             loop.run { [self] in
                 for connection in Array(connections.values) { connection.close() }
                 loop.unregister(fd: listenFD)
@@ -56,7 +57,6 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
             }
             finished.trigger()
         }
-        thread.name = threadName
         _ = threadStarted.claim()
         thread.start()
         logger.debug("listening", ["server": name, "port": "\(port)"])

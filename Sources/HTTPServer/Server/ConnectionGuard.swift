@@ -112,6 +112,7 @@ final class ConnectionGuard: Sendable {
     /// summaries; it ends after `stop()`.
     func start() {
         let thread = Thread { [self] in
+            Thread.current.name = "http-guard"  // from inside: only then does the kernel get it
             while !stopped.load(ordering: .relaxed) {
                 drainLingering(waitingUpTo: 250)
                 sweep()
@@ -121,7 +122,6 @@ final class ConnectionGuard: Sendable {
                 state.lingering = []
             }
         }
-        thread.name = "http-guard"
         thread.start()
     }
 

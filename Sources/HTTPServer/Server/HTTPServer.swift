@@ -145,10 +145,10 @@ public final class HTTPServer: Service {
         // MHD_stop_daemon joins libmicrohttpd's threads: block a thread of our own, not the pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let stopper = Thread {
+                Thread.current.name = "http-stop"  // from inside: only then does the kernel get it
                 MHD_stop_daemon(daemon.pointer)
                 continuation.resume()
             }
-            stopper.name = "http-stop"
             stopper.start()
         }
         if listenSocket >= 0 { close(listenSocket) }

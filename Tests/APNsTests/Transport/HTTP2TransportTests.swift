@@ -3,12 +3,26 @@ import Testing
 import TestSupport
 @testable import APNs
 
-/// The HTTP/2 transport (nghttp2 + OpenSSL) against a real HTTP/2 TLS server (hyper-h2): multiplexing, the server's
+/// The HTTP/2 transport (libcurl's multi interface on a thread of its own) against a real HTTP/2 TLS server (hyper-h2): multiplexing, the server's
 /// stream limit, GOAWAY, broken connections, deadlines, cancellation and shutdown.
 @Suite("HTTP/2 transport")
 struct HTTP2TransportTests {
     private func echo(_ response: HTTPResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+
+    @Test("the curl thread carries the kernel name apns-curl, by which top -H, perf and the benchmark find it")
+    func threadName() async throws {
+        let server = try await H2TestServer()
+        defer { server.stop() }
+        let transport = try HTTP2Transport(options: TestTransport.options(), logger: TestLog.logger)
+        // An answer means the thread runs (and named itself before its first turn).
+        let answer = try await transport.perform(HTTPRequest(method: .get, endpoint: server.endpoint, path: "/1/x"), timeout: hangDeadline)
+        #expect(answer.status == 200)
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        #expect(names.contains("apns-curl\n"), "thread names: \(Set(names).sorted())")
+        await transport.shutdown()
     }
 
     @Test("GET, POST and DELETE arrive with their path, headers and body; response headers are read")
