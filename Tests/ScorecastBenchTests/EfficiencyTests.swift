@@ -1,12 +1,16 @@
 import Testing
+import Foundation
+import Synchronization
 @testable import scorecast_bench
 
 @Suite("Broadcasts per server CPU-second, the efficiency column of every end-to-end row")
 struct EfficiencyTests {
-    /// CPU of one step as `EndToEndRunner` names it: two serve processes, Postgres, and the
-    /// simulator and the feed, which are the load, not the server.
+    /// CPU of one step as `EndToEndRunner` names it: two serve processes (the first one's APNs
+    /// client thread apart, already inside its figure), Postgres, and the simulator and the
+    /// feed, which are the load, not the server.
     static let cpu = [
         ProcessCPU(name: "serve0 (api,worker,poller)", cpuSeconds: 4.5, coreShare: 0.3),
+        ProcessCPU(name: ProcessCPU.apnsClientName(serve: 0), cpuSeconds: 1.2, coreShare: 0.08),
         ProcessCPU(name: "serve1 (worker)", cpuSeconds: 1.5, coreShare: 0.1),
         ProcessCPU(name: "postgres", cpuSeconds: 9, coreShare: 0.6),
         ProcessCPU(name: "apns-sim", cpuSeconds: 6, coreShare: 0.4),
@@ -34,7 +38,7 @@ struct EfficiencyTests {
     @Test("divides the broadcasts by serve's and Postgres' CPU seconds, leaving out the simulator and the feed")
     func arithmetic() throws {
         let perSecond = try #require(EndToEndRunner.perCPUSecond(30_000, Self.cpu))
-        #expect(perSecond == 2_000, "30,000 broadcasts over 4.5 + 1.5 + 9 = 15 server CPU-seconds")
+        #expect(perSecond == 2_000, "30,000 broadcasts over 4.5 + 1.5 + 9 = 15 server CPU-seconds (the client thread is inside serve0's)")
         let withoutSecondServe = try #require(EndToEndRunner.perCPUSecond(27_000, Self.cpu.filter { $0.name != "serve1 (worker)" }))
         #expect(withoutSecondServe == 2_000)
     }
@@ -42,7 +46,9 @@ struct EfficiencyTests {
     @Test("splits the CPU per broadcast by process, and states what a target rate leaves of the cores")
     func perBroadcast() throws {
         let split = try #require(CPUPerBroadcast(broadcasts: 30_000, cpu: Self.cpu))
-        #expect(split == CPUPerBroadcast(serve: 200, postgres: 300, simulator: 200, feed: 100), "CPU-seconds × 10⁶ / 30,000")
+        #expect(split == CPUPerBroadcast(serve: 200, apnsClient: 40, postgres: 300, simulator: 200, feed: 100), "CPU-seconds × 10⁶ / 30,000")
+        #expect(ProcessCPU.apnsClientName(serve: 1) == "apns-curl of serve1")
+        #expect(ProcessCPU.Role(name: ProcessCPU.apnsClientName(serve: 1)) == .apnsClient)
         #expect(split.total == 800)
         #expect(CPUPerBroadcast(broadcasts: 0, cpu: Self.cpu) == nil)
         #expect(CPUPerBroadcast.budget(broadcastsPerSecond: 10_000, cores: 2) == 200)
@@ -75,10 +81,36 @@ struct EfficiencyTests {
         ])
         #expect(text.contains("| broadcasts acknowledged/s, sustained | 6,000 | ≥ 10,000 | **no** |"))
         #expect(text.contains("| broadcasts per server CPU-second (serve + Postgres) there | 6,000 | ≥ 5,200 | yes |"))
-        // 90,000 broadcasts: serve 6 s, Postgres 9 s, simulator 6 s, feed 3 s; 2 cores at 10,000/s leave 200 µs.
+        // 90,000 broadcasts: serve 6 s (its client thread 1.2 s), Postgres 9 s, simulator 6 s, feed 3 s; 2 cores at 10,000/s leave 200 µs.
         #expect(text.contains(
-            "| CPU per broadcast there: serve + Postgres + simulator + feed (all on the same 2 cores) | 67 + 100 + 67 + 33 = 267 µs | ≤ 200 µs (10,000/s) | **no** |"))
+            "| CPU per broadcast there: serve (of which its APNs client's thread) + Postgres + simulator + feed (all on the same 2 cores) | 67 (13) + 100 + 67 + 33 = 267 µs | ≤ 200 µs (10,000/s) | **no** |"))
         #expect(text.contains("| ingest-to-send p99 there, alerting sends | 60.0 ms | ≤ 50 ms | **no** |"))
         #expect(text.contains("alerting sends (all sends: –) | 18.0 ms | ≤ 20 ms | yes |"))
+    }
+}
+
+@Suite("Per-thread CPU from /proc")
+struct ThreadCPUTests {
+    @Test("sums the CPU of a process's threads by their kernel name; nil when none has it")
+    func namedThreads() async throws {
+        let name = "probe-\(getpid() % 100_000)"
+        let done = Atomic<Bool>(false)
+        let thread = Thread {
+            Thread.current.name = name
+            var spins = 0
+            while !done.load(ordering: .relaxed) { spins &+= 1 }
+            _ = spins
+        }
+        thread.start()
+        // The thread is found once it has named itself and run for a scheduler tick.
+        var seconds: Double?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while (seconds ?? 0) == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            seconds = ProcFS.threadsCPUSeconds(pid: getpid(), named: name)
+        }
+        done.store(true, ordering: .relaxed)
+        #expect((seconds ?? 0) > 0)
+        #expect(ProcFS.threadsCPUSeconds(pid: getpid(), named: "no-such-thread") == nil)
     }
 }

@@ -6,6 +6,8 @@
 struct CPUPerBroadcast: Sendable, Equatable {
     /// Every `scorecast serve` process together.
     var serve: Double
+    /// Of `serve`: the APNs clients' curl threads (libcurl and the transport's own work).
+    var apnsClient: Double = 0
     var postgres: Double
     var simulator: Double
     /// The benchmark itself, posting the events.
@@ -29,6 +31,7 @@ extension CPUPerBroadcast {
             cpu.filter { include($0.name) }.map(\.cpuSeconds).reduce(0, +) * 1_000_000 / Double(broadcasts)
         }
         serve = micros { ProcessCPU.Role(name: $0) == .serve }
+        apnsClient = micros { ProcessCPU.Role(name: $0) == .apnsClient }
         postgres = micros { ProcessCPU.Role(name: $0) == .postgres }
         simulator = micros { ProcessCPU.Role(name: $0) == .simulator }
         feed = micros { ProcessCPU.Role(name: $0) == .feed }
@@ -39,9 +42,13 @@ extension ProcessCPU {
     /// What a process of an end-to-end step is, read from the name `EndToEndRunner` gives it.
     enum Role: Sendable {
         case serve, postgres, simulator, feed
+        /// A serve process's APNs client thread: part of that serve's CPU, shown apart.
+        case apnsClient
 
         init?(name: String) {
-            if name.hasPrefix("serve") {
+            if name.hasPrefix(ProcessCPU.apnsClientPrefix) {
+                self = .apnsClient
+            } else if name.hasPrefix("serve") {
                 self = .serve
             } else if name == "postgres" {
                 self = .postgres
@@ -54,7 +61,13 @@ extension ProcessCPU {
             }
         }
 
-        /// The server side, whose CPU the efficiency figures count (the simulator and the feed are the load).
+        /// The server side, whose CPU the efficiency figures count (the simulator and the feed
+        /// are the load; the APNs client is counted in its serve).
         var isServer: Bool { self == .serve || self == .postgres }
     }
+
+    fileprivate static let apnsClientPrefix = "apns-curl"
+
+    /// The name of serve process `index`'s APNs client thread in a step's CPU list.
+    static func apnsClientName(serve index: Int) -> String { "\(apnsClientPrefix) of serve\(index)" }
 }

@@ -94,12 +94,14 @@ struct EndToEndRunner {
         return seconds > 0 ? Double(broadcasts) / seconds : nil
     }
 
-    /// CPU seconds so far of each serve process, Postgres (postmaster and backends), the
-    /// simulator and this process (the feed).
+    /// CPU seconds so far of each serve process (and of its APNs client's curl thread), Postgres
+    /// (postmaster and backends), the simulator and this process (the feed).
     private func cpuSamples(serves: [ServeProcess], postmaster: pid_t?) -> [String: Double] {
         var samples: [String: Double] = [:]
         for (index, serve) in serves.enumerated() {
             samples["serve\(index) (\(serve.roles))"] = ProcFS.sample(pid: serve.process.pid)?.cpuSeconds
+            // Already inside serve's figure; kept apart to show what the APNs client costs.
+            samples[ProcessCPU.apnsClientName(serve: index)] = ProcFS.threadsCPUSeconds(pid: serve.process.pid, named: "apns-curl")
         }
         if let postmaster {
             let pids = [postmaster] + ProcFS.children(of: postmaster)

@@ -15,16 +15,42 @@ enum ProcFS {
 
     /// The CPU time and RSS of `pid`, or `nil` when it is gone or unreadable.
     static func sample(pid: pid_t) -> ProcessSample? {
-        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/stat") else { return nil }
+        guard let fields = statFields("/proc/\(pid)/stat"), fields.count > 21, let rssPages = Int(fields[21]),
+              let cpu = cpuSeconds(fields) else { return nil }
+        return ProcessSample(cpuSeconds: cpu, rssBytes: rssPages * pageSize)
+    }
+
+    /// The fields of a `stat` file from field 3 (state) on: the command name (field 2) is in
+    /// parentheses and may hold spaces, so the split starts after the last ')'.
+    private static func statFields(_ path: String) -> [Substring]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let data = try? handle.readToEnd(), let text = String(data: data, encoding: .utf8) else { return nil }
-        // The command name (field 2) is in parentheses and may hold spaces: split after the last ')'.
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // fields[0] is field 3 (state); utime is field 14, stime 15, rss 24 (proc(5)).
-        guard fields.count > 21, let user = Double(fields[11]), let system = Double(fields[12]),
-              let rssPages = Int(fields[21]) else { return nil }
-        return ProcessSample(cpuSeconds: (user + system) / ticksPerSecond, rssBytes: rssPages * pageSize)
+        guard let data = try? handle.readToEnd(), let text = String(data: data, encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].split(separator: " ")
+    }
+
+    /// User plus system CPU seconds from `stat` fields: utime is field 14, stime 15 (proc(5)).
+    private static func cpuSeconds(_ fields: [Substring]) -> Double? {
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / ticksPerSecond
+    }
+
+    private static func cpuSeconds(statPath: String) -> Double? { statFields(statPath).flatMap(cpuSeconds) }
+
+    /// CPU seconds so far of the threads of `pid` whose name (`/proc/<pid>/task/<tid>/comm`)
+    /// is `name`, or `nil` when it has none.
+    static func threadsCPUSeconds(pid: pid_t, named name: String) -> Double? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+        var seconds: Double?
+        for task in tasks {
+            let folder = "/proc/\(pid)/task/\(task)"
+            guard let comm = try? String(contentsOfFile: folder + "/comm", encoding: .utf8),
+                  comm.trimmingCharacters(in: .newlines) == name,
+                  let cpu = cpuSeconds(statPath: folder + "/stat") else { continue }
+            seconds = (seconds ?? 0) + cpu
+        }
+        return seconds
     }
 
     /// This process's sample.
