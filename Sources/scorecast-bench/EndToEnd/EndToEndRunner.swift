@@ -61,8 +61,10 @@ struct EndToEndRunner {
         let alertingAPNs = try await latency(from: windowStart, to: drainEnd, alertingOnly: true, of: "apns_latency_ms")
 
         var cpu: [ProcessCPU] = []
-        for (name, start) in before.sorted(by: { $0.key < $1.key }) {
-            guard let end = after[name] else { continue }
+        // What appeared during the window (a serve's APNs client thread starts with its first
+        // send) spent all its CPU inside it.
+        for (name, end) in after.sorted(by: { $0.key < $1.key }) {
+            let start = before[name] ?? 0
             cpu.append(ProcessCPU(name: name, cpuSeconds: end - start, coreShare: (end - start) / posted.seconds))
         }
         let postedRate = Double(posted.accepted + posted.notApplied) / posted.seconds
