@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // glibc's malloc statistics (mallinfo2) for /metrics' heap gauges; empty without glibc.
         .systemLibrary(name: "CMalloc"),
+        // Names a thread for the kernel (top -H, ps -L, perf), which Foundation does not reliably do.
+        .systemLibrary(name: "CThreadName"),
 
         // The one strict JSON parser and encoder every module uses: a leaf, no dependencies.
         .target(name: "JSON"),
@@ -52,11 +54,11 @@ let package = Package(
         // by APNs' HTTP/2 transport (multi interface), and CurlHTTPConnection (easy interface)
         // for the CLI's events send, the demo's replay, the application's calls to the built-in
         // simulator's admin API and the benchmark's feed. A leaf on CCurl, so adapters use it without depending on each other.
-        .target(name: "CurlHTTP", dependencies: ["CCurl"]),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "CThreadName"]),
 
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
         .target(name: "ScorecastLogging", dependencies: ["JSON"]),
-        .target(name: "Lifecycle", dependencies: ["ScorecastLogging"]),
+        .target(name: "Lifecycle", dependencies: ["ScorecastLogging", "CThreadName"]),
         // The one way to run a child process (posix_spawn, output to files, reaped by `wait4` on
         // its own pid): the embedded Postgres, the benchmark and the tests.
         .target(name: "ChildProcesses"),
@@ -68,9 +70,9 @@ let package = Package(
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "ScorecastLogging", "ChildProcesses"]),
         // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
-        .target(name: "APNs", dependencies: ["JSON", "APNsCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP"]),
-        .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD"]),
-        .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer"]),
+        .target(name: "APNs", dependencies: ["JSON", "APNsCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP", "CThreadName"]),
+        .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD", "CThreadName"]),
+        .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer", "CThreadName"]),
 
         // The application's own modules: the Prometheus metrics registry and its text exposition
         // (a leaf), and the numbered schema migrations with their copy embedded from Schema/.
@@ -120,7 +122,7 @@ let package = Package(
         .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Scorecast", "Arguments"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"]),
-        .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging"]),
+        .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging", "CThreadName"]),
         .target(
             name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+internal import CThreadName
 
 /// The project's one HTTP client for plain request/answer exchanges (the CLI's `events send`,
 /// the demo's replay, the simulator's admin API, the benchmark's feed): one libcurl easy handle
@@ -113,7 +114,7 @@ public final class CurlHTTPConnection {
     public static func perform(_ request: CurlHTTPRequest, timeout: Duration = .seconds(30)) async throws(CurlHTTPError) -> CurlHTTPResponse {
         let result: Result<CurlHTTPResponse, CurlHTTPError> = await withCheckedContinuation { continuation in
             let thread = Thread {
-                Thread.current.name = "curl-http"  // from inside: only then does the kernel get it
+                _ = scorecast_name_this_thread("curl-http")  // for top -H, ps -L and perf
                 do throws(CurlHTTPError) {
                     continuation.resume(returning: .success(try CurlHTTPConnection(timeout: timeout).perform(request)))
                 } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+internal import CThreadName
 
 /// Runs blocking calls (file reads, key parsing, `getaddrinfo`, a C library's stop call) on
 /// threads of their own, never on Swift's cooperative pool — two threads on a 2-core machine,
@@ -78,7 +79,7 @@ public final class BlockingExecutor: Sendable {
 
     private func startWorker() {
         let thread = Thread { [self] in
-            Thread.current.name = name  // from inside: only then does the kernel get it
+            _ = scorecast_name_this_thread(name)  // for top -H, ps -L and perf
             while let job = nextJob() { job.work() }
         }
         thread.start()

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import Synchronization
+import CThreadName
 @testable import scorecast_bench
 
 @Suite("Broadcasts per server CPU-second, the efficiency column of every end-to-end row")
@@ -91,12 +92,13 @@ struct EfficiencyTests {
 
 @Suite("Per-thread CPU from /proc")
 struct ThreadCPUTests {
-    @Test("sums the CPU of a process's threads by their kernel name; nil when none has it")
+    @Test("sums the CPU of a process's threads by their kernel name (cut to the kernel's 15 bytes when named); nil when none has it")
     func namedThreads() async throws {
-        let name = "probe-\(getpid() % 100_000)"
+        let fullName = "probe-\(getpid() % 100_000)-with-a-long-suffix"
+        let name = String(fullName.prefix(15))
         let done = Atomic<Bool>(false)
         let thread = Thread {
-            Thread.current.name = name
+            _ = scorecast_name_this_thread(fullName)
             var spins = 0
             while !done.load(ordering: .relaxed) { spins &+= 1 }
             _ = spins

@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CThreadName
 import CurlHTTP
 import Foundation
 import ScorecastLogging
@@ -85,10 +86,9 @@ final class CurlEventLoop {
         }
         let mailbox = LoopMailbox(multi: MultiPointer(raw: multi))
         let thread = Thread {
-            // Named from the thread itself: only then does Foundation pass the name to the kernel
-            // on Linux, where `top -H`, `ps -L` and perf show it and the benchmark finds the
-            // client's CPU by it (set before `start()`, it stays in Foundation).
-            Thread.current.name = Self.threadName
+            // The kernel's name, which `top -H`, `ps -L` and perf show and by which the benchmark
+            // finds the client's CPU.
+            _ = scorecast_name_this_thread(Self.threadName)
             CurlEventLoop(mailbox: mailbox, options: options, openConnections: openConnections, logger: logger).run()
         }
         thread.start()

@@ -2,6 +2,7 @@ import Foundation
 import Lifecycle
 import ScorecastLogging
 import Synchronization
+internal import CThreadName
 
 /// An HTTP/2-over-TLS server on one port, with its own event-loop thread.
 ///
@@ -47,9 +48,9 @@ final class H2Server: EventLoopHandler, @unchecked Sendable {
             Foundation.close(fd)
             throw .system("epoll_ctl", errno)
         }
-        let threadName = "sim-\(name)"  // at most 15 bytes: the kernel refuses a longer name
+        let threadName = "sim-\(name)"  // within the kernel's 15 bytes
         let thread = Thread { [self] in
-            Thread.current.name = threadName  // from inside: only then does the kernel get it
+            _ = scorecast_name_this_thread(threadName)  // for top -H, ps -L and perf
             loop.run { [self] in
                 for connection in Array(connections.values) { connection.close() }
                 loop.unregister(fd: listenFD)

@@ -1,6 +1,7 @@
 import Foundation
 import ScorecastLogging
 import Synchronization
+internal import CThreadName
 
 /// Enforces the header and body deadlines (`ConnectionDeadlines`) on live connections, and
 /// writes one summary line per interval about connections refused at the caps or cut at a
@@ -112,7 +113,7 @@ final class ConnectionGuard: Sendable {
     /// summaries; it ends after `stop()`.
     func start() {
         let thread = Thread { [self] in
-            Thread.current.name = "http-guard"  // from inside: only then does the kernel get it
+            _ = scorecast_name_this_thread("http-guard")  // for top -H, ps -L and perf
             while !stopped.load(ordering: .relaxed) {
                 drainLingering(waitingUpTo: 250)
                 sweep()

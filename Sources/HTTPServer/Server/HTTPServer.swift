@@ -3,6 +3,7 @@ import Foundation
 import Lifecycle
 import ScorecastLogging
 import Synchronization
+internal import CThreadName
 
 /// An HTTP/1.1 server on libmicrohttpd (internal thread pool, epoll), run as a `Service`.
 ///
@@ -145,7 +146,7 @@ public final class HTTPServer: Service {
         // MHD_stop_daemon joins libmicrohttpd's threads: block a thread of our own, not the pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let stopper = Thread {
-                Thread.current.name = "http-stop"  // from inside: only then does the kernel get it
+                _ = scorecast_name_this_thread("http-stop")  // for top -H, ps -L and perf
                 MHD_stop_daemon(daemon.pointer)
                 continuation.resume()
             }
