@@ -12,7 +12,7 @@ struct APNsResponseHeaders: Sendable, Equatable {
         case requestID, apnsID, uniqueID, channelID, retryAfter
 
         /// The name on the wire.
-        var name: StaticString {
+        var name: String {
             switch self {
             case .requestID: "apns-request-id"
             case .apnsID: "apns-id"
@@ -25,16 +25,8 @@ struct APNsResponseHeaders: Sendable, Equatable {
         /// The field a header line's name (a C string, compared without case as header names
         /// are) stands for; `nil` for any other header.
         init?(cName: UnsafePointer<CChar>) {
-            for field in Self.allCases {
-                let matches = field.name.withUTF8Buffer { name in
-                    name.withMemoryRebound(to: CChar.self) { strcasecmp(cName, $0.baseAddress!) == 0 }
-                }
-                if matches {
-                    self = field
-                    return
-                }
-            }
-            return nil
+            guard let field = Self.allCases.first(where: { strcasecmp(cName, $0.name) == 0 }) else { return nil }
+            self = field
         }
     }
 
