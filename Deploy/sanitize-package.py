@@ -37,8 +37,13 @@ def declaration(target):
         for provider in target.get("providers") or []:
             for manager, packages in provider.items():
                 providers.append("." + manager + "(" + swift_list(packages[0]) + ")")
-        return (".systemLibrary(name: " + json.dumps(name) + ", pkgConfig: " + json.dumps(target["pkgConfig"])
-                + ", providers: [" + ", ".join(providers) + "])")
+        # A header-only shim (CMalloc, CThreadName) has neither a pkg-config name nor providers.
+        parts = ["name: " + json.dumps(name)]
+        if target.get("pkgConfig"):
+            parts.append("pkgConfig: " + json.dumps(target["pkgConfig"]))
+        if providers:
+            parts.append("providers: [" + ", ".join(providers) + "]")
+        return ".systemLibrary(" + ", ".join(parts) + ")"
     function = {"regular": "target", "test": "testTarget"}.get(kind)
     if function is None:
         sys.exit("sanitize-package.py: target " + name + " is of a kind this script does not copy: " + kind)
