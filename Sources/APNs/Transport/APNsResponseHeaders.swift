@@ -28,6 +28,17 @@ struct APNsResponseHeaders: Sendable, Equatable {
             guard let field = Self.allCases.first(where: { strcasecmp(cName, $0.name) == 0 }) else { return nil }
             self = field
         }
+
+        /// Where the field's value is kept.
+        var value: WritableKeyPath<APNsResponseHeaders, String?> {
+            switch self {
+            case .requestID: \.requestID
+            case .apnsID: \.apnsID
+            case .uniqueID: \.uniqueID
+            case .channelID: \.channelID
+            case .retryAfter: \.retryAfter
+            }
+        }
     }
 
     /// `apns-request-id` (channel management and broadcasts).
@@ -41,36 +52,9 @@ struct APNsResponseHeaders: Sendable, Equatable {
     /// `retry-after`.
     var retryAfter: String?
 
-    init(requestID: String? = nil, apnsID: String? = nil, uniqueID: String? = nil, channelID: String? = nil,
-         retryAfter: String? = nil) {
-        self.requestID = requestID
-        self.apnsID = apnsID
-        self.uniqueID = uniqueID
-        self.channelID = channelID
-        self.retryAfter = retryAfter
-    }
-
-    /// The value of `field`.
-    subscript(field: Field) -> String? {
-        switch field {
-        case .requestID: requestID
-        case .apnsID: apnsID
-        case .uniqueID: uniqueID
-        case .channelID: channelID
-        case .retryAfter: retryAfter
-        }
-    }
-
     /// Keeps `value` for `field` unless an earlier header of that name gave one: the first
     /// counts, as it did when the headers were looked up by name.
     mutating func keepFirst(_ field: Field, _ value: @autoclosure () -> String) {
-        guard self[field] == nil else { return }
-        switch field {
-        case .requestID: requestID = value()
-        case .apnsID: apnsID = value()
-        case .uniqueID: uniqueID = value()
-        case .channelID: channelID = value()
-        case .retryAfter: retryAfter = value()
-        }
+        if self[keyPath: field.value] == nil { self[keyPath: field.value] = value() }
     }
 }

@@ -39,8 +39,6 @@ final class CurlEventLoop {
     private var active: [UInt64: EasyHandle] = [:]
     private var lastSweep: ContinuousClock.Instant
 
-    /// The curl thread's name (at most 15 bytes, the kernel's limit).
-    static let threadName = "apns-curl"
     /// How often queued transfers are checked for a passed deadline when streams are full.
     private static let sweepInterval: Duration = .milliseconds(50)
     /// The longest a submission waits for the curl thread while other transfers are in flight
@@ -88,7 +86,7 @@ final class CurlEventLoop {
         let thread = Thread {
             // The kernel's name, which `top -H`, `ps -L` and perf show and by which the benchmark
             // finds the client's CPU.
-            _ = scorecast_name_this_thread(Self.threadName)
+            _ = scorecast_name_this_thread(APNsClient.threadName)
             CurlEventLoop(mailbox: mailbox, options: options, openConnections: openConnections, logger: logger).run()
         }
         thread.start()

@@ -1,3 +1,5 @@
+import APNs
+
 /// The CPU each process of an end-to-end step spent per acknowledged broadcast, in
 /// microseconds: where a step's CPU went, to set against what a target rate leaves of the
 /// machine. Every process of the run (the server, Postgres, the simulator standing in for APNs,
@@ -46,7 +48,7 @@ extension ProcessCPU {
         case apnsClient
 
         init?(name: String) {
-            if name.hasPrefix(ProcessCPU.apnsClientPrefix) {
+            if name.hasPrefix(APNsClient.threadName) {
                 self = .apnsClient
             } else if name.hasPrefix("serve") {
                 self = .serve
@@ -66,8 +68,6 @@ extension ProcessCPU {
         var isServer: Bool { self == .serve || self == .postgres }
     }
 
-    fileprivate static let apnsClientPrefix = "apns-curl"
-
     /// The name of serve process `index`'s APNs client thread in a step's CPU list.
-    static func apnsClientName(serve index: Int) -> String { "\(apnsClientPrefix) of serve\(index)" }
+    static func apnsClientName(serve index: Int) -> String { "\(APNsClient.threadName) of serve\(index)" }
 }

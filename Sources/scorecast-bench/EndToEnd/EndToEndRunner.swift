@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import ScorecastLogging
 import Postgres
@@ -103,7 +104,7 @@ struct EndToEndRunner {
         for (index, serve) in serves.enumerated() {
             samples["serve\(index) (\(serve.roles))"] = ProcFS.sample(pid: serve.process.pid)?.cpuSeconds
             // Already inside serve's figure; kept apart to show what the APNs client costs.
-            samples[ProcessCPU.apnsClientName(serve: index)] = ProcFS.threadsCPUSeconds(pid: serve.process.pid, named: "apns-curl")
+            samples[ProcessCPU.apnsClientName(serve: index)] = ProcFS.threadsCPUSeconds(pid: serve.process.pid, named: APNsClient.threadName)
         }
         if let postmaster {
             let pids = [postmaster] + ProcFS.children(of: postmaster)

@@ -61,12 +61,8 @@ enum ProcFS {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         var result: [pid_t] = []
         for entry in entries {
-            guard let child = pid_t(entry),
-                  let handle = FileHandle(forReadingAtPath: "/proc/\(child)/stat") else { continue }
-            let data = (try? handle.readToEnd()) ?? Data()
-            try? handle.close()
-            guard let text = String(data: data, encoding: .utf8), let close = text.lastIndex(of: ")") else { continue }
-            let fields = text[text.index(after: close)...].split(separator: " ")
+            // fields[1] is field 4, the parent's pid.
+            guard let child = pid_t(entry), let fields = statFields("/proc/\(child)/stat") else { continue }
             if fields.count > 1, pid_t(fields[1]) == pid { result.append(child) }
         }
         return result
