@@ -1,7 +1,4 @@
 import Testing
-import Foundation
-import Synchronization
-import CThreadName
 @testable import scorecast_bench
 
 @Suite("Broadcasts per server CPU-second, the efficiency column of every end-to-end row")
@@ -87,32 +84,5 @@ struct EfficiencyTests {
             "| CPU per broadcast there: serve (of which its APNs client's thread) + Postgres + simulator + feed (all on the same 2 cores) | 67 (13) + 100 + 67 + 33 = 267 µs | ≤ 200 µs (10,000/s) | **no** |"))
         #expect(text.contains("| ingest-to-send p99 there, alerting sends | 60.0 ms | ≤ 50 ms | **no** |"))
         #expect(text.contains("alerting sends (all sends: –) | 18.0 ms | ≤ 20 ms | yes |"))
-    }
-}
-
-@Suite("Per-thread CPU from /proc")
-struct ThreadCPUTests {
-    @Test("sums the CPU of a process's threads by their kernel name (cut to the kernel's 15 bytes when named); nil when none has it")
-    func namedThreads() async throws {
-        let fullName = "probe-\(getpid() % 100_000)-with-a-long-suffix"
-        let name = String(fullName.prefix(15))
-        let done = Atomic<Bool>(false)
-        let thread = Thread {
-            _ = scorecast_name_this_thread(fullName)
-            var spins = 0
-            while !done.load(ordering: .relaxed) { spins &+= 1 }
-            _ = spins
-        }
-        thread.start()
-        // The thread is found once it has named itself and run for a scheduler tick.
-        var seconds: Double?
-        let deadline = ContinuousClock.now + .seconds(60)
-        while (seconds ?? 0) == 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            seconds = ProcFS.threadsCPUSeconds(pid: getpid(), named: name)
-        }
-        done.store(true, ordering: .relaxed)
-        #expect((seconds ?? 0) > 0)
-        #expect(ProcFS.threadsCPUSeconds(pid: getpid(), named: "no-such-thread") == nil)
     }
 }
