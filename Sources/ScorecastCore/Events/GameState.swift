@@ -95,6 +95,8 @@ public struct GameState: Sendable, Hashable {
     /// - Scoreboard fields present in the event replace the current ones; absent ones are kept;
     ///   `null` period, clock, added time, shoot-out or extra values clear them. A new period
     ///   clears added time.
+    /// - A period that begins sets the clock to the sport's reading for it
+    ///   (``SportProfile/clockAtStart(of:)``) unless the feed gives one far from it.
     /// - The clock is re-anchored only when a reading disagrees with the running clock
     ///   (``ClockAnchor/next(after:reported:running:time:direction:tolerance:)``); it runs when
     ///   the feed says so, or (football) whenever the game is live outside a break.
@@ -138,9 +140,16 @@ public struct GameState: Sendable, Hashable {
     private func nextClock(after event: FeedEvent, next: GameState, profile: SportProfile) -> ClockAnchor? {
         guard let direction = profile.clockDirection else { return nil }
         var reported = event.scoreboard.clockSeconds
-        if reported == nil, case .set(let label) = event.scoreboard.clock {
-            reported = SportProfile.seconds(fromLabel: label)
+        var label: Double?
+        if case .set(let text) = event.scoreboard.clock { label = SportProfile.seconds(fromLabel: text) }
+        // A period that begins starts the clock at the sport's reading for it: exact, where a
+        // minute label is only good to the minute. A label far from it (a game picked up
+        // mid-period) still wins.
+        if reported == nil, next.period != period, let start = profile.clockAtStart(of: next.period),
+            abs((label ?? start) - start) <= profile.clockTolerance {
+            reported = start
         }
+        reported = reported ?? label
         let live = next.status == .live && profile.breakLength(of: next.period) == nil
         let running: Bool
         if let said = event.scoreboard.clockRunning {

@@ -4,6 +4,18 @@ import ScorecastActivity
 /// What scorecast knows about a sport: how its clock runs, which periods are breaks and how
 /// long they last, what its Live Activity lists, and how long a shown state stays fresh.
 ///
+/// Each sport's clock convention (what a feed's clock text means, and what the clock reads when
+/// a period begins):
+/// - football: a minute label `N'` is the N-th minute, so it starts at (N − 1) × 60 s (`1'` is
+///   0:00–0:59; `0'` is read as kick-off, 0:00). Added time `45+2'` is written as broadcasts
+///   write it, the second added minute after 45, and starts at 46:00. Kick-off reads 0:00, the
+///   second half 45:00, extra time 90:00 and 105:00; a shoot-out has no clock.
+/// - basketball: the clock counts down the time left; each quarter begins at 12:00, each
+///   overtime at 5:00. `04:12` means 4 min 12 s left.
+/// - baseball: no clock; periods are half-innings.
+/// - generic: the clock counts up from whatever reading the feed gives; no period start is
+///   assumed.
+///
 /// Games name their sport or league freely (`football`, `soccer`, `epl`, `nba`, `mlb`); ``for(_:)``
 /// finds the profile by any of its ``names`` (case-insensitive), else ``generic``.
 public struct SportProfile: Sendable, Hashable {
@@ -25,6 +37,9 @@ public struct SportProfile: Sendable, Hashable {
     /// Breaks between periods: a period label (upper-cased, exact) and its expected length in
     /// seconds.
     public var breaks: [String: Double]
+    /// The clock's reading when a period begins: a period label (upper-cased, exact) and the
+    /// reading in seconds (elapsed counting up, left counting down).
+    public var periodStarts: [String: Double]
     /// Goals are few and named: the Live Activity lists scorers and minutes.
     public var listsScorers: Bool
     /// The sport shows cards (and counts red ones).
@@ -43,6 +58,7 @@ public struct SportProfile: Sendable, Hashable {
         names: ["football", "soccer", "epl", "premier-league", "laliga", "la-liga", "serie-a", "bundesliga", "ligue-1", "mls", "ucl", "uefa", "fifa"],
         clockDirection: .up, clockRunsThroughPlay: true, periodLength: 45 * 60, clockTolerance: 60,
         breaks: ["HT": 15 * 60, "ET": 5 * 60, "ETHT": 60, "ET-HT": 60, "BET": 5 * 60, "BP": 3 * 60],
+        periodStarts: ["1H": 0, "2H": 45 * 60, "ET1": 90 * 60, "1ET": 90 * 60, "ET2": 105 * 60, "2ET": 105 * 60],
         listsScorers: true, hasCards: true, countsMinutes: true,
         refreshInterval: 10 * 60
     )
@@ -54,6 +70,8 @@ public struct SportProfile: Sendable, Hashable {
         names: ["basketball", "nba", "wnba", "euroleague", "ncaab", "fiba"],
         clockDirection: .down, clockRunsThroughPlay: false, periodLength: 12 * 60, clockTolerance: 2,
         breaks: ["HT": 15 * 60, "HALFTIME": 15 * 60, "END Q1": 130, "END Q3": 130, "Q1 END": 130, "Q3 END": 130, "END OT": 130],
+        periodStarts: Dictionary(uniqueKeysWithValues:
+            (1...4).map { ("Q\($0)", 12.0 * 60) } + ["OT"].map { ($0, 5.0 * 60) } + (1...4).map { ("OT\($0)", 5.0 * 60) }),
         listsScorers: false, hasCards: false, countsMinutes: false,
         refreshInterval: 5 * 60
     )
@@ -66,6 +84,7 @@ public struct SportProfile: Sendable, Hashable {
         breaks: Dictionary(uniqueKeysWithValues: (1...12).flatMap { inning in
             ["MID \(ordinal(inning))", "END \(ordinal(inning))"].map { ($0, inning == 7 ? 300.0 : 140.0) }
         }),
+        periodStarts: [:],
         listsScorers: false, hasCards: false, countsMinutes: false,
         refreshInterval: 10 * 60
     )
@@ -75,6 +94,7 @@ public struct SportProfile: Sendable, Hashable {
         name: "generic", names: [],
         clockDirection: .up, clockRunsThroughPlay: false, periodLength: nil, clockTolerance: 2,
         breaks: ["HT": 15 * 60, "BREAK": 10 * 60],
+        periodStarts: [:],
         listsScorers: false, hasCards: false, countsMinutes: false,
         refreshInterval: 10 * 60
     )
@@ -94,8 +114,15 @@ public struct SportProfile: Sendable, Hashable {
         return breaks[period.uppercased()]
     }
 
-    /// The clock's reading in seconds from a feed label: `67'` and `45+2'` (minutes, as
-    /// football writes them: `67'` is 67:00), `04:12` (minutes and seconds), `12.5` (seconds).
+    /// The clock's reading when `period` begins, or `nil` when the sport assumes none.
+    public func clockAtStart(of period: String?) -> Double? {
+        guard let period else { return nil }
+        return periodStarts[period.uppercased()]
+    }
+
+    /// The clock's reading in seconds from a feed label: `67'` and `45+2'` (match minutes: the
+    /// N-th minute starts at (N − 1) × 60 s, so `67'` is 66:00 and `45+2'` is 46:00; `0'` is
+    /// 0:00), `04:12` (minutes and seconds), `12.5` (seconds).
     public static func seconds(fromLabel label: String) -> Double? {
         let text = label.trimmingCharacters(in: .whitespaces)
         if text.hasSuffix("'") {
@@ -104,7 +131,8 @@ public struct SportProfile: Sendable, Hashable {
                 guard let total, let next, next >= 0 else { return nil }
                 return total + next
             }) else { return nil }
-            return Double(minutes * 60)
+            // The label names the minute under way, not the minutes completed.
+            return Double(max(0, minutes - 1) * 60)
         }
         let clockParts = text.split(separator: ":", omittingEmptySubsequences: false)
         if clockParts.count == 2, let minutes = Int(clockParts[0]), let seconds = Double(clockParts[1]),

@@ -4,7 +4,9 @@ import Testing
 
 @Suite struct SportProfileTests {
     @Test(arguments: [
-        ("67'", 4020.0 as Double?), ("45+2'", 2820), ("0'", 0), ("04:12", 252), ("12:00", 720), ("12.5", 12.5),
+        // The N-th minute starts at (N − 1) × 60 s; "45+2'" is the second added minute, from 46:00.
+        ("1'", 0.0 as Double?), ("0'", 0), ("2'", 60), ("67'", 3960), ("45'", 2640), ("45+1'", 2700), ("45+2'", 2760),
+        ("46'", 2700), ("90+4'", 5580), ("04:12", 252), ("12:00", 720), ("12.5", 12.5),
         ("1H", nil), ("", nil), ("4:75", nil), ("-3'", nil), ("90+'", nil),
     ])
     func readsClockLabels(label: String, seconds: Double?) {

@@ -88,9 +88,9 @@ struct IngestPlanningTests {
             FeedEvent(id: "k", game: "g1", seq: 1, occurredAt: Self.start, kind: .start,
                       scoreboard: ScoreboardUpdate(period: .set("1H"), clock: .set("0'"))),
             profile: .football).state)
-        let steady = try Self.plan([Self.event("t", seq: 2, at: 180, clock: "3'")], targets: [Self.target(1)], state: running, now: Self.start.addingTimeInterval(180))
+        let steady = try Self.plan([Self.event("t", seq: 2, at: 180, clock: "4'")], targets: [Self.target(1)], state: running, now: Self.start.addingTimeInterval(180))
         #expect(steady.isEmpty)
-        let jumped = try Self.plan([Self.event("t", seq: 2, at: 180, clock: "9'")], targets: [Self.target(1)], state: running, now: Self.start.addingTimeInterval(180))
+        let jumped = try Self.plan([Self.event("t", seq: 2, at: 180, clock: "10'")], targets: [Self.target(1)], state: running, now: Self.start.addingTimeInterval(180))
         #expect(jumped.count == 1)
         #expect(jumped.first?.entry.payload.contentState["clock"]?["seconds"] == 540)
     }
