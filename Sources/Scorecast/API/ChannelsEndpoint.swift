@@ -10,8 +10,10 @@ import ScorecastCore
 /// ```json
 /// {"game": "epl-2025-ars-che",
 ///  "channels": [{"channelId": "dHN0LTE…", "bundleId": "com.example.scores",
-///                "environment": "production", "storagePolicy": "no-store"}]}
+///                "environment": "production", "storagePolicy": "no-store", "tier": "standard"}]}
 /// ```
+/// `tier` is `standard` (the channel for most fans) or `light` (priority 10 only for kick-off,
+/// goals and full time: for fans who turned frequent updates off).
 /// Only active channels are listed; a known game without one answers an empty list. An unknown
 /// game is a `404` problem; a missing or malformed `bundle-id` (or `environment`) a `400`.
 package struct ChannelsEndpoint: Sendable {
@@ -32,6 +34,7 @@ package struct ChannelsEndpoint: Sendable {
         let bundleId: String
         let environment: String
         let storagePolicy: String
+        let tier: String
     }
 
     /// Adds the route to `router`.
@@ -60,8 +63,9 @@ package struct ChannelsEndpoint: Sendable {
                 }
                 let channels = try await ChannelStore(pool: pool).subscribable(gameID: gameID, bundleID: bundleID, environment: environment)
                 return try .json(Body(game: gameID, channels: channels.map {
-                    Channel(channelId: $0.channel.apnsChannelID, bundleId: $0.bundleID, environment: $0.environment.rawValue,
-                            storagePolicy: RegistryNames.storagePolicy($0.channel.storagePolicy))
+                    Channel(channelId: $0.listing.channel.apnsChannelID, bundleId: $0.listing.bundleID,
+                            environment: $0.listing.environment.rawValue,
+                            storagePolicy: RegistryNames.storagePolicy($0.listing.channel.storagePolicy), tier: $0.tier)
                 }))
             } catch let error as PostgresError {
                 request.logger.error("channel lookup failed", ["error": error.message])

@@ -9,7 +9,9 @@ import ScorecastCore
 ///
 /// Checks, in order, each refusing with an `application/problem+json` body and writing nothing:
 /// body size (`413`), credentials and signature (`401`), `Content-Type` (`415`), JSON syntax
-/// (`400`), every field of every event (`422`, each field named by path: `events[2].seq`),
+/// (`400`), every field of every event (`422`, each field named by path: `events[2].seq`;
+/// unknown fields are not refused but ignored, logged and counted in
+/// `scorecast_event_fields_ignored_total`),
 /// unknown games when they are refused and Live Activities over 4 KB (`422`). Then one
 /// transaction (``EventIngestor``), shared with concurrent requests under load
 /// (``IngestGroupCommit``), and `202` with each event's outcome:
@@ -83,7 +85,16 @@ package struct EventsEndpoint: Sendable {
             throw unavailable(error, request)
         }
         try request.requireJSONContentType()
-        let (events, isBatch) = try parse(request.body)
+        let (validated, isBatch) = try parse(request.body)
+        let events = validated.events
+        if validated.ignoredFieldCount > 0 {
+            // Not refused: a feed may carry fields of its own. Named, so a misspelt field shows.
+            metrics?.eventFieldsIgnored.increment(FeedLabels(feed: feed.name), by: Double(validated.ignoredFieldCount))
+            logger.warning("unknown event fields ignored", [
+                "feed": feed.name, "count": "\(validated.ignoredFieldCount)",
+                "fields": validated.ignoredFields.prefix(10).joined(separator: ","),
+            ])
+        }
         let report: IngestReport
         do {
             report = try await ingestor.ingest(events, feed: feed.name)
@@ -131,7 +142,7 @@ package struct EventsEndpoint: Sendable {
 
     /// Parses and validates the body: `400` for what is not JSON, `422` naming every bad field.
     /// Also says whether it was a batch, for naming fields in later problems.
-    private func parse(_ body: [UInt8]) throws -> (events: [FeedEvent], isBatch: Bool) {
+    private func parse(_ body: [UInt8]) throws -> (validated: ValidatedEvents, isBatch: Bool) {
         guard !body.isEmpty else {
             throw Problem.badRequest("the request body is empty; expected one event or {\"events\": [...]}")
         }
@@ -142,7 +153,7 @@ package struct EventsEndpoint: Sendable {
             throw Problem.badRequest("the request body is not valid JSON: \(error)")
         }
         do {
-            return (try validator.events(from: json, now: clock()), json["events"] != nil)
+            return (try validator.validate(json, now: clock()), json["events"] != nil)
         } catch {
             let count = error.errors.count
             throw Problem.unprocessable(

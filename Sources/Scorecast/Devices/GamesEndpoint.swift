@@ -8,8 +8,9 @@ import ScorecastCore
 /// Game reads for apps, widgets and App Intents pickers (public, rate-limited per address):
 ///
 /// - `GET /v1/games/{id}` → one game: teams, status, score, period, clock, and — with
-///   `bundle-id` (and `environment`, default `production`) — the channel the app's Live
-///   Activity subscribes to; `frequent-updates=false` picks the lighter channel.
+///   `bundle-id` — the channel the app's Live Activity subscribes to; `frequent-updates=false`
+///   picks the lighter channel. `environment` (`sandbox` or `production`) may be left out when
+///   the bundle id has one app; with two it is a `400` naming both.
 /// - `GET /v1/games?league=…&team=…&status=…&date=YYYY-MM-DD&limit=N` → `{"games": […]}`,
 ///   soonest first (`date` is a UTC day; `limit` 1–200, default 50).
 ///
@@ -61,7 +62,8 @@ package struct GamesEndpoint: Sendable {
     /// Which app's channel to show.
     struct AppQuery {
         var bundleID: String
-        var environment: APNsEnvironment
+        /// `nil`: the bundle id's only app, whichever environment it is in.
+        var environment: APNsEnvironment?
         var frequentUpdates: Bool
     }
 
@@ -77,7 +79,7 @@ package struct GamesEndpoint: Sendable {
 
     private func views(_ games: [GameRecord], app: AppQuery?) async throws -> [GameView] {
         var channels: [String: GameChannels] = [:]
-        if let app, let record = try await AppStore(pool: pool).find(bundleID: app.bundleID, environment: app.environment) {
+        if let app, let record = try await self.app(app) {
             channels = try await GameChannels.read(gameIDs: games.map(\.id), appID: record.id, pool: pool)
         }
         return games.map { game in
@@ -85,12 +87,27 @@ package struct GamesEndpoint: Sendable {
         }
     }
 
+    /// The app `query` names, or `nil` when there is none; a bundle id with apps in both
+    /// environments and no `environment` chosen is a `400` that names the choices.
+    private func app(_ query: AppQuery) async throws -> AppRecord? {
+        let store = AppStore(pool: pool)
+        if let environment = query.environment { return try await store.find(bundleID: query.bundleID, environment: environment) }
+        let apps = try await store.find(bundleID: query.bundleID)
+        guard apps.count <= 1 else {
+            let choices = apps.map(\.environment.rawValue).joined(separator: " and ")
+            throw Problem.badRequest(
+                "\(query.bundleID) has an app in \(choices): add environment=sandbox or environment=production",
+                errors: [.init(field: "environment", detail: "is required when the bundle id has apps in \(choices)")])
+        }
+        return apps.first
+    }
+
     static func appQuery(_ request: HTTPRequest) throws -> AppQuery? {
         guard let bundleID = request.query("bundle-id") else { return nil }
         guard AppValidation.isValidBundleID(bundleID) else {
             throw Problem.badRequest("bundle-id is not a bundle id", errors: [.init(field: "bundle-id", detail: "must look like com.example.app")])
         }
-        var environment = APNsEnvironment.production
+        var environment: APNsEnvironment?
         if let name = request.query("environment") {
             guard let value = APNsEnvironment(rawValue: name) else {
                 throw Problem.badRequest("environment must be sandbox or production",

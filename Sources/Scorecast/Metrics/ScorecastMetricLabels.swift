@@ -25,6 +25,18 @@ package struct AppLabels: MetricLabels {
     package init(app: String) { self.app = app }
 }
 
+/// Labels `{feed}`: the feed's API key name (admins create a handful).
+package struct FeedLabels: MetricLabels {
+    /// `["feed"]`.
+    package static let names = ["feed"]
+    /// The feed's key name.
+    package var feed: String
+    /// `[feed]`.
+    package var values: [String] { [feed] }
+    /// Creates the labels for `feed`.
+    package init(feed: String) { self.feed = feed }
+}
+
 /// Labels `{feed, outcome}` of a received feed event: one of ingest's `IngestOutcome`s
 /// (`accepted`, `duplicate`, `stale`), or `rejected` for the events of a refused request. Events
 /// belong to games, not apps; the feed is the API key's name (admins create a handful).

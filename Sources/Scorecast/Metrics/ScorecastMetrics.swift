@@ -6,6 +6,9 @@ package struct ScorecastMetrics: Sendable {
     /// `scorecast_events_ingested_total{feed,outcome}`: feed events by ingest outcome (accepted,
     /// duplicate, stale, rejected).
     package let eventsIngested: Counter<IngestLabels>
+    /// `scorecast_event_fields_ignored_total{feed}`: unknown fields in accepted feed events,
+    /// passed over rather than refusing the event (a feed sending fields of its own, or a typo).
+    package let eventFieldsIgnored: Counter<FeedLabels>
     /// `scorecast_broadcasts_sent_total{app,outcome,priority}`: broadcast send attempts.
     package let broadcastsSent: Counter<SendLabels>
     /// `scorecast_broadcast_failures_total{app,reason}`: failed attempts by APNs or transport reason.
@@ -42,6 +45,10 @@ package struct ScorecastMetrics: Sendable {
             "scorecast_events_ingested_total",
             help: "Feed events received, by ingest outcome (accepted, duplicate, stale, rejected).",
             labels: IngestLabels.self)
+        eventFieldsIgnored = try registry.counter(
+            "scorecast_event_fields_ignored_total",
+            help: "Unknown fields in feed events, ignored rather than refusing the event.",
+            labels: FeedLabels.self)
         broadcastsSent = try registry.counter(
             "scorecast_broadcasts_sent_total",
             help: "Broadcast send attempts, by outcome (accepted, retried, failed) and apns-priority.",

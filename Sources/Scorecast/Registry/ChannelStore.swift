@@ -110,14 +110,23 @@ package struct ChannelStore: Sendable {
 
     /// The active channels of game `gameID` for apps with bundle id `bundleID` (in
     /// `environment` when given): what an iOS app subscribes to.
-    package func subscribable(gameID: String, bundleID: String, environment: APNsEnvironment?) async throws -> [ChannelListing] {
+    package func subscribable(gameID: String, bundleID: String, environment: APNsEnvironment?) async throws -> [SubscribableChannel] {
         try await pool.query("""
-            SELECT \(unsafeSQL: ChannelListing.columns)
+            SELECT \(unsafeSQL: ChannelListing.columns), b.tier
             FROM channels c JOIN apps a ON a.id = c.app_id JOIN channel_bindings b ON b.channel_id = c.id
             WHERE b.game_id = \(gameID) AND a.bundle_id = \(bundleID) AND c.status = 'active'
               AND (\(environment?.rawValue as String?)::text IS NULL OR a.environment = \(environment?.rawValue as String?))
             ORDER BY a.environment, c.id
-            """).map(ChannelListing.init(row:))
+            """).map { SubscribableChannel(listing: try ChannelListing(row: $0), tier: try $0.decode("tier")) }
+    }
+
+    /// A channel an app may subscribe to for a game, and the tier it is bound as there.
+    package struct SubscribableChannel: Sendable, Hashable {
+        /// The channel and its app.
+        package var listing: ChannelListing
+        /// `standard` (every update) or `light` (every update, but priority 10 only for kick-off,
+        /// goals and full time: for fans who turned frequent updates off).
+        package var tier: String
     }
 
     // MARK: - Writing

@@ -6,7 +6,10 @@ import ScorecastActivity
 /// every field problem named by path.
 ///
 /// The body is one event object, or `{"events": [ … ]}` with 1 … ``FeedEventLimits/maximumBatchSize``
-/// events. Unknown keys are refused at every level. A batch with any invalid event is refused
+/// events. Unknown keys inside an event (at its top level, in `scoreboard`, in `shootout`) are
+/// ignored and reported in ``ValidatedEvents/ignoredFields``, so a feed that adds a field of its
+/// own is not refused; beside `"events"` in a batch they are refused, since there they mean a
+/// malformed batch rather than a richer event. A batch with any invalid event is refused
 /// entirely (nothing is ever half-accepted), and one id appearing twice in a batch is refused.
 /// The rules are exactly those of `Schema/event.schema.json`, plus two the schema cannot state:
 /// `occurredAt` must not be before 1970 or more than ``FeedEventLimits/maximumFutureSkew``
@@ -37,6 +40,12 @@ public struct FeedEventValidator: Sendable {
 
     /// Validates one event or a batch, in input order.
     public func events(from json: JSONValue, now: Date) throws(EventValidationError) -> [FeedEvent] {
+        try validate(json, now: now).events
+    }
+
+    /// Validates one event or a batch, in input order, and says which unknown fields were
+    /// passed over.
+    public func validate(_ json: JSONValue, now: Date) throws(EventValidationError) -> ValidatedEvents {
         var check = FieldChecker(maximumErrors: maximumErrors)
         guard let members = json.objectValue else {
             throw EventValidationError(errors: [FieldError(path: "", message: "must be a JSON object (one event, or {\"events\": [...]})")])
@@ -69,7 +78,7 @@ public struct FeedEventValidator: Sendable {
             events.append(event)
         }
         if !check.errors.isEmpty { throw EventValidationError(errors: check.errors) }
-        return events
+        return ValidatedEvents(events: events, ignoredFields: check.ignored, ignoredFieldCount: check.ignoredCount)
     }
 
     /// Validates exactly one event object (no batch shape).
@@ -95,7 +104,7 @@ public struct FeedEventValidator: Sendable {
             return nil
         }
         let errorsBefore = check.errors.count
-        check.refuseUnknownKeys(members, allowed: Self.topLevelKeys, path: path)
+        check.ignoreUnknownKeys(members, known: Self.topLevelKeys, path: path)
 
         let id = check.text(
             members["id"], path: FieldChecker.join(path, "id"), required: true,
@@ -189,7 +198,7 @@ public struct FeedEventValidator: Sendable {
             return nil
         }
         let errorsBefore = check.errors.count
-        check.refuseUnknownKeys(members, allowed: Self.scoreboardKeys, path: path)
+        check.ignoreUnknownKeys(members, known: Self.scoreboardKeys, path: path)
         let scoreRange = 0...FeedEventLimits.scoreMaximum
         let home = check.integer(members["home"], path: FieldChecker.join(path, "home"), required: false, range: scoreRange)
         let away = check.integer(members["away"], path: FieldChecker.join(path, "away"), required: false, range: scoreRange)
@@ -228,7 +237,7 @@ public struct FeedEventValidator: Sendable {
             check.fail(path, "must be an object {\"home\": n, \"away\": n} or null, got \(value.typeName)")
             return .keep
         }
-        check.refuseUnknownKeys(members, allowed: ["home", "away"], path: path)
+        check.ignoreUnknownKeys(members, known: ["home", "away"], path: path)
         let range = 0...FeedEventLimits.shootoutMaximum
         let home = check.integer(members["home"], path: FieldChecker.join(path, "home"), required: true, range: range)
         let away = check.integer(members["away"], path: FieldChecker.join(path, "away"), required: true, range: range)
@@ -281,4 +290,15 @@ public struct FeedEventValidator: Sendable {
         }
         return extra
     }
+}
+
+/// Valid events, and the unknown fields passed over on the way.
+public struct ValidatedEvents: Sendable, Hashable {
+    /// The events, in input order.
+    public var events: [FeedEvent]
+    /// Paths of unknown fields ignored (`events[1].venue`, `scoreboard.possessionHome`), the
+    /// first few; ``ignoredFieldCount`` counts them all.
+    public var ignoredFields: [String]
+    /// How many unknown fields were ignored.
+    public var ignoredFieldCount: Int
 }

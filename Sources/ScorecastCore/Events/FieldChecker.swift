@@ -27,6 +27,19 @@ struct FieldChecker {
         return path.isEmpty ? shown : path + "." + shown
     }
 
+    /// Unknown keys passed over, by path (the first ``maximumErrors``), and how many in all.
+    private(set) var ignored: [String] = []
+    private(set) var ignoredCount = 0
+
+    /// Passes over keys not in `known`, noting each: a feed that sends a newer field than this
+    /// server knows loses nothing it sent that the server understands.
+    mutating func ignoreUnknownKeys(_ members: [String: JSONValue], known: Set<String>, path: String) {
+        for key in JSONValue.sortedKeys(members) where !known.contains(key) {
+            ignoredCount += 1
+            if ignored.count < maximumErrors { ignored.append(FieldChecker.join(path, key)) }
+        }
+    }
+
     mutating func refuseUnknownKeys(_ members: [String: JSONValue], allowed: Set<String>, path: String) {
         for key in JSONValue.sortedKeys(members) where !allowed.contains(key) {
             fail(FieldChecker.join(path, key), "is not a known field")

@@ -7,13 +7,18 @@ import ScorecastActivity
 /// ``RenderSettings``:
 ///
 /// - `content-state`: the default shape (``ScorecastActivity/ContentState``, rendered by ``ContentStateRenderer``) mapped per app, dates per app.
-/// - `event`: `end` once the game is over (final or cancelled), with `dismissal-date` = event
-///   time + the app's dismissal delay; `update` otherwise, with `stale-date` from
+/// - `event`: `end` once the game is over (final or cancelled), with `dismissal-date` = the
+///   time the final reached the server (the event's own time when that is later) + the app's
+///   dismissal delay, so a final that arrives late still stays on the lock screen for the whole
+///   delay; `update` otherwise, with `stale-date` from
 ///   ``StalenessPolicy`` (arrival or event time, whichever is later, + the sport's staleness,
 ///   + a break's expected length).
 /// - the game's ``SportProfile`` (from its sport) shapes the clock and the lists.
-/// - `timestamp`: the event's time in whole seconds, but never earlier than the channel's last
-///   timestamp, so a late event can never be dropped by the phone as older than what it shows.
+/// - `timestamp`: the event's time in whole seconds, but never later than the server's clock
+///   (`receivedAt`: a feed whose clock runs fast must not put the phone's view in the future,
+///   where every honest update after it would look older) and never earlier than the channel's
+///   last timestamp, so a late event can never be dropped by the phone as older than what it
+///   shows.
 /// - alerting events (``PriorityPolicy``) get priority 10 and an `alert` from ``AlertCatalog``;
 ///   routine ones priority 5 and none.
 /// - `relevance-score` from the game status.
@@ -105,7 +110,9 @@ public struct LiveActivityRenderer: Sendable {
         alert: LiveActivityAlert?, priority: BroadcastPriority, eventID: String?, channelLastTimestamp: Int?
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
         let eventSeconds = Int(occurredAt.timeIntervalSince1970.rounded(.down))
-        let timestamp = max(eventSeconds, channelLastTimestamp ?? eventSeconds)
+        let serverSeconds = receivedAt.map { Int($0.timeIntervalSince1970.rounded(.down)) } ?? eventSeconds
+        let notAhead = min(eventSeconds, serverSeconds)
+        let timestamp = max(notAhead, channelLastTimestamp ?? notAhead)
         var payload = LiveActivityPayload(
             timestamp: timestamp,
             event: state.status.isOver ? .end : .update,
@@ -114,7 +121,8 @@ public struct LiveActivityRenderer: Sendable {
             alert: alert
         )
         if state.status.isOver {
-            payload.dismissalDate = Int((occurredAt.timeIntervalSince1970 + settings.dismissalDelay).rounded(.down))
+            let sentFrom = max(occurredAt, receivedAt ?? occurredAt)
+            payload.dismissalDate = Int((sentFrom.timeIntervalSince1970 + settings.dismissalDelay).rounded(.down))
         } else {
             payload.staleDate = settings.staleness.staleDate(
                 occurredAt: occurredAt, receivedAt: receivedAt, sport: game.sport, period: state.period)

@@ -97,7 +97,6 @@ import Testing
         ("scoreboard", #"{"period":"12345678901234567"}"#, "scoreboard.period", "must be 1 to 16 characters long, got 17"),
         ("scoreboard", #"{"clock":5}"#, "scoreboard.clock", "must be a string or null, got integer"),
         ("scoreboard", #"{"clock":"1\n2"}"#, "scoreboard.clock", "may contain only printable characters (no control characters)"),
-        ("scoreboard", #"{"shots":3}"#, "scoreboard.shots", "is not a known field"),
         ("scoreboard", #"{"extra":{"1st":1}}"#, "scoreboard.extra.1st", "is not a valid name: a letter, then up to 31 letters, digits or _"),
         ("scoreboard", #"{"extra":{"a":[1]}}"#, "scoreboard.extra.a", "must be a string, number, boolean or null, got array"),
         ("scoreboard", #"{"extra":{"a":""}}"#, "scoreboard.extra.a", "must be 1 to 64 characters long, got 0"),
@@ -107,7 +106,6 @@ import Testing
         ("team", "\"visitors\"", "team", "must be one of home, away"),
         ("player", "\"\(String(repeating: "p", count: 65))\"", "player", "must be 1 to 64 characters long, got 65"),
         ("alert", "1", "alert", "must be a boolean, got integer"),
-        ("colour", "\"red\"", "colour", "is not a known field"),
         ("card", "\"red\"", "card", "only applies to kind card, not score"),
         ("ownGoal", "\"yes\"", "ownGoal", "must be a boolean, got string"),
         ("shortName", "\"\(String(repeating: "s", count: 33))\"", "shortName", "must be 1 to 32 characters long, got 33"),
@@ -116,7 +114,6 @@ import Testing
         ("scoreboard", #"{"clockRunning":1}"#, "scoreboard.clockRunning", "must be a boolean, got integer"),
         ("scoreboard", #"{"addedTime":61}"#, "scoreboard.addedTime", "must be an integer from 0 to 60, got 61"),
         ("scoreboard", #"{"shootout":{"home":3}}"#, "scoreboard.shootout.away", "is required"),
-        ("scoreboard", #"{"shootout":{"home":3,"away":2,"sudden":true}}"#, "scoreboard.shootout.sudden", "is not a known field"),
         ("scoreboard", #"{"shootout":[3,2]}"#, "scoreboard.shootout", "must be an object {\"home\": n, \"away\": n} or null, got array"),
     ] as [(String, String?, String, String)])
     func refusesABadField(key: String, replacement: String?, path: String, message: String) throws {
@@ -169,7 +166,7 @@ import Testing
         } catch {
             errors = error.errors
         }
-        #expect(errors.map(\.path) == ["junk", "id", "game", "seq", "occurredAt", "kind", "team"])
+        #expect(errors.map(\.path) == ["id", "game", "seq", "occurredAt", "kind", "team"], "an unknown field is no error")
         #expect(throws: EventValidationError.self) {
             try FeedEventValidator(maximumErrors: 2).events(fromBody: Array(body.utf8), now: Self.now)
         }
@@ -180,17 +177,32 @@ import Testing
         }
     }
 
+    @Test func unknownFieldsAreIgnoredAndNamed() throws {
+        var members = try #require(JSONParser().parse(Self.goal).objectValue)
+        let known = try validate(Self.goal)
+        members["colour"] = "red"
+        members["venue"] = ["name": "Emirates"]
+        var scoreboard = try #require(members["scoreboard"]?.objectValue)
+        scoreboard["shots"] = 3
+        scoreboard["shootout"] = ["home": 3, "away": 2, "sudden": true]
+        members["scoreboard"] = .object(scoreboard)
+        let validated = try FeedEventValidator().validate(.object(members), now: Self.now)
+        var expected = known
+        expected[0].scoreboard.shootout = .set(.init(home: 3, away: 2))
+        #expect(validated.events == expected, "everything the server knows is kept")
+        #expect(validated.ignoredFields == ["colour", "venue", "scoreboard.shots", "scoreboard.shootout.sudden"])
+        #expect(validated.ignoredFieldCount == 4)
+        let batch = try FeedEventValidator().validate(.object(["events": [.object(members), try JSONParser().parse(#"{"id":"b","game":"g","seq":1,"occurredAt":"2025-11-29T21:45:00Z","kind":"var","x":1}"#)]]), now: Self.now)
+        #expect(batch.ignoredFields == ["events[0].colour", "events[0].venue", "events[0].scoreboard.shots", "events[0].scoreboard.shootout.sudden", "events[1].x"])
+    }
+
     @Test func hostileKeysAreCutShortInPaths() throws {
         let key = String(repeating: "k\"", count: 100)
-        let body = try JSONValue.object([key: 1]).encoded()
-        do {
-            _ = try FeedEventValidator().events(fromBody: body, now: Self.now)
-            Issue.record("expected a failure")
-        } catch {
-            let unknown = try #require(error.errors.first)
-            #expect(unknown.path == "\"" + String(repeating: "k?", count: 16) + "…\"")
-            #expect(unknown.description.count < 80)
-        }
+        var members = try #require(JSONParser().parse(Self.goal).objectValue)
+        members[key] = 1
+        let validated = try FeedEventValidator().validate(.object(members), now: Self.now)
+        let unknown = try #require(validated.ignoredFields.first)
+        #expect(unknown == "\"" + String(repeating: "k?", count: 16) + "…\"")
     }
 
     @Test func refusesTooManyExtraEntries() throws {

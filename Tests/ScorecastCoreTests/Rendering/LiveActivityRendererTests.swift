@@ -70,6 +70,30 @@ import Testing
         #expect(update.payload.staleDate == 1_764_453_600)
     }
 
+    @Test func theTimestampIsNeverAheadOfTheServersClock() throws {
+        // A feed whose clock runs ten minutes fast: the phone must not be told it is 10 minutes later.
+        let ahead = FeedEvent(id: "e1", game: "g", seq: 1, occurredAt: Self.occurred.addingTimeInterval(600), kind: .clock,
+                              scoreboard: ScoreboardUpdate(home: 1))
+        let now = Self.occurred
+        let update = try LiveActivityRenderer().render(
+            state: Self.fold([ahead]), game: Self.game, event: ahead, channelLastTimestamp: nil, receivedAt: now)
+        #expect(update.timestamp == 1_764_452_700)
+        // Still never below what the channel was already sent.
+        let floored = try LiveActivityRenderer().render(
+            state: Self.fold([ahead]), game: Self.game, event: ahead, channelLastTimestamp: 1_764_452_800, receivedAt: now)
+        #expect(floored.timestamp == 1_764_452_800)
+    }
+
+    @Test func aFinalThatArrivesLateStaysForTheWholeDismissalDelay() throws {
+        let final = Self.event(.final)
+        let renderer = LiveActivityRenderer(settings: RenderSettings(dismissalDelay: 600))
+        let arrived = Self.occurred.addingTimeInterval(3_600)
+        let update = try renderer.render(
+            state: Self.fold([final]), game: Self.game, event: final, channelLastTimestamp: nil, receivedAt: arrived)
+        #expect(update.payload.dismissalDate == 1_764_452_700 + 3_600 + 600)
+        #expect(update.timestamp == 1_764_452_700, "the play still happened when the feed says")
+    }
+
     @Test func appliesTheAppsMappingDatesAndPlainAlerts() throws {
         let settings = RenderSettings(
             mapping: try ContentStateMapping(renames: ["homeScore": "home"], omitted: ["lastEvent", "extra"]),

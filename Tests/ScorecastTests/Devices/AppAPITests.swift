@@ -180,6 +180,26 @@ struct GamesEndpointTests {
         }
     }
 
+    @Test func theEnvironmentMayBeLeftOutWhenTheBundleHasOneApp() async throws {
+        try await RegistryFixture.with { fixture in
+            let sandbox = try await fixture.addApp(environment: .sandbox)
+            try await fixture.addGame("g1")
+            let channel = try await fixture.registry().createChannel(gameID: "g1", app: sandbox)
+            let api = try await AppAPIHarness.make(fixture)
+            let only = try await api.call(.get, "/v1/games/g1", query: [("bundle-id", "com.example.scores")], headers: [:])
+            #expect(only.status == 200)
+            #expect((only.json["channel"] as? [String: String]) == ["id": channel.listing.channel.apnsChannelID, "tier": "standard"])
+
+            _ = try await fixture.addApp(environment: .production)
+            let both = try await api.call(.get, "/v1/games/g1", query: [("bundle-id", "com.example.scores")], headers: [:])
+            #expect(both.status == 400)
+            #expect(both.json["detail"] as? String == "com.example.scores has an app in production and sandbox: add environment=sandbox or environment=production")
+            #expect((both.json["errors"] as? [[String: Any]])?.first?["field"] as? String == "environment")
+            let chosen = try await api.call(.get, "/v1/games", query: [("bundle-id", "com.example.scores"), ("environment", "sandbox")], headers: [:])
+            #expect(((chosen.json["games"] as? [[String: Any]])?.first?["channel"] as? [String: String])?["id"] == channel.listing.channel.apnsChannelID)
+        }
+    }
+
     @Test func listFilteredByLeagueTeamStatusAndDate() async throws {
         try await RegistryFixture.with { fixture in
             let day = try Date("2026-11-29T20:00:00Z", strategy: .iso8601)

@@ -73,6 +73,7 @@ struct IngestEndpointTests {
             try await fixture.addGame("other")
             let elsewhere = try await fixture.addChannel(boundTo: "other")
 
+            fixture.clock.advance(30)
             let reply = await fixture.post(EventJSON.event(
                 id: "goal", seq: 3, at: 30, kind: "score", scoreboard: #"{"home": 1, "away": 0, "period": "1H", "clock": "12'"}"#,
                 extra: #""team": "home", "player": "Saka", "description": "Saka scores""#))
@@ -124,6 +125,7 @@ struct IngestEndpointTests {
             try await fixture.addGame("g1")
             let channel = try await fixture.addChannel(boundTo: "g1")
 
+            fixture.clock.advance(10)
             _ = await fixture.post(EventJSON.event(id: "goal", seq: 1, at: 10, kind: "score", scoreboard: #"{"home": 1}"#, extra: #""team": "home""#))
             let goalRow = try #require(try await fixture.outbox(channel))
             fixture.clock.advance(2)
@@ -248,12 +250,44 @@ struct IngestEndpointTests {
         }
     }
 
+    @Test("a feed whose clock runs ahead: aps.timestamp is the server's time, the dismissal counts from it")
+    func feedClockAhead() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            let channel = try await fixture.addChannel(boundTo: "g1")
+            let reply = await fixture.post(EventJSON.event(id: "ahead", seq: 1, at: 300, kind: "score", scoreboard: #"{"home": 1}"#))
+            #expect(reply.status == 202, "\(reply.text)")
+            #expect(try await fixture.outbox(channel)?.payloadTimestamp == 1_764_450_000, "never ahead of the server's clock")
+            // A final that reaches the server an hour after it happened still stays the app's 600 s.
+            fixture.clock.advance(3_600)
+            _ = await fixture.post(EventJSON.event(id: "end", seq: 2, at: 400, kind: "final"))
+            let end = try #require(try await fixture.outbox(channel))
+            #expect(end.aps["dismissal-date"]?.integerValue == 1_764_450_000 + 3_600 + 600)
+        }
+    }
+
+    @Test("an unknown field is ignored, logged by name and counted; the event is accepted")
+    func unknownFieldsIgnored() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            let reply = await fixture.post(EventJSON.event(
+                id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1, "possessionHome": 54}"#, extra: #""colour": "red", "team": "home""#))
+            #expect(reply.status == 202, "\(reply.text)")
+            #expect(try await fixture.eventID("e1") != nil)
+            #expect(fixture.logSink.lines.contains {
+                $0.contains("unknown event fields ignored") && $0.contains("colour,scoreboard.possessionHome") && $0.contains("feed-a")
+            })
+            #expect(fixture.metricsRegistry.render().contains(#"scorecast_event_fields_ignored_total{feed="feed-a"} 2"#))
+        }
+    }
+
     @Test("timestamps never go backwards on a channel")
     func timestampsNeverGoBackwards() async throws {
         try await IngestFixture.with { fixture in
             try await fixture.addGame("g1")
             let sentAhead = try await fixture.addChannel(boundTo: "g1", lastTimestamp: 1_764_450_500)
             let plain = try await fixture.addChannel(boundTo: "g1")
+            fixture.clock.advance(50)
             _ = await fixture.post(EventJSON.event(id: "late", seq: 1, at: 50))
             #expect(try await fixture.outbox(sentAhead)?.payloadTimestamp == 1_764_450_500)
             #expect(try await fixture.outbox(plain)?.payloadTimestamp == 1_764_450_050)

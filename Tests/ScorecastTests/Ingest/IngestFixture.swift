@@ -4,6 +4,7 @@ import JSON
 import Migrations
 import ScorecastLogging
 import Postgres
+import PrometheusMetrics
 import Scorecast
 import ScorecastCore
 import Synchronization
@@ -17,6 +18,8 @@ final class IngestFixture: Sendable {
     let settings: IngestSettings
     let clock: TestClock
     let logSink: MemorySink
+    /// The endpoint's metrics.
+    let metricsRegistry: MetricsRegistry
     /// The key of feed `feed-a` (unsigned).
     let token: APIKeyToken
     /// The app every channel belongs to.
@@ -40,7 +43,10 @@ final class IngestFixture: Sendable {
         self.logSink = logSink
         var router = Router()
         let logger = Logger(label: "test", level: .debug, sink: logSink)
-        EventsEndpoint(pool: pool, settings: settings, logger: logger, clock: { clock.read() }).register(on: &router)
+        let registry = MetricsRegistry()
+        self.metricsRegistry = registry
+        EventsEndpoint(pool: pool, settings: settings, logger: logger, metrics: try? ScorecastMetrics(registry: registry), clock: { clock.read() })
+            .register(on: &router)
         self.router = router
     }
 

@@ -100,7 +100,7 @@ struct IngestPlanningTests {
         let writes = try Self.plan([
             Self.event("g", seq: 1, at: 1, kind: .score, home: 1),
             Self.event("t", seq: 2, at: 2, clock: "9'"),
-        ], targets: [Self.target(1)])
+        ], targets: [Self.target(1)], now: Self.start.addingTimeInterval(2))
         let entry = try #require(writes.first?.entry)
         #expect(entry.coalesced == 1)
         #expect(entry.eventIDs == ["100", "101"])

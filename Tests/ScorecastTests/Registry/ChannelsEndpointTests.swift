@@ -32,6 +32,7 @@ struct ChannelsEndpointTests {
             _ = try await registry.deleteChannel(id: deleted.listing.channel.id, reason: .admin)
             _ = try await registry.createChannel(gameID: "g1", app: other)
             _ = try await registry.createChannel(gameID: "g2", app: sandbox)
+            let light = try await registry.lightChannel(gameID: "g1", app: production)
 
             var router = Router()
             ChannelsEndpoint(pool: fixture.pool).register(on: &router)
@@ -39,9 +40,14 @@ struct ChannelsEndpointTests {
             #expect(status == 200)
             #expect(body["game"] as? String == "g1")
             let channels = try #require(body["channels"] as? [[String: String]])
+            // Each channel says its tier, so an app need not guess which of a game's channels to take.
             #expect(channels == [
-                ["channelId": b.listing.channel.apnsChannelID, "bundleId": "com.example.scores", "environment": "production", "storagePolicy": "most-recent"],
-                ["channelId": a.listing.channel.apnsChannelID, "bundleId": "com.example.scores", "environment": "sandbox", "storagePolicy": "no-store"],
+                ["channelId": b.listing.channel.apnsChannelID, "bundleId": "com.example.scores", "environment": "production",
+                 "storagePolicy": "most-recent", "tier": "standard"],
+                ["channelId": light.listing.channel.apnsChannelID, "bundleId": "com.example.scores", "environment": "production",
+                 "storagePolicy": "no-store", "tier": "light"],
+                ["channelId": a.listing.channel.apnsChannelID, "bundleId": "com.example.scores", "environment": "sandbox",
+                 "storagePolicy": "no-store", "tier": "standard"],
             ])
 
             let (_, filtered) = try await get(router, "/v1/games/g1/channels", [("bundle-id", "com.example.scores"), ("environment", "sandbox")])
