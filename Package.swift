@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
-        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore"]),
         // The delivery guarantee under faults (issue 11): the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
         // Deployment (issue 19): the Debian package installed with dpkg, the systemd units, the container and manifests.

@@ -1,6 +1,8 @@
+import APNs
 import APNsSimulator
 import EndToEndSupport
 import Foundation
+import JSON
 import Postgres
 import Testing
 import TestSupport
@@ -79,6 +81,98 @@ struct DeliveryEndToEndTests {
             try await Self.eventually("the delivery is recorded") {
                 try await e2e.pool.query("SELECT 1 FROM deliveries WHERE outcome = 'sent'").count == 1
             }
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit() == 0, "\(server.errorOutput)")
+        }
+    }
+
+    @Test("alerts queued behind the final whistle reach the simulator as updates, in order, before the one end")
+    func alertsQueuedBehindTheFinalWhistleGoBeforeTheEnd() async throws {
+        let secondGoal = #"{"id": "goal-2", "game": "ars-che", "seq": 2, "occurredAt": "2025-11-29T21:20:00Z", "kind": "score", "team": "home", "player": "Odegaard", "scoreboard": {"home": 2, "away": 0, "period": "2H", "clock": "89'"}}"#
+        let fullTime = #"{"id": "full-time", "game": "ars-che", "seq": 3, "occurredAt": "2025-11-29T21:35:00Z", "kind": "final", "scoreboard": {"home": 2, "away": 0, "period": "FT"}}"#
+        try await RegistryE2E.with { e2e in
+            let (channelID, key) = try await Self.prepare(e2e)
+            // The first goal's answer is held, so the rest queue behind it across the final whistle.
+            try e2e.simulator.setFaults(SimulatorFaults(holdAnswers: true))
+            let server = try Self.serve(e2e, roles: "api,worker")
+            let url = try await Self.apiURL(server)
+            try await Self.postGoal(url, key: key)
+            try await Self.eventually("the first goal is in flight, its answer held") { e2e.simulator.heldAnswerCount == 1 }
+            for event in [secondGoal, fullTime] {
+                let sent = try await ScorecastProcess.run(["events", "send", "--url", url, "--json", event], environment: ["SCORECAST_API_KEY": key])
+                #expect(sent.code == 0, "\(sent.stderr)")
+            }
+            try await Self.eventually("both alerts wait behind the one in flight") {
+                try await e2e.pool.query("SELECT jsonb_array_length(alerts)::int8 AS n FROM outbox").first?.decode("n", as: Int.self) == 3
+            }
+            try e2e.simulator.setFaults(.none)
+            try await Self.eventually("every alert is sent") { try await e2e.pool.query("SELECT 1 FROM outbox").isEmpty }
+            let accepted = try Self.broadcasts(e2e, to: channelID).filter { $0.status == 200 }.map { request in
+                let aps = try #require(try JSONParser().parse(request.body)["aps"])
+                return (
+                    event: aps["event"]?.stringValue, alert: aps["alert"] != nil, home: aps["content-state"]?["homeScore"]?.integerValue,
+                    timestamp: aps["timestamp"]?.integerValue ?? 0, dismissal: aps["dismissal-date"] != nil)
+            }
+            #expect(accepted.map(\.event) == ["update", "update", "end"], "\(accepted)")
+            #expect(accepted.allSatisfy { $0.alert }, "every alert arrives: \(accepted)")
+            #expect(accepted.map(\.home) == [1, 2, 2], "\(accepted)")
+            #expect(accepted.map(\.dismissal) == [false, false, true], "\(accepted)")
+            #expect(zip(accepted, accepted.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp }, "the phone keeps each: \(accepted)")
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit() == 0, "\(server.errorOutput)")
+        }
+    }
+
+    @Test("alerts not yet accepted when APNs says ChannelNotRegistered go on the recreated channel, in order, once; the app API names it")
+    func alertsOutliveAGoneChannel() async throws {
+        let secondGoal = #"{"id": "goal-2", "game": "ars-che", "seq": 2, "occurredAt": "2025-11-29T20:30:00Z", "kind": "score", "team": "home", "player": "Odegaard", "scoreboard": {"home": 2, "away": 0, "period": "1H", "clock": "30'"}}"#
+        try await RegistryE2E.with { e2e in
+            let teamKey = try await e2e.addApp("com.example.live")
+            try await e2e.addGame("ars-che")
+            let ensured = try await e2e.run("channels", "ensure", "--game", "ars-che")
+            #expect(ensured.code == 0, "\(ensured.stderr)")
+            let oldID = try #require(e2e.simulatorChannels("com.example.live").first)
+            let keys = try await e2e.run("keys", "create", "--name", "feed")
+            let key = try #require(
+                keys.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("sck_") }.map(String.init))
+            // The channel vanishes at APNs behind the registry's back.
+            let client = try APNsClientFactory.client(e2e.endpoints)
+            #expect(try await client.deleteChannel(bundleID: "com.example.live", channelID: oldID, credentials: try teamKey.credentials()).status == 204)
+            await client.shutdown()
+            // The first goal's answer (ChannelNotRegistered) is held while the second queues behind it.
+            try e2e.simulator.setFaults(SimulatorFaults(holdAnswers: true))
+            var environment = e2e.environment
+            environment.merge(Self.settings) { _, new in new }
+            environment["SCORECAST_POLLER_ENSURE_SECONDS"] = "1"
+            let server = try ScorecastProcess(["serve", "--roles", "api,worker,poller"], environment: environment)
+            let url = try await Self.apiURL(server)
+            try await Self.postGoal(url, key: key)
+            try await Self.eventually("the first goal is in flight, its answer held") { e2e.simulator.heldAnswerCount == 1 }
+            let sent = try await ScorecastProcess.run(["events", "send", "--url", url, "--json", secondGoal], environment: ["SCORECAST_API_KEY": key])
+            #expect(sent.code == 0, "\(sent.stderr)")
+            try await Self.eventually("the second goal waits behind the first") {
+                try await e2e.pool.query("SELECT jsonb_array_length(alerts)::int8 AS n FROM outbox").first?.decode("n", as: Int.self) == 2
+            }
+            try e2e.simulator.setFaults(.none)
+            try await Self.eventually("a new channel is created for the game") {
+                let channels = e2e.simulatorChannels("com.example.live")
+                return channels.count == 1 && !channels.contains(oldID)
+            }
+            let newID = try #require(e2e.simulatorChannels("com.example.live").first)
+            try await Self.eventually("both goals reach the new channel") {
+                let pending = try await e2e.pool.query("SELECT 1 FROM outbox").count
+                return pending == 0 && Self.broadcasts(e2e, to: newID).filter { $0.status == 200 && $0.body.contains("\"alert\"") }.count >= 2
+            }
+            #expect(Self.broadcasts(e2e, to: oldID).map(\.reason) == ["ChannelNotRegistered"])
+            let alerts = try Self.broadcasts(e2e, to: newID).filter { $0.status == 200 }.compactMap { request -> String? in
+                let aps = try #require(try JSONParser().parse(request.body)["aps"])
+                return aps["alert"]?["title"]?["loc-args"]?.arrayValue?.compactMap(\.stringValue).first { !$0.hasSuffix("'") }
+            }
+            #expect(alerts == ["Saka", "Odegaard"], "each alert once, in order, on the new channel")
+            let answer = try await TestHTTP.get(url + "/v1/games/ars-che/channels?bundle-id=com.example.live")
+            #expect(answer.status == 200)
+            let listed = (try TestHTTP.object(answer.body)["channels"] as? [[String: Any]])?.compactMap { $0["channelId"] as? String }
+            #expect(listed == [newID], "the app API names the game's current channel")
             server.signal(SIGTERM)
             #expect(await server.waitForExit() == 0, "\(server.errorOutput)")
         }

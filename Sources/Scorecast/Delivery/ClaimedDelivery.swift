@@ -45,6 +45,8 @@ package struct ClaimedDelivery: Sendable, Hashable {
     package var storagePolicy: ChannelStoragePolicy
     /// The newest payload timestamp already sent to the channel.
     package var lastTimestamp: Int64
+    /// What the channel's last accepted send showed (`channels.last_shown`), if known.
+    package var lastShown: ShownState?
     /// The app the channel belongs to.
     package var app: DeliveryApp
     /// The channel's newest budget row, if it has one.
@@ -65,8 +67,10 @@ package struct ClaimedDelivery: Sendable, Hashable {
         alerting: Bool, headAlert: QueuedAlert? = nil, queuedAlerts: Int = 0, eventIDs: [Int64], firstIngestedAt: Date,
         coalesced: Int, attempts: Int, leaseOwner: String, claimedAt: Date, apnsChannelID: String,
         storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?,
-        throttledUntil: Date? = nil, recentImmediateSends: [Date] = [], headAlertIsFinal: Bool = false
+        throttledUntil: Date? = nil, recentImmediateSends: [Date] = [], headAlertIsFinal: Bool = false,
+        lastShown: ShownState? = nil
     ) {
+        self.lastShown = lastShown
         self.throttledUntil = throttledUntil
         self.recentImmediateSends = recentImmediateSends
         self.headAlertIsFinal = headAlertIsFinal
@@ -123,6 +127,7 @@ package struct ClaimedDelivery: Sendable, Hashable {
         }
         self.storagePolicy = storagePolicy
         lastTimestamp = try row.decode("last_timestamp")
+        lastShown = try row.decode("last_shown", as: Int64?.self).map(ShownState.init(fingerprint:))
         app = try DeliveryApp(row: row)
         budget = try BudgetRow(claimRow: row)
         recentImmediateSends = try row.decode("budget_recent_sends")

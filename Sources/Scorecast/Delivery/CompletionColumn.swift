@@ -57,6 +57,7 @@ struct CompletionColumn: Sendable {
         column("claimed_coalesced", "int8") { $0.claimedCoalesced },
         column("claimed_at", "timestamptz") { $0.claimedAt },
         column("sent_ts", "int8") { $0.sentTimestamp },
+        column("sent_shown", "int8") { $0.sentShown?.fingerprint },
         column("sent_alert", "text") { $0.sentAlertKey },
         column("throttled_until", "timestamptz") { $0.throttledUntil },
         eventIDs("d_event_ids") { $0.delivery?.eventIDs },

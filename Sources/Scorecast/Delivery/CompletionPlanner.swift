@@ -98,6 +98,7 @@ package enum CompletionPlanner {
             record.outcome = .sent
             completion.action = .finish
             completion.sentTimestamp = plan.timestamp
+            completion.sentShown = plan.shown
             settleAlert(dropped: plan.alertDropped)
             var budget = plan.budget
             budget.recordSent(priority: plan.priority, downgraded: plan.downgraded, now: now, policy: plan.budgetPolicy)
@@ -147,6 +148,18 @@ package enum CompletionPlanner {
             completion.action = .pauseApp(reason: reason)
         }
         completion.delivery = record
+        return completion
+    }
+}
+
+extension CompletionPlanner {
+    /// The completion of `claim` when its send would have repeated the channel's last accepted
+    /// one: the row is finished unsent (deleted, or kept for what arrived meanwhile), nothing
+    /// is recorded in `deliveries` and nothing about the channel changes.
+    package static func repeatSkipped(_ claim: ClaimedDelivery) -> DeliveryCompletion {
+        var completion = DeliveryCompletion(claim: claim)
+        completion.action = .finish
+        completion.skippedRepeat = true
         return completion
     }
 }

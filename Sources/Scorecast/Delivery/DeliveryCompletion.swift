@@ -14,8 +14,10 @@ package struct DeliveryCompletion: Sendable, Hashable {
         case finish
         /// Send again after `delay` seconds: attempts + 1, backoff in `not_before`, lease released.
         case retry(delay: Double, error: String)
-        /// APNs says the channel does not exist: the channel becomes `gone` and its row is
-        /// deleted whatever its version (pending work is cancelled).
+        /// APNs says the channel does not exist: the channel becomes `gone`; its row is deleted
+        /// whatever its version unless alerts APNs never accepted wait in it: then it is kept,
+        /// unleased and never claimed again, until the channel that replaces it for the same
+        /// game adopts those alerts (``ChannelSeed``).
         case cancelChannel
         /// The app's credentials were refused: the app is paused with `reason`, the row is kept
         /// (lease released) for when an admin resumes it.
@@ -38,6 +40,11 @@ package struct DeliveryCompletion: Sendable, Hashable {
     package var budget: BudgetRow?
     /// The payload timestamp APNs accepted (raises `channels.last_timestamp`); `nil` unless sent.
     package var sentTimestamp: Int64?
+    /// What the accepted send showed (becomes `channels.last_shown`); `nil` unless sent, or unknown.
+    package var sentShown: ShownState?
+    /// Whether the row was finished without a send because it would have repeated the
+    /// channel's last accepted one (counted, nothing recorded in `deliveries`).
+    package var skippedRepeat = false
     /// The events the claimed row carried (dropped from a row superseded during the send).
     package var claimedEventIDs: [Int64]
     /// The claimed row's coalesced count (subtracted from a row superseded during the send).

@@ -61,10 +61,29 @@ extension DeliveryWorker {
         return groups
     }
 
-    /// Sends rows that share one signing key as one batch and decides what follows each.
-    private func send(_ claims: [ClaimedDelivery]) async -> [DeliveryCompletion] {
+    /// Sends rows that share one signing key as one batch and decides what follows each; a row
+    /// whose send would repeat the channel's last accepted one is finished unsent.
+    private func send(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
         let plannedAt = Date()
-        let plans = claims.map { SendPlan(claim: $0, now: plannedAt, settings: context.settings) }
+        let allPlans = claimed.map { SendPlan(claim: $0, now: plannedAt, settings: context.settings) }
+        var completions = [DeliveryCompletion?](repeating: nil, count: claimed.count)
+        var sending: [Int] = []
+        for (position, plan) in allPlans.enumerated() {
+            if plan.repeatsLastAccepted {
+                completions[position] = CompletionPlanner.repeatSkipped(claimed[position])
+            } else {
+                sending.append(position)
+            }
+        }
+        if !sending.isEmpty {
+            let sent = await send(sending.map { claimed[$0] }, plans: sending.map { allPlans[$0] }, plannedAt: plannedAt)
+            for (position, completion) in zip(sending, sent) { completions[position] = completion }
+        }
+        return zip(claimed, completions).map { claim, completion in completion ?? DeliveryCompletion.release(claim) }
+    }
+
+    /// Sends `claims` as `plans` say, as one batch, and decides what follows each.
+    private func send(_ claims: [ClaimedDelivery], plans: [SendPlan], plannedAt: Date) async -> [DeliveryCompletion] {
         let outcomes: [SendOutcome]
         do {
             let credentials = try await context.credentials.credentials(for: claims[0].app)

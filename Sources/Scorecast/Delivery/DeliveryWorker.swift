@@ -57,7 +57,7 @@ struct DeliveryWorker: Sendable {
                     defer { context.turns.finish(turn, tookAll: tookAll) }
                     claimed = try await context.store.claim(
                         owner: owner, limit: limit, lease: context.settings.leaseDuration,
-                        excluding: context.inFlight.snapshot, ignoringBackoff: probing)
+                        excluding: context.inFlight.snapshot, ignoringBackoff: probing, at: context.clock.now())
                     tookAll = !probing && claimed.count < limit
                     if claimed.isEmpty { context.counters.update { $0.emptyClaims += 1 } }
                     failures = 0
@@ -133,9 +133,10 @@ struct DeliveryWorker: Sendable {
         return .news
     }
 
-    /// ``sendAll(_:)`` while a heartbeat extends the batch's leases every third of the lease:
-    /// a send slower than the lease (a slow APNs, a long timeout) keeps its rows, and only a
-    /// crashed worker's rows are taken over when the lease runs out.
+    /// ``sendAll(_:)`` while a heartbeat extends the batch's leases every third of the lease
+    /// (of the pool's clock, which also dates the leases): a send slower than the lease (a slow
+    /// APNs, a long timeout) keeps its rows, and only a crashed worker's rows are taken over
+    /// when the lease runs out.
     private func sendKeepingLeases(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
         let ids = claimed.map(\.channelID)
         return await withTaskGroup(of: [DeliveryCompletion]?.self) { group in
@@ -143,10 +144,10 @@ struct DeliveryWorker: Sendable {
             group.addTask {
                 let lease = context.settings.leaseDuration
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: lease / 3)
+                    await context.clock.sleep(for: lease / 3)
                     if Task.isCancelled { break }
                     do {
-                        try await context.store.extendLeases(channelIDs: ids, owner: owner, lease: lease)
+                        try await context.store.extendLeases(channelIDs: ids, owner: owner, lease: lease, at: context.clock.now())
                     } catch {
                         context.repeats.warning("extending the leases of a batch in flight failed", [
                             "worker": String(index), "rows": String(ids.count), "error": "\(error)"])
@@ -220,6 +221,7 @@ struct DeliveryWorker: Sendable {
                 case .failed?: totals.failed += 1
                 case .gone?: totals.gone += 1
                 case .paused?: totals.paused += 1
+                case nil where completion.skippedRepeat: totals.repeatsSkipped += 1
                 case nil: totals.released += 1
                 }
                 if completion.alertDropped {

@@ -13,7 +13,9 @@ import Foundation
 /// ``DeliveryCompletion/RowAction``), and `OutboxSettlementTests` runs both on the same rows
 /// against Postgres and requires the same result.
 ///
-/// 1. **Operation.** A cancelled channel's row is deleted whatever its version. A finished send
+/// 1. **Operation.** A cancelled channel's row is deleted whatever its version, unless alerts
+///    APNs never accepted wait in it: then it is only given back (its channel, gone, is never
+///    claimed again; the channel that replaces it adopts the alerts). A finished send
 ///    deletes the row when it is still the claimed version and no alert is left (rule 2);
 ///    otherwise the row is *superseded*: it stays, holding only what the send did not carry.
 ///    A retry keeps the row for another attempt; a pause or a release only gives it back.
@@ -101,7 +103,7 @@ package enum OutboxSettlement {
     /// Rule 1: what `completion` does to `row`.
     package static func operation(_ completion: DeliveryCompletion, row: Row) -> Operation {
         switch completion.action {
-        case .cancelChannel: .delete
+        case .cancelChannel: remainingAlerts(completion, row: row).isEmpty ? .delete : .release
         case .finish: row.version == completion.claimedVersion && remainingAlerts(completion, row: row).isEmpty ? .delete : .superseded
         case .retry: .retry
         case .pauseApp, .release: .release

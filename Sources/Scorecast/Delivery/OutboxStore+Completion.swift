@@ -95,7 +95,7 @@ extension OutboxStore {
             -- Rule 1: the operation.
             plan AS MATERIALIZED (
                 SELECT u.*, r.alerts AS remaining_alerts, h.alerts <> '[]'::jsonb AS had_alerts, CASE
-                    WHEN u.action = \(cancelAction)
+                    WHEN (u.action = \(cancelAction) AND r.alerts = '[]'::jsonb)
                       OR (u.action = \(finishAction) AND h.version = u.claimed_version AND r.alerts = '[]'::jsonb) THEN \(delete)
                     WHEN u.action = \(finishAction) THEN \(superseded)
                     WHEN u.action = \(retryAction) THEN \(retry)
@@ -161,6 +161,7 @@ extension OutboxStore {
                 UPDATE channels c SET
                     last_timestamp = CASE WHEN p.sent_ts IS NULL THEN c.last_timestamp ELSE GREATEST(c.last_timestamp, p.sent_ts) END,
                     last_sent_at = CASE WHEN p.sent_ts IS NULL THEN c.last_sent_at ELSE now() END,
+                    last_shown = CASE WHEN p.sent_ts IS NULL THEN c.last_shown ELSE p.sent_shown END,
                     status = CASE WHEN p.action = \(cancelAction) AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
                     updated_at = now()
                 FROM plan p

@@ -31,7 +31,7 @@ package struct OutboxStore: Sendable {
 
     // MARK: - Claim
 
-    /// Claims up to `limit` due rows for `owner` until now + `lease` (recording the version
+    /// Claims up to `limit` due rows for `owner` until `now` + `lease` (recording the version
     /// claimed in `claimed_version`, so ingest can tell the content in flight from a newer one
     /// that replaced it): rows whose `due_at` and
     /// backoff have passed, not leased (or whose lease expired: the rescue of a dead worker's
@@ -43,21 +43,23 @@ package struct OutboxStore: Sendable {
     /// pick, which found them by index; joining the claimed rows to `channels` again made
     /// Postgres hash all of `channels` per claim (issue 18: 2.1 → 1.45 ms per 60-row claim
     /// at 4,000 channels, EXPLAIN ANALYZE). It runs under `ReusablePlans`, in a transaction of
-    /// its own sent with `BEGIN` in one round trip.
+    /// its own sent with `BEGIN` in one round trip. `now` is the caller's clock, bound as a
+    /// parameter: due times, backoffs and leases are all compared with it, and the lease it
+    /// writes is dated by it, so one clock decides whether a lease has run out.
     package func claim(
-        owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false
+        owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false, at now: Date = Date()
     ) async throws -> [ClaimedDelivery] {
         let statement: SQL = """
             WITH picked AS (
-                SELECT o.channel_id, c.apns_channel_id, c.storage_policy, c.last_timestamp,
+                SELECT o.channel_id, c.apns_channel_id, c.storage_policy, c.last_timestamp, c.last_shown,
                        a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
                        a.frequent_updates, a.budget_per_hour
                 FROM outbox o
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
-                WHERE o.due_at <= now()
-                  AND (o.not_before IS NULL OR o.not_before <= now() OR \(ignoringBackoff))
-                  AND (o.lease_owner IS NULL OR o.lease_expires_at < now())
+                WHERE o.due_at <= \(now)
+                  AND (o.not_before IS NULL OR o.not_before <= \(now) OR \(ignoringBackoff))
+                  AND (o.lease_owner IS NULL OR o.lease_expires_at < \(now))
                   AND c.status = ANY(\(Self.sendableChannelStatuses))
                   AND a.paused_at IS NULL
                   AND o.channel_id <> ALL(\(excluding))
@@ -67,7 +69,7 @@ package struct OutboxStore: Sendable {
             ), claimed AS (
                 UPDATE outbox o
                 SET lease_owner = \(owner),
-                    lease_expires_at = now() + make_interval(secs => \(lease.seconds)),
+                    lease_expires_at = \(now) + make_interval(secs => \(lease.seconds)),
                     claimed_version = o.version,
                     updated_at = now()
                 FROM picked
@@ -77,14 +79,14 @@ package struct OutboxStore: Sendable {
                           o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at,
                           o.throttled_until
             )
-            SELECT claimed.*, now() AS claimed_at, p.apns_channel_id, p.storage_policy, p.last_timestamp,
+            SELECT claimed.*, \(now)::timestamptz AS claimed_at, p.apns_channel_id, p.storage_policy, p.last_timestamp, p.last_shown,
                    p.app_id, p.bundle_id, p.environment, p.team_id, p.key_id, p.key_path,
                    p.frequent_updates, p.budget_per_hour,
                    b.window_start AS budget_window_start, b.high_priority_sent AS budget_high_priority_sent,
                    b.downgraded AS budget_downgraded, b.throttled AS budget_throttled, b.budget_limit,
                    b.shrunk_limit AS budget_shrunk_limit, b.last_throttled_at AS budget_last_throttled_at,
                    ARRAY(SELECT s.sent_at FROM channel_priority_sends s
-                         WHERE s.channel_id = claimed.channel_id AND s.sent_at > now() - interval '1 hour'
+                         WHERE s.channel_id = claimed.channel_id AND s.sent_at > \(now) - interval '1 hour'
                          ORDER BY s.sent_at) AS budget_recent_sends,
                    COALESCE((SELECT e.kind = 'final' FROM events e WHERE e.id = (claimed.head_alert ->> 'key')::bigint), false)
                        AS head_alert_final
@@ -129,13 +131,13 @@ package struct OutboxStore: Sendable {
         return try rows.first?.decode("wait", as: Double?.self)
     }
 
-    /// Extends `owner`'s leases on `channelIDs` to now + `lease` (the heartbeat of a long send).
-    /// Returns how many rows it still held.
+    /// Extends `owner`'s leases on `channelIDs` to `now` + `lease` (the heartbeat of a long
+    /// send; `now` from the same clock as the claim's). Returns how many rows it still held.
     @discardableResult
-    package func extendLeases(channelIDs: [Int64], owner: String, lease: Duration) async throws -> Int {
+    package func extendLeases(channelIDs: [Int64], owner: String, lease: Duration, at now: Date = Date()) async throws -> Int {
         guard !channelIDs.isEmpty else { return 0 }
         return try await pool.execute("""
-            UPDATE outbox SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
+            UPDATE outbox SET lease_expires_at = \(now) + make_interval(secs => \(lease.seconds))
             WHERE channel_id = ANY(\(channelIDs)) AND lease_owner = \(owner)
             """)
     }

@@ -23,6 +23,11 @@ package struct SendPlan: Sendable, Hashable {
     /// Whether the row's head alert had to be left out (it does not fit beside the state): an
     /// alert dropped by policy, counted.
     package var alertDropped: Bool
+    /// What the send shows (written to `channels.last_shown` once APNs accepts it).
+    package var shown: ShownState?
+    /// Whether the send would repeat the channel's last accepted one (``ComposedSend``): the
+    /// worker does not send it and finishes the row.
+    package var repeatsLastAccepted: Bool
 
     /// Plans the send of `claim` at `now` under `settings`.
     package init(claim: ClaimedDelivery, now: Date, settings: WorkerSettings) {
@@ -44,10 +49,13 @@ package struct SendPlan: Sendable, Hashable {
         self.budget = budget
         let composed = ComposedSend.compose(
             stored: claim.payload, storedTimestamp: Int(claim.payloadTimestamp), alert: claim.headAlert?.alert,
-            channelLastTimestamp: Int(claim.lastTimestamp))
+            alertsAfter: max(0, claim.queuedAlerts - 1), channelLastTimestamp: Int(claim.lastTimestamp),
+            lastAccepted: claim.lastShown)
         body = composed.body
         timestamp = Int64(composed.timestamp)
         alertDropped = claim.headAlert != nil && !composed.alertSent
+        shown = composed.shown
+        repeatsLastAccepted = composed.repeatsLastAccepted
     }
 }
 

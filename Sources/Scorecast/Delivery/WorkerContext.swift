@@ -32,6 +32,10 @@ struct WorkerContext: Sendable {
     let metrics: ScorecastMetrics?
     /// The prefix of every lease owner of this pool (`host:pid:random`).
     let ownerPrefix: String
+    /// The time claims and leases are decided at, and the heartbeat's pace: the system clock in
+    /// `serve`, a manual one in tests (a lease then runs out when the test says, not when a
+    /// loaded machine happens to starve a timer).
+    let clock: any PollerClock
 }
 
 /// The set of channels this process is sending to right now.

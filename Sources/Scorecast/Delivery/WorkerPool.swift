@@ -35,6 +35,7 @@ package final class WorkerPool: Service {
     ///   - credentials: where apps' keys are loaded and cached; share one per process.
     ///   - metrics: the process's `/metrics`, counted as sends are written.
     ///   - ownerPrefix: this process's lease owner prefix; by default `host:pid:random`.
+    ///   - clock: the time claims and leases are decided at, and the lease heartbeat's pace.
     package init(
         pool: PostgresPool,
         notifications: PostgresPool? = nil,
@@ -43,7 +44,8 @@ package final class WorkerPool: Service {
         settings: WorkerSettings,
         logger: Logger,
         metrics: ScorecastMetrics? = nil,
-        ownerPrefix: String? = nil
+        ownerPrefix: String? = nil,
+        clock: any PollerClock = SystemPollerClock()
     ) {
         let logger = logger.named("workers")
         self.notifications = notifications ?? pool
@@ -53,7 +55,7 @@ package final class WorkerPool: Service {
             logger: logger, repeats: RepeatLog(logger: logger), wakeup: WakeSignal(), alerting: WakeSignal(),
             stopping: WakeSignal(), inFlight: InFlightChannels(), turns: ClaimTurns(),
             counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy), metrics: metrics,
-            ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix())
+            ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix(), clock: clock)
     }
 
     /// The prefix of this pool's lease owners (`<prefix>/w<n>`).

@@ -108,8 +108,7 @@ package struct WorkerSettings: Sendable {
             budgetPolicy: BudgetPolicy(finalReserve: configuration.budgetFinalReserve),
             retryPolicy: RetryPolicy(
                 baseDelay: configuration.retryBase.seconds, maximumDelay: configuration.retryMax.seconds,
-                maximumAttempts: configuration.retryMaxAttempts, maximumRetryAfter: configuration.retryAfterMax.seconds,
-                throttledRetryDelay: configuration.routineInterval.seconds),
+                maximumAttempts: configuration.retryMaxAttempts, maximumRetryAfter: configuration.retryAfterMax.seconds),
             apnsRequestTimeout: configuration.apnsRequestTimeout)
     }
 

@@ -26,6 +26,9 @@ package struct WorkerStatistics: Sendable, Hashable {
     package var fencedOut = 0
     /// Rows given back unsent (shutdown, cancellation).
     package var released = 0
+    /// Rows finished unsent because their send would have repeated the channel's last accepted
+    /// one (the same event and content-state, no alert).
+    package var repeatsSkipped = 0
     /// Alerts APNs accepted (each alerting event once, in event order per channel).
     package var alertsSent = 0
     /// Alerts dropped by policy: left out of a send because they did not fit beside the

@@ -95,7 +95,7 @@ package struct RenderRefusal: Error, Sendable, Hashable, CustomStringConvertible
 ///   notable play (a card, a period change: ``EventKind/isNotable``) is routine but goes at once
 ///   too: only stats and refreshes are spaced.
 /// - A routine event that changed nothing the Live Activity shows (a clock tick the phone runs
-///   itself: ``GameFold/Step/changesWhatIsShown``) writes nothing.
+///   itself: ``GameFold/Step/changesWhatIsShown``) writes nothing, not even the row it found.
 /// - Each step's content-state is encoded once per date encoding and mapping, however many
 ///   channels' apps share them (``ContentStateMemo``); the rest of each payload is the channel's.
 package struct OutboxPlanner: Sendable {
@@ -128,6 +128,10 @@ package struct OutboxPlanner: Sendable {
             /// Whether `entry` is the content a worker is sending right now.
             var inFlight: Bool
             var replacesLeased: Bool
+            /// Whether a step of this plan changed the row: an unchanged row is not written,
+            /// since a new version of a row in flight would make its send's completion keep
+            /// the content it just sent pending, and send it again.
+            var changed = false
         }
         var working: [Int64: Working] = [:]
         let ordered = targets.sorted { ($0.channelID, $0.gameID) < ($1.channelID, $1.gameID) }
@@ -159,11 +163,13 @@ package struct OutboxPlanner: Sendable {
                     channel.entry = OutboxEntry(update: update, dueAt: dueAt, now: now)
                 }
                 channel.inFlight = false
+                channel.changed = true
             }
             working[target.channelID] = channel
         }
         return working.compactMap { channelID, channel in
-            channel.entry.map {
+            guard channel.changed else { return nil }
+            return channel.entry.map {
                 OutboxWrite(
                     channelID: channelID, expectedVersion: channel.expectedVersion, entry: $0,
                     replacesLeased: channel.replacesLeased)

@@ -199,7 +199,8 @@ package struct ChannelStore: Sendable {
     }
 
     /// Marks live channels `ids` gone (APNs does not know them) and drops their pending outbox
-    /// rows, on `connection`. Returns how many changed.
+    /// rows, on `connection`, except those holding alerts: a channel that replaces one of them
+    /// for its game adopts those (``ChannelSeed``). Returns how many changed.
     @discardableResult
     func markGone(ids: [Int64], on connection: PostgresConnection) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
@@ -207,7 +208,7 @@ package struct ChannelStore: Sendable {
             UPDATE channels SET status = 'gone', updated_at = now()
             WHERE id = ANY(\(ids)) AND status IN ('active', 'retiring')
             """)
-        try await connection.execute("DELETE FROM outbox WHERE channel_id = ANY(\(ids))")
+        try await connection.execute("DELETE FROM outbox WHERE channel_id = ANY(\(ids)) AND alerts = '[]'::jsonb")
         return changed
     }
 

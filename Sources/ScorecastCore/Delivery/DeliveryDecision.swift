@@ -10,7 +10,8 @@ public enum DeliveryDecision: Sendable, Hashable {
     /// `429 TooManyRequests`: the channel's priority-10 budget is spent. The caller shrinks it
     /// (``ChannelBudget/recordThrottled(now:policy:)``), sends no priority 10 before
     /// `priorityTenAfter` (`Retry-After`, capped by ``RetryPolicy/maximumRetryAfter``), and
-    /// sends again at `at` — at priority 5, after the shaping interval: state keeps flowing.
+    /// sends again at `at` — at priority 5, after the attempt's ordinary backoff rather than a
+    /// routine update's spacing: a throttled goal is still a goal, and priority 5 spends no budget.
     case throttled(at: Date, priorityTenAfter: Date, reason: String)
     /// Renew the app's provider token and send again at once (once per delivery).
     case renewTokenAndRetry
@@ -67,7 +68,7 @@ public enum DeliveryDecision: Sendable, Hashable {
         case .throttled:
             var retryAfter = 0.0
             if case .response(_, _, let seconds?) = result, seconds.isFinite, seconds > 0 { retryAfter = seconds }
-            let wait = max(policy.throttledRetryDelay, policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random))
+            let wait = policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random)
             return .throttled(
                 at: now.addingTimeInterval(wait), priorityTenAfter: now.addingTimeInterval(min(retryAfter, policy.maximumRetryAfter)),
                 reason: label)

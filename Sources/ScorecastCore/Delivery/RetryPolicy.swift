@@ -14,10 +14,6 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The longest `Retry-After` honoured, in seconds; longer values are cut to it. Default 60
     /// (`SCORECAST_RETRY_AFTER_MAX_SECONDS`): one answer must never freeze a channel for an hour.
     public var maximumRetryAfter: Double
-    /// After `429 TooManyRequests` (the channel's priority-10 budget is spent), the next attempt
-    /// goes at priority 5 — which draws on no budget — this many seconds later: the shaping
-    /// interval of routine updates (the workers pass `SCORECAST_ROUTINE_INTERVAL_MS`). Default 2.
-    public var throttledRetryDelay: Double
     /// How long an app's sends pause after a credential error, in seconds. Default 300.
     public var credentialPause: Double
 
@@ -28,7 +24,6 @@ public struct RetryPolicy: Sendable, Hashable {
         minimumDelay: Double = 0.05,
         maximumAttempts: Int = 12,
         maximumRetryAfter: Double = 60,
-        throttledRetryDelay: Double = 2,
         credentialPause: Double = 300
     ) {
         self.baseDelay = max(0, baseDelay)
@@ -36,7 +31,6 @@ public struct RetryPolicy: Sendable, Hashable {
         self.minimumDelay = max(0, minimumDelay)
         self.maximumAttempts = max(1, maximumAttempts)
         self.maximumRetryAfter = max(0, maximumRetryAfter)
-        self.throttledRetryDelay = max(0, throttledRetryDelay)
         self.credentialPause = max(0, credentialPause)
     }
 

@@ -31,11 +31,12 @@ import Testing
          .pauseApp(reason: "403 ExpiredProviderToken again with a freshly renewed token", until: now.addingTimeInterval(300))),
         (response(503, "ServiceUnavailable"), 1, false, .retry(at: now.addingTimeInterval(1), reason: "503 ServiceUnavailable")),
         (response(500), 3, false, .retry(at: now.addingTimeInterval(4), reason: "HTTP 500")),
-        // 429: again after the shaping interval (at priority 5); Retry-After only bars priority 10, capped at 60 s.
+        // 429: again after the attempt's backoff (at priority 5, no routine spacing); Retry-After
+        // only bars priority 10, capped at 60 s.
         (response(429, "TooManyRequests", retryAfter: 20), 1, false,
-         .throttled(at: now.addingTimeInterval(2), priorityTenAfter: now.addingTimeInterval(20), reason: "429 TooManyRequests")),
+         .throttled(at: now.addingTimeInterval(1), priorityTenAfter: now.addingTimeInterval(20), reason: "429 TooManyRequests")),
         (response(429, "TooManyRequests", retryAfter: 3600), 1, false,
-         .throttled(at: now.addingTimeInterval(2), priorityTenAfter: now.addingTimeInterval(60), reason: "429 TooManyRequests")),
+         .throttled(at: now.addingTimeInterval(1), priorityTenAfter: now.addingTimeInterval(60), reason: "429 TooManyRequests")),
         (response(429, "TooManyRequests"), 4, false,
          .throttled(at: now.addingTimeInterval(8), priorityTenAfter: now, reason: "429 TooManyRequests")),
         (response(429, "TooManyProviderTokenUpdates"), 2, false, .retry(at: now.addingTimeInterval(2), reason: "429 TooManyProviderTokenUpdates")),

@@ -48,9 +48,8 @@ import ScorecastCore
         #expect(policy.baseDelay == 0.2)
         #expect(policy.maximumDelay == 8)
         #expect(policy.maximumRetryAfter == 30)
-        #expect(policy.throttledRetryDelay == 1.5)
         let defaults = WorkerSettings(configuration: try Configuration.load(from: [:], workingDirectory: workingDirectory)).retryPolicy
-        #expect(defaults == RetryPolicy(maximumRetryAfter: 60, throttledRetryDelay: 10), "the defaults are the core's; a throttled channel waits the routine interval")
+        #expect(defaults == RetryPolicy(maximumRetryAfter: 60), "the defaults are the core's")
         #expect {
             try Configuration.load(from: ["SCORECAST_RETRY_BASE_MS": "9000", "SCORECAST_RETRY_MAX_MS": "8000"], workingDirectory: workingDirectory)
         } throws: { error in

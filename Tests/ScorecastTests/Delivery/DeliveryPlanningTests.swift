@@ -203,13 +203,20 @@ import Testing
         #expect(completion.sentTimestamp == nil)
     }
 
-    @Test func throttlingRetriesAtTheShapingIntervalBarsPriorityTenForTheRetryAfterAndShrinksTheBudget() throws {
+    @Test func throttlingRetriesAfterTheBackoffBarsPriorityTenForTheRetryAfterAndShrinksTheBudget() throws {
         let completion = Self.complete(Self.response(429, .tooManyRequests, retryAfter: "30"))
         guard case .retry(let delay, _) = completion.action else {
             Issue.record("expected a retry, got \(completion.action)")
             return
         }
-        #expect(delay == Self.settings.retryPolicy.throttledRetryDelay, "state keeps flowing, at priority 5")
+        // Attempt 1's bound is the base (1 s), jitter pinned to its top: the throttled goal goes
+        // again then, at priority 5, not a routine interval later.
+        #expect(delay == 1, "a throttled alert goes again after its backoff, at priority 5")
+        #expect(delay < Double(Self.settings.routineInterval.components.seconds))
+        var retried = Self.claim(attempts: 1)
+        retried.throttledUntil = completion.throttledUntil
+        let retry = SendPlan(claim: retried, now: Self.now.addingTimeInterval(delay), settings: Self.settings)
+        #expect(retry.priority == .opportunistic && retry.downgraded)
         #expect(completion.throttledUntil == Self.now.addingTimeInterval(30))
         #expect(completion.delivery?.outcome == .retry)
         #expect(completion.delivery?.reason == "TooManyRequests")

@@ -64,7 +64,10 @@ import TestSupport
         Case(name: "retry with a negative delay backs off from now", action: .retry(delay: -3, error: "late"), expected: .retry),
         Case(name: "a 429 raises the throttle", throttledUntil: past, action: .retry(delay: 1, error: "429"), completionThrottledUntil: future, expected: .retry),
         Case(name: "an older throttle does not lower the row's", throttledUntil: future, action: .release, completionThrottledUntil: past, expected: .release),
-        Case(name: "channel gone cancels even newer work", version: 5, alertKeys: ["k1"], alerting: true, priority: 10, action: .cancelChannel, expected: .delete),
+        Case(name: "channel gone cancels even newer work", version: 5, action: .cancelChannel, expected: .delete),
+        Case(
+            name: "channel gone keeps the alerts APNs never accepted for the channel that replaces it", version: 5, alertKeys: ["k1", "k2"],
+            alerting: true, priority: 10, action: .cancelChannel, expected: .release),
         Case(name: "a pause only gives the row back", notBefore: future, attempts: 1, lastError: "x", action: .pauseApp(reason: "bad key"), expected: .release),
         Case(name: "a release only gives the row back", version: 3, alertKeys: ["k1"], alerting: true, priority: 10, action: .release, sentAlertKey: "k1", expected: .release),
     ]

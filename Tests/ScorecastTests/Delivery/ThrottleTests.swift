@@ -15,7 +15,7 @@ import TestSupport
             $0.retryAfter = .seconds(3600)
         }) { harness in
             let (channel, ingestor) = try await AlertQueueTests.setUp(harness)
-            let retry = RetryPolicy(baseDelay: 0.05, maximumDelay: 0.2, minimumDelay: 0.01, maximumAttempts: 12, throttledRetryDelay: 0.1)
+            let retry = RetryPolicy(baseDelay: 0.05, maximumDelay: 0.2, minimumDelay: 0.01, maximumAttempts: 12)
             let workers = harness.makePool(harness.settings(workers: 1, retry: retry))
             try await harness.running(workers) {
                 for (seq, player) in ["Saka", "Odegaard", "Havertz"].enumerated() {

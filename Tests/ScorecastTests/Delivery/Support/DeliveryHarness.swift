@@ -115,11 +115,11 @@ struct DeliveryHarness: Sendable {
             .map { try $0.decode("pid", as: Int32.self) }
     }
 
-    /// A worker pool on this harness's database and simulator.
-    func makePool(_ settings: WorkerSettings, ownerPrefix: String? = nil) -> WorkerPool {
+    /// A worker pool on this harness's database and simulator, on `clock` (the system's by default).
+    func makePool(_ settings: WorkerSettings, ownerPrefix: String? = nil, clock: any PollerClock = SystemPollerClock()) -> WorkerPool {
         WorkerPool(
             pool: pool, apns: client, settings: settings,
-            logger: Logger(label: "workers", level: .notice, sink: logs), ownerPrefix: ownerPrefix)
+            logger: Logger(label: "workers", level: .notice, sink: logs), ownerPrefix: ownerPrefix, clock: clock)
     }
 
     /// Runs `workers` while `body` runs, then shuts it down and waits for it; a pool that does
