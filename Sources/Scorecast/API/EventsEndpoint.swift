@@ -106,6 +106,8 @@ package struct EventsEndpoint: Sendable {
             throw unavailable(error, request)
         }
         if let metrics {
+            let fitted = report.results.count(where: \.fittedToSize)
+            if fitted > 0 { metrics.contentStatesFitted.increment(FeedLabels(feed: feed.name), by: Double(fitted)) }
             for (outcome, count) in [(IngestOutcome.accepted, report.accepted), (.duplicate, report.duplicates), (.stale, report.stale)] where count > 0 {
                 metrics.eventsIngested.increment(IngestLabels(feed: feed.name, outcome: outcome), by: Double(count))
             }

@@ -386,11 +386,11 @@ struct IngestEndpointTests {
         }
     }
 
-    @Test("a Live Activity over 4 KB refuses the event with the reason, nothing written")
+    @Test("a Live Activity over its budget is fitted, never refused: logged and counted")
     func oversizedRender() async throws {
         try await IngestFixture.with { fixture in
             try await fixture.addGame("g1")
-            try await fixture.addChannel(boundTo: "g1")
+            let channel = try await fixture.addChannel(boundTo: "g1")
             // Every event adds 16 sport-specific values; the state keeps them all.
             func extra(_ round: Int) -> String {
                 let entries = (0..<16).map { index in
@@ -403,12 +403,16 @@ struct IngestEndpointTests {
                 let reply = await fixture.post(EventJSON.event(id: "s\(round)", seq: round, kind: "stats", scoreboard: extra(round)))
                 #expect(reply.status == 202, "\(reply.text)")
             }
-            let before = try await fixture.counts()
-            let refused = await fixture.post(EventJSON.batch([EventJSON.event(id: "s3", seq: 3, kind: "stats", scoreboard: extra(3))]))
-            #expect(refused.status == 422)
-            #expect(refused.fields == ["events[0]"])
-            #expect(refused.json["detail"]?.stringValue?.contains("4096") == true, "\(refused.text)")
-            #expect(try await fixture.counts() == before)
+            let fitted = await fixture.post(EventJSON.batch([EventJSON.event(id: "s3", seq: 3, kind: "stats", scoreboard: extra(3))]))
+            #expect(fitted.status == 202, "\(fitted.text)")
+            let row = try #require(try await fixture.outbox(channel))
+            // Long values are cut (at a character, with an ellipsis) before anything is dropped.
+            let key = "k3x0_" + String(repeating: "k", count: 24)
+            #expect(row.aps["content-state"]?["extra"]?[key]?.stringValue == String(repeating: "v", count: 15) + "…")
+            #expect(try #require(row.aps["content-state"]).encoded().count <= ContentStateFit.budget)
+            let lines = fixture.logSink.lines.filter { $0.contains("content-state cut to fit 4 KB") }
+            #expect(lines.contains { $0.contains("s3") && $0.contains("steps=cut-texts") })
+            #expect(fixture.metricsRegistry.render().contains(#"scorecast_content_states_fitted_total{feed="feed-a"} \#(lines.count)"#))
         }
     }
 
