@@ -281,6 +281,22 @@ struct IngestEndpointTests {
         }
     }
 
+    @Test("goals and cards without a shortName are counted: the lock screen shows the full name")
+    func eventsWithoutShortName() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            let replies = await [
+                fixture.post(EventJSON.event(id: "a", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#, extra: #""team": "home", "player": "Bukayo Saka""#)),
+                fixture.post(EventJSON.event(id: "b", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#,
+                                             extra: #""team": "home", "player": "Bukayo Saka", "shortName": "Saka""#)),
+                fixture.post(EventJSON.event(id: "c", seq: 3, kind: "card", extra: #""team": "away", "player": "Cole Palmer", "card": "yellow""#)),
+                fixture.post(EventJSON.event(id: "d", seq: 4, kind: "substitution", extra: #""team": "away", "player": "Cole Palmer""#)),
+            ]
+            #expect(replies.map(\.status) == [202, 202, 202, 202])
+            #expect(fixture.metricsRegistry.render().contains(#"scorecast_events_without_short_name_total{feed="feed-a"} 2"#))
+        }
+    }
+
     @Test("timestamps never go backwards on a channel")
     func timestampsNeverGoBackwards() async throws {
         try await IngestFixture.with { fixture in
