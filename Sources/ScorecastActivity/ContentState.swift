@@ -50,6 +50,12 @@ public struct ContentState: Codable, Hashable, Sendable {
     public var scorers: [Scorer]
     /// Cards shown so far, oldest first (sports with cards); empty otherwise.
     public var cards: [Card]
+    /// Goals no longer listed in ``scorers``, per team: when a high-scoring game would not fit
+    /// the 4 KB an update may carry, the oldest scorers are folded into this count. Absent
+    /// while every goal is listed.
+    public var earlierScorers: TeamTally?
+    /// Cards no longer listed in ``cards``, per team, folded like ``earlierScorers``.
+    public var earlierCards: TeamTally?
     /// Red cards (a second yellow counts as red) per team, for sports with cards; absent otherwise.
     public var redCards: TeamTally?
     /// The penalty shoot-out score, once a shoot-out has begun.
@@ -69,6 +75,8 @@ public struct ContentState: Codable, Hashable, Sendable {
         lastEvent: Play? = nil,
         scorers: [Scorer] = [],
         cards: [Card] = [],
+        earlierScorers: TeamTally? = nil,
+        earlierCards: TeamTally? = nil,
         redCards: TeamTally? = nil,
         shootout: TeamTally? = nil,
         extra: [String: String] = [:],
@@ -83,6 +91,8 @@ public struct ContentState: Codable, Hashable, Sendable {
         self.lastEvent = lastEvent
         self.scorers = scorers
         self.cards = cards
+        self.earlierScorers = earlierScorers
+        self.earlierCards = earlierCards
         self.redCards = redCards
         self.shootout = shootout
         self.extra = extra

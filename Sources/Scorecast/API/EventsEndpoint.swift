@@ -106,6 +106,11 @@ package struct EventsEndpoint: Sendable {
             throw unavailable(error, request)
         }
         if let metrics {
+            // The lock screen lists players by shortName; a feed that sends none shows full names.
+            let unshortened = events.count { ($0.kind == .score || $0.kind == .card) && $0.player != nil && $0.shortName == nil }
+            if unshortened > 0 { metrics.eventsWithoutShortName.increment(FeedLabels(feed: feed.name), by: Double(unshortened)) }
+            let fitted = report.results.count(where: \.fittedToSize)
+            if fitted > 0 { metrics.contentStatesFitted.increment(FeedLabels(feed: feed.name), by: Double(fitted)) }
             for (outcome, count) in [(IngestOutcome.accepted, report.accepted), (.duplicate, report.duplicates), (.stale, report.stale)] where count > 0 {
                 metrics.eventsIngested.increment(IngestLabels(feed: feed.name, outcome: outcome), by: Double(count))
             }

@@ -17,6 +17,8 @@ package struct ContentStateMemo {
     private var encoded: [Key: JSONValue] = [:]
     /// How many content-states were encoded rather than found here.
     package private(set) var encodings = 0
+    /// Content-states that had to give something up to fit 4 KB: the event's id and the steps.
+    package private(set) var fitted: [(eventID: String, steps: [ContentStateFit.Step])] = []
 
     /// An empty memo, for one plan (steps are known by their position in its request).
     package init() {}
@@ -27,8 +29,9 @@ package struct ContentStateMemo {
     ) throws(LiveActivityPayloadError) -> JSONValue {
         let key = Key(stepIndex: step.index, dateEncoding: renderer.settings.dateEncoding, mapping: renderer.settings.mapping)
         if let known = encoded[key] { return known }
-        let contentState = try renderer.contentState(state: step.state, game: game, occurredAt: step.event.occurredAt)
+        let (contentState, steps) = try renderer.fittedContentState(state: step.state, game: game, occurredAt: step.event.occurredAt)
         encodings += 1
+        if !steps.isEmpty { fitted.append((step.event.id, steps)) }
         encoded[key] = contentState
         return contentState
     }

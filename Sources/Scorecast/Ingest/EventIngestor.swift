@@ -114,6 +114,7 @@ package struct EventIngestor: Sendable {
         on connection: PostgresConnection
     ) async throws -> IngestReport {
         let now = receivedAt ?? clock()
+        var fittedIDs: Set<String> = []
         let fold = GameFold(
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
             sports: games.mapValues(\.info.sport))
@@ -137,12 +138,19 @@ package struct EventIngestor: Sendable {
             var eventIDs: [Int: Int64] = [:]
             for (index, event) in events.enumerated() { eventIDs[index] = storedIDs[event.id] }
             let writes: [OutboxWrite]
+            var contentStates = ContentStateMemo()
             do {
                 writes = try OutboxPlanner(shaping: settings.shaping).plan(
-                    fold: fold, games: games.mapValues(\.info), targets: targets, eventIDs: eventIDs, now: now)
+                    fold: fold, games: games.mapValues(\.info), targets: targets, eventIDs: eventIDs, now: now,
+                    contentStates: &contentStates)
             } catch {
                 throw IngestError.unrenderable(error)
             }
+            for (eventID, steps) in contentStates.fitted {
+                logger.warning("content-state cut to fit 4 KB", [
+                    "feed": feed, "event": eventID, "steps": steps.map(\.rawValue).joined(separator: ",")])
+            }
+            fittedIDs = Set(contentStates.fitted.map(\.eventID))
             if !writes.isEmpty {
                 try await upsertOutbox(writes, on: connection)
             }
@@ -155,7 +163,11 @@ package struct EventIngestor: Sendable {
                 "feed": feed, "events": "\(events.count)", "games": "\(fold.states.count)", "outbox_rows": "\(writes.count)",
             ])
         }
-        return IngestReport(results: events.indices.map { IngestReport.Result(id: events[$0].id, outcome: fold.outcomes[$0]) })
+        return IngestReport(results: events.indices.map {
+            var result = IngestReport.Result(id: events[$0].id, outcome: fold.outcomes[$0])
+            result.fittedToSize = fittedIDs.contains(events[$0].id)
+            return result
+        })
     }
 
     /// A locked game: its state and what rendering needs.

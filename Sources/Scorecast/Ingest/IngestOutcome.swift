@@ -17,6 +17,11 @@ package struct IngestReport: Sendable, Hashable, Codable {
         package var id: String
         /// What happened to it.
         package var outcome: IngestOutcome
+        /// Whether its Live Activity update had to give something up to fit 4 KB (counted in
+        /// `scorecast_content_states_fitted_total`; not part of the response).
+        package var fittedToSize = false
+
+        private enum CodingKeys: String, CodingKey { case id, outcome }
 
         /// Creates a result.
         package init(id: String, outcome: IngestOutcome) {

@@ -9,6 +9,12 @@ package struct ScorecastMetrics: Sendable {
     /// `scorecast_event_fields_ignored_total{feed}`: unknown fields in accepted feed events,
     /// passed over rather than refusing the event (a feed sending fields of its own, or a typo).
     package let eventFieldsIgnored: Counter<FeedLabels>
+    /// `scorecast_events_without_short_name_total{feed}`: goals and cards that name a player but
+    /// give no `shortName`, so the lock screen shows the feed's full `player` name.
+    package let eventsWithoutShortName: Counter<FeedLabels>
+    /// `scorecast_content_states_fitted_total{feed}`: accepted events whose Live Activity update
+    /// gave something up (older plays folded, texts cut, optional fields dropped) to fit 4 KB.
+    package let contentStatesFitted: Counter<FeedLabels>
     /// `scorecast_broadcasts_sent_total{app,outcome,priority}`: broadcast send attempts.
     package let broadcastsSent: Counter<SendLabels>
     /// `scorecast_broadcast_failures_total{app,reason}`: failed attempts by APNs or transport reason.
@@ -48,6 +54,14 @@ package struct ScorecastMetrics: Sendable {
         eventFieldsIgnored = try registry.counter(
             "scorecast_event_fields_ignored_total",
             help: "Unknown fields in feed events, ignored rather than refusing the event.",
+            labels: FeedLabels.self)
+        eventsWithoutShortName = try registry.counter(
+            "scorecast_events_without_short_name_total",
+            help: "Goals and cards naming a player without a shortName: the lock screen shows the full name.",
+            labels: FeedLabels.self)
+        contentStatesFitted = try registry.counter(
+            "scorecast_content_states_fitted_total",
+            help: "Accepted events whose Live Activity update was cut down to fit 4 KB.",
             labels: FeedLabels.self)
         broadcastsSent = try registry.counter(
             "scorecast_broadcasts_sent_total",

@@ -45,8 +45,9 @@ public struct GameState: Sendable, Hashable {
     /// The highest applied `seq`; 0 before any event.
     public var appliedSeq: Int
 
-    /// Most entries kept in ``scorers`` and ``cards``, so the content-state stays far below 4 KB.
-    public static let listLimit = 16
+    /// Most entries kept in ``scorers`` and ``cards``: more than any football match lists. What
+    /// would not fit an update's 4 KB the renderer folds into counts (``ContentStateFit``).
+    public static let listLimit = 64
 
     /// A game before any event: scheduled, 0–0.
     public static let initial = GameState(status: .scheduled, homeScore: 0, awayScore: 0)

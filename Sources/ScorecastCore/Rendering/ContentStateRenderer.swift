@@ -17,6 +17,7 @@ public enum ContentStateRenderer {
         "scorers", "scorers.team", "scorers.player", "scorers.minute", "scorers.addedMinute", "scorers.ownGoal",
         "scorers.penalty",
         "cards", "cards.team", "cards.player", "cards.minute", "cards.addedMinute", "cards.colour",
+        "earlierScorers", "earlierScorers.home", "earlierScorers.away", "earlierCards", "earlierCards.home", "earlierCards.away",
         "redCards", "redCards.home", "redCards.away", "shootout", "shootout.home", "shootout.away",
         "extra", "updatedAt",
     ]

@@ -23,8 +23,10 @@ import ScorecastActivity
 ///   routine ones priority 5 and none.
 /// - `relevance-score` from the game status.
 ///
-/// The result is checked for a broadcast: Live Activity data within 4 KB, body within 5,120
-/// bytes; otherwise a ``LiveActivityPayloadError`` with the sizes.
+/// The content-state is fitted into its budget, below 4 KB (``ContentStateFit``:
+/// older plays folded into counts, long texts cut, optional fields dropped), so a valid event
+/// is never refused for size. The result is checked for a broadcast: Live Activity data within
+/// 4 KB, body within 5,120 bytes; otherwise a ``LiveActivityPayloadError`` with the sizes.
 public struct LiveActivityRenderer: Sendable {
     /// The app's settings.
     public var settings: RenderSettings
@@ -58,18 +60,20 @@ public struct LiveActivityRenderer: Sendable {
         receivedAt: Date? = nil
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
         let alerting = settings.priority.isAlerting(event)
+        // Free texts are cut so an alert always fits beside a content-state within its budget.
+        func short(_ text: String) -> String { ContentStateFit.cut(text, to: ContentStateFit.alertArgumentLength) }
         var values: [AlertCatalog.Argument: String] = [
-            .home: game.homeName, .away: game.awayName,
+            .home: short(game.homeName), .away: short(game.awayName),
             .homeScore: String(state.homeScore), .awayScore: String(state.awayScore),
         ]
-        values[.team] = event.team.map(game.name(of:))
-        values[.player] = event.shortName ?? event.player
+        values[.team] = event.team.map { short(game.name(of: $0)) }
+        values[.player] = (event.shortName ?? event.player).map(short)
         if let last = state.lastEvent, last.id == event.id, let minute = last.minute {
             values[.minute] = ContentState.minuteText(minute, added: last.addedMinute)
         }
         values[.period] = state.period
         values[.clock] = state.clock
-        values[.description] = event.description
+        values[.description] = event.description.map { ContentStateFit.cut($0, to: 3 * ContentStateFit.alertArgumentLength) }
         let alert = alerting
             ? AlertCatalog.alert(
                 for: event.kind, values: values, conditions: AlertCatalog.conditions(of: event), style: settings.alertStyle,
@@ -100,9 +104,23 @@ public struct LiveActivityRenderer: Sendable {
     /// one part of an update that costs an encoding, and the same for every app whose
     /// ``RenderSettings/dateEncoding`` and ``RenderSettings/mapping`` are the same.
     public func contentState(state: GameState, game: GameInfo, occurredAt: Date) throws(LiveActivityPayloadError) -> JSONValue {
-        settings.mapping.apply(
-            to: try ContentStateRenderer.render(
-                state, profile: SportProfile.for(game.sport), dateEncoding: settings.dateEncoding, fallbackTime: occurredAt))
+        try fittedContentState(state: state, game: game, occurredAt: occurredAt).json
+    }
+
+    /// ``contentState(state:game:occurredAt:)``, fitted into ``ContentStateFit/budget`` (as
+    /// sent: mapped, UTF-8) by ``ContentStateFit``, and what was given up to fit.
+    public func fittedContentState(
+        state: GameState, game: GameInfo, occurredAt: Date
+    ) throws(LiveActivityPayloadError) -> (json: JSONValue, steps: [ContentStateFit.Step]) {
+        let content = ContentStateRenderer.contentState(of: state, profile: SportProfile.for(game.sport), fallbackTime: occurredAt)
+        var json = JSONValue.null
+        let fitted = try ContentStateFit.fit(content) { candidate throws(LiveActivityPayloadError) in
+            json = settings.mapping.apply(to: try ContentStateRenderer.encode(candidate, dateEncoding: settings.dateEncoding))
+            guard let bytes = try? json.encoded() else { throw .nonFiniteNumber(path: "$.aps.content-state") }
+            return bytes.count
+        }
+        // `fit` sizes the content it returns last, so `json` is its encoding.
+        return (json, fitted.steps)
     }
 
     private func render(

@@ -49,6 +49,8 @@ import Testing
         content.cards = [.init(team: .away, player: "Kane", minute: 52, addedMinute: 1, colour: .secondYellow)]
         content.redCards = .init(home: 0, away: 1)
         content.shootout = .init(home: 3, away: 2)
+        content.earlierScorers = .init(home: 4, away: 1)
+        content.earlierCards = .init(home: 2, away: 3)
         let json = try ContentStateRenderer.encode(content, dateEncoding: .referenceDate)
         var paths: [String] = []
         for (key, value) in try #require(json.objectValue) {

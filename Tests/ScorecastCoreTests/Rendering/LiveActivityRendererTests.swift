@@ -105,15 +105,15 @@ import Testing
         #expect(update.payload.alert == LiveActivityAlert(title: .plain("Saka scores for Arsenal"), body: .plain("Arsenal 1–0 Chelsea · Curled in")))
     }
 
-    @Test func refusesContentOver4KBWithTheSize() throws {
+    @Test func contentOverTheBudgetIsFittedNotRefused() throws {
         var state = Self.fold([Self.event(.stats)])
-        for index in 0..<80 { state.extra["key\(index)"] = .string(String(repeating: "é", count: 24)) }
-        #expect {
-            try LiveActivityRenderer().render(state: state, game: Self.game, event: Self.event(.stats), channelLastTimestamp: nil)
-        } throws: { error in
-            guard case .liveActivityDataTooLarge(let size, 4_096)? = error as? LiveActivityPayloadError else { return false }
-            return size > 4_096
-        }
+        for index in 0..<150 { state.extra["key\(index)"] = .string(String(repeating: "é", count: 24)) }
+        let update = try LiveActivityRenderer().render(state: state, game: Self.game, event: Self.event(.stats), channelLastTimestamp: nil)
+        #expect(try update.payload.contentState.encoded().count <= ContentStateFit.budget)
+        #expect(update.payload.contentState["extra"] == [:], "extra, cut then dropped, gives way before the score")
+        #expect(update.payload.contentState["homeScore"] == 1)
+        let fitted = try LiveActivityRenderer().fittedContentState(state: state, game: Self.game, occurredAt: Self.occurred)
+        #expect(fitted.steps == [.cutTexts, .droppedExtra])
     }
 
     @Test func snapshotIsRoutineAtTheLastEventTime() throws {

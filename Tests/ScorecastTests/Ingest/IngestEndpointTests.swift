@@ -281,6 +281,22 @@ struct IngestEndpointTests {
         }
     }
 
+    @Test("goals and cards without a shortName are counted: the lock screen shows the full name")
+    func eventsWithoutShortName() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            let replies = await [
+                fixture.post(EventJSON.event(id: "a", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#, extra: #""team": "home", "player": "Bukayo Saka""#)),
+                fixture.post(EventJSON.event(id: "b", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#,
+                                             extra: #""team": "home", "player": "Bukayo Saka", "shortName": "Saka""#)),
+                fixture.post(EventJSON.event(id: "c", seq: 3, kind: "card", extra: #""team": "away", "player": "Cole Palmer", "card": "yellow""#)),
+                fixture.post(EventJSON.event(id: "d", seq: 4, kind: "substitution", extra: #""team": "away", "player": "Cole Palmer""#)),
+            ]
+            #expect(replies.map(\.status) == [202, 202, 202, 202])
+            #expect(fixture.metricsRegistry.render().contains(#"scorecast_events_without_short_name_total{feed="feed-a"} 2"#))
+        }
+    }
+
     @Test("timestamps never go backwards on a channel")
     func timestampsNeverGoBackwards() async throws {
         try await IngestFixture.with { fixture in
@@ -386,11 +402,11 @@ struct IngestEndpointTests {
         }
     }
 
-    @Test("a Live Activity over 4 KB refuses the event with the reason, nothing written")
+    @Test("a Live Activity over its budget is fitted, never refused: logged and counted")
     func oversizedRender() async throws {
         try await IngestFixture.with { fixture in
             try await fixture.addGame("g1")
-            try await fixture.addChannel(boundTo: "g1")
+            let channel = try await fixture.addChannel(boundTo: "g1")
             // Every event adds 16 sport-specific values; the state keeps them all.
             func extra(_ round: Int) -> String {
                 let entries = (0..<16).map { index in
@@ -403,12 +419,16 @@ struct IngestEndpointTests {
                 let reply = await fixture.post(EventJSON.event(id: "s\(round)", seq: round, kind: "stats", scoreboard: extra(round)))
                 #expect(reply.status == 202, "\(reply.text)")
             }
-            let before = try await fixture.counts()
-            let refused = await fixture.post(EventJSON.batch([EventJSON.event(id: "s3", seq: 3, kind: "stats", scoreboard: extra(3))]))
-            #expect(refused.status == 422)
-            #expect(refused.fields == ["events[0]"])
-            #expect(refused.json["detail"]?.stringValue?.contains("4096") == true, "\(refused.text)")
-            #expect(try await fixture.counts() == before)
+            let fitted = await fixture.post(EventJSON.batch([EventJSON.event(id: "s3", seq: 3, kind: "stats", scoreboard: extra(3))]))
+            #expect(fitted.status == 202, "\(fitted.text)")
+            let row = try #require(try await fixture.outbox(channel))
+            // Long values are cut (at a character, with an ellipsis) before anything is dropped.
+            let key = "k3x0_" + String(repeating: "k", count: 24)
+            #expect(row.aps["content-state"]?["extra"]?[key]?.stringValue == String(repeating: "v", count: 15) + "…")
+            #expect(try #require(row.aps["content-state"]).encoded().count <= ContentStateFit.budget)
+            let lines = fixture.logSink.lines.filter { $0.contains("content-state cut to fit 4 KB") }
+            #expect(lines.contains { $0.contains("s3") && $0.contains("steps=cut-texts") })
+            #expect(fixture.metricsRegistry.render().contains(#"scorecast_content_states_fitted_total{feed="feed-a"} \#(lines.count)"#))
         }
     }
 
