@@ -196,6 +196,13 @@ struct MetricsEndToEndTests {
             #expect(sendConnections <= Set(log.map(\.connection)).count)
             #expect(samples.contains { $0.name == "scorecast_apns_connections" && $0.labels["pool"] == "management" })
 
+            // The shipped Grafana dashboard and alert rules name only metrics this scrape has,
+            // but for the database gauges, which the poller's leader exports
+            // (SplitRolesMetricsEndToEndTests checks those).
+            let named = try await Self.metricsNamedInDeployFiles().subtracting(SplitRolesMetricsEndToEndTests.databaseGauges)
+            #expect(named.count > 10, "\(named)")
+            let exported = Set(samples.map(\.name) + samples.map(\.family))
+            for name in named { #expect(exported.contains(name), "\(name) is used by Deploy/ but not exported") }
             // The channel's budget counts accepted priority-10 sends only (a 429 spends the
             // window for the workers but is no use of it).
             let registryID = try #require(created["id"] as? Int)
