@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "APNsMemoryTests", dependencies: ["APNs", "APNsSimulator", "Scorecast", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore"]),
-        .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Scorecast", "Arguments"]),
+        .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Scorecast", "Arguments", "Postgres"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging", "CThreadName"]),

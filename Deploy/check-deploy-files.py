@@ -7,8 +7,9 @@ config.json is `scorecast config --json`; routes.txt the GET routes the server r
 line; --depends the .deb's Depends: line (Deploy/package.sh --print-depends). Prints every
 finding and exits 1 if there is one. DeployTests runs it; run it after editing the manifests.
 
-Checked: every manifest parses and names its kind; kustomization.yaml lists every manifest;
-every probe asks a route the server serves, on a port the container declares; every SCORECAST_*
+Checked: every manifest parses and names its kind; kustomization.yaml lists every manifest but
+the example Secret, which it must not apply; every Deployment, whatever its role, has liveness
+and readiness probes, and every probe asks a route the server serves, on a port the container declares; every SCORECAST_*
 name (env, ConfigMap, Secret, Containerfile ENV) is a real setting; each Deployment runs `serve --roles <role>` for a real role, has resources, a
 non-root security context, a PodDisruptionBudget selecting its pods, a grace period longer
 than the shutdown grace, and its env from a Secret that exists; the migrate Job runs
@@ -29,6 +30,9 @@ DEPLOY = os.path.dirname(os.path.abspath(__file__))  # --deploy checks a copy in
 BASE_IMAGE_PACKAGES = {"libc6", "libgcc-s1", "libstdc++6"}
 # Packages of the .deb the image does without: the maintainer scripts' adduser.
 DEB_ONLY_PACKAGES = {"adduser"}
+
+# The Secret's template: filled in and applied by hand, never by `kubectl apply -k`.
+EXAMPLE_SECRET = "secret.example.yaml"
 
 findings = []
 
@@ -100,8 +104,10 @@ def check_kubernetes(manifests, settings, routes):
     kustomization = manifests.get("kustomization.yaml", [{}])[0]
     listed = set(kustomization.get("resources", []))
     for name in manifests:
-        if name != "kustomization.yaml" and name not in listed:
+        if name not in ("kustomization.yaml", EXAMPLE_SECRET) and name not in listed:
             finding("kustomization.yaml", f"does not list {name}")
+    if EXAMPLE_SECRET in listed:
+        finding("kustomization.yaml", f"applies {EXAMPLE_SECRET}, whose placeholders would overwrite a real Secret")
     for name in listed - set(manifests):
         finding("kustomization.yaml", f"lists {name}, which does not exist")
 
@@ -157,14 +163,11 @@ def check_kubernetes(manifests, settings, routes):
             seen_roles.add(role)
             if role not in roles(settings):
                 finding(where, f"--roles {role} is not a role")
-            if role == "api":
-                check_probe(where, container, "livenessProbe", "/healthz", routes)
-                check_probe(where, container, "readinessProbe", "/readyz", routes)
-            for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
-                if kind in container and role != "api":
-                    finding(where, f"{kind} on a role without the HTTP API")
-                elif kind in container:
-                    check_probe(where, container, kind, None, routes)
+            # Every role serves /healthz and /readyz (the API's port, or the ops port).
+            check_probe(where, container, "livenessProbe", "/healthz", routes)
+            check_probe(where, container, "readinessProbe", "/readyz", routes)
+            if "startupProbe" in container:
+                check_probe(where, container, "startupProbe", None, routes)
         if workload["kind"] == "Deployment":
             if pod.get("terminationGracePeriodSeconds", 30) <= grace:
                 finding(where, f"terminationGracePeriodSeconds is not above the shutdown grace ({grace} s)")

@@ -7,7 +7,8 @@
 #   Deploy/package.sh --output DIR         write the .deb to DIR
 #   Deploy/package.sh --print-depends      print the runtime Depends: line and stop
 #
-# The package: /usr/bin/scorecast (it carries its migrations), its man page, the systemd units
+# The package: /usr/bin/scorecast (it carries its migrations), its man page, copyright and
+# changelog, the systemd units
 # and their readiness check, /etc/scorecast/scorecast.env (a conffile, every setting commented
 # with its default), and maintainer scripts that make the `scorecast` system user and
 # /var/lib/scorecast, and remove them on purge. Depends: is what the binary links, found by
@@ -103,6 +104,17 @@ python3 Deploy/debian/render.py environment "$binary" >"$root/etc/scorecast/scor
 chmod 0640 "$root/etc/scorecast/scorecast.env"
 python3 Deploy/debian/render.py manual "$binary" | gzip -9n >"$root/usr/share/man/man1/scorecast.1.gz"
 gzip -9n <README.md >"$root/usr/share/doc/scorecast/README.md.gz"
+install -m 0644 Deploy/debian/copyright "$root/usr/share/doc/scorecast/copyright"
+# A native package's changelog: one entry for this release, dated by the last commit (or
+# SOURCE_DATE_EPOCH) so that the same tree makes the same package.
+when=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+cat <<CHANGELOG | gzip -9n >"$root/usr/share/doc/scorecast/changelog.gz"
+scorecast ($version) stable; urgency=medium
+
+  * Release $release: see /usr/share/doc/scorecast/README.md.gz.
+
+ -- scorecast maintainers <scorecast@example.invalid>  $(LC_ALL=C date -u -R -d "@$when")
+CHANGELOG
 install -m 0644 Deploy/systemd/*.service "$root/lib/systemd/system/"
 install -m 0755 Deploy/systemd/wait-ready "$root/usr/lib/scorecast/wait-ready"
 for script in postinst prerm postrm; do

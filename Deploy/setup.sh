@@ -31,10 +31,13 @@ missing=()
 for package in $(cat "${lists[@]}" | grep -v '^\s*#' | grep -v '^\s*$'); do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
+# A fresh machine often runs apt on its own at first (unattended upgrades): wait up to ten
+# minutes for its dpkg and package-list locks, as apt says it does, rather than fail at once.
+apt_wait=(-o DPkg::Lock::Timeout=600)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  as_root apt-get "${apt_wait[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get "${apt_wait[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 if $with_tests; then

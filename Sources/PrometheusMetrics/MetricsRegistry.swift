@@ -68,9 +68,10 @@ public final class MetricsRegistry: Sendable {
         return histogram
     }
 
-    /// Renders every metric, in registration order, followed by the overflow counter.
-    public func render() -> String {
-        let all = families.withLock { $0 }
+    /// Renders every metric, in registration order, followed by the overflow counter; the
+    /// families named in `omitting` are left out (metrics another process exports).
+    public func render(omitting: Set<String> = []) -> String {
+        let all = families.withLock { $0 }.filter { !omitting.contains($0.name) }
         var out = ""
         for family in all {
             out += "# HELP \(family.name) \(PrometheusText.escapeHelp(family.help))\n"

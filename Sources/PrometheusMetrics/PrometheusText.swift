@@ -43,8 +43,9 @@ enum PrometheusText {
 
     /// Renders `{a="x",b="y"}` (or nothing when there are no labels).
     static func labelBlock(names: [String], values: [String]) -> String {
-        guard !names.isEmpty else { return "" }
-        let pairs = zip(names, values).map { "\($0)=\"\(escapeLabelValue($1))\"" }
+        // An empty value is the same as no label to Prometheus: leave it out.
+        let pairs = zip(names, values).filter { !$0.1.isEmpty }.map { "\($0)=\"\(escapeLabelValue($1))\"" }
+        guard !pairs.isEmpty else { return "" }
         return "{" + pairs.joined(separator: ",") + "}"
     }
 

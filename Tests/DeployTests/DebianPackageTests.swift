@@ -117,16 +117,21 @@ import TestSupport
         let waitReady = Task {
             try await ExternalTool.run("env", ["SCORECAST_HTTP_PORT=\(port)", "/usr/lib/scorecast/wait-ready", "api"], timeout: .seconds(120))
         }
-        // A process without the API has nothing to wait for, ready or not.
-        let withoutAPI = try await ExternalTool.run(
-            "env", ["SCORECAST_ROLES=worker,poller", "SCORECAST_HTTP_PORT=\(port)", "/usr/lib/scorecast/wait-ready"])
-        #expect(withoutAPI.status == 0 && withoutAPI.stdout.isEmpty, "\(withoutAPI.stdout)\(withoutAPI.stderr)")
-
+        // A process without the API waits on its ops port (here the API's, which answers /readyz
+        // alike; the HTTP port points nowhere, so only the ops port can make it return).
+        let withoutAPI = Task {
+            try await ExternalTool.run(
+                "env", ["SCORECAST_ROLES=worker,poller", "SCORECAST_HTTP_PORT=1", "SCORECAST_OPS_PORT=\(port)", "/usr/lib/scorecast/wait-ready"],
+                timeout: .seconds(120))
+        }
         let migrate = try ScorecastProcess(["migrate"], environment: environment, workingDirectory: home, executable: DebianPackage.binary)
         #expect(await migrate.waitForExit(timeout: .seconds(60)) == 0, "\(migrate.errorOutput)")
         #expect(migrate.output.contains("applied: 0001"), "\(migrate.output)")
         let waited = try await waitReady.value
         #expect(waited.status == 0 && waited.stdout.contains("/readyz answers 200"), "\(waited.stdout)\(waited.stderr)")
+        let waitedWithoutAPI = try await withoutAPI.value
+        #expect(waitedWithoutAPI.status == 0 && waitedWithoutAPI.stdout.contains(":\(port)/readyz answers 200"),
+                "\(waitedWithoutAPI.stdout)\(waitedWithoutAPI.stderr)")
         let ready = try await TestHTTP.get(apiBase + "/readyz")
         #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))")
         let readiness = try TestHTTP.object(ready.body)

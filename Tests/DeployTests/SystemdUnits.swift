@@ -7,7 +7,7 @@ import TestSupport
 enum SystemdUnits {
     static let folder = "/lib/systemd/system"
     /// Unit names to verify (the worker template through an instance of it).
-    static let names = ["scorecast.service", "scorecast-api.service", "scorecast-poller.service", "scorecast-worker@1.service"]
+    static let names = ["scorecast.service", "scorecast-api.service", "scorecast-poller.service", "scorecast-worker@8082.service"]
     static let files = ["scorecast.service", "scorecast-api.service", "scorecast-poller.service", "scorecast-worker@.service"]
 
     /// Settings every unit carries, as `key=value` lines of its [Service] section.
@@ -37,8 +37,14 @@ enum SystemdUnits {
             let start = try #require(lines.first { $0.hasPrefix("ExecStart=") }, "\(file) has no ExecStart")
             let words = start.dropFirst("ExecStart=".count).split(separator: " ").map(String.init)
             #expect(words.prefix(2) == ["/usr/bin/scorecast", "serve"], "\(file): \(start)")
-            if words.count == 4 {
+            if words.count >= 4 {
                 #expect(words[2] == "--roles" && roles.contains(words[3]), "\(file): \(start)")
+            }
+            // Every unit waits for its process's /readyz: the API's port or the ops port.
+            let ready = lines.first { $0.hasPrefix("ExecStartPost=") } ?? ""
+            #expect(ready.hasPrefix("ExecStartPost=/usr/lib/scorecast/wait-ready"), "\(file) does not wait for /readyz")
+            if words.count > 4 {
+                #expect(Array(words[4...]) == ["--ops-port", "%i"] && ready.hasSuffix("wait-ready ops %i"), "\(file): \(start)")
             }
         }
     }

@@ -51,7 +51,8 @@ struct PauseResumeEndToEndTests {
             let stranger = try await TeamKeyFile.make(in: e2e.state, curve: "prime256v1")  // never registered
             try Self.replaceKey(at: original.path, with: stranger)
 
-            let server = try DeliveryEndToEndTests.serve(e2e, roles: "api,worker")
+            // The poller's leader exports scorecast_apps_paused.
+            let server = try DeliveryEndToEndTests.serve(e2e, roles: "api,worker,poller")
             let url = try await DeliveryEndToEndTests.apiURL(server)
             try await Self.post(url, key: key, Self.goal(1))
             try await DeliveryEndToEndTests.eventually("APNs refuses the token and the app is paused") {
@@ -76,6 +77,9 @@ struct PauseResumeEndToEndTests {
             let resumed = try await e2e.run("apps", "resume", "com.example.live")
             #expect(resumed.code == 0, "\(resumed.stderr)")
             #expect(resumed.stderr.contains("resumed"), "\(resumed.stderr)")
+            // The serve's own log says so, where its operator looks.
+            let resumedLine = try await server.waitForLine(containing: "app resumed: its waiting updates are sent again")
+            #expect(resumedLine.contains("com.example.live"), "\(resumedLine)")
             try await DeliveryEndToEndTests.eventually("the waiting goal is delivered") {
                 DeliveryEndToEndTests.broadcasts(e2e, to: channelID).contains { $0.status == 200 && $0.body.contains("\"homeScore\":1") }
             }

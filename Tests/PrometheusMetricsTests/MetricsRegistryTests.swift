@@ -49,6 +49,27 @@ struct MetricsRegistryTests {
         #expect(registry.render().contains("queue_depth 10.5\n"))
     }
 
+    @Test func omittedFamiliesLeaveNoLineAndNoOverflowSeries() throws {
+        let registry = MetricsRegistry()
+        let own = try registry.counter("sends_total", help: "Sends.")
+        let shared = try registry.gauge("queue_depth", help: "Depth.")
+        own.increment(by: 3)
+        shared.set(to: 7)
+        let text = registry.render(omitting: ["queue_depth"])
+        #expect(text.contains("sends_total 3\n"))
+        #expect(!text.contains("queue_depth"))
+        #expect(registry.render().contains("queue_depth 7\n"))
+    }
+
+    @Test func emptyLabelValuesAreLeftOut() throws {
+        let registry = MetricsRegistry()
+        let counter = try registry.counter("demo_total", help: "Demo.", labels: ReasonLabels.self)
+        counter.increment(ReasonLabels(reason: ""), by: 2)
+        counter.increment(ReasonLabels(reason: "a"))
+        let text = registry.render()
+        #expect(text.contains("\ndemo_total 2\ndemo_total{reason=\"a\"} 1\n"), "\(text)")
+    }
+
     @Test func histogramBucketsAreCumulativeWithInfSumAndCount() throws {
         let registry = MetricsRegistry()
         let histogram = try registry.histogram("latency_seconds", help: "Latency.", buckets: [0.01, 0.1, 1])

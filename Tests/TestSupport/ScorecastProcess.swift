@@ -25,9 +25,12 @@ public final class ScorecastProcess: Sendable {
 
     /// Starts `scorecast arguments…` with `environment` added to this process's environment
     /// (without its `SCORECAST_` variables); `executable` runs another copy of the binary.
+    /// A `serve` without the api role gets a free ops port unless `environment` names one, so
+    /// that tests running side by side never contend for the default.
     public init(_ arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil, executable: URL? = nil) throws {
         let binary = try executable ?? Self.binary()
         var base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SCORECAST_") }
+        base["SCORECAST_OPS_PORT"] = "0"
         base.merge(environment) { _, new in new }
         folder = try TemporaryFolder("scorecast-process")
         // `env -C` starts it in `workingDirectory` (the same pid: env executes the binary).

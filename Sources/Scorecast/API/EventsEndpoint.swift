@@ -69,23 +69,40 @@ package struct EventsEndpoint: Sendable {
         }
     }
 
-    /// Answers one request.
+    /// Answers one request. A refusal is counted by reason (`/metrics` and `/v1/stats`) before
+    /// its problem is answered.
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await ingest(request)
+        } catch let refused as IngestRefused {
+            request.logger.info("ingest request refused", ["reason": refused.reason.rawValue])
+            metrics?.eventsIngested.increment(.rejected(feed: refused.feed, reason: refused.reason), by: Double(refused.events))
+            await tally(duplicates: 0, rejected: refused.events, reason: refused.reason, request)
+            throw refused.problem
+        }
+    }
+
+    /// Checks, stores and answers one request; throws `IngestRefused` for what it refuses.
+    private func ingest(_ request: HTTPRequest) async throws -> HTTPResponse {
         // The server refuses larger bodies before reading them; this guards direct callers.
         guard request.body.count <= settings.maximumBodyBytes else {
-            throw Problem.contentTooLarge(limit: settings.maximumBodyBytes)
+            throw IngestRefused(reason: .tooLarge, feed: "", events: 1, problem: .contentTooLarge(limit: settings.maximumBodyBytes))
         }
         let feed: AuthenticatedFeed
         do {
             feed = try await authenticator.authenticate(request)
         } catch let failure as IngestAuthenticator.Failure {
-            request.logger.info("ingest request refused", ["reason": "\(failure)"])
-            throw failure.problem
+            request.logger.info("ingest request unauthorized", ["failure": "\(failure)"])
+            throw IngestRefused(reason: .unauthorized, feed: "", events: 1, problem: failure.problem)
         } catch let error as PostgresError {
             throw unavailable(error, request)
         }
-        try request.requireJSONContentType()
-        let (validated, isBatch) = try parse(request.body)
+        do {
+            try request.requireJSONContentType()
+        } catch let problem as Problem {
+            throw IngestRefused(reason: .unsupportedMediaType, feed: feed.name, events: 1, problem: problem)
+        }
+        let (validated, isBatch) = try parse(request.body, feed: feed.name)
         let events = validated.events
         if validated.ignoredFieldCount > 0 {
             // Not refused: a feed may carry fields of its own. Named, so a misspelt field shows.
@@ -99,9 +116,7 @@ package struct EventsEndpoint: Sendable {
         do {
             report = try await ingestor.ingest(events, feed: feed.name)
         } catch let error as IngestError {
-            metrics?.eventsIngested.increment(.rejected(feed: feed.name), by: Double(events.count))
-            await tally(duplicates: 0, rejected: events.count, request)
-            throw Self.problem(for: error, events: events, isBatch: isBatch)
+            throw IngestRefused(reason: error.refusal, feed: feed.name, events: events.count, problem: Self.problem(for: error, events: events, isBatch: isBatch))
         } catch let error as PostgresError {
             throw unavailable(error, request)
         }
@@ -115,7 +130,7 @@ package struct EventsEndpoint: Sendable {
                 metrics.eventsIngested.increment(IngestLabels(feed: feed.name, outcome: outcome), by: Double(count))
             }
         }
-        if report.duplicates > 0 { await tally(duplicates: report.duplicates, rejected: 0, request) }
+        if report.duplicates > 0 { await tally(duplicates: report.duplicates, rejected: 0, reason: nil, request) }
         let now = clock()
         if feed.needsTouch(now: now) {
             do {
@@ -133,9 +148,9 @@ package struct EventsEndpoint: Sendable {
 
     /// Counts duplicates and refused events for `/v1/stats` (nothing else records them); a
     /// failure to count never fails the request.
-    private func tally(duplicates: Int, rejected: Int, _ request: HTTPRequest) async {
+    private func tally(duplicates: Int, rejected: Int, reason: IngestRefusal?, _ request: HTTPRequest) async {
         do {
-            try await tallies.record(duplicates: duplicates, rejected: rejected, at: clock())
+            try await tallies.record(duplicates: duplicates, rejected: rejected, reason: reason, at: clock())
         } catch {
             request.logger.warning("could not count ingest outcomes for statistics", ["error": "\(error)"])
         }
@@ -147,23 +162,29 @@ package struct EventsEndpoint: Sendable {
 
     /// Parses and validates the body: `400` for what is not JSON, `422` naming every bad field.
     /// Also says whether it was a batch, for naming fields in later problems.
-    private func parse(_ body: [UInt8]) throws -> (validated: ValidatedEvents, isBatch: Bool) {
+    private func parse(_ body: [UInt8], feed: String) throws(IngestRefused) -> (validated: ValidatedEvents, isBatch: Bool) {
         guard !body.isEmpty else {
-            throw Problem.badRequest("the request body is empty; expected one event or {\"events\": [...]}")
+            throw IngestRefused(
+                reason: .malformed, feed: feed, events: 1,
+                problem: .badRequest("the request body is empty; expected one event or {\"events\": [...]}"))
         }
         let json: JSONValue
         do {
             json = try JSONParser().parse(body)
         } catch {
-            throw Problem.badRequest("the request body is not valid JSON: \(error)")
+            throw IngestRefused(reason: .malformed, feed: feed, events: 1, problem: .badRequest("the request body is not valid JSON: \(error)"))
         }
         do {
             return (try validator.validate(json, now: clock()), json["events"] != nil)
         } catch {
             let count = error.errors.count
-            throw Problem.unprocessable(
-                count == 1 ? "1 field is invalid: \(error.errors[0])" : "\(count) fields are invalid; nothing was stored",
-                errors: error.errors.map { Problem.FieldError(field: $0.path, detail: $0.message) })
+            // A batch's events were refused together: count them all, or the request when unreadable.
+            let events = json["events"]?.arrayValue?.count ?? 1
+            throw IngestRefused(
+                reason: .invalid, feed: feed, events: max(events, 1),
+                problem: .unprocessable(
+                    count == 1 ? "1 field is invalid: \(error.errors[0])" : "\(count) fields are invalid; nothing was stored",
+                    errors: error.errors.map { Problem.FieldError(field: $0.path, detail: $0.message) }))
         }
     }
 

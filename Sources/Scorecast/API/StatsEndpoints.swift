@@ -13,7 +13,7 @@ import ScorecastCore
 /// - `GET /v1/games/{id}/live` — one game's channels, budgets, latest deliveries and pending alerts;
 /// - `GET /v1/channels/{id}/stats`, `/v1/games/{id}/stats`,
 ///   `/v1/apps/{bundle-id}/stats[?environment=…]` — scoped figures, budgets, channel usage;
-/// - `GET /metrics` — Prometheus text, database gauges refreshed at scrape time;
+/// - `GET /metrics` — Prometheus text (`MetricsEndpoint`);
 /// - `GET /dashboard` — the built-in page (`DashboardPage`: the page, its style sheet and script).
 ///
 /// Every one of them is an operator route: guarded by `access` (`SCORECAST_OPS_TOKEN`).
@@ -100,17 +100,7 @@ package struct StatsEndpoints: Sendable {
                     errors: [.init(field: "environment", detail: "is required for this bundle id")])
             }
         }
-        router.get("/metrics", middleware: ops) { request in
-            if let refresher {
-                do {
-                    try await refresher.refresh()
-                } catch {
-                    // The process's own metrics are still worth serving.
-                    repeats.warning("could not refresh the database gauges for /metrics; serving the last ones", ["error": "\(error)"])
-                }
-            }
-            return HTTPResponse(status: .ok, headers: ["Content-Type": MetricsRegistry.contentType], body: Array(registry.render().utf8))
-        }
+        MetricsEndpoint(registry: registry, refresher: refresher, access: access, repeats: repeats).register(on: &router)
         DashboardPage.register(on: &router, middleware: [access.dashboardMiddleware])
     }
 

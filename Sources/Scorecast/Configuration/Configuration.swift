@@ -114,6 +114,8 @@ package struct Configuration: Sendable {
     /// a public address is intended.
     package var opsToken: String?
     package var opsPublic: Bool
+    /// Where a `serve` without the api role serves `/healthz`, `/readyz` and `/metrics`.
+    package var opsPort: Int
     /// The device side: app API limits, kick-off, device expiry.
     package var devices: DeviceSettings
 
@@ -280,6 +282,7 @@ extension Configuration {
                 .opsToken, validate: { $0.count >= 16 && !$0.contains(where: \.isWhitespace) },
                 expectation: "at least 16 characters without spaces (e.g. `openssl rand -hex 32`)"),
             opsPublic: env.boolean(.opsPublic),
+            opsPort: env.integer(.opsPort),
             devices: DeviceSettings.load(&env),
             databasePooler: databasePooler,
             databaseDirectURL: databaseDirectURL,

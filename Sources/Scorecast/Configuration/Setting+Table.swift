@@ -25,6 +25,7 @@ extension Setting {
     package static let httpBodyTimeoutSeconds = Setting("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", .integer(default: 60, range: 1...3_600), "A request's body must arrive in full within this of its headers.")
     package static let opsToken = Setting("SCORECAST_OPS_TOKEN", .secret, "Operator token (16+ characters) for /metrics, /v1/stats*, the statistics routes and /dashboard: `Authorization: Bearer …`, or the dashboard's login form. Unset: those routes are open, and `serve` refuses a non-loopback SCORECAST_HTTP_HOST unless SCORECAST_OPS_PUBLIC=true.")
     package static let opsPublic = Setting("SCORECAST_OPS_PUBLIC", .boolean(default: false), "Serve the operator routes without a token on a non-loopback address, on purpose.")
+    package static let opsPort = Setting("SCORECAST_OPS_PORT", .integer(default: 8081, range: 0...65535), "Port of the ops listener (/healthz, /readyz, /metrics) that a `serve` without the api role opens on SCORECAST_HTTP_HOST (0 picks a free one); with the api role they are served on SCORECAST_HTTP_PORT.")
     package static let httpMaxHeaderBytes = Setting("SCORECAST_HTTP_MAX_HEADER_BYTES", .integer(default: 32_768, range: 1_024...1_048_576), "Largest header block (names and values); larger ones get 431 problem+json.")
 
     // Logs and roles.
@@ -96,7 +97,7 @@ extension Setting {
         databasePooler, databaseDirectURL, embeddedPostgresSettings,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
         httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMaxHeaderBytes,
-        opsToken, opsPublic,
+        opsToken, opsPublic, opsPort,
         logLevel, logFormat, roles,
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, alertFastLane, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes, apnsProxy,

@@ -122,6 +122,10 @@ package final class WorkerPool: Service {
                     case .listening: context.alerting.signal()
                     case .notification(let notification):
                         if notification.payload == EventIngestor.alertingNotification { context.alerting.signal() }
+                        if notification.payload.hasPrefix(ChannelRegistry.resumeNoticePrefix) {
+                            context.logger.notice("app resumed: its waiting updates are sent again", [
+                                "app": String(notification.payload.dropFirst(ChannelRegistry.resumeNoticePrefix.count))])
+                        }
                     }
                     context.wakeup.signal()
                 }

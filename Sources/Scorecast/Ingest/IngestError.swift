@@ -9,6 +9,15 @@ package enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (`SCORECAST_FEED_GAMES_PER_HOUR` = `limit`, `remaining` left): the events' positions.
     case gameQuotaExceeded(indices: [Int], new: Int, remaining: Int, limit: Int)
 
+    /// The reason it is counted under.
+    var refusal: IngestRefusal {
+        switch self {
+        case .unknownGames: .unknownGame
+        case .unrenderable: .unrenderable
+        case .gameQuotaExceeded: .gameQuota
+        }
+    }
+
     package var description: String {
         switch self {
         case .unknownGames(let indices):

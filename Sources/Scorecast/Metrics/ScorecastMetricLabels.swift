@@ -37,20 +37,24 @@ package struct FeedLabels: MetricLabels {
     package init(feed: String) { self.feed = feed }
 }
 
-/// Labels `{feed, outcome}` of a received feed event: one of ingest's `IngestOutcome`s
-/// (`accepted`, `duplicate`, `stale`), or `rejected` for the events of a refused request. Events
-/// belong to games, not apps; the feed is the API key's name (admins create a handful).
+/// Labels `{feed, outcome, reason}` of a received feed event: one of ingest's `IngestOutcome`s
+/// (`accepted`, `duplicate`, `stale`) with an empty reason, or `rejected` for the events of a
+/// refused request with its `IngestRefusal` (`unauthorized`, `invalid`…). Events belong to games,
+/// not apps; the feed is the API key's name (admins create a handful), empty before a request
+/// is authenticated.
 package struct IngestLabels: MetricLabels {
-    /// `["feed", "outcome"]`.
-    package static let names = ["feed", "outcome"]
+    /// `["feed", "outcome", "reason"]`.
+    package static let names = ["feed", "outcome", "reason"]
     /// The label value of events in a refused request.
     package static let rejectedOutcome = "rejected"
     /// The feed's API key name.
     package var feed: String
     /// `accepted`, `duplicate`, `stale` or `rejected`.
     package private(set) var outcome: String
-    /// `[feed, outcome]`.
-    package var values: [String] { [feed, outcome] }
+    /// Why a rejected event was refused; empty for the others.
+    package private(set) var reason: String = ""
+    /// `[feed, outcome, reason]`.
+    package var values: [String] { [feed, outcome, reason] }
 
     /// Labels for an event ingest decided about.
     package init(feed: String, outcome: IngestOutcome) {
@@ -58,10 +62,11 @@ package struct IngestLabels: MetricLabels {
         self.outcome = outcome.rawValue
     }
 
-    /// Labels for an event of a request ingest refused.
-    package static func rejected(feed: String) -> IngestLabels {
+    /// Labels for an event of a request ingest refused for `reason`.
+    package static func rejected(feed: String, reason: IngestRefusal) -> IngestLabels {
         var labels = IngestLabels(feed: feed, outcome: .accepted)
         labels.outcome = rejectedOutcome
+        labels.reason = reason.rawValue
         return labels
     }
 }

@@ -3,8 +3,8 @@ import PrometheusMetrics
 /// workers, the APNs client and the poller. Every label comes from a small set (app bundle id,
 /// outcome, reason, priority, pool): never a channel id or a device token.
 package struct ScorecastMetrics: Sendable {
-    /// `scorecast_events_ingested_total{feed,outcome}`: feed events by ingest outcome (accepted,
-    /// duplicate, stale, rejected).
+    /// `scorecast_events_ingested_total{feed,outcome,reason}`: feed events by ingest outcome
+    /// (accepted, duplicate, stale, rejected), the rejected ones by reason.
     package let eventsIngested: Counter<IngestLabels>
     /// `scorecast_event_fields_ignored_total{feed}`: unknown fields in accepted feed events,
     /// passed over rather than refusing the event (a feed sending fields of its own, or a typo).
@@ -49,7 +49,7 @@ package struct ScorecastMetrics: Sendable {
     package init(registry: MetricsRegistry) throws(MetricsError) {
         eventsIngested = try registry.counter(
             "scorecast_events_ingested_total",
-            help: "Feed events received, by ingest outcome (accepted, duplicate, stale, rejected).",
+            help: "Feed events received, by ingest outcome (accepted, duplicate, stale, rejected), rejected ones by reason (unauthorized, invalid, unknown_game…).",
             labels: IngestLabels.self)
         eventFieldsIgnored = try registry.counter(
             "scorecast_event_fields_ignored_total",

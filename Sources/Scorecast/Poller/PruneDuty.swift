@@ -42,6 +42,7 @@ package struct PruneDuty: PollerDuty {
         Target(table: "stats_minute", timeColumn: "minute", key: "ctid"),
         Target(table: "stats_minute_reasons", timeColumn: "minute", key: "ctid"),
         Target(table: "stats_minute_events", timeColumn: "minute", key: "ctid"),
+        Target(table: "stats_minute_refusals", timeColumn: "minute", key: "ctid"),
         Target(table: "stats_minute_rescues", timeColumn: "minute", key: "ctid"),
         Target(table: "channel_budget", timeColumn: "window_start", key: "ctid", keepAtLeast: BudgetWindowDuty.lookback),
         Target(table: "channel_priority_sends", timeColumn: "sent_at", key: "ctid", keepAtLeast: 3600),

@@ -21,7 +21,17 @@ extension ChannelRegistry {
         guard response.isSuccess else { throw RegistryError.refused(response, while: operation) }
     }
 
-    /// Lifts `app`'s pause: its pending updates become claimable and the workers are woken.
+    /// The start of the NOTIFY payload that wakes the workers after a resume; the app follows,
+    /// so that every `serve` with workers logs the resume where its operator looks.
+    package static let resumeNoticePrefix = "resumed:"
+
+    /// The payload announcing that `app` resumed: `resumed:<bundle id> (<environment>)`.
+    static func resumeNotice(_ app: AppRecord) -> String {
+        resumeNoticePrefix + "\(app.bundleID) (\(app.environment.rawValue))"
+    }
+
+    /// Lifts `app`'s pause: its pending updates become claimable and the workers are woken
+    /// (and log it).
     /// - Returns: whether the app was paused.
     @discardableResult
     package func resume(_ app: AppRecord) async throws -> Bool {
@@ -34,7 +44,8 @@ extension ChannelRegistry {
                     RETURNING id
                     """)
                 if !rows.isEmpty {
-                    try await connection.execute("SELECT pg_notify(\(EventIngestor.notificationChannel), '')")
+                    let notice = Self.resumeNotice(app)
+                    try await connection.execute("SELECT pg_notify(\(EventIngestor.notificationChannel), \(notice))")
                 }
                 return !rows.isEmpty
             }

@@ -60,9 +60,9 @@ package struct RegistryError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// A database failure while `operation`; the message is the server's (never SQL or values).
     static func database(_ error: PostgresError, while operation: String) -> RegistryError {
-        if error.sqlState == "42P01" {
+        if UnmigratedSchema.matches(error) {
             return RegistryError(
-                .databaseUnavailable, "the database has no scorecast schema yet while \(operation): run `scorecast migrate` first")
+                .databaseUnavailable, "\(UnmigratedSchema.problem) (while \(operation)): \(UnmigratedSchema.advice)")
         }
         return RegistryError(.databaseUnavailable, "database failure while \(operation): \(error.message)")
     }

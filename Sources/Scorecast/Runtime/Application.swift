@@ -47,7 +47,7 @@ package struct Application: Sendable {
         defer { signals.cancel() }
 
         let logger = Logger(label: "scorecast", level: configuration.logLevel, format: configuration.logFormat)
-        if configuration.roles.contains(.api), let problem = OpsAccess.exposureProblem(
+        if let problem = OpsAccess.exposureProblem(
             host: configuration.httpHost, token: configuration.opsToken, opsPublic: configuration.opsPublic) {
             throw RuntimeError(.invalidSettings, problem)
         }
@@ -67,51 +67,50 @@ package struct Application: Sendable {
             if configuration.autoMigrate && !stopRequested.isTriggered {
                 try await migrator.migrate(database.sessionPool)
             }
-            var router = Router()
-            let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
-            HealthEndpoints(pool: database.pool, migrator: migrator, stats: statsQuery).register(on: &router)
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
             let deviceMetrics = try DeviceMetrics(registry: metricsRegistry)
-            DeviceAPI.register(on: &router, pool: database.pool, settings: configuration.devices)
-            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
-            ChannelsEndpoint(pool: database.pool).register(on: &router)
-            StatsEndpoints(
-                query: statsQuery, registry: metricsRegistry,
-                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry),
-                access: OpsAccess(token: configuration.opsToken), logger: logger
-            ).register(on: &router)
-
             let apns = try await APNsRuntime.start(
                 configuration, pool: database.pool, logger: logger, connectionObserver: APNsConnectionGauge(metrics.apnsConnections))
             services.append(ReleaseOnShutdown("apns-clients") { await apns.shutdown() })
             if let simulator = apns.simulator { services.append(simulator) }
-            var httpBaseURL: URL?
-            if configuration.roles.contains(.api) {
-                let http = HTTPServer(
-                    configuration: HTTPServerConfiguration(
-                        host: configuration.httpHost, port: configuration.httpPort,
-                        maxBodyBytes: configuration.httpMaxBodyBytes,
-                        connectionTimeoutSeconds: Int(configuration.httpReadTimeout.components.seconds),
-                        threadCount: configuration.httpThreads,
-                        maxConnections: configuration.httpMaxConnections,
-                        maxConnectionsPerAddress: configuration.httpMaxConnectionsPerAddress,
-                        maxHeaderBytes: configuration.httpMaxHeaderBytes,
-                        headerTimeoutSeconds: Int(configuration.httpHeaderTimeout.components.seconds),
-                        bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds)),
-                    router: router, logger: logger.named("http"))
-                do {
-                    try http.start()
-                } catch let error as HTTPServerError where error.code == .startFailed {
-                    throw RuntimeError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: configuration.httpPort))
-                }
-                services.append(http)
-                logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
-                httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
-            }
             // One key store for the process: a key reloaded after APNs refused it is reloaded
             // for channel management too.
             let credentials = CredentialStore()
+            let poller = configuration.roles.contains(.poller) ? Poller.standard(
+                configuration: configuration, pool: database.pool, sessionPool: database.sessionPool,
+                registry: ChannelRegistry(
+                    pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit,
+                    staleness: IngestSettings(configuration: configuration).staleness, logger: logger),
+                metrics: metrics, logger: logger) : nil
+
+            // Every process serves /healthz, /readyz and /metrics: on the API's port with the
+            // api role, on the ops port otherwise. The database-wide gauges come from the
+            // poller's leader alone, so that summing them across processes stays right.
+            var router = Router()
+            let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
+            let access = OpsAccess(token: configuration.opsToken)
+            HealthEndpoints(pool: database.pool, migrator: migrator, stats: statsQuery).register(on: &router)
+            let refresher = try MetricsRefresher(
+                pool: database.pool, metrics: metrics, registry: metricsRegistry, exportsDatabaseGauges: { poller?.isLeader ?? false })
+            var httpBaseURL: URL?
+            if configuration.roles.contains(.api) {
+                DeviceAPI.register(on: &router, pool: database.pool, settings: configuration.devices)
+                EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
+                ChannelsEndpoint(pool: database.pool).register(on: &router)
+                StatsEndpoints(query: statsQuery, registry: metricsRegistry, refresher: refresher, access: access, logger: logger)
+                    .register(on: &router)
+                let http = try startListener(router: router, port: configuration.httpPort, portSetting: .httpPort, logger: logger)
+                services.append(http)
+                logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
+                httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
+            } else {
+                MetricsEndpoint(registry: metricsRegistry, refresher: refresher, access: access, repeats: RepeatLog(logger: logger.named("stats")))
+                    .register(on: &router)
+                let http = try startListener(router: router, port: configuration.opsPort, portSetting: .opsPort, logger: logger)
+                services.append(http)
+                logger.info("ops listener (/healthz, /readyz, /metrics) listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
+            }
             if configuration.roles.contains(.worker) {
                 services.append(WorkerPool(
                     pool: database.pool, notifications: database.sessionPool, apns: apns.clients, credentials: credentials,
@@ -120,14 +119,7 @@ package struct Application: Sendable {
                     pool: database.pool, apns: apns.clients, credentials: credentials, configuration: configuration,
                     metrics: deviceMetrics, logger: logger))
             }
-            if configuration.roles.contains(.poller) {
-                let registry = ChannelRegistry(
-                    pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit,
-                    staleness: IngestSettings(configuration: configuration).staleness, logger: logger)
-                services.append(Poller.standard(
-                    configuration: configuration, pool: database.pool, sessionPool: database.sessionPool, registry: registry,
-                    metrics: metrics, logger: logger))
-            }
+            if let poller { services.append(poller) }
             services += try addOns(Running(
                 configuration: configuration, pool: database.pool, apns: apns, httpBaseURL: httpBaseURL,
                 terminal: terminal, logger: logger))
@@ -145,9 +137,31 @@ package struct Application: Sendable {
         logger.info("stopped")
     }
 
+    /// Starts the process's HTTP listener (the API, or the ops listener) on `port`.
+    private func startListener(router: Router, port: Int, portSetting: Setting, logger: Logger) throws -> HTTPServer {
+        let http = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: configuration.httpHost, port: port,
+                maxBodyBytes: configuration.httpMaxBodyBytes,
+                connectionTimeoutSeconds: Int(configuration.httpReadTimeout.components.seconds),
+                threadCount: configuration.httpThreads,
+                maxConnections: configuration.httpMaxConnections,
+                maxConnectionsPerAddress: configuration.httpMaxConnectionsPerAddress,
+                maxHeaderBytes: configuration.httpMaxHeaderBytes,
+                headerTimeoutSeconds: Int(configuration.httpHeaderTimeout.components.seconds),
+                bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds)),
+            router: router, logger: logger.named("http"))
+        do {
+            try http.start()
+        } catch let error as HTTPServerError where error.code == .startFailed {
+            throw RuntimeError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: port, setting: portSetting.name))
+        }
+        return http
+    }
+
     /// What to tell an admin whose HTTP port could not be opened (usually: it is taken).
-    static func listenFailure(_ error: HTTPServerError, host: String, port: Int) -> String {
-        "the HTTP API cannot listen on \(host):\(port) (\(error.message)): is another scorecast, or another program, "
-            + "using port \(port)? Stop it, or set SCORECAST_HTTP_PORT to a free port (0 picks one)."
+    static func listenFailure(_ error: HTTPServerError, host: String, port: Int, setting: String = Setting.httpPort.name) -> String {
+        "scorecast cannot listen on \(host):\(port) (\(error.message)): is another scorecast, or another program, "
+            + "using port \(port)? Stop it, or set \(setting) to a free port (0 picks one)."
     }
 }

@@ -12,6 +12,10 @@ import PrometheusMetrics
 /// of every instance, unlike the in-process `scorecast_sends_in_flight` each worker pool keeps.
 /// The process's own memory (`ProcessMemoryGauges`) is read first, so it is fresh even when the
 /// database does not answer.
+///
+/// Because the database gauges say the same in every process, one process exports them
+/// (`exportsDatabaseGauges`, in `serve` the poller's leader): summed across replicas they stay
+/// right. The others neither read nor render them.
 package struct MetricsRefresher: Sendable {
     let pool: PostgresPool
     let metrics: ScorecastMetrics
@@ -22,13 +26,18 @@ package struct MetricsRefresher: Sendable {
     let refreshed: Gauge<NoLabels>
     let memory: ProcessMemoryGauges
     let clock: @Sendable () -> Date
+    /// Whether this process exports the database gauges now.
+    package let exportsDatabaseGauges: @Sendable () -> Bool
 
-    /// Creates the refresher and registers its gauges in `registry`.
+    /// Creates the refresher and registers its gauges in `registry`. `exportsDatabaseGauges`
+    /// says, at each scrape, whether this process is the one that exports the database gauges.
     package init(
-        pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry, clock: @escaping @Sendable () -> Date = { Date() }
+        pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry,
+        exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(MetricsError) {
         self.pool = pool
         self.clock = clock
+        self.exportsDatabaseGauges = exportsDatabaseGauges
         self.metrics = metrics
         self.leased = try registry.gauge(
             "scorecast_outbox_leased", help: "Outbox rows leased to a worker (being sent) across all instances.")
@@ -46,10 +55,24 @@ package struct MetricsRefresher: Sendable {
         self.memory = try ProcessMemoryGauges(registry: registry)
     }
 
+    /// The families of the database gauges: left out of `/metrics` by the processes that do
+    /// not export them.
+    package var databaseGaugeNames: Set<String> {
+        [metrics.queueDepth.name, metrics.oldestPendingAge.name, metrics.channels.name,
+         leased.name, paused.name, liveGames.name, lastEvent.name, refreshed.name]
+    }
+
+    /// The families `/metrics` leaves out now: the database gauges unless this process exports them.
+    package var omittedNow: Set<String> {
+        exportsDatabaseGauges() ? [] : databaseGaugeNames
+    }
+
     /// Reads the gauges' values from the database, within `deadline`: when it does not answer
-    /// in time, the gauges keep their last values and `refreshed` says how old they are.
+    /// in time, the gauges keep their last values and `refreshed` says how old they are. A
+    /// process that does not export the database gauges reads only its own memory.
     package func refresh(deadline: Duration = .milliseconds(1500)) async throws {
         memory.refresh()
+        guard exportsDatabaseGauges() else { return }
         try await PostgresDeadline.within(deadline) { try await read() }
         refreshed.set(to: clock().timeIntervalSince1970)
     }

@@ -17,15 +17,21 @@ package struct StatsResponse: Codable, Sendable, Equatable {
     package var totals: DeliveryFigures
     /// One entry per bucket, oldest first; buckets with no activity are present with zeros.
     package var series: [StatsBucket]
+    /// The refused feed events of `totals.events.rejected` by reason (`IngestRefusal`), most first.
+    package var refusals: [ReasonCount]
 
     /// Creates a response.
-    package init(window: StatsWindow, from: Date, to: Date, bucketSeconds: Int = 60, totals: DeliveryFigures, series: [StatsBucket]) {
+    package init(
+        window: StatsWindow, from: Date, to: Date, bucketSeconds: Int = 60, totals: DeliveryFigures, series: [StatsBucket],
+        refusals: [ReasonCount] = []
+    ) {
         self.window = window
         self.from = from
         self.to = to
         self.bucketSeconds = bucketSeconds
         self.totals = totals
         self.series = series
+        self.refusals = refusals
     }
 }
 
@@ -178,9 +184,10 @@ package struct SendCounts: Codable, Sendable, Equatable {
 
 /// How many failed attempts had one reason.
 package struct ReasonCount: Codable, Sendable, Equatable {
-    /// The APNs reason (e.g. `TooManyRequests`) or transport failure (e.g. `Timeout`).
+    /// The APNs reason (e.g. `TooManyRequests`) or transport failure (e.g. `Timeout`) of failed
+    /// sends; the `IngestRefusal` of refused feed events.
     package var reason: String
-    /// How many attempts failed with it.
+    /// How many attempts failed, or events were refused, with it.
     package var count: Int
 
     /// Creates a count.

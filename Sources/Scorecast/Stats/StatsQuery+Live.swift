@@ -33,7 +33,7 @@ extension StatsQuery {
 
     /// The outbox backlog at `now` (same definitions as the `/metrics` gauges) and the newest
     /// event's arrival.
-    func backlog(now: Date) async throws -> BacklogStatus? {
+    package func backlog(now: Date) async throws -> BacklogStatus? {
         guard let row = try await pool.query("""
             SELECT (SELECT count(*) FROM outbox)::int AS pending,
                    (SELECT coalesce(EXTRACT(EPOCH FROM \(now) - min(greatest(due_at, coalesce(not_before, due_at)))), 0)::float8

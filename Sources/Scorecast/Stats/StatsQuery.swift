@@ -36,7 +36,10 @@ package struct StatsQuery: Sendable {
     package func overview(window: StatsWindow, now: Date) async throws -> StatsResponse {
         let span = StatsSpan(window: window, now: now)
         let (totals, series) = try await figures.read(.all, span: span)
-        return StatsResponse(window: window, from: span.from, to: span.to, bucketSeconds: span.bucketSeconds, totals: totals, series: series)
+        let refusals = try await IngestTally(pool: pool).refusals(from: span.from, to: span.to)
+        return StatsResponse(
+            window: window, from: span.from, to: span.to, bucketSeconds: span.bucketSeconds, totals: totals, series: series,
+            refusals: refusals)
     }
 
     /// `GET /v1/channels/{id}/stats`: `id` is the registry id (digits) or the APNs channel id.

@@ -24,6 +24,19 @@ package enum CLI {
     /// Runs `arguments` (without the program name) and returns the exit code.
     package static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
         let terminal = context.terminal
+        let global: GlobalOptions
+        do {
+            global = try GlobalOptions(arguments, environment: context.environment)
+        } catch {
+            terminal.error("scorecast: \(ErrorMapping.commandError(for: error).message) (see scorecast --help)")
+            return ExitCode.usage.rawValue
+        }
+        return await run(command: global.arguments, context: CommandContext(environment: global.environment, terminal: terminal))
+    }
+
+    /// Runs the command words and options of `arguments`, global options already applied.
+    static func run(command arguments: [String], context: CommandContext) async -> Int32 {
+        let terminal = context.terminal
         if arguments == ["--version"] || arguments == ["version"] {
             terminal.line(version)
             return ExitCode.success.rawValue
@@ -32,10 +45,7 @@ package enum CLI {
         let wantsHelp = arguments.contains("--help") || arguments.contains("-h")
         let words = arguments.prefix { !$0.hasPrefix("-") }
 
-        guard let command = commands
-            .filter({ words.starts(with: $0.words) })
-            .max(by: { $0.words.count < $1.words.count })
-        else {
+        guard let command = command(named: Array(words)) else {
             if words.isEmpty {
                 terminal.print(overview())
                 return wantsHelp || arguments.isEmpty ? ExitCode.success.rawValue : ExitCode.usage.rawValue
@@ -52,11 +62,9 @@ package enum CLI {
             terminal.line(command.help)
             return ExitCode.success.rawValue
         }
+        for warning in UnknownVariables.warnings(context.environment) { terminal.error(warning) }
         do {
-            let rest = Array(arguments.dropFirst(command.words.count))
-            let parsed = try ParsedArguments(
-                command.rawArguments ? ["--"] + rest : rest, options: command.options,
-                positionalLimit: command.rawArguments ? nil : command.positionals.count)
+            let parsed = try command.parse(Array(arguments.dropFirst(command.words.count)))
             try await command.run(parsed, context)
             return ExitCode.success.rawValue
         } catch let error as CommandError {
@@ -67,6 +75,21 @@ package enum CLI {
             terminal.error("scorecast \(command.words.joined(separator: " ")): \(mapped.message)")
             return mapped.exitCode.rawValue
         }
+    }
+
+    /// The command whose words `words` start with (the longest such), if any.
+    static func command(named words: [String]) -> CommandDefinition? {
+        commands.filter { words.starts(with: $0.words) }.max { $0.words.count < $1.words.count }
+    }
+
+    /// What `run` would parse `arguments` into, without running anything: the command and its
+    /// arguments, or the usage error `run` would print (documented commands are checked with it).
+    package static func parse(_ arguments: [String]) throws -> ParsedArguments {
+        let words = Array(arguments.prefix { !$0.hasPrefix("-") })
+        guard let command = command(named: words) else {
+            throw CommandError.usage("unknown command '\(words.joined(separator: " "))'\(suggestion(for: words))")
+        }
+        return try command.parse(Array(arguments.dropFirst(command.words.count)))
     }
 
     /// `scorecast help [noun [verb]]`: the overview, a noun's verbs, or a command's help.
@@ -111,10 +134,12 @@ package enum CLI {
         return """
             scorecast: Live Activity score updates through APNs broadcast channels.
 
-            usage: scorecast <command> [options]    (scorecast help <command>, or <command> --help, for more)
+            usage: scorecast [--env-file PATH] <command> [options]    (scorecast help <command>, or <command> --help, for more)
 
             \(table.render())
             Configuration comes from SCORECAST_* environment variables: see `scorecast config`.
+            --env-file PATH adds those of a file read as systemd's EnvironmentFile= reads it
+            (e.g. /etc/scorecast/scorecast.env); they win over the inherited environment.
             \(ExitCode.legend)
 
             """

@@ -32,6 +32,14 @@ package struct CommandDefinition: Sendable {
         self.run = run
     }
 
+    /// Parses the arguments after the command words: options as declared, at most as many
+    /// positionals as declared (all of them for a command that parses its own).
+    package func parse(_ arguments: [String]) throws(ArgumentError) -> ParsedArguments {
+        try ParsedArguments(
+            rawArguments ? ["--"] + arguments : arguments, options: options,
+            positionalLimit: rawArguments ? nil : positionals.count)
+    }
+
     /// The full help text of this command.
     package var help: String {
         if rawArguments { return details }

@@ -1,4 +1,5 @@
 import Arguments
+import Postgres
 import Scorecast
 
 /// Maps errors from the layers below to what the CLI says and the exit code it ends with.
@@ -8,7 +9,22 @@ enum ErrorMapping {
         if let error = error as? ArgumentError { return CommandError(.usage, error.message) }
         if let error = error as? ConfigurationError { return CommandError(.usage, error.description) }
         if let error = error as? RuntimeError { return CommandError(exitCode(error.code), error.message) }
+        if let error = error as? PostgresError { return commandError(for: error) }
         return CommandError(.failure, "\(error)")
+    }
+
+    /// What a command says when the database fails it: an unmigrated schema names the fix, an
+    /// unreachable server says so, anything else is a database error with the server's message.
+    static func commandError(for error: PostgresError) -> CommandError {
+        if UnmigratedSchema.matches(error) {
+            return CommandError(.databaseUnavailable, "\(UnmigratedSchema.problem): \(UnmigratedSchema.advice)")
+        }
+        switch error.code {
+        case .connectionFailed, .connectionClosed, .poolClosed, .timeout:
+            return CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
+        default:
+            return CommandError(.failure, "database error: \(error.message)")
+        }
     }
 
     /// The exit code of a service that could not start.

@@ -98,12 +98,9 @@ enum KeysCommands {
         _ context: CommandContext, _ configuration: Configuration, _ logger: Logger,
         _ body: (APIKeyStore) async throws -> T
     ) async throws -> T {
-        do {
-            return try await context.withDatabase(configuration, logger: logger) { database in
-                try await body(APIKeyStore(pool: database.pool))
-            }
-        } catch let error as PostgresError where error.sqlState == "42P01" {
-            throw CommandError(.failure, "the database has no scorecast schema yet: run `scorecast migrate` first")
+        // An unmigrated database is named by ErrorMapping, as for every command.
+        try await context.withDatabase(configuration, logger: logger) { database in
+            try await body(APIKeyStore(pool: database.pool))
         }
     }
 

@@ -57,16 +57,6 @@ struct RegistryCLI {
             return error
         case let error as RegistryError:
             return CommandError(exitCode(error.code), error.message)
-        case let error as PostgresError:
-            if error.sqlState == "42P01" {
-                return CommandError(.databaseUnavailable, "the database has no scorecast schema yet: run `scorecast migrate` first")
-            }
-            switch error.code {
-            case .connectionFailed, .connectionClosed, .poolClosed, .timeout:
-                return CommandError(.databaseUnavailable, "database unavailable: \(error.message)")
-            default:
-                return CommandError(.failure, "database error: \(error.message)")
-            }
         default:
             return ErrorMapping.commandError(for: error)
         }

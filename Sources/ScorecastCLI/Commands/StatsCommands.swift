@@ -1,5 +1,6 @@
 import Foundation
 import Lifecycle
+import Postgres
 import Scorecast
 
 /// `scorecast stats [--window 15m] [--watch] [--json]`: delivery figures in the terminal,
@@ -13,7 +14,7 @@ enum StatsCommands {
             ["stats"], summary: "Delivery figures: sends by outcome, failures by reason, coalesced, downgraded, latency",
             options: [
                 .value("window", "WINDOW", "how far back: 15m (default), 1h, 24h, 7d…"),
-                .flag("watch", "refresh every 2 seconds until Ctrl-C"),
+                .flag("watch", "refresh every 2 seconds until Ctrl-C, riding out database restarts"),
                 .flag("json", "print the /v1/stats JSON instead of a table"),
             ],
             details: """
@@ -33,18 +34,25 @@ enum StatsCommands {
             let logger = context.logger("stats", configuration)
             try await context.withDatabase(configuration, logger: logger) { database in
                 let query = StatsQuery(pool: database.pool, configuration: configuration)
+                let json = arguments.flag("json")
                 guard arguments.flag("watch") else {
-                    try show(try await query.overview(window: window, now: Date()), json: arguments.flag("json"), context: context)
+                    try show(try await read(query, window: window, json: json), json: json, context: context)
                     return
                 }
                 let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
                 defer { signals.cancel() }
                 let stop = signals.triggered
-                let clearScreen = isatty(1) == 1 && !arguments.flag("json")
+                let clearScreen = isatty(1) == 1 && !json
+                var watch = StatsWatch()
                 while !stop.isTriggered {
-                    let answer = try await query.overview(window: window, now: Date())
-                    if clearScreen { context.terminal.print("\u{1B}[H\u{1B}[2J") }
-                    try show(answer, json: arguments.flag("json"), context: context)
+                    do {
+                        let view = try await read(query, window: window, json: json)
+                        if clearScreen { context.terminal.print("\u{1B}[H\u{1B}[2J") }
+                        try show(view, json: json, context: context)
+                        if let note = watch.succeeded(at: Date()) { context.terminal.error(note) }
+                    } catch let error as PostgresError where StatsWatch.isDatabaseAway(error) {
+                        context.terminal.error(watch.failed(error, at: Date()))
+                    }
                     let until = ContinuousClock.now + watchInterval
                     while !stop.isTriggered && ContinuousClock.now < until {
                         try? await Task.sleep(for: .milliseconds(100))
@@ -54,12 +62,43 @@ enum StatsCommands {
         }
     ]
 
-    static func show(_ answer: StatsResponse, json: Bool, context: CommandContext) throws {
+    /// What one round shows: the figures, and (for the table) the backlog and the paused apps.
+    struct View: Sendable {
+        var figures: StatsResponse
+        var backlog: BacklogStatus?
+        var paused: [PausedAppStatus]
+    }
+
+    static func read(_ query: StatsQuery, window: StatsWindow, json: Bool) async throws -> View {
+        let now = Date()
+        let figures = try await query.overview(window: window, now: now)
+        // The JSON is /v1/stats' answer, nothing added.
+        guard !json else { return View(figures: figures, backlog: nil, paused: []) }
+        return View(figures: figures, backlog: try await query.backlog(now: now), paused: try await query.pausedApps())
+    }
+
+    static func show(_ view: View, json: Bool, context: CommandContext) throws {
         if json {
-            try context.terminal.json(answer)
+            try context.terminal.json(view.figures)
         } else {
-            context.terminal.print(render(answer))
+            context.terminal.print(render(view.figures) + render(backlog: view.backlog, paused: view.paused))
         }
+    }
+
+    /// The backlog and the paused apps, below the figures. Pure.
+    static func render(backlog: BacklogStatus?, paused: [PausedAppStatus]) -> String {
+        var lines: [String] = []
+        if let backlog {
+            lines.append("backlog: \(backlog.pending) update(s) pending, the oldest due one waited \(Int(backlog.oldestPendingSeconds.rounded())) s")
+        }
+        if paused.isEmpty {
+            lines.append("paused apps: none")
+        } else {
+            var table = TextTable(["paused app", "env", "reason", "waiting updates"])
+            for app in paused { table.add([app.app, app.environment, app.reason, String(app.waitingUpdates)]) }
+            lines.append(table.render() + "resume with `scorecast apps resume BUNDLE` once the key is fixed")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The human summary of a response. Pure.

@@ -176,6 +176,7 @@ final class EndToEndEnvironment: Sendable {
         environment.merge(Self.apnsEnvironment(simulator)) { $1 }
         environment["SCORECAST_DATABASE_URL"] = databaseURL
         environment["SCORECAST_HTTP_PORT"] = String(httpPort)
+        environment["SCORECAST_OPS_PORT"] = "0"
         environment["SCORECAST_ROLES"] = roles
         environment["SCORECAST_LOG_LEVEL"] = "warning"
         environment["SCORECAST_AUTO_MIGRATE"] = "false"

@@ -32,8 +32,10 @@ final class IngestFixture: Sendable {
     /// The endpoint on a router (the clock is the fixture's). One endpoint for the fixture's
     /// life, so concurrent posts share its group commit as they would in `serve`.
     let router: Router
+    /// The metrics the endpoint counts received events in.
+    let metrics: ScorecastMetrics
 
-    private init(pool: PostgresPool, settings: IngestSettings, clock: TestClock, token: APIKeyToken, appID: Int64) {
+    private init(pool: PostgresPool, settings: IngestSettings, clock: TestClock, token: APIKeyToken, appID: Int64) throws {
         self.pool = pool
         self.settings = settings
         self.clock = clock
@@ -45,8 +47,9 @@ final class IngestFixture: Sendable {
         let logger = Logger(label: "test", level: .debug, sink: logSink)
         let registry = MetricsRegistry()
         self.metricsRegistry = registry
-        EventsEndpoint(pool: pool, settings: settings, logger: logger, metrics: try? ScorecastMetrics(registry: registry), clock: { clock.read() })
-            .register(on: &router)
+        let metrics = try ScorecastMetrics(registry: registry)
+        self.metrics = metrics
+        EventsEndpoint(pool: pool, settings: settings, logger: logger, metrics: metrics, clock: { clock.read() }).register(on: &router)
         self.router = router
     }
 
@@ -66,7 +69,7 @@ final class IngestFixture: Sendable {
             maximumBatchSize: 50, maximumBodyBytes: 64 * 1024, createUnknownGames: true, signatureTolerance: 300,
             shaping: ShapingPolicy(routineInterval: 10), staleness: StalenessPolicy(defaultSeconds: 900, bySport: ["football": 600]))
         configure(&settings)
-        return IngestFixture(pool: pool, settings: settings, clock: TestClock(), token: created.token, appID: appID)
+        return try IngestFixture(pool: pool, settings: settings, clock: TestClock(), token: created.token, appID: appID)
     }
 
     /// Runs `body` with a fresh fixture and closes it afterwards, whatever happens.

@@ -59,7 +59,7 @@ struct PrometheusParserTests {
         let app = AppLabels(app: "com.example.scores")
         metrics.eventsIngested.increment(IngestLabels(feed: "opta", outcome: .accepted), by: 41)
         metrics.eventsIngested.increment(IngestLabels(feed: "opta", outcome: .duplicate), by: 2)
-        metrics.eventsIngested.increment(.rejected(feed: "odd \"app\"\\\nname"))
+        metrics.eventsIngested.increment(.rejected(feed: "odd \"app\"\\\nname", reason: .invalid))
         metrics.broadcastsSent.increment(SendLabels(app: app.app, outcome: .accepted, priority: .immediate), by: 12)
         metrics.broadcastsSent.increment(SendLabels(app: app.app, outcome: .retried, priority: .opportunistic), by: 3)
         metrics.broadcastFailures.increment(FailureLabels(app: app.app, reason: "TooManyRequests"), by: 3)
@@ -83,7 +83,7 @@ struct PrometheusParserTests {
         }
         let appLabel = ["app": app.app]
         #expect(value("scorecast_events_ingested_total", ["feed": "opta", "outcome": "accepted"]) == 41)
-        #expect(value("scorecast_events_ingested_total", ["feed": "odd \"app\"\\\nname", "outcome": "rejected"]) == 1)
+        #expect(value("scorecast_events_ingested_total", ["feed": "odd \"app\"\\\nname", "outcome": "rejected", "reason": "invalid"]) == 1)
         #expect(value("scorecast_broadcasts_sent_total", ["app": app.app, "outcome": "retried", "priority": "5"]) == 3)
         #expect(value("scorecast_broadcast_failures_total", ["app": app.app, "reason": "TooManyRequests"]) == 3)
         #expect(value("scorecast_updates_coalesced_total", appLabel) == 7)
