@@ -67,20 +67,12 @@ package struct Application: Sendable {
             if configuration.autoMigrate && !stopRequested.isTriggered {
                 try await migrator.migrate(database.sessionPool)
             }
-            var router = Router()
-            let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
-            HealthEndpoints(pool: database.pool, migrator: migrator, stats: statsQuery).register(on: &router)
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
             let deviceMetrics = try DeviceMetrics(registry: metricsRegistry)
-            DeviceAPI.register(on: &router, pool: database.pool, settings: configuration.devices)
-            EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
-            ChannelsEndpoint(pool: database.pool).register(on: &router)
-            StatsEndpoints(
-                query: statsQuery, registry: metricsRegistry,
-                refresher: try MetricsRefresher(pool: database.pool, metrics: metrics, registry: metricsRegistry),
-                access: OpsAccess(token: configuration.opsToken), logger: logger
-            ).register(on: &router)
+            let router = try APIRoutes.router(
+                configuration: configuration, pool: database.pool, migrator: migrator,
+                registry: metricsRegistry, metrics: metrics, logger: logger)
 
             let apns = try await APNsRuntime.start(
                 configuration, pool: database.pool, logger: logger, connectionObserver: APNsConnectionGauge(metrics.apnsConnections))
@@ -98,7 +90,8 @@ package struct Application: Sendable {
                         maxConnectionsPerAddress: configuration.httpMaxConnectionsPerAddress,
                         maxHeaderBytes: configuration.httpMaxHeaderBytes,
                         headerTimeoutSeconds: Int(configuration.httpHeaderTimeout.components.seconds),
-                        bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds)),
+                        bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds),
+                        minimumBodyBytesPerSecond: configuration.httpMinBodyBytesPerSecond),
                     router: router, logger: logger.named("http"))
                 do {
                     try http.start()

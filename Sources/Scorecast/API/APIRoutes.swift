@@ -1,0 +1,44 @@
+import HTTPServer
+import Migrations
+import PrometheusMetrics
+import ScorecastLogging
+import Postgres
+
+/// Every route `serve` answers, registered in one place, and the few that anyone may call.
+///
+/// Every other route has a `Gate` that checks its credentials on the headers — the operator
+/// token, a feed key, an app's client key — and refuses a request without them before its
+/// body is read. A test walks the router's table so that a new route cannot be left out.
+package enum APIRoutes {
+    /// The routes open to anyone, each with why (`METHOD /pattern` as the router's table
+    /// lists it). `HEAD` follows `GET`.
+    package static let publicRoutes: [String: String] = [
+        "GET /healthz": "a liveness probe: says only that the process answers",
+        "GET /readyz": "a readiness probe: says only whether the database answers and is migrated",
+        "GET /v1/games/{id}/channels": "what iOS apps read to subscribe; channel ids are not secrets (subscribing needs the app's entitlement)",
+        "GET /v1/games/{id}": "game reads for apps and widgets: public sports data, rate-limited per address",
+        "GET /v1/games": "game listing for apps and widgets: public sports data, rate-limited per address",
+        "POST /dashboard/login": "the login form's target: it checks the operator token it is given",
+    ]
+
+    /// The router for `serve`: health, the device API, ingest, channels, statistics and the
+    /// dashboard.
+    package static func router(
+        configuration: Configuration, pool: PostgresPool, migrator: Migrator,
+        registry: MetricsRegistry, metrics: ScorecastMetrics, logger: Logger
+    ) throws -> Router {
+        var router = Router()
+        let access = OpsAccess(token: configuration.opsToken)
+        let statsQuery = StatsQuery(pool: pool, configuration: configuration)
+        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery).register(on: &router)
+        DeviceAPI.register(on: &router, pool: pool, settings: configuration.devices, access: access)
+        EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
+        ChannelsEndpoint(pool: pool).register(on: &router)
+        StatsEndpoints(
+            query: statsQuery, registry: registry,
+            refresher: try MetricsRefresher(pool: pool, metrics: metrics, registry: registry),
+            access: access, logger: logger
+        ).register(on: &router)
+        return router
+    }
+}
