@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestSupport
 
 /// Slow and greedy clients (slowloris): the caps and deadlines keep the server answering
 /// everyone else. Outcomes are checked with generous deadlines, never tight timings.
@@ -66,19 +67,58 @@ import Testing
         }
     }
 
-    @Test func aClientTricklingItsBodyIsCutAtTheBodyDeadline() async throws {
+    /// The `408` problem the guard writes for a body that came too slowly.
+    private func expectTimeoutProblem(_ exchange: RawHTTP.Exchange, mentioning text: String) {
+        #expect(exchange.status == 408)
+        let (headers, body) = exchange.headersAndBody
+        #expect(headers["content-type"] == "application/problem+json")
+        #expect(headers["connection"] == "close")
+        #expect(headers["x-request-id"]?.isEmpty == false)
+        let problem = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        #expect(problem["status"] as? Int == 408)
+        #expect((problem["detail"] as? String)?.contains(text) == true, "\(problem)")
+        #expect(problem["requestId"] as? String == headers["x-request-id"])
+    }
+
+    @Test func aClientTricklingItsBodyIsAnswered408AtTheBodyDeadline() async throws {
         var router = healthRouter()
         router.post("/upload") { request in .text("\(request.body.count)") }
         try await withServer(router, configure: {
             $0.bodyTimeoutSeconds = 1
+            $0.minimumBodyBytesPerSecond = 0
             $0.connectionTimeoutSeconds = 600
         }) { server in
             let head = Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n".utf8)
             let parts = [head] + Array(repeating: Array("x".utf8), count: 300)
             let exchange = try await RawHTTP.exchange(port: server.port, parts: parts, pause: 0.2, readTimeout: 60)
             #expect(exchange.closedByServer)
-            #expect(exchange.status == nil)
+            expectTimeoutProblem(exchange, mentioning: "did not arrive in time")
             #expect(exchange.partsSent < parts.count, "cut while still trickling (\(exchange.partsSent) of \(parts.count) parts sent)")
+        }
+    }
+
+    @Test func aBodyBelowTheMinimumRateIsAnswered408LongBeforeTheDeadline() async throws {
+        var router = healthRouter()
+        router.post("/upload") { request in .text("\(request.body.count)") }
+        // A rate no trickle reaches, and a deadline no test waits for: only the rate can answer.
+        try await withServer(router, configure: {
+            $0.bodyTimeoutSeconds = 600
+            $0.connectionTimeoutSeconds = 600
+            $0.minimumBodyBytesPerSecond = 1_000_000
+            $0.bodyRateGracePeriod = .seconds(1)
+            $0.refusalSummaryInterval = .seconds(1)
+        }) { server in
+            let head = Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n".utf8)
+            let slow = try await RawHTTP.exchange(port: server.port, parts: [head, Array("0123456789".utf8)], readTimeout: 60)
+            #expect(slow.closedByServer)
+            expectTimeoutProblem(slow, mentioning: "slower than the server's minimum rate")
+            #expect(await eventually { server.sink.lines.contains { $0.contains("cut_below_minimum_body_rate=1") } })
+            // A body sent at once is far above any such rate.
+            let body = [UInt8](repeating: 0x61, count: 10_000)
+            let fast = try await RawHTTP.exchange(
+                port: server.port, parts: [Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10000\r\nConnection: close\r\n\r\n".utf8), body])
+            #expect(fast.status == 200)
+            #expect(fast.headersAndBody.body == Array("10000".utf8))
         }
     }
 

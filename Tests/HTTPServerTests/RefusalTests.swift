@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestSupport
 
 /// Refusals a client must be able to read: problem+json, never an HTML page or a reset.
 @Suite struct RefusalTests {
@@ -47,6 +48,43 @@ import Testing
             request += "0\r\n\r\n"
             let exchange = try await RawHTTP.exchange(port: server.port, request, readTimeout: 30)
             expectProblem(exchange, status: 413, mentioning: "1048576 bytes")
+        }
+    }
+
+    @Test func twoDifferentContentLengthsAre400ProblemJSON() async throws {
+        try await withServer(testRouter()) { server in
+            let exchange = try await RawHTTP.exchange(
+                port: server.port, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!")
+            expectProblem(exchange, status: 400, mentioning: "conflicting Content-Length")
+            #expect(exchange.closedByServer, "the body's end is unknown: the connection is not reused")
+            // The same length repeated is one length.
+            let same = try await RawHTTP.exchange(
+                port: server.port,
+                "POST /small HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+            #expect(same.status == 200)
+        }
+    }
+
+    @Test func anUnknownTransferCodingIs501ProblemJSON() async throws {
+        try await withServer(testRouter()) { server in
+            let exchange = try await RawHTTP.exchange(
+                port: server.port, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+            expectProblem(exchange, status: 501, mentioning: "'xchunked' is not supported")
+            #expect(exchange.closedByServer)
+            let both = try await RawHTTP.exchange(
+                port: server.port, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+            expectProblem(both, status: 400, mentioning: "both Transfer-Encoding and Content-Length")
+        }
+    }
+
+    @Test func aFloodOfAThousandSmallHeadersIs431ProblemJSON() async throws {
+        try await withServer(testRouter()) { server in
+            // About 70 KB in 1,000 fields: small ones cost libmicrohttpd more buffer per byte.
+            let fields = (0..<1_000).map { "X-Flood-\($0): " + String(repeating: "v", count: 54) + "\r\n" }.joined()
+            #expect(fields.utf8.count > 68_000)
+            let exchange = try await RawHTTP.exchange(
+                port: server.port, "GET /echo HTTP/1.1\r\nHost: x\r\n" + fields + "Connection: close\r\n\r\n", readTimeout: 30)
+            expectProblem(exchange, status: 431, mentioning: "32768 bytes")
         }
     }
 }

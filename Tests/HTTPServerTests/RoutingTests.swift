@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestSupport
 
 @Suite("Routing over HTTP")
 struct RoutingTests {

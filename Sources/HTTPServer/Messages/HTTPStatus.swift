@@ -51,6 +51,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let notFound = HTTPStatus(code: 404)
     /// 405 Method Not Allowed.
     public static let methodNotAllowed = HTTPStatus(code: 405)
+    /// 408 Request Timeout (a body that arrived too slowly).
+    public static let requestTimeout = HTTPStatus(code: 408)
     /// 409 Conflict.
     public static let conflict = HTTPStatus(code: 409)
     /// 413 Content Too Large.

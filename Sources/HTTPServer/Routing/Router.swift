@@ -20,7 +20,9 @@
 /// - when several patterns match, the one with a literal at the first differing segment wins
 ///   (`/games/live` before `/games/{id}`); registering the same method and pattern shape again
 ///   replaces the earlier route;
-/// - a path that is not valid percent-encoded UTF-8 is a `400` problem.
+/// - a path that is not valid percent-encoded UTF-8 is a `400` problem;
+/// - a route's `Gate` runs before its middleware and handler; the server runs it (and answers
+///   requests that match no route) as soon as the headers are in, before reading the body.
 ///
 /// A value type: build it, then hand it to `HTTPServer` (or call `respond(to:)` in tests).
 public struct Router: Sendable {
@@ -28,6 +30,8 @@ public struct Router: Sendable {
         let method: HTTPMethod
         let pattern: RoutePattern
         let options: RouteOptions
+        /// The check of the request's headers, run before the body is read.
+        let gate: Gate?
         /// The handler wrapped in the route's middleware and checks.
         let handler: Handler
     }
@@ -52,13 +56,30 @@ public struct Router: Sendable {
         self.middleware.append(middleware)
     }
 
+    /// One registered route, as `table` lists it.
+    public struct Entry: Sendable, Hashable {
+        /// The route's method.
+        public let method: HTTPMethod
+        /// The pattern as registered (`/v1/games/{id}`).
+        public let pattern: String
+        /// Whether the route has a `Gate`.
+        public let isGated: Bool
+    }
+
+    /// Every registered route, in registration order: what a test walks to prove that no route
+    /// was left without its credentials check.
+    public var table: [Entry] {
+        routes.map { Entry(method: $0.method, pattern: $0.pattern.description, isGated: $0.gate != nil) }
+    }
+
     /// Registers `handler` for `method` on `pattern` (`/v1/games/{id}`), with optional
-    /// per-route options and middleware (first element runs first, after routing, so it sees
-    /// `pathParameters`).
+    /// per-route options, a gate checking the headers before the body is read, and middleware
+    /// (first element runs first, after routing and the gate, so it sees `pathParameters`).
     public mutating func add(
         _ method: HTTPMethod,
         _ pattern: String,
         options: RouteOptions = RouteOptions(),
+        gate: Gate? = nil,
         middleware: [Middleware] = [],
         handler: @escaping Handler
     ) {
@@ -70,47 +91,79 @@ public struct Router: Sendable {
                 return try await handler(request)
             }
         }
-        let route = Route(method: method, pattern: parsed, options: options, handler: Middleware.apply(middleware, to: checked))
+        let route = Route(method: method, pattern: parsed, options: options, gate: gate, handler: Middleware.apply(middleware, to: checked))
         routes.removeAll { $0.method == method && $0.pattern.hasSameShape(as: parsed) }
         routes.append(route)
     }
 
     /// Registers a `GET` route (which also answers `HEAD`).
-    public mutating func get(_ pattern: String, options: RouteOptions = RouteOptions(), middleware: [Middleware] = [], handler: @escaping Handler) {
-        add(.get, pattern, options: options, middleware: middleware, handler: handler)
+    public mutating func get(
+        _ pattern: String, options: RouteOptions = RouteOptions(), gate: Gate? = nil, middleware: [Middleware] = [], handler: @escaping Handler
+    ) {
+        add(.get, pattern, options: options, gate: gate, middleware: middleware, handler: handler)
     }
 
     /// Registers a `POST` route.
-    public mutating func post(_ pattern: String, options: RouteOptions = RouteOptions(), middleware: [Middleware] = [], handler: @escaping Handler) {
-        add(.post, pattern, options: options, middleware: middleware, handler: handler)
+    public mutating func post(
+        _ pattern: String, options: RouteOptions = RouteOptions(), gate: Gate? = nil, middleware: [Middleware] = [], handler: @escaping Handler
+    ) {
+        add(.post, pattern, options: options, gate: gate, middleware: middleware, handler: handler)
     }
 
     /// Registers a `PUT` route.
-    public mutating func put(_ pattern: String, options: RouteOptions = RouteOptions(), middleware: [Middleware] = [], handler: @escaping Handler) {
-        add(.put, pattern, options: options, middleware: middleware, handler: handler)
+    public mutating func put(
+        _ pattern: String, options: RouteOptions = RouteOptions(), gate: Gate? = nil, middleware: [Middleware] = [], handler: @escaping Handler
+    ) {
+        add(.put, pattern, options: options, gate: gate, middleware: middleware, handler: handler)
     }
 
     /// Registers a `PATCH` route.
-    public mutating func patch(_ pattern: String, options: RouteOptions = RouteOptions(), middleware: [Middleware] = [], handler: @escaping Handler) {
-        add(.patch, pattern, options: options, middleware: middleware, handler: handler)
+    public mutating func patch(
+        _ pattern: String, options: RouteOptions = RouteOptions(), gate: Gate? = nil, middleware: [Middleware] = [], handler: @escaping Handler
+    ) {
+        add(.patch, pattern, options: options, gate: gate, middleware: middleware, handler: handler)
     }
 
     /// Registers a `DELETE` route.
-    public mutating func delete(_ pattern: String, options: RouteOptions = RouteOptions(), middleware: [Middleware] = [], handler: @escaping Handler) {
-        add(.delete, pattern, options: options, middleware: middleware, handler: handler)
+    public mutating func delete(
+        _ pattern: String, options: RouteOptions = RouteOptions(), gate: Gate? = nil, middleware: [Middleware] = [], handler: @escaping Handler
+    ) {
+        add(.delete, pattern, options: options, gate: gate, middleware: middleware, handler: handler)
     }
 
     /// Answers `request` as the server would, minus transport: global middleware, routing,
-    /// route middleware, handler. Problems are thrown, not rendered.
+    /// the route's gate, route middleware, handler. Problems are thrown, not rendered.
     public func respond(to request: HTTPRequest) async throws -> HTTPResponse {
-        try await Middleware.apply(middleware, to: dispatch)(request)
+        try await respond(to: request, screened: false)
     }
 
-    private func dispatch(_ request: HTTPRequest) async throws -> HTTPResponse {
+    /// As `respond(to:)`; `screened` when the server already ran the route's gate on the
+    /// headers (`screen(_:)`).
+    func respond(to request: HTTPRequest, screened: Bool) async throws -> HTTPResponse {
+        try await Middleware.apply(middleware) { request in try await dispatch(request, screened: screened) }(request)
+    }
+
+    /// What the server asks once the headers are in: `nil` when the body should be read and
+    /// the request answered later, or the answer now — the gate's refusal, or the problem of a
+    /// request that matches no route (its body is never read).
+    func screen(_ request: HTTPRequest) async throws -> HTTPResponse? {
+        switch resolve(method: request.method, path: request.path) {
+        case .matched(let route, let parameters):
+            guard let gate = route.gate else { return nil }
+            var request = request
+            request.pathParameters = parameters
+            return try await gate.screen(request)
+        case .notFound, .methodNotAllowed, .invalidPath:
+            return try await respond(to: request, screened: false)
+        }
+    }
+
+    private func dispatch(_ request: HTTPRequest, screened: Bool) async throws -> HTTPResponse {
         switch resolve(method: request.method, path: request.path) {
         case .matched(let route, let parameters):
             var request = request
             request.pathParameters = parameters
+            if !screened, let gate = route.gate, let refusal = try await gate.screen(request) { return refusal }
             return try await route.handler(request)
         case .notFound:
             throw Problem.notFound("there is nothing at \(request.path)")

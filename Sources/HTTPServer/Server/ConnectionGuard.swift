@@ -14,6 +14,11 @@ internal import CThreadName
 /// drops what the client still sends until it closes, for at most the body deadline and
 /// `maximumLingerBytes`.
 ///
+/// A connection late with its body (past the deadline, or below the minimum rate) is first
+/// answered `408` with a problem+json body, written by the guard itself: libmicrohttpd cannot
+/// queue an answer in the middle of a body, and while it reads a body it writes nothing, so
+/// the two never interleave. A connection late with its headers gets no answer.
+///
 /// A late connection is cut with `shutdown(2)` from the guard's own thread; libmicrohttpd then
 /// sees the end of the stream and closes it the usual way. The book's lock is held around the
 /// call, and libmicrohttpd reports a connection closed (taking the same lock) before it closes
@@ -37,6 +42,7 @@ final class ConnectionGuard: Sendable {
         var refusedAtCaps = 0
         var cutAtHeaderDeadline = 0
         var cutAtBodyDeadline = 0
+        var cutBelowMinimumRate = 0
         var lastSummary: ContinuousClock.Instant
     }
 
@@ -47,11 +53,16 @@ final class ConnectionGuard: Sendable {
     private let logger: Logger
     private let clock = ContinuousClock()
 
-    init(headerTimeout: Duration, bodyTimeout: Duration, summaryInterval: Duration, logger: Logger) {
+    init(
+        headerTimeout: Duration, bodyTimeout: Duration, minimumBodyRate: Int, rateGracePeriod: Duration,
+        summaryInterval: Duration, logger: Logger
+    ) {
         self.summaryInterval = summaryInterval
         self.lingerTime = bodyTimeout
         self.logger = logger
-        self.state = Mutex(State(book: ConnectionDeadlines(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout), lastSummary: ContinuousClock().now))
+        let book = ConnectionDeadlines<ContinuousClock.Instant>(
+            headerTimeout: headerTimeout, bodyTimeout: bodyTimeout, minimumBodyRate: minimumBodyRate, rateGracePeriod: rateGracePeriod)
+        self.state = Mutex(State(book: book, lastSummary: ContinuousClock().now))
     }
 
     // MARK: - Called from libmicrohttpd's threads
@@ -67,9 +78,13 @@ final class ConnectionGuard: Sendable {
         }
     }
 
-    func headersReceived(_ id: Int) {
+    func headersReceived(_ id: Int, requestID: String) {
         let now = clock.now
-        state.withLock { $0.book.headersReceived(id, now: now) }
+        state.withLock { $0.book.headersReceived(id, requestID: requestID, now: now) }
+    }
+
+    func bodyProgress(_ id: Int, bytes: Int) {
+        state.withLock { $0.book.bodyProgress(id, bytes: bytes) }
     }
 
     func bodyReceived(_ id: Int) {
@@ -179,11 +194,17 @@ final class ConnectionGuard: Sendable {
         let now = clock.now
         let summary = state.withLock { state -> [String: String]? in
             for late in state.book.expire(now: now) {
-                shutdown(late.descriptor, Int32(SHUT_RDWR))
-                switch late.stage {
+                switch late.lateness {
                 case .headers: state.cutAtHeaderDeadline += 1
                 case .body: state.cutAtBodyDeadline += 1
+                case .slowBody: state.cutBelowMinimumRate += 1
                 }
+                if late.lateness != .headers {
+                    // Best effort, never blocking: the answer fits the socket's empty send buffer.
+                    let answer = Self.timeoutAnswer(requestID: late.requestID, slow: late.lateness == .slowBody)
+                    _ = answer.withUnsafeBytes { send(late.descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                }
+                shutdown(late.descriptor, Int32(SHUT_RDWR))
             }
             guard now - state.lastSummary >= summaryInterval else { return nil }
             defer {
@@ -191,17 +212,32 @@ final class ConnectionGuard: Sendable {
                 state.refusedAtCaps = 0
                 state.cutAtHeaderDeadline = 0
                 state.cutAtBodyDeadline = 0
+                state.cutBelowMinimumRate = 0
             }
-            guard state.refusedAtCaps + state.cutAtHeaderDeadline + state.cutAtBodyDeadline > 0 else { return nil }
+            guard state.refusedAtCaps + state.cutAtHeaderDeadline + state.cutAtBodyDeadline + state.cutBelowMinimumRate > 0 else { return nil }
             return [
                 "refused_at_connection_caps": String(state.refusedAtCaps),
                 "cut_at_header_deadline": String(state.cutAtHeaderDeadline),
                 "cut_at_body_deadline": String(state.cutAtBodyDeadline),
+                "cut_below_minimum_body_rate": String(state.cutBelowMinimumRate),
                 "seconds": String(summaryInterval.components.seconds),
             ]
         }
         if let summary {
             logger.warning("http connections refused or cut (slow or too many clients)", summary)
         }
+    }
+
+    /// The whole `408` answer, status line to body, as the guard writes it on the socket.
+    static func timeoutAnswer(requestID: String?, slow: Bool) -> [UInt8] {
+        let detail = slow
+            ? "the request body arrived slower than the server's minimum rate; the connection is closed"
+            : "the request body did not arrive in time; the connection is closed"
+        let response = Problem(status: .requestTimeout, detail: detail).response(requestID: requestID)
+        var head = "HTTP/1.1 408 \(HTTPStatus.requestTimeout.reasonPhrase)\r\n"
+        for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+        if let requestID { head += "X-Request-ID: \(requestID)\r\n" }
+        head += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
+        return Array(head.utf8) + response.body
     }
 }

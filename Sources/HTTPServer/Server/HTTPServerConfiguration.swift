@@ -27,9 +27,11 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
     /// Default 100.
     public var maxConnectionsPerAddress: Int
     /// The most bytes a request's header fields may take together (names and values); more
-    /// are answered `431`. Each connection's buffer is sized from it (`connectionMemoryBytes`);
-    /// header blocks too large even for that buffer get libmicrohttpd's own `431`, a short
-    /// HTML page. Default 32 KiB.
+    /// are answered `431` problem+json. Each connection's buffer is sized from it
+    /// (`connectionMemoryBytes`, 256 KiB at the default); header blocks too large even for
+    /// that buffer (measured at the default: one field over about 255 KiB, or more than
+    /// about 1,960 fields of 66 bytes) get libmicrohttpd's own `431`, a short HTML page.
+    /// Default 32 KiB.
     public var maxHeaderBytes: Int
     /// Seconds from a connection's opening (or its previous response) within which a request's
     /// headers must have arrived in full; a client still sending them is cut off. Unlike
@@ -39,6 +41,13 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
     /// Seconds from a request's headers within which its body must have arrived in full.
     /// Default 60.
     public var bodyTimeoutSeconds: Int
+    /// The slowest average rate, in bytes a second, at which a body may arrive once
+    /// `bodyRateGracePeriod` has passed since its headers; a slower one is answered `408` and
+    /// its connection closed, long before `bodyTimeoutSeconds`. `0`: no minimum. Default 1024.
+    public var minimumBodyBytesPerSecond: Int
+    /// How long after its headers a body's rate starts to count (a client's first packets may
+    /// lag). Default 5 s.
+    public var bodyRateGracePeriod: Duration
     /// Connections refused at the caps or cut at a deadline are logged as one summary line per
     /// this interval (never one line each). Default 10 s.
     public var refusalSummaryInterval: Duration
@@ -61,6 +70,8 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         maxHeaderBytes: Int = 32 << 10,
         headerTimeoutSeconds: Int = 10,
         bodyTimeoutSeconds: Int = 60,
+        minimumBodyBytesPerSecond: Int = 1024,
+        bodyRateGracePeriod: Duration = .seconds(5),
         refusalSummaryInterval: Duration = .seconds(10),
         accessLog: Bool = true,
         shutdownGracePeriod: Duration = .seconds(5)
@@ -75,14 +86,18 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         self.maxHeaderBytes = maxHeaderBytes
         self.headerTimeoutSeconds = headerTimeoutSeconds
         self.bodyTimeoutSeconds = bodyTimeoutSeconds
+        self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
+        self.bodyRateGracePeriod = bodyRateGracePeriod
         self.refusalSummaryInterval = refusalSummaryInterval
         self.accessLog = accessLog
         self.shutdownGracePeriod = shutdownGracePeriod
     }
 
-    /// Each connection's libmicrohttpd buffer: room for a header block four times the limit,
-    /// so that blocks over the limit still reach the server and get its `431` problem.
-    var connectionMemoryBytes: Int { max(128 << 10, maxHeaderBytes * 4) }
+    /// Each connection's libmicrohttpd buffer: room for a header block well over the limit, so
+    /// that blocks over it still reach the server and get its `431` problem. libmicrohttpd
+    /// keeps about 56 bytes of its own per header field besides the text, so a flood of small
+    /// fields needs about twice its size: 1,000 fields of 70 bytes overflowed 128 KiB.
+    var connectionMemoryBytes: Int { max(256 << 10, maxHeaderBytes * 8) }
 
     /// The first problem with the settings, or `nil` when they are usable.
     func validationError() -> String? {
@@ -95,6 +110,8 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
         if !(1_024...(1 << 20)).contains(maxHeaderBytes) { return "maxHeaderBytes must be in 1024...1048576 (got \(maxHeaderBytes))" }
         if headerTimeoutSeconds < 1 { return "headerTimeoutSeconds must be at least 1 (got \(headerTimeoutSeconds))" }
         if bodyTimeoutSeconds < 1 { return "bodyTimeoutSeconds must be at least 1 (got \(bodyTimeoutSeconds))" }
+        if minimumBodyBytesPerSecond < 0 { return "minimumBodyBytesPerSecond must not be negative (got \(minimumBodyBytesPerSecond))" }
+        if bodyRateGracePeriod < .zero { return "bodyRateGracePeriod must not be negative" }
         if refusalSummaryInterval <= .zero { return "refusalSummaryInterval must be positive" }
         if shutdownGracePeriod < .zero { return "shutdownGracePeriod must not be negative" }
         return nil

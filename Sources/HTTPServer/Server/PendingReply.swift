@@ -11,7 +11,15 @@ struct ConnectionHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
-/// The bridge between a libmicrohttpd connection and the Swift task answering it.
+/// What a Swift task gives back to a connection: a response, or (from a route's gate) leave to
+/// read the body and go on.
+enum ReplyAnswer: Sendable {
+    case response(HTTPResponse)
+    case admitted
+}
+
+/// The bridge between a libmicrohttpd connection and the Swift task answering it (or screening
+/// its headers).
 ///
 /// The access handler starts the handler task with `Task.immediate`, so the handler runs on the
 /// connection's thread until its first suspension point. Then `responseOrSuspend()` either
@@ -25,7 +33,7 @@ final class PendingReply: Sendable {
         case running
         /// The connection is suspended until a response arrives.
         case suspended
-        case ready(HTTPResponse)
+        case ready(ReplyAnswer)
         case taken
     }
 
@@ -44,13 +52,19 @@ final class PendingReply: Sendable {
     /// already given. Returns whether this call was the one that completed the reply.
     @discardableResult
     func complete(with response: HTTPResponse) -> Bool {
+        complete(with: .response(response))
+    }
+
+    /// Stores `answer` (see `complete(with:)` for a response).
+    @discardableResult
+    func complete(with answer: ReplyAnswer) -> Bool {
         let outcome = state.withLock { state -> (completed: Bool, resume: Bool) in
             switch state {
             case .running:
-                state = .ready(response)
+                state = .ready(answer)
                 return (true, false)
             case .suspended:
-                state = .ready(response)
+                state = .ready(answer)
                 return (true, true)
             case .ready, .taken:
                 return (false, false)
@@ -61,15 +75,15 @@ final class PendingReply: Sendable {
         return outcome.completed
     }
 
-    /// On the connection's thread: the response if it is ready (taken once); otherwise
+    /// On the connection's thread: the answer if it is ready (taken once); otherwise
     /// suspends the connection and returns `nil`. Suspending under the lock guarantees that
     /// `complete` cannot resume the connection before it is suspended.
-    func responseOrSuspend() -> HTTPResponse? {
+    func answerOrSuspend() -> ReplyAnswer? {
         state.withLock { state in
             switch state {
-            case .ready(let response):
+            case .ready(let answer):
                 state = .taken
-                return response
+                return answer
             case .running, .suspended:
                 state = .suspended
                 MHD_suspend_connection(connection.pointer)

@@ -8,6 +8,9 @@ final class RequestContext {
     enum Phase {
         /// Headers parsed, access handler not yet called.
         case new
+        /// The route's gate (or the router, for a request matching no route) is looking at the
+        /// headers; the connection is suspended until it answers, and no body byte is read.
+        case screening(PendingReply)
         /// Accepted; body chunks arriving.
         case receiving
         /// Handed to a Swift task; the connection is suspended until the reply is ready.
@@ -25,6 +28,8 @@ final class RequestContext {
     var methodText = "-"
     var method: HTTPMethod?
     var headers = HTTPHeaders()
+    /// Whether the headers announce a body (a non-zero `Content-Length`, or chunked).
+    var hasBody = false
     var body: [UInt8] = []
     /// The body limit in force for this request's route.
     var bodyLimit = 0

@@ -34,6 +34,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.connectionGuard = ConnectionGuard(
             headerTimeout: .seconds(configuration.headerTimeoutSeconds), bodyTimeout: .seconds(configuration.bodyTimeoutSeconds),
+            minimumBodyRate: configuration.minimumBodyBytesPerSecond, rateGracePeriod: configuration.bodyRateGracePeriod,
             summaryInterval: configuration.refusalSummaryInterval, logger: logger)
     }
 
@@ -63,19 +64,27 @@ final class ServerCore: Sendable {
     ) -> MHD_Result {
         switch context.phase {
         case .new:
-            if let id = Self.guardID(of: connection) { connectionGuard.headersReceived(id) }
             return accept(connection: connection, method: method, context: context)
+        case .screening(let reply):
+            // Resumed: the gate has answered. (Should libmicrohttpd call us before, the
+            // connection is suspended again instead of spinning.)
+            guard let answer = reply.answerOrSuspend() else { return .YES }
+            inFlight.settled(reply)
+            let result = proceed(after: answer, on: connection, context: context)
+            guard case .receiving = context.phase, uploadSize.pointee > 0 else { return result }
+            return handle(connection: connection, method: method, uploadData: uploadData, uploadSize: uploadSize, context: context)
         case .receiving:
             let size = uploadSize.pointee
             guard size == 0 else {
                 uploadSize.pointee = 0
+                if let id = Self.guardID(of: connection) { connectionGuard.bodyProgress(id, bytes: size) }
                 return receive(uploadData, size: size, context: context)
             }
             return dispatch(connection: connection, context: context)
         case .dispatched(let reply):
             // Resumed: the response is ready. (Should libmicrohttpd call us before, the
             // connection is suspended again instead of spinning.)
-            guard let response = reply.responseOrSuspend() else { return .YES }
+            guard case .response(let response) = reply.answerOrSuspend() else { return .YES }
             inFlight.settled(reply)
             return queue(response, on: connection, context: context)
         case .responded:
@@ -92,10 +101,13 @@ final class ServerCore: Sendable {
         if context.lingerAfterResponse, termination == .REQUEST_TERMINATED_COMPLETED_OK, let connection {
             connectionGuard.linger(descriptor: CMicroHTTPD_connection_socket(connection))
         }
-        if case .dispatched(let reply) = context.phase {
-            // The connection ended while a handler was still working (daemon stop).
+        switch context.phase {
+        case .screening(let reply), .dispatched(let reply):
+            // The connection ended while a gate or handler was still working (daemon stop).
             reply.cancelTask()
             inFlight.settled(reply)
+        case .new, .receiving, .responded:
+            break
         }
         inFlight.end()
         if configuration.accessLog {
@@ -119,39 +131,104 @@ final class ServerCore: Sendable {
     private func accept(connection: OpaquePointer, method: UnsafePointer<CChar>?, context: RequestContext) -> MHD_Result {
         context.methodText = method.map { String(cString: $0) } ?? "-"
         context.headers = Self.requestHeaders(of: connection)
-        let hasBody = context.headers["Transfer-Encoding"] != nil
+        context.hasBody = context.headers["Transfer-Encoding"] != nil
             || context.headers["Content-Length"].map { $0.trimmingCharacters(in: .whitespaces) != "0" } == true
         if let given = context.headers["X-Request-ID"], RequestID.isAcceptable(given) {
             context.requestID = given
         } else {
             context.requestID = RequestID.generate()
         }
+        if let id = Self.guardID(of: connection) { connectionGuard.headersReceived(id, requestID: context.requestID) }
         if let address = CMicroHTTPD_client_address(connection) {
             context.remoteAddress = SocketAddress.ipText(address)
         }
+        // Every refusal below is answered before a byte of the body is read; the guard then
+        // drains what the client sends anyway (a lingering close).
+        context.lingerAfterResponse = context.hasBody
         let headerBytes = context.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
         if headerBytes > configuration.maxHeaderBytes {
-            context.lingerAfterResponse = hasBody
             return reject(.headersTooLarge(limit: configuration.maxHeaderBytes), on: connection, context: context)
         }
+        if let problem = RequestFraming.problem(in: context.headers) {
+            // The body's end is unknown: never read on, close after the answer.
+            context.lingerAfterResponse = true
+            return reject(problem, on: connection, context: context)
+        }
         guard let method = HTTPMethod(rawValue: context.methodText) else {
-            context.lingerAfterResponse = hasBody
             return reject(Problem(status: .notImplemented, detail: "the method \(context.methodText.prefix(32)) is not supported"), on: connection, context: context)
         }
         context.method = method
-        if case .matched(let route, _) = router.resolve(method: method, path: context.target.path), let limit = route.options.maxBodyBytes {
+        let resolution = router.resolve(method: method, path: context.target.path)
+        if case .matched(let route, _) = resolution, let limit = route.options.maxBodyBytes {
             context.bodyLimit = limit
         } else {
             context.bodyLimit = configuration.maxBodyBytes
         }
         if let declared = context.headers["Content-Length"].flatMap({ UInt64($0.trimmingCharacters(in: .whitespaces)) }),
            declared > UInt64(context.bodyLimit) {
-            // Refuse before reading a byte of it; the guard drains what the client sends anyway.
             context.lingerAfterResponse = true
             return reject(.contentTooLarge(limit: context.bodyLimit), on: connection, context: context)
         }
-        context.phase = .receiving
-        return .YES
+        if case .matched(let route, _) = resolution, route.gate == nil {
+            return proceed(after: .admitted, on: connection, context: context)
+        }
+        return screen(connection: connection, method: method, context: context)
+    }
+
+    /// Runs the route's gate (or, for a request that matches no route, the router) on the
+    /// headers, before any of the body is read: a request without credentials is refused at
+    /// once instead of holding its connection while it sends, or trickles, what it announced.
+    private func screen(connection: OpaquePointer, method: HTTPMethod, context: RequestContext) -> MHD_Result {
+        let request = HTTPRequest(
+            method: method,
+            path: context.target.path,
+            queryItems: RequestTarget.queryItems(of: context.target.query) ?? [],
+            headers: context.headers,
+            body: [],
+            remoteAddress: context.remoteAddress,
+            requestID: context.requestID,
+            logger: logger)
+        let reply = PendingReply(connection: ConnectionHandle(pointer: connection), requestID: context.requestID)
+        context.phase = .screening(reply)
+        inFlight.awaiting(reply)
+        // Bridges the C callback into Swift concurrency, as `dispatch` does: a gate answering
+        // from memory answers here, without suspending the connection.
+        let task = Task.immediate { [self] in
+            _ = reply.complete(with: await screen(request))
+        }
+        reply.attach(task)
+        guard let answer = reply.answerOrSuspend() else { return .YES }
+        inFlight.settled(reply)
+        return proceed(after: answer, on: connection, context: context)
+    }
+
+    /// Queues the gate's refusal, or goes on to read the body.
+    private func proceed(after answer: ReplyAnswer, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        switch answer {
+        case .response(let refusal):
+            return queue(refusal, on: connection, context: context)
+        case .admitted:
+            context.lingerAfterResponse = false
+            context.phase = .receiving
+            return .YES
+        }
+    }
+
+    /// The router's screening of a request's headers; problems become their responses.
+    private func screen(_ request: HTTPRequest) async -> ReplyAnswer {
+        do {
+            return try await router.screen(request).map(ReplyAnswer.response) ?? .admitted
+        } catch let problem as Problem {
+            return .response(problem.response(requestID: request.requestID))
+        } catch {
+            logger.error("gate failed", [
+                "request_id": request.requestID,
+                "method": request.method.rawValue,
+                "path": String(request.path.prefix(AccessLog.maximumPathLength)),
+                "error": String(describing: error),
+            ])
+            return .response(Problem.internalError.response(requestID: request.requestID))
+        }
     }
 
     private func receive(_ data: UnsafePointer<CChar>?, size: Int, context: RequestContext) -> MHD_Result {
@@ -205,15 +282,16 @@ final class ServerCore: Sendable {
             _ = reply.complete(with: await respond(to: request))
         }
         reply.attach(task)
-        guard let response = reply.responseOrSuspend() else { return .YES }
+        guard case .response(let response) = reply.answerOrSuspend() else { return .YES }
         inFlight.settled(reply)
         return queue(response, on: connection, context: context)
     }
 
-    /// Runs the router; problems become their responses, other errors a bare 500.
+    /// Runs the router (the gate already ran on the headers); problems become their responses,
+    /// other errors a bare 500.
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         do {
-            return try await router.respond(to: request)
+            return try await router.respond(to: request, screened: true)
         } catch let problem as Problem {
             return problem.response(requestID: request.requestID)
         } catch {

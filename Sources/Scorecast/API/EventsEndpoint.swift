@@ -8,10 +8,10 @@ import ScorecastCore
 /// `POST /v1/events`: a feed posts one event, or `{"events": [...]}`.
 ///
 /// Checks, in order, each refusing with an `application/problem+json` body and writing nothing:
-/// body size (`413`), credentials and signature (`401`), `Content-Type` (`415`), JSON syntax
-/// (`400`), every field of every event (`422`, each field named by path: `events[2].seq`;
-/// unknown fields are not refused but ignored, logged and counted in
-/// `scorecast_event_fields_ignored_total`),
+/// the key, on the headers before the body is read (`401`), body size (`413`), the key again
+/// with the signature (`401`), `Content-Type` (`415`), JSON syntax (`400`), every field of
+/// every event (`422`, each field named by path: `events[2].seq`; unknown fields are not
+/// refused but ignored, logged and counted in `scorecast_event_fields_ignored_total`),
 /// unknown games when they are refused and Live Activities over 4 KB (`422`). Then one
 /// transaction (``EventIngestor``), shared with concurrent requests under load
 /// (``IngestGroupCommit``), and `202` with each event's outcome:
@@ -64,8 +64,26 @@ package struct EventsEndpoint: Sendable {
 
     /// Adds the route to `router`.
     package func register(on router: inout Router) {
-        router.post(Self.path, options: RouteOptions(maxBodyBytes: settings.maximumBodyBytes)) { request in
+        router.post(Self.path, options: RouteOptions(maxBodyBytes: settings.maximumBodyBytes), gate: keyGate) { request in
             try await handle(request)
+        }
+    }
+
+    /// The feed's key, checked on the headers: a request without a live key is answered `401`
+    /// before its body is read (the signature, which covers the body, is checked in `handle`).
+    var keyGate: Gate {
+        Gate { [self] request in
+            do {
+                _ = try await authenticator.key(of: request)
+            } catch let failure as IngestAuthenticator.Failure {
+                request.logger.info("ingest request refused", ["reason": "\(failure)"])
+                metrics?.eventsIngested.increment(.rejected(feed: "", reason: .unauthorized), by: 1)
+                await tally(duplicates: 0, rejected: 1, reason: .unauthorized, request)
+                throw failure.problem
+            } catch let error as PostgresError {
+                throw unavailable(error, request)
+            }
+            return nil
         }
     }
 

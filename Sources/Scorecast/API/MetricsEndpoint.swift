@@ -14,7 +14,7 @@ struct MetricsEndpoint: Sendable {
     let repeats: RepeatLog
 
     func register(on router: inout Router) {
-        router.get("/metrics", middleware: [access.middleware]) { _ in
+        router.get("/metrics", gate: access.gate) { _ in
             if let refresher {
                 do {
                     try await refresher.refresh()

@@ -59,23 +59,23 @@ package struct OpsAccess: Sendable {
         return false
     }
 
-    /// For the JSON and metrics routes: `401` problem unless admitted.
-    package var middleware: Middleware {
-        Middleware { [self] request, next in
+    /// For the JSON and metrics routes: a `401` problem unless admitted, answered on the
+    /// headers (before any body is read).
+    package var gate: Gate {
+        Gate { [self] request in
             guard admits(request) else {
                 throw Problem(
                     status: .unauthorized, detail: "this operator route needs SCORECAST_OPS_TOKEN as a Bearer token",
                     headers: ["WWW-Authenticate": "Bearer realm=\"scorecast-ops\""])
             }
-            return try await next(request)
+            return nil
         }
     }
 
     /// For `/dashboard`: the login form unless admitted.
-    package var dashboardMiddleware: Middleware {
-        Middleware { [self] request, next in
-            guard admits(request) else { return Self.loginPage(status: .unauthorized, failed: false) }
-            return try await next(request)
+    package var dashboardGate: Gate {
+        Gate { [self] request in
+            admits(request) ? nil : Self.loginPage(status: .unauthorized, failed: false)
         }
     }
 

@@ -44,16 +44,16 @@ package struct StatsEndpoints: Sendable {
 
     /// Adds every route to `router`.
     package func register(on router: inout Router) {
-        let ops = [access.middleware]
+        let ops = access.gate
         access.registerLogin(on: &router)
-        router.get("/v1/stats", middleware: ops) { request in
+        router.get("/v1/stats", gate: ops) { request in
             let window = try Self.window(request)
             return try .json(try await guarded(request) { try await query.overview(window: window, now: clock()) })
         }
-        router.get("/v1/stats/live", middleware: ops) { request in
+        router.get("/v1/stats/live", gate: ops) { request in
             try .json(try await guarded(request) { try await query.live(now: clock()) })
         }
-        router.get("/v1/channels/{id}/stats", middleware: ops) { request in
+        router.get("/v1/channels/{id}/stats", gate: ops) { request in
             let id = try request.pathParameter("id")
             let window = try Self.window(request)
             guard let answer = try await guarded(request, { try await query.channel(id, window: window, now: clock()) }) else {
@@ -61,7 +61,7 @@ package struct StatsEndpoints: Sendable {
             }
             return try .json(answer)
         }
-        router.get("/v1/games/{id}/stats", middleware: ops) { request in
+        router.get("/v1/games/{id}/stats", gate: ops) { request in
             let id = try request.pathParameter("id")
             let window = try Self.window(request)
             guard let answer = try await guarded(request, { try await query.game(id, window: window, now: clock()) }) else {
@@ -69,14 +69,14 @@ package struct StatsEndpoints: Sendable {
             }
             return try .json(answer)
         }
-        router.get("/v1/games/{id}/live", middleware: ops) { request in
+        router.get("/v1/games/{id}/live", gate: ops) { request in
             let id = try request.pathParameter("id")
             guard let answer = try await guarded(request, { try await query.gameLive(id, now: clock()) }) else {
                 throw Problem.notFound("there is no game \(id)")
             }
             return try .json(answer)
         }
-        router.get("/v1/apps/{bundle-id}/stats", middleware: ops) { request in
+        router.get("/v1/apps/{bundle-id}/stats", gate: ops) { request in
             let bundleID = try request.pathParameter("bundle-id")
             let window = try Self.window(request)
             var environment: APNsEnvironment?
@@ -101,7 +101,7 @@ package struct StatsEndpoints: Sendable {
             }
         }
         MetricsEndpoint(registry: registry, refresher: refresher, access: access, repeats: repeats).register(on: &router)
-        DashboardPage.register(on: &router, middleware: [access.dashboardMiddleware])
+        DashboardPage.register(on: &router, gate: access.dashboardGate)
     }
 
     /// The `window` query parameter, 15 minutes when absent; a `400` naming it when malformed.

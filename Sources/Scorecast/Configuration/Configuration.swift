@@ -103,6 +103,7 @@ package struct Configuration: Sendable {
     package var httpMaxConnectionsPerAddress: Int
     package var httpHeaderTimeout: Duration
     package var httpBodyTimeout: Duration
+    package var httpMinBodyBytesPerSecond: Int
     package var httpMaxHeaderBytes: Int
 
     /// Bounds on the channels and games a feed can make scorecast create.
@@ -274,6 +275,7 @@ extension Configuration {
             httpMaxConnectionsPerAddress: env.integer(.httpMaxConnectionsPerAddress),
             httpHeaderTimeout: .seconds(env.integer(.httpHeaderTimeoutSeconds)),
             httpBodyTimeout: .seconds(env.integer(.httpBodyTimeoutSeconds)),
+            httpMinBodyBytesPerSecond: env.integer(.httpMinBodyBytesPerSecond),
             httpMaxHeaderBytes: env.integer(.httpMaxHeaderBytes),
             autoChannelWindow: .seconds(3_600 * env.integer(.autoChannelWindowHours)),
             feedGamesPerHour: env.integer(.feedGamesPerHour),

@@ -23,6 +23,7 @@ extension Setting {
     package static let httpMaxConnectionsPerAddress = Setting("SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS", .integer(default: 100, range: 0...100_000), "Most HTTP connections from one client address (0: no cap), so that one client cannot take them all.")
     package static let httpHeaderTimeoutSeconds = Setting("SCORECAST_HTTP_HEADER_TIMEOUT_SECONDS", .integer(default: 10, range: 1...600), "A request's headers must arrive in full within this of the connection opening (or its previous response); trickling bytes does not extend it.")
     package static let httpBodyTimeoutSeconds = Setting("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", .integer(default: 60, range: 1...3_600), "A request's body must arrive in full within this of its headers.")
+    package static let httpMinBodyBytesPerSecond = Setting("SCORECAST_HTTP_MIN_BODY_BYTES_PER_SECOND", .integer(default: 1_024, range: 0...100_000_000), "Slowest average rate of a request body, counted from 5 s after its headers; a slower one is answered 408 problem+json and its connection closed (0: no minimum).")
     package static let opsToken = Setting("SCORECAST_OPS_TOKEN", .secret, "Operator token (16+ characters) for /metrics, /v1/stats*, the statistics routes and /dashboard: `Authorization: Bearer …`, or the dashboard's login form. Unset: those routes are open, and `serve` refuses a non-loopback SCORECAST_HTTP_HOST unless SCORECAST_OPS_PUBLIC=true.")
     package static let opsPublic = Setting("SCORECAST_OPS_PUBLIC", .boolean(default: false), "Serve the operator routes without a token on a non-loopback address, on purpose.")
     package static let opsPort = Setting("SCORECAST_OPS_PORT", .integer(default: 8081, range: 0...65535), "Port of the ops listener (/healthz, /readyz, /metrics) that a `serve` without the api role opens on SCORECAST_HTTP_HOST (0 picks a free one); with the api role they are served on SCORECAST_HTTP_PORT.")
@@ -96,7 +97,7 @@ extension Setting {
         databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
         databasePooler, databaseDirectURL, embeddedPostgresSettings,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
-        httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMaxHeaderBytes,
+        httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMinBodyBytesPerSecond, httpMaxHeaderBytes,
         opsToken, opsPublic, opsPort,
         logLevel, logFormat, roles,
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, alertFastLane, routineIntervalMilliseconds, shutdownGraceSeconds,

@@ -70,14 +70,14 @@ package enum DashboardPage {
     }
 
     /// Adds `GET /dashboard` (the page) and `GET /dashboard/<file>` (its style sheet and script)
-    /// to `router`, behind `middleware`.
-    package static func register(on router: inout Router, middleware: [Middleware]) {
+    /// to `router`, behind `gate`.
+    package static func register(on router: inout Router, gate: Gate?) {
         let page = page
-        router.get("/dashboard", middleware: middleware) { request in
+        router.get("/dashboard", gate: gate) { request in
             response(for: page, ifNoneMatch: request.headers["If-None-Match"])
         }
         for asset in assets.values where asset.name != page.name {
-            router.get("/dashboard/" + asset.name, middleware: middleware) { request in
+            router.get("/dashboard/" + asset.name, gate: gate) { request in
                 response(for: asset, ifNoneMatch: request.headers["If-None-Match"])
             }
         }

@@ -29,30 +29,36 @@ package struct AppDevicesEndpoint: Sendable {
     package func register(on router: inout Router) {
         let base = "/v1/apps/{bundle-id}/devices/{install-id}"
         let json = RouteOptions.json()
-        router.put(base, options: json) { request in
-            let (bundleID, installID) = try await checked(request)
+        // The client key and rate limits are checked on the headers, before any body is read.
+        let checked = Gate { [self] request in
+            let (bundleID, installID) = try ids(request)
+            try await guardian.check(request, bundleID: bundleID, installID: installID)
+            return nil
+        }
+        router.put(base, options: json, gate: checked) { request in
+            let (bundleID, installID) = try ids(request)
             let registration = try DeviceRequests.registration(try request.jsonObject())
             return try await answer(request) {
                 let (device, created) = try await store.register(bundleID: bundleID, installID: installID, registration)
                 return try .json(DeviceView(device), status: created ? .created : .ok)
             }
         }
-        router.get(base) { request in
-            let (bundleID, installID) = try await checked(request)
+        router.get(base, gate: checked) { request in
+            let (bundleID, installID) = try ids(request)
             return try await answer(request) {
                 try .json(DeviceView(try await store.require(bundleID: bundleID, installID: installID)))
             }
         }
-        router.get(base + "/follows") { request in
-            let (bundleID, installID) = try await checked(request)
+        router.get(base + "/follows", gate: checked) { request in
+            let (bundleID, installID) = try ids(request)
             return try await answer(request) {
                 let device = try await store.require(bundleID: bundleID, installID: installID)
                 let follows = try await store.follows(deviceID: device.id).map { FollowView(kind: $0.kind.rawValue, value: $0.value) }
                 return try .json(["follows": follows])
             }
         }
-        router.put(base + "/follows/{kind}/{value}") { request in
-            let (bundleID, installID) = try await checked(request)
+        router.put(base + "/follows/{kind}/{value}", gate: checked) { request in
+            let (bundleID, installID) = try ids(request)
             let (kind, value) = try DeviceRequests.follow(request)
             return try await answer(request) {
                 let device = try await store.require(bundleID: bundleID, installID: installID)
@@ -60,8 +66,8 @@ package struct AppDevicesEndpoint: Sendable {
                 return added ? try .json(FollowView(kind: kind.rawValue, value: value), status: .created) : .empty()
             }
         }
-        router.delete(base + "/follows/{kind}/{value}") { request in
-            let (bundleID, installID) = try await checked(request)
+        router.delete(base + "/follows/{kind}/{value}", gate: checked) { request in
+            let (bundleID, installID) = try ids(request)
             let (kind, value) = try DeviceRequests.follow(request)
             return try await answer(request) {
                 let device = try await store.require(bundleID: bundleID, installID: installID)
@@ -71,8 +77,8 @@ package struct AppDevicesEndpoint: Sendable {
                 return .empty()
             }
         }
-        router.put(base + "/activities/{game-id}", options: json) { request in
-            let (bundleID, installID) = try await checked(request)
+        router.put(base + "/activities/{game-id}", options: json, gate: checked) { request in
+            let (bundleID, installID) = try ids(request)
             let gameID = try request.pathParameter("game-id")
             guard (try? GameDraft.checkID(gameID)) != nil else { throw Problem.notFound("there is no game \(gameID.prefix(140))") }
             let token = try DeviceRequests.activityToken(try request.jsonObject())
@@ -82,8 +88,8 @@ package struct AppDevicesEndpoint: Sendable {
                 return try .json(["game": gameID, "status": "active", "replacedToken": registered.replaced ? "yes" : "no"])
             }
         }
-        router.delete(base + "/activities/{game-id}") { request in
-            let (bundleID, installID) = try await checked(request)
+        router.delete(base + "/activities/{game-id}", gate: checked) { request in
+            let (bundleID, installID) = try ids(request)
             let gameID = try request.pathParameter("game-id")
             return try await answer(request) {
                 let device = try await store.require(bundleID: bundleID, installID: installID)
@@ -93,11 +99,8 @@ package struct AppDevicesEndpoint: Sendable {
         }
     }
 
-    private func checked(_ request: HTTPRequest) async throws -> (bundleID: String, installID: String) {
-        let bundleID = try DeviceRequests.bundleID(request)
-        let installID = try DeviceRequests.installID(request)
-        try await guardian.check(request, bundleID: bundleID, installID: installID)
-        return (bundleID, installID)
+    private func ids(_ request: HTTPRequest) throws -> (bundleID: String, installID: String) {
+        (try DeviceRequests.bundleID(request), try DeviceRequests.installID(request))
     }
 
     /// Runs a store call, turning its refusals and database failures into problems.

@@ -2,10 +2,11 @@ import HTTPServer
 import Postgres
 
 /// The device side's HTTP routes: the app API (`/v1/apps/{bundle-id}/devices/…`), game reads
-/// (`/v1/games/{id}`, `/v1/games`) and kick-off progress (`/v1/stats/devices`).
+/// (`/v1/games/{id}`, `/v1/games`) and kick-off progress (`/v1/stats/devices`, an operator
+/// route behind `access`).
 package enum DeviceAPI {
     /// Adds every device route to `router`, with rate limits from `settings`.
-    package static func register(on router: inout Router, pool: PostgresPool, settings: DeviceSettings) {
+    package static func register(on router: inout Router, pool: PostgresPool, settings: DeviceSettings, access: OpsAccess) {
         let store = ClientKeyStore(pool: pool)
         let guardian = AppAPIGuard(
             authenticator: ClientAuthenticator(lookup: { try await store.find(prefix: $0) }),
@@ -13,7 +14,7 @@ package enum DeviceAPI {
             perAddress: RequestRateLimiter(perMinute: settings.addressRatePerMinute, burst: settings.rateBurst))
         AppDevicesEndpoint(pool: pool, guardian: guardian).register(on: &router)
         GamesEndpoint(pool: pool, guardian: guardian).register(on: &router)
-        router.get("/v1/stats/devices") { request in
+        router.get("/v1/stats/devices", gate: access.gate) { request in
             do {
                 return try .json(try await KickoffStore(pool: pool).progress())
             } catch let error as PostgresError {

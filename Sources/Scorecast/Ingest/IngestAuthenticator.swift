@@ -74,6 +74,23 @@ package struct IngestAuthenticator: Sendable {
 
     /// Checks `request`'s credentials against its (complete) body.
     package func authenticate(_ request: HTTPRequest) async throws -> AuthenticatedFeed {
+        let record = try await key(of: request)
+        if let secret = record.signingSecret {
+            do {
+                try signature.verify(
+                    timestamp: request.headers[RequestSignature.timestampHeader],
+                    signature: request.headers[RequestSignature.signatureHeader],
+                    body: request.body, secret: secret, now: clock())
+            } catch {
+                throw Failure.signature(error)
+            }
+        }
+        return AuthenticatedFeed(keyID: record.id, name: record.name, lastUsedAt: record.lastUsedAt)
+    }
+
+    /// The live key `request`'s `Authorization` header names: everything but the signature,
+    /// which covers the body. The server checks this on the headers, before reading the body.
+    package func key(of request: HTTPRequest) async throws -> APIKeyRecord {
         guard let header = request.headers["Authorization"] else { throw Failure.missingCredentials }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Failure.malformedCredentials }
@@ -86,17 +103,7 @@ package struct IngestAuthenticator: Sendable {
         }
         guard token.matches(storedHash: record.secretHash) else { throw Failure.invalidKey }
         guard record.revokedAt == nil else { throw Failure.revoked }
-        if let secret = record.signingSecret {
-            do {
-                try signature.verify(
-                    timestamp: request.headers[RequestSignature.timestampHeader],
-                    signature: request.headers[RequestSignature.signatureHeader],
-                    body: request.body, secret: secret, now: clock())
-            } catch {
-                throw Failure.signature(error)
-            }
-        }
-        return AuthenticatedFeed(keyID: record.id, name: record.name, lastUsedAt: record.lastUsedAt)
+        return record
     }
 
     private static let decoyHash = [UInt8](repeating: 0, count: SHA256.byteCount)

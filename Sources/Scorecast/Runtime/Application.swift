@@ -87,26 +87,20 @@ package struct Application: Sendable {
             // Every process serves /healthz, /readyz and /metrics: on the API's port with the
             // api role, on the ops port otherwise. The database-wide gauges come from the
             // poller's leader alone, so that summing them across processes stays right.
-            var router = Router()
-            let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
-            let access = OpsAccess(token: configuration.opsToken)
-            HealthEndpoints(pool: database.pool, migrator: migrator, stats: statsQuery).register(on: &router)
-            let refresher = try MetricsRefresher(
-                pool: database.pool, metrics: metrics, registry: metricsRegistry, exportsDatabaseGauges: { poller?.isLeader ?? false })
+            let exportsDatabaseGauges: @Sendable () -> Bool = { poller?.isLeader ?? false }
             var httpBaseURL: URL?
             if configuration.roles.contains(.api) {
-                DeviceAPI.register(on: &router, pool: database.pool, settings: configuration.devices)
-                EventsEndpoint(pool: database.pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
-                ChannelsEndpoint(pool: database.pool).register(on: &router)
-                StatsEndpoints(query: statsQuery, registry: metricsRegistry, refresher: refresher, access: access, logger: logger)
-                    .register(on: &router)
+                let router = try APIRoutes.router(
+                    configuration: configuration, pool: database.pool, migrator: migrator,
+                    registry: metricsRegistry, metrics: metrics, exportsDatabaseGauges: exportsDatabaseGauges, logger: logger)
                 let http = try startListener(router: router, port: configuration.httpPort, portSetting: .httpPort, logger: logger)
                 services.append(http)
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
                 httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
             } else {
-                MetricsEndpoint(registry: metricsRegistry, refresher: refresher, access: access, repeats: RepeatLog(logger: logger.named("stats")))
-                    .register(on: &router)
+                let router = try APIRoutes.opsRouter(
+                    configuration: configuration, pool: database.pool, migrator: migrator,
+                    registry: metricsRegistry, metrics: metrics, exportsDatabaseGauges: exportsDatabaseGauges, logger: logger)
                 let http = try startListener(router: router, port: configuration.opsPort, portSetting: .opsPort, logger: logger)
                 services.append(http)
                 logger.info("ops listener (/healthz, /readyz, /metrics) listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
@@ -149,7 +143,8 @@ package struct Application: Sendable {
                 maxConnectionsPerAddress: configuration.httpMaxConnectionsPerAddress,
                 maxHeaderBytes: configuration.httpMaxHeaderBytes,
                 headerTimeoutSeconds: Int(configuration.httpHeaderTimeout.components.seconds),
-                bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds)),
+                bodyTimeoutSeconds: Int(configuration.httpBodyTimeout.components.seconds),
+                minimumBodyBytesPerSecond: configuration.httpMinBodyBytesPerSecond),
             router: router, logger: logger.named("http"))
         do {
             try http.start()

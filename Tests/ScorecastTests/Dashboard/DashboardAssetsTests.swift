@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct DashboardAssetsTests {
     private func router() -> Router {
         var router = Router()
-        DashboardPage.register(on: &router, middleware: [])
+        DashboardPage.register(on: &router, gate: nil)
         return router
     }
 

@@ -1,32 +1,31 @@
 import Foundation
-import HTTPServer
 
 /// A bare TCP client for what URLSession cannot express: malformed requests, bodies that lie
 /// about their length, pauses between bytes. Socket calls block, so each exchange runs on a
 /// thread of its own, never on the concurrency pool.
-enum RawHTTP {
-    struct Exchange: Sendable {
+public enum RawHTTP {
+    public struct Exchange: Sendable {
         /// Every byte the server sent.
-        let received: [UInt8]
+        public let received: [UInt8]
         /// Whether the server closed the connection (as opposed to our read timing out).
-        let closedByServer: Bool
+        public let closedByServer: Bool
         /// Seconds from connect to close (or timeout).
-        let elapsed: Double
+        public let elapsed: Double
         /// How many of the parts were sent whole before the server closed (all of them unless it
         /// cut the client off while it was still sending).
-        let partsSent: Int
+        public let partsSent: Int
 
-        var text: String { String(decoding: received, as: UTF8.self) }
+        public var text: String { String(decoding: received, as: UTF8.self) }
 
         /// The status code of the first response, if any.
-        var status: Int? {
+        public var status: Int? {
             guard text.hasPrefix("HTTP/1.") else { return nil }
             let parts = text.split(separator: " ", maxSplits: 2)
             return parts.count > 1 ? Int(parts[1]) : nil
         }
 
         /// The first response's header block and body.
-        var headersAndBody: (headers: [String: String], body: [UInt8]) {
+        public var headersAndBody: (headers: [String: String], body: [UInt8]) {
             let separator: [UInt8] = Array("\r\n\r\n".utf8)
             guard let end = received.indices.first(where: { Array(received[$0..<min($0 + 4, received.count)]) == separator }) else {
                 return ([:], [])
@@ -44,7 +43,7 @@ enum RawHTTP {
     /// then reads until the server closes or `readTimeout` seconds pass without data.
     /// `source` binds the client's end to that IPv4 address first (127.0.0.2 is "another
     /// client" on loopback).
-    static func exchange(
+    public static func exchange(
         host: String = "127.0.0.1", source: String? = nil, port: Int, parts: [[UInt8]], pause: Double = 0, readTimeout: Double = 5
     ) async throws -> Exchange {
         try await withCheckedThrowingContinuation { continuation in
@@ -58,12 +57,12 @@ enum RawHTTP {
     }
 
     /// Convenience: one string sent at once.
-    static func exchange(port: Int, _ request: String, readTimeout: Double = 5) async throws -> Exchange {
+    public static func exchange(port: Int, _ request: String, readTimeout: Double = 5) async throws -> Exchange {
         try await exchange(port: port, parts: [Array(request.utf8)], readTimeout: readTimeout)
     }
 
-    struct SocketError: Error, CustomStringConvertible {
-        let description: String
+    public struct SocketError: Error, CustomStringConvertible {
+        public let description: String
     }
 
     private static func run(host: String, source: String?, port: Int, parts: [[UInt8]], pause: Double, readTimeout: Double) throws -> Exchange {
@@ -105,19 +104,22 @@ enum RawHTTP {
             }
             partsSent += 1
         }
+        let (received, closed) = readUntilClosed(fd)
+        return Exchange(received: received, closedByServer: closed, elapsed: Date().timeIntervalSince(start), partsSent: partsSent)
+    }
+
+    /// Reads `fd` until the server closes (`closed`) or its receive timeout passes without data.
+    static func readUntilClosed(_ fd: Int32) -> (received: [UInt8], closed: Bool) {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var closed = false
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count > 0 {
                 received.append(contentsOf: buffer[..<count])
             } else {
-                closed = count == 0 || errno == ECONNRESET
-                break
+                return (received, count == 0 || errno == ECONNRESET)
             }
         }
-        return Exchange(received: received, closedByServer: closed, elapsed: Date().timeIntervalSince(start), partsSent: partsSent)
     }
 
     /// Binds `fd` to the IPv4 address `source` (any port).
@@ -132,3 +134,56 @@ enum RawHTTP {
     }
 }
 
+/// A client socket the test holds open (bound to `source`, "another client" on loopback),
+/// written and read when the test says: for many connections that stay open at once.
+public final class OpenSocket: Sendable {
+    private let descriptor: Int32
+
+    /// Connects from `source` to 127.0.0.1:`port`.
+    public init(source: String, port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawHTTP.SocketError(description: "socket() failed: errno \(errno)") }
+        do {
+            try RawHTTP.bind(fd, to: source)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            Glibc.close(fd)
+            throw RawHTTP.SocketError(description: "connect() from \(source) failed: errno \(errno)")
+        }
+        descriptor = fd
+    }
+
+    /// Sends `bytes`; a connection the server already ended is ignored.
+    public func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Reads, on a thread of its own, until the server closes or `timeout` seconds pass
+    /// without data.
+    public func readUntilClosed(timeout: Double) async -> RawHTTP.Exchange {
+        let fd = descriptor
+        let start = Date()
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+                let (received, closed) = RawHTTP.readUntilClosed(fd)
+                continuation.resume(returning: RawHTTP.Exchange(
+                    received: received, closedByServer: closed, elapsed: Date().timeIntervalSince(start), partsSent: 1))
+            }.start()
+        }
+    }
+
+    /// Closes the socket.
+    public func close() { Glibc.close(descriptor) }
+}

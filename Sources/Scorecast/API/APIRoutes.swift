@@ -1,0 +1,64 @@
+import HTTPServer
+import Migrations
+import PrometheusMetrics
+import ScorecastLogging
+import Postgres
+
+/// Every route `serve` answers, registered in one place, and the few that anyone may call.
+///
+/// Every other route has a `Gate` that checks its credentials on the headers — the operator
+/// token, a feed key, an app's client key — and refuses a request without them before its
+/// body is read. A test walks the router's table so that a new route cannot be left out.
+package enum APIRoutes {
+    /// The routes open to anyone, each with why (`METHOD /pattern` as the router's table
+    /// lists it). `HEAD` follows `GET`.
+    package static let publicRoutes: [String: String] = [
+        "GET /healthz": "a liveness probe: says only that the process answers",
+        "GET /readyz": "a readiness probe: says only whether the database answers and is migrated",
+        "GET /v1/games/{id}/channels": "what iOS apps read to subscribe; channel ids are not secrets (subscribing needs the app's entitlement)",
+        "GET /v1/games/{id}": "game reads for apps and widgets: public sports data, rate-limited per address",
+        "GET /v1/games": "game listing for apps and widgets: public sports data, rate-limited per address",
+        "POST /dashboard/login": "the login form's target: it checks the operator token it is given",
+    ]
+
+    /// The router for `serve` with the api role: health, the device API, ingest, channels,
+    /// statistics, metrics and the dashboard. `exportsDatabaseGauges` says, at each scrape,
+    /// whether this process exports the database-wide gauges (the poller's leader does).
+    package static func router(
+        configuration: Configuration, pool: PostgresPool, migrator: Migrator,
+        registry: MetricsRegistry, metrics: ScorecastMetrics,
+        exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, logger: Logger
+    ) throws -> Router {
+        var router = Router()
+        let access = OpsAccess(token: configuration.opsToken)
+        let statsQuery = StatsQuery(pool: pool, configuration: configuration)
+        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery).register(on: &router)
+        DeviceAPI.register(on: &router, pool: pool, settings: configuration.devices, access: access)
+        EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
+        ChannelsEndpoint(pool: pool).register(on: &router)
+        StatsEndpoints(
+            query: statsQuery, registry: registry,
+            refresher: try MetricsRefresher(pool: pool, metrics: metrics, registry: registry, exportsDatabaseGauges: exportsDatabaseGauges),
+            access: access, logger: logger
+        ).register(on: &router)
+        return router
+    }
+
+    /// The router of a `serve` without the api role (the ops listener): `/healthz`, `/readyz`
+    /// and `/metrics`, so that every role is probed and scraped.
+    package static func opsRouter(
+        configuration: Configuration, pool: PostgresPool, migrator: Migrator,
+        registry: MetricsRegistry, metrics: ScorecastMetrics,
+        exportsDatabaseGauges: @escaping @Sendable () -> Bool, logger: Logger
+    ) throws -> Router {
+        var router = Router()
+        let statsQuery = StatsQuery(pool: pool, configuration: configuration)
+        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery).register(on: &router)
+        MetricsEndpoint(
+            registry: registry,
+            refresher: try MetricsRefresher(pool: pool, metrics: metrics, registry: registry, exportsDatabaseGauges: exportsDatabaseGauges),
+            access: OpsAccess(token: configuration.opsToken), repeats: RepeatLog(logger: logger.named("stats"))
+        ).register(on: &router)
+        return router
+    }
+}
