@@ -68,6 +68,7 @@ package struct Application: Sendable {
                 try await migrator.migrate(database.sessionPool)
             }
             var router = Router()
+            router.use(RequestDatabaseDeadline(limit: configuration.databaseRequestTimeout).middleware)
             let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
             HealthEndpoints(pool: database.pool, migrator: migrator, stats: statsQuery).register(on: &router)
             let metricsRegistry = MetricsRegistry()
