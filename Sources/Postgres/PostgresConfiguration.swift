@@ -4,12 +4,17 @@ import Foundation
 /// Where and how to connect: server, credentials, database and session settings.
 ///
 /// Build it in code or parse a URL (`postgres://user:pass@host:5432/db?sslmode=disable`) or a
-/// libpq key/value string (`host=… dbname=…`). Its `description` never shows a password.
+/// libpq key/value string (`host=… dbname=…`). Every form libpq accepts is accepted, several
+/// hosts included (`postgresql://h1:5432,h2:5432/db?target_session_attrs=read-write`,
+/// `host=h1,h2 port=5432,5433`): libpq tries them in turn at every connect, so a pool follows
+/// a failover by libpq's own rules. Its `description` never shows a password.
 public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertible {
-    /// Host name, IP address, or a Unix socket folder (starting with `/`); `nil` uses libpq's
-    /// default (the `PGHOST` variable, else the local socket).
+    /// Host name, IP address, or a Unix socket folder (starting with `/`), or a comma-separated
+    /// list of them that libpq tries in turn; `nil` uses libpq's default (the `PGHOST`
+    /// variable, else the local socket).
     public var host: String?
-    /// TCP port; `nil` uses libpq's default (5432).
+    /// TCP port; `nil` uses libpq's default (5432). A connection string's list of ports, one
+    /// per host, is kept in `parameters["port"]` as written.
     public var port: Int?
     /// User name; `nil` uses libpq's default (the OS user).
     public var user: String?
@@ -113,10 +118,18 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
             switch keyword {
             case "host": host = value
             case "port":
-                guard let number = Int(value), (1...65535).contains(number) else {
-                    throw PostgresError(.invalidConfiguration, "port must be a number from 1 to 65535")
+                if let number = Self.portNumber(value) {
+                    port = number
+                } else if value.contains(","), value.split(separator: ",", omittingEmptySubsequences: false).allSatisfy({
+                    $0.isEmpty || Self.portNumber(String($0)) != nil
+                }) {
+                    // One port per host (an empty one is libpq's default): libpq pairs them.
+                    parameters["port"] = value
+                } else {
+                    throw PostgresError(
+                        .invalidConfiguration,
+                        "port must be a number from 1 to 65535, or a comma-separated list of them (one per host); got \"\(value)\"")
                 }
-                port = number
             case "user": user = value
             case "password": password = value
             case "dbname": database = value
@@ -130,6 +143,12 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
             default: parameters[keyword] = value
             }
         }
+    }
+
+    /// A port number from 1 to 65535, written in decimal.
+    private static func portNumber(_ text: String) -> Int? {
+        guard let number = Int(text), (1...65535).contains(number) else { return nil }
+        return number
     }
 
     /// A URL-like summary: user, host, port, database and settings, never the password.
@@ -170,7 +189,8 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         }
         var query: [(String, String)] = []
         if let host {
-            if host.hasPrefix("/") {
+            // Socket folders and lists of hosts travel as a parameter, which libpq reads as written.
+            if host.hasPrefix("/") || host.contains(",") {
                 query.append(("host", host))
             } else {
                 url += host.contains(":") ? "[\(host)]" : encode(host)

@@ -36,6 +36,29 @@ public enum PostgresDeadline: Sendable {
         try await $current.withValue(.lifted, operation: body, isolation: isolation)
     }
 
+    /// The calling task's deadline, to carry it to work done on its behalf in another task
+    /// (a request whose statements run in a shared transaction): apply it there with
+    /// ``applying(_:isolation:_:)``.
+    public static var ofCurrentTask: PostgresDeadline { current }
+
+    /// Runs `body` under `deadline`, one taken with ``ofCurrentTask`` (or ``earliest(_:)`` of
+    /// several), in place of the calling task's own.
+    public static func applying<T>(
+        _ deadline: PostgresDeadline, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async rethrows -> T {
+        try await $current.withValue(deadline, operation: body, isolation: isolation)
+    }
+
+    /// The deadline of work done for several tasks at once: the earliest instant among them
+    /// (the work must end before the first of them gives up); `none` when none has an instant.
+    public static func earliest(_ deadlines: some Sequence<PostgresDeadline>) -> PostgresDeadline {
+        let instants = deadlines.compactMap { deadline -> ContinuousClock.Instant? in
+            if case .at(let instant) = deadline { return instant }
+            return nil
+        }
+        return instants.min().map { .at($0) } ?? .none
+    }
+
     /// How long a wait that is otherwise limited to `limit` may take now: the smaller of the two
     /// (never negative), `limit` when this task has no deadline, and no limit when lifted and
     /// `liftable`.

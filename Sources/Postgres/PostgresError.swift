@@ -50,6 +50,24 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         public static let queryCanceled = "57014"
         /// `57P01`: the backend was terminated by an administrator.
         public static let adminShutdown = "57P01"
+        /// `25006`: a write was sent to a server that only reads (a standby).
+        public static let readOnlySQLTransaction = "25006"
+    }
+
+    /// Whether the database is away or cannot do the work for now, so the same work may
+    /// succeed later or elsewhere: no connection, a lost or given-up one, a closed pool, a
+    /// statement the server cancelled or a backend it shut down (SQLSTATE class 57), or a
+    /// write that reached a standby. False for statements the server refused on their merits.
+    public var meansUnavailable: Bool {
+        switch code {
+        case .timeout, .connectionFailed, .connectionClosed, .poolClosed:
+            return true
+        case .queryFailed:
+            guard let sqlState else { return false }
+            return sqlState.hasPrefix("57") || sqlState == SQLState.readOnlySQLTransaction
+        default:
+            return false
+        }
     }
 
     /// What went wrong, broadly.

@@ -26,11 +26,73 @@ struct PostgresFaultTests {
             "Postgres stopped 20 s", lasting: .seconds(20), begin: { $0.server.stop() }, end: { _ = try await $0.server.start() })
     }
 
+    @Test("At the default settings a frozen Postgres costs a request at most its database wait: 503 with Retry-After, then nothing lost")
+    func aFrozenPostgresAtTheDefaults() async throws {
+        try await StoppablePostgres.with { postgres in
+            try await FaultBed.with(database: .on(postgres.configuration)) { bed in
+                // No database timeouts set: the defaults are what is judged.
+                let settings = try #require(try await bed.e2e.json("config", "--json") as? [[String: Any]])
+                let waitSetting = try #require(settings.first { $0["name"] as? String == "SCORECAST_DATABASE_REQUEST_TIMEOUT_MS" })
+                let waitText = try #require(waitSetting["value"] as? String)
+                let limit = Duration.milliseconds(try #require(Int(waitText)))
+                let (server, started) = try await bed.serve()
+                let url = try #require(started)
+                for game in FaultBed.games {
+                    try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)])
+                }
+                try await bed.eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
+                let channelsURL = url + "/v1/games/g0/channels?bundle-id=com.example.live"
+                #expect(try await Self.get(channelsURL).status == 200)
+                #expect(try await Self.get(url + "/v1/stats").status == 200)
+                let goals = FaultBed.games.map { FaultBed.event($0, seq: 2, player: "\($0)-Havertz", home: 2) }
+
+                try postgres.freeze()
+                // Should a request wait out the stall, the freeze ends after 4× the limit, so
+                // the test fails on the answer's lateness instead of hanging.
+                let thaw = Task {
+                    try? await Task.sleep(for: limit * 4)
+                    postgres.thaw()
+                }
+                async let ingest = Self.timed { try await Self.post(url, goals, key: bed.key) }
+                async let stats = Self.timed { try await Self.get(url + "/v1/stats") }
+                async let channels = Self.timed { try await Self.get(channelsURL) }
+                let answers = try await [("ingest", ingest), ("stats", stats), ("channels", channels)]
+                thaw.cancel()
+                postgres.thaw()
+
+                for (name, (answer, took)) in answers {
+                    #expect(answer.status == 503 && answer.contentType == "application/problem+json", "\(name): \(answer)")
+                    #expect(answer.retryAfter.flatMap(Int.init) ?? 0 >= 1, "\(name) says when to retry: \(answer)")
+                    #expect(took < limit * 3, "\(name) answered in \(took), the database wait is \(limit)")
+                    print("STALL ANSWER | \(name) | \(answer.status) in \(took) (database wait \(limit))")
+                }
+                // The feed retries what was refused, as its 503 asked: nothing it was told was
+                // stored is lost, and the goals go out once each.
+                try await bed.eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
+                try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
+                for game in FaultBed.games {
+                    let verdict = try bed.verdict(game, home: 2, players: ["\(game)-Saka", "\(game)-Havertz"])
+                    #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.duplicates == 0 && verdict.inOrder, "\(verdict)")
+                }
+                #expect(try await Self.get(channelsURL).status == 200)
+                await bed.stop(server)
+            }
+        }
+    }
+
     /// What the API answered while Postgres was down.
     struct Answer {
         var status: Int
         var contentType: String
         var body: String
+        var retryAfter: String?
+    }
+
+    /// `request`'s answer and how long it took.
+    private static func timed(_ request: () async throws -> Answer) async throws -> (Answer, Duration) {
+        let began = ContinuousClock.now
+        let answer = try await request()
+        return (answer, ContinuousClock.now - began)
     }
 
     private func outage(
@@ -113,7 +175,9 @@ struct PostgresFaultTests {
     }
 
     private static func answer(_ response: (status: Int, headers: [String: String], body: [UInt8])) -> Answer {
-        Answer(status: response.status, contentType: response.headers["content-type"] ?? "", body: String(decoding: response.body, as: UTF8.self))
+        Answer(
+            status: response.status, contentType: response.headers["content-type"] ?? "", body: String(decoding: response.body, as: UTF8.self),
+            retryAfter: response.headers["retry-after"])
     }
 
     /// The value of an unlabelled gauge in Prometheus text.

@@ -1,4 +1,5 @@
 @testable import Postgres
+import TestSupport
 import Testing
 
 @Suite struct PostgresConfigurationTests {
@@ -82,5 +83,76 @@ import Testing
         #expect(parsed.parameters["options"] == #"-c statement_timeout=2000 -c search_path="t_1""#)
         let socket = try PostgresConfiguration(url: PostgresConfiguration(host: "/run/pg", database: "d").urlIncludingPassword)
         #expect(socket.host == "/run/pg")
+    }
+
+    @Test func aMultiHostURLGoesToLibpqAsWritten() throws {
+        let configuration = try PostgresConfiguration(
+            url: "postgresql://scorer:TopSecret99@h1.example:5432,h2.example:5433/scorecast?target_session_attrs=read-write")
+        let pairs = Dictionary(configuration.libpqParameters(), uniquingKeysWith: { $1 })
+        #expect(pairs["host"] == "h1.example,h2.example")
+        #expect(pairs["port"] == "5432,5433")
+        #expect(pairs["target_session_attrs"] == "read-write")
+        #expect(pairs["dbname"] == "scorecast")
+        #expect(!configuration.description.contains("TopSecret99"))
+        #expect(configuration.description.hasPrefix("postgres://scorer:********@h1.example,h2.example/scorecast?"), "\(configuration)")
+        #expect(configuration.description.contains("port=5432,5433"), "\(configuration)")
+    }
+
+    @Test func aMultiHostKeyValueStringGoesToLibpqAsWritten() throws {
+        let configuration = try PostgresConfiguration(
+            connectionString: "host=a.example,b.example,/run/pg port=6432,,5432 dbname=d target_session_attrs=primary")
+        let pairs = Dictionary(configuration.libpqParameters(), uniquingKeysWith: { $1 })
+        #expect(pairs["host"] == "a.example,b.example,/run/pg")
+        #expect(pairs["port"] == "6432,,5432")
+        #expect(pairs["target_session_attrs"] == "primary")
+        // One port for every host is a single number, as before.
+        let shared = try PostgresConfiguration(connectionString: "host=a,b port=6432")
+        #expect(shared.host == "a,b" && shared.port == 6432 && shared.parameters["port"] == nil)
+    }
+
+    @Test func aListOfPortsWithABadOneIsRefusedByName() {
+        for bad in ["5432,99999", "5432,x", "5432 5433"] {
+            do {
+                _ = try PostgresConfiguration(connectionString: "host=a,b port='\(bad)' password=TopSecret99")
+                Issue.record("port \(bad) was accepted")
+            } catch {
+                #expect(error.code == .invalidConfiguration)
+                #expect(error.message.contains("one per host") && error.message.contains(bad), "\(error)")
+                #expect(!error.description.contains("TopSecret99"), "\(error)")
+            }
+        }
+    }
+
+    @Test func aMultiHostConfigurationRoundTripsThroughItsURL() throws {
+        let original = try PostgresConfiguration(
+            connectionString: "host=h1.example,h2.example port=5432,5433 user=u password='p:w/d' dbname=d target_session_attrs=read-write")
+        let parsed = try PostgresConfiguration(url: original.urlIncludingPassword)
+        #expect(parsed.host == "h1.example,h2.example")
+        #expect(parsed.parameters["port"] == "5432,5433")
+        #expect(parsed.password == "p:w/d")
+        #expect(parsed.parameters["target_session_attrs"] == "read-write")
+        #expect(parsed.database == "d")
+    }
+
+    /// libpq tries the hosts in turn: the first refuses (nothing listens on its port), the
+    /// second is the test database, and `target_session_attrs` picks it because it takes writes.
+    @Test(arguments: [false, true])
+    func aConnectionGoesToTheHostThatAnswersOfSeveral(asURL: Bool) async throws {
+        let database = try await TestDatabase.shared().configuration
+        let socket = try #require(database.host)
+        let port = try #require(database.port)
+        let dead = try FreePort.find()
+        let user = database.user ?? "postgres"
+        let name = database.database ?? "postgres"
+        let text = asURL
+            ? "postgresql://\(user)@/\(name)?host=127.0.0.1,\(socket.replacingOccurrences(of: "/", with: "%2F"))&port=\(dead),\(port)&target_session_attrs=read-write"
+            : "host=127.0.0.1,\(socket) port=\(dead),\(port) user=\(user) dbname=\(name) target_session_attrs=read-write"
+        var configuration = try PostgresConfiguration(connectionString: text)
+        configuration.password = database.password
+        let connection = try await PostgresConnection.connect(configuration: configuration, logger: TestDatabase.logger)
+        let rows = try await connection.query("SELECT inet_server_port() IS NULL AS over_socket, pg_is_in_recovery() AS standby")
+        #expect(try rows[0].decode("over_socket", as: Bool.self))
+        #expect(try !rows[0].decode("standby", as: Bool.self))
+        await connection.close()
     }
 }

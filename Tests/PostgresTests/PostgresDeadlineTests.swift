@@ -85,12 +85,12 @@ import Testing
         let now = ContinuousClock.now
         #expect(PostgresDeadline.remaining(within: .seconds(3), liftable: true, now: now) == .seconds(3))
         #expect(PostgresDeadline.remaining(within: nil, liftable: true, now: now) == nil)
-        await PostgresDeadline.$current.withValue(.at(now + .seconds(1))) {
+        PostgresDeadline.$current.withValue(.at(now + .seconds(1))) {
             #expect(PostgresDeadline.remaining(within: .seconds(3), liftable: true, now: now) == .seconds(1))
             #expect(PostgresDeadline.remaining(within: nil, liftable: true, now: now) == .seconds(1))
             #expect(PostgresDeadline.remaining(within: .seconds(3), liftable: true, now: now + .seconds(2)) == .zero)
         }
-        await PostgresDeadline.$current.withValue(.lifted) {
+        PostgresDeadline.$current.withValue(.lifted) {
             #expect(PostgresDeadline.remaining(within: .seconds(3), liftable: true, now: now) == nil)
             #expect(PostgresDeadline.remaining(within: .seconds(3), liftable: false, now: now) == .seconds(3))
         }
@@ -100,5 +100,32 @@ import Testing
                 if case .at(let instant) = PostgresDeadline.current { #expect(instant == now + .seconds(1)) } else { Issue.record("no deadline") }
             }
         }
+    }
+
+    /// Work done in another task for several callers (a shared ingest transaction) waits no
+    /// longer than the first of them may.
+    @Test func aDeadlineCarriedToAnotherTaskKeepsTheEarliestInstant() async throws {
+        let now = ContinuousClock.now
+        let carried = PostgresDeadline.earliest([.at(now + .seconds(5)), .none, .at(now + .seconds(2)), .lifted])
+        guard case .at(let instant) = carried else {
+            Issue.record("no deadline: \(carried)")
+            return
+        }
+        #expect(instant == now + .seconds(2))
+        guard case .none = PostgresDeadline.earliest([.none, .lifted]) else {
+            Issue.record("a deadline out of none")
+            return
+        }
+        let captured = await PostgresDeadline.within(.milliseconds(200)) { PostgresDeadline.ofCurrentTask }
+        // A task of its own does not inherit it; applied there, a stalled statement is given up at it.
+        let pool = try await TestDatabase.shared().makePool(maxConnections: 1)
+        let failure = await Task.detached {
+            await #expect(throws: PostgresError.self) {
+                try await PostgresDeadline.applying(captured) { try await pool.query("SELECT pg_sleep(5)") }
+            }
+        }.value
+        // Without the deadline the sleep would end and answer.
+        #expect(failure?.code == .timeout, "\(String(describing: failure))")
+        await pool.close()
     }
 }

@@ -30,6 +30,7 @@ package enum APIRoutes {
         exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, logger: Logger
     ) throws -> Router {
         var router = Router()
+        router.use(RequestDatabaseDeadline(limit: configuration.databaseRequestTimeout).middleware)
         let access = OpsAccess(token: configuration.opsToken)
         let statsQuery = StatsQuery(pool: pool, configuration: configuration)
         HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery).register(on: &router)
@@ -52,6 +53,7 @@ package enum APIRoutes {
         exportsDatabaseGauges: @escaping @Sendable () -> Bool, logger: Logger
     ) throws -> Router {
         var router = Router()
+        router.use(RequestDatabaseDeadline(limit: configuration.databaseRequestTimeout).middleware)
         let statsQuery = StatsQuery(pool: pool, configuration: configuration)
         HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery).register(on: &router)
         MetricsEndpoint(

@@ -42,6 +42,8 @@ package struct Configuration: Sendable {
     package var databasePoolSize: Int
     package var databaseConnectTimeout: Duration
     package var databaseStatementTimeout: Duration
+    /// How long one HTTP request may wait on the database in all (`SCORECAST_DATABASE_REQUEST_TIMEOUT_MS`).
+    package var databaseRequestTimeout: Duration
 
     package var httpHost: String
     package var httpPort: Int
@@ -233,6 +235,7 @@ extension Configuration {
             databasePoolSize: env.integer(.databasePoolSize),
             databaseConnectTimeout: .seconds(env.integer(.databaseConnectTimeout)),
             databaseStatementTimeout: .milliseconds(env.integer(.databaseStatementTimeout)),
+            databaseRequestTimeout: .milliseconds(env.integer(.databaseRequestTimeout)),
             httpHost: env.string(.httpHost),
             httpPort: env.integer(.httpPort),
             httpMaxBodyBytes: env.integer(.httpMaxBodyBytes),

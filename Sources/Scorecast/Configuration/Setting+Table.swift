@@ -8,7 +8,8 @@ extension Setting {
     package static let schemaDirectory = Setting("SCORECAST_SCHEMA_DIR", .text(default: nil), "A folder of .sql migrations to apply instead of the ones built into the binary (to try a new migration without rebuilding).")
     package static let databasePoolSize = Setting("SCORECAST_DATABASE_POOL_SIZE", .integer(default: 10, range: 1...200), "Database connections per process.")
     package static let databaseConnectTimeout = Setting("SCORECAST_DATABASE_CONNECT_TIMEOUT_SECONDS", .integer(default: 5, range: 1...300), "Connect timeout.")
-    package static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout; also the longest wait for a pooled connection, and the client gives up on an answer 1 s after it (a stalled server never answers).")
+    package static let databaseStatementTimeout = Setting("SCORECAST_DATABASE_STATEMENT_TIMEOUT_MS", .integer(default: 30_000, range: 100...3_600_000), "Statement timeout, for the long work behind the API (workers, poller, CLI); also its longest wait for a pooled connection, and the client gives up on an answer 1 s after it (a stalled server never answers).")
+    package static let databaseRequestTimeout = Setting("SCORECAST_DATABASE_REQUEST_TIMEOUT_MS", .integer(default: 2_000, range: 100...600_000), "How long one HTTP request may wait on the database in all (a pooled connection and the answers); past it the request gets 503 problem+json with Retry-After, so a stalled database fails requests fast instead of holding them for the statement timeout.")
     package static let databasePooler = Setting("SCORECAST_DATABASE_POOLER", .choice(default: "none", options: ["none", "transaction"]), "What the main URL goes through. `transaction`: a pooler in transaction mode (PgBouncer `pool_mode = transaction`): statements run unprepared and no session settings are sent at connect (set them on the role, see Behind a connection pooler).")
     package static let databaseDirectURL = Setting("SCORECAST_DATABASE_DIRECT_URL", .secret, "Postgres URL or conninfo for the work that needs a session of its own (LISTEN, the poller's leader lock, migrations), past the pooler. Unset: SCORECAST_DATABASE_URL; required with SCORECAST_DATABASE_POOLER=transaction.")
     package static let embeddedPostgresSettings = Setting("SCORECAST_EMBEDDED_POSTGRES_SETTINGS", .text(default: nil), "Extra postgresql.conf settings for the embedded cluster, `name=value` items separated by `;` (e.g. `commit_delay=0;shared_buffers=1GB`), written after scorecast's own so they win (see Embedded Postgres settings). The socket, port, addresses and files are scorecast's and refused.")
@@ -94,7 +95,7 @@ extension Setting {
 
     /// Every setting, in the order `scorecast config` and the README list them.
     package static let all: [Setting] = [
-        databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
+        databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout, databaseRequestTimeout,
         databasePooler, databaseDirectURL, embeddedPostgresSettings,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
         httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMinBodyBytesPerSecond, httpMaxHeaderBytes,

@@ -129,7 +129,7 @@ package struct EventIngestor: Sendable {
         if fold.states.isEmpty {
             if !statements.isEmpty { _ = try await connection.pipeline(statements) }
         } else {
-            statements.append(try updateGames(fold.states))
+            statements.append(try updateGames(fold.states, arrivedAt: now))
             let changed = fold.states.keys.sorted()
             statements.append(Self.lockPendingOutboxRows(of: changed))
             statements.append(Self.readChannels(of: changed))
@@ -270,14 +270,15 @@ package struct EventIngestor: Sendable {
         return ids
     }
 
-    /// The statement that writes the folded states to their games.
-    private func updateGames(_ states: [String: GameState]) throws -> SQL {
+    /// The statement that writes the folded states to their games, whose events arrived at
+    /// `arrivedAt` (what a feed-created game's silence is measured from, `AbandonedGamesDuty`).
+    private func updateGames(_ states: [String: GameState], arrivedAt: Date) throws -> SQL {
         let ids = states.keys.sorted()
         let values = ids.compactMap { states[$0] }
         let documents = try values.map { try $0.jsonValue.encodedString() }
         return """
             UPDATE games g SET
-                state = u.state::jsonb, applied_seq = u.seq, status = u.status, last_event_at = u.at,
+                state = u.state::jsonb, applied_seq = u.seq, status = u.status, last_event_at = u.at, last_arrival_at = \(arrivedAt),
                 finished_at = CASE WHEN u.status IN ('final', 'cancelled') THEN COALESCE(g.finished_at, now()) END,
                 updated_at = now()
             FROM unnest(\(ids), \(documents), \(values.map { Int64($0.appliedSeq) }),

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import ScorecastLogging
 import ScorecastCore
 import Synchronization
@@ -16,11 +17,16 @@ import Synchronization
 /// refused for one request's sake (``IngestError``: an unknown game, an unrenderable update),
 /// its requests are ingested again one by one, so only that request is refused. A database
 /// failure fails the whole group (nothing of it was written).
+///
+/// A group waits on the database no longer than its most impatient request may
+/// (``PostgresDeadline``): the request's deadline travels with it into the shared transaction.
 package final class IngestGroupCommit: Sendable {
-    /// A waiting request's answer, and when it arrived (its events' ingest time).
+    /// A waiting request's answer, when it arrived (its events' ingest time), and how long it
+    /// may wait on the database.
     private struct Ticket {
         var answer: CheckedContinuation<IngestReport, any Error>
         var receivedAt: Date
+        var deadline: PostgresDeadline
     }
     private typealias Entry = IngestQueue<Ticket>.Entry
 
@@ -54,9 +60,10 @@ package final class IngestGroupCommit: Sendable {
     ///   `PostgresError` when the database fails.
     package func ingest(_ events: [FeedEvent], feed: String) async throws -> IngestReport {
         let receivedAt = ingestor.clock()
+        let deadline = PostgresDeadline.ofCurrentTask
         return try await withCheckedThrowingContinuation { answer in
             let startsSlot = state.withLock { state in
-                state.queue.append(Entry(events: events, feed: feed, ticket: Ticket(answer: answer, receivedAt: receivedAt)))
+                state.queue.append(Entry(events: events, feed: feed, ticket: Ticket(answer: answer, receivedAt: receivedAt, deadline: deadline)))
                 guard state.running < transactions else { return false }
                 state.running += 1
                 return true
@@ -94,7 +101,9 @@ package final class IngestGroupCommit: Sendable {
         let events = group.flatMap(\.events)
         do {
             // The group's rows are as old as its oldest request: the wait counts as latency.
-            let report = try await ingestor.ingest(events, feed: group[0].feed, receivedAt: group.map(\.ticket.receivedAt).min())
+            let report = try await PostgresDeadline.applying(.earliest(group.map(\.ticket.deadline))) {
+                try await ingestor.ingest(events, feed: group[0].feed, receivedAt: group.map(\.ticket.receivedAt).min())
+            }
             var offset = 0
             for entry in group {
                 let results = report.results[offset..<(offset + entry.events.count)]
@@ -112,8 +121,9 @@ package final class IngestGroupCommit: Sendable {
 
     private func ingestAlone(_ entry: Entry) async {
         do {
-            entry.ticket.answer.resume(returning: try await ingestor.ingest(
-                entry.events, feed: entry.feed, receivedAt: entry.ticket.receivedAt))
+            entry.ticket.answer.resume(returning: try await PostgresDeadline.applying(entry.ticket.deadline) {
+                try await ingestor.ingest(entry.events, feed: entry.feed, receivedAt: entry.ticket.receivedAt)
+            })
         } catch {
             entry.ticket.answer.resume(throwing: error)
         }

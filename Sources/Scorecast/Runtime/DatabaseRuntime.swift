@@ -48,6 +48,7 @@ package final class DatabaseRuntime: Sendable {
         // The statement timeout bounds every wait on the database, on the client's side too: a
         // stalled server never answers (nor enforces its own timeout), so the client gives up a
         // little after the server would have, and waits no longer for a pooled connection.
+        // HTTP requests wait far less (`RequestDatabaseDeadline`).
         postgres.responseTimeout = configuration.databaseStatementTimeout + Self.responseGrace
         postgres.applicationName = applicationName
         var session = postgres

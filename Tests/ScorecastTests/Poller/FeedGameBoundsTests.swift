@@ -71,12 +71,13 @@ import Testing
             _ = try await fixture.addApp()
             try await fixture.addGame("admin-game")
             let now = Date()
-            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger)
-            _ = try await ingestor.ingest([starts("silent", at: now)], feed: "f")
-            _ = try await ingestor.ingest([starts("chatty", at: now)], feed: "f")
+            let thirteenHoursAgo = now.addingTimeInterval(-13 * 3_600)
             // "silent" last heard of 13 hours ago; "chatty" just now.
-            try await fixture.pool.execute("UPDATE games SET last_event_at = \(now.addingTimeInterval(-13 * 3_600)) WHERE id = 'silent'")
-            try await fixture.pool.execute("UPDATE games SET created_at = \(now.addingTimeInterval(-13 * 3_600)) WHERE id = 'admin-game'")
+            let then = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: { thirteenHoursAgo })
+            _ = try await then.ingest([starts("silent", at: thirteenHoursAgo)], feed: "f")
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: { now })
+            _ = try await ingestor.ingest([starts("chatty", at: now)], feed: "f")
+            try await fixture.pool.execute("UPDATE games SET created_at = \(thirteenHoursAgo) WHERE id = 'admin-game'")
 
             let duty = AbandonedGamesDuty(pool: fixture.pool, interval: .seconds(60), timeout: .seconds(12 * 3_600))
             let report = try await duty.run(at: now)
@@ -85,6 +86,31 @@ import Testing
             let statuses = try Dictionary(uniqueKeysWithValues: rows.map { (try $0.decode("id", as: String.self), try $0.decode("status", as: String.self)) })
             #expect(statuses == ["admin-game": "scheduled", "chatty": "live", "silent": "cancelled"])
             #expect(try await duty.run(at: now)["retired"] == 0)
+        }
+    }
+
+    @Test func aReplayOfOldEventsKeepsItsGameUntilTheFeedFallsSilent() async throws {
+        try await RegistryFixture.with { fixture in
+            let now = Date()
+            // A backfill: the feed sends today a game that happened two days ago.
+            let happened = now.addingTimeInterval(-2 * 86_400)
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: { now })
+            let replay = [
+                starts("replayed", at: happened),
+                FeedEvent(id: "goal-replayed", game: "replayed", seq: 2, occurredAt: happened.addingTimeInterval(600), kind: .score,
+                          scoreboard: ScoreboardUpdate(home: 1, away: 0), team: .home),
+            ]
+            let report = try await ingestor.ingest(replay, feed: "f")
+            #expect(report.accepted == 2)
+
+            let duty = AbandonedGamesDuty(pool: fixture.pool, interval: .seconds(60), timeout: .seconds(12 * 3_600))
+            // The poller's next round, and one just short of the timeout: the events arrived now.
+            #expect(try await duty.run(at: now.addingTimeInterval(60))["retired"] == 0)
+            #expect(try await duty.run(at: now.addingTimeInterval(12 * 3_600 - 1))["retired"] == 0)
+            #expect(try await fixture.pool.query("SELECT status FROM games WHERE id = 'replayed'")[0].decode("status", as: String.self) == "live")
+            // Twelve hours after they arrived with nothing since, the game is abandoned.
+            #expect(try await duty.run(at: now.addingTimeInterval(12 * 3_600 + 1))["retired"] == 1)
+            #expect(try await fixture.pool.query("SELECT status FROM games WHERE id = 'replayed'")[0].decode("status", as: String.self) == "cancelled")
         }
     }
 }
