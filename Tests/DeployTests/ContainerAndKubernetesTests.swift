@@ -12,8 +12,9 @@ import TestSupport
         #expect(result.stdout.contains("checked: 0 finding(s)"), "\(result.stdout)")
     }
 
-    /// The checker is not a rubber stamp: a probe on a route the server lacks, a setting that
-    /// does not exist and a runtime library the image forgot are each named.
+    /// The checker is not a rubber stamp: a probe on a route the server lacks (on the api and on
+    /// a worker), a setting that does not exist, a runtime library the image forgot and the
+    /// example Secret applied are each named.
     @Test func checkerNamesWhatIsBroken() async throws {
         let copy = try TemporaryFolder("scorecast-deploy-copy")
         defer { copy.remove() }
@@ -24,12 +25,16 @@ import TestSupport
         try edit(copy.url.appendingPathComponent("kubernetes/api.yaml")) { $0.replacingOccurrences(of: "path: /readyz", with: "path: /ready") }
         try edit(copy.url.appendingPathComponent("kubernetes/configmap.yaml")) { $0 + "  SCORECAST_HTTP_PROT: \"8080\"\n" }
         try edit(copy.url.appendingPathComponent("container/Containerfile")) { $0.replacingOccurrences(of: " libpq5 ", with: " ") }
+        try edit(copy.url.appendingPathComponent("kubernetes/kustomization.yaml")) { $0 + "  - secret.example.yaml\n" }
+        try edit(copy.url.appendingPathComponent("kubernetes/worker.yaml")) { $0.replacingOccurrences(of: "path: /readyz", with: "path: /nope") }
 
         let result = try await DeployFilesCheck.run(deploy: copy.url)
         #expect(result.status == 1)
         #expect(result.stdout.contains("readinessProbe asks /ready, which the server does not serve"), "\(result.stdout)")
         #expect(result.stdout.contains("SCORECAST_HTTP_PROT is not a setting"), "\(result.stdout)")
         #expect(result.stdout.contains("lacks runtime packages the .deb depends on: libpq5"), "\(result.stdout)")
+        #expect(result.stdout.contains("applies secret.example.yaml, whose placeholders would overwrite a real Secret"), "\(result.stdout)")
+        #expect(result.stdout.contains("scorecast-worker: readinessProbe asks /nope"), "\(result.stdout)")
     }
 
     /// The build stage's `COPY`s bring everything the manifest needs: SwiftPM, given only

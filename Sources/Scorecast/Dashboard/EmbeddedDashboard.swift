@@ -114,7 +114,16 @@ footer { padding: 10px 28px 22px; font-size: 12px; }
 .alert-row .when { color: var(--retried); font-size: 12px; font-variant-numeric: tabular-nums; }
 .alert-row .what { overflow-wrap: anywhere; }
 .alert-row .where { grid-column: 2; color: var(--muted); font-size: 12px; }
-@media (max-width: 1100px) { .kpis { grid-template-columns: repeat(4, minmax(0, 1fr)); } .grid, .gv-grid { grid-template-columns: 1fr; } }
+/* One column below 1100 px; minmax(0, …) so that a wide table scrolls in its wrap instead of
+   widening the column past its card. */
+@media (max-width: 1100px) { .kpis { grid-template-columns: repeat(4, minmax(0, 1fr)); } .grid, .gv-grid { grid-template-columns: minmax(0, 1fr); } }
+/* A phone: two tiles a row, narrower margins, legends that wrap. */
+@media (max-width: 600px) {
+  header.top, main, footer { padding-left: 12px; padding-right: 12px; }
+  header.top { flex-wrap: wrap; gap: 8px; }
+  .kpis, .kpis.backlog { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .legend { flex-wrap: wrap; margin-left: 0; gap: 4px 14px; }
+}
 
 """#),
         ("dashboard.html", #"""
