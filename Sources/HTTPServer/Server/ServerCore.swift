@@ -14,7 +14,9 @@ import Synchronization
 /// (`MHD_suspend_connection`) and continues on Swift's pool; when its response is ready the
 /// connection is resumed and libmicrohttpd calls the access handler again, on the
 /// connection's thread, to queue it. So a slow handler never holds a libmicrohttpd thread,
-/// and no thread of the cooperative pool ever blocks in C.
+/// and no thread of the cooperative pool ever blocks in C. A route's gate runs the same way on
+/// the headers, before the body is read (`screen`): libmicrohttpd reads no body while the
+/// connection is suspended, and a response queued then is sent without reading it.
 final class ServerCore: Sendable {
     let router: Router
     let configuration: HTTPServerConfiguration
@@ -53,8 +55,9 @@ final class ServerCore: Sendable {
         return Unmanaged.passRetained(context).toOpaque()
     }
 
-    /// The access handler: called once when the headers are in, once per body chunk, once at
-    /// the end of the body, and once more after the connection is resumed.
+    /// The access handler: called once when the headers are in (and again when a gate that
+    /// suspended the connection has answered), once per body chunk, once at the end of the
+    /// body, and once more after the connection is resumed with the handler's response.
     func handle(
         connection: OpaquePointer,
         method: UnsafePointer<CChar>?,
