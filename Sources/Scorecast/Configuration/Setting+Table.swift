@@ -63,7 +63,7 @@ extension Setting {
     package static let channelLimit = Setting("SCORECAST_CHANNEL_LIMIT", .integer(default: 10_000, range: 1...10_000), "Channels per app and environment (Apple's limit is 10,000); creating warns from 80 % of it and is refused at it.")
     package static let autoChannelWindowHours = Setting("SCORECAST_AUTO_CHANNEL_WINDOW_HOURS", .integer(default: 24, range: 1...720), "Automatic channels only for games that are live or start within this many hours of now (before or after).")
     package static let feedGamesPerHour = Setting("SCORECAST_FEED_GAMES_PER_HOUR", .integer(default: 200, range: 0...1_000_000), "Games one feed key may create per hour with events for unknown games; a request over it gets 429 and stores nothing.")
-    package static let feedGameTimeoutHours = Setting("SCORECAST_FEED_GAME_TIMEOUT_HOURS", .integer(default: 12, range: 1...720), "A game a feed created that has had no event for this long is cancelled, and its channels retired.")
+    package static let feedGameTimeoutHours = Setting("SCORECAST_FEED_GAME_TIMEOUT_HOURS", .integer(default: 12, range: 1...720), "A game a feed created to which no event has arrived for this long is cancelled, and its channels retired. Counted from arrival, not from the events' occurredAt: a replay or backfill of old events keeps its game.")
 
     // Delivery guarantee: retries.
     package static let retryMaxAttempts = Setting("SCORECAST_RETRY_MAX_ATTEMPTS", .integer(default: 12, range: 1...1_000), "Attempts of one update before it is given up (recorded as failed, logged); the channel's newest state stays pending and goes when APNs answers.")
