@@ -3,6 +3,7 @@ import HTTPServer
 import Lifecycle
 import Migrations
 import PrometheusMetrics
+import ScorecastCrypto
 import ScorecastLogging
 import Postgres
 
@@ -64,12 +65,24 @@ package struct Application: Sendable {
                 throw RuntimeError(.databaseUnavailable, "database unavailable: \(error.message)")
             }
             services.append(ReleaseOnShutdown("database") { await database.shutdown() })
+            // Stopped before the database (reverse order), so a shutdown is never taken for a crash.
+            let supervisor = database.embedded.map {
+                EmbeddedPostgresSupervisor(server: $0, recoveryLimit: configuration.embeddedPostgresRecoveryLimit, logger: logger)
+            }
+            if let supervisor { services.append(supervisor) }
             if configuration.autoMigrate && !stopRequested.isTriggered {
                 try await migrator.migrate(database.sessionPool)
             }
+            // On the schema this binary knows only: a database left behind (no auto-migrate)
+            // keeps its secrets as they are until it is migrated.
+            if try await migrator.plan(database.pool).isComplete {
+                try await Self.sealSigningSecrets(database.pool, keyring: configuration.secretsKeyring, logger: logger)
+            }
             var router = Router()
             let statsQuery = StatsQuery(pool: database.pool, configuration: configuration)
-            HealthEndpoints(pool: database.pool, migrator: migrator, stats: statsQuery).register(on: &router)
+            HealthEndpoints(
+                pool: database.pool, migrator: migrator, stats: statsQuery, unhealthyReason: { supervisor?.unhealthyReason() }
+            ).register(on: &router)
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
             let deviceMetrics = try DeviceMetrics(registry: metricsRegistry)
@@ -143,6 +156,25 @@ package struct Application: Sendable {
             try await group.run(until: stopRequested)
         }
         logger.info("stopped")
+    }
+
+    /// Seals the feed signing secrets still in clear (or sealed with a previous key) with the
+    /// current key; a secret no configured key opens stops the start with the key's name.
+    static func sealSigningSecrets(_ pool: PostgresPool, keyring: SealingKeyring?, logger: Logger) async throws {
+        let report: APIKeyStore.SealingReport
+        do {
+            report = try await APIKeyStore(pool: pool, keyring: keyring).sealStoredSecrets()
+        } catch let error as SigningSecretError {
+            throw RuntimeError(.invalidSettings, error.description)
+        }
+        if report.sealed + report.resealed > 0 {
+            logger.notice("feed signing secrets sealed with the current key", [
+                "key id": keyring?.currentKeyID ?? "", "were in clear": "\(report.sealed)", "were sealed with a previous key": "\(report.resealed)",
+            ])
+        }
+        if report.inClear > 0 {
+            logger.warning("feed signing secrets are stored in clear: set SCORECAST_SECRETS_KEY_FILE to encrypt them", ["keys": "\(report.inClear)"])
+        }
     }
 
     /// What to tell an admin whose HTTP port could not be opened (usually: it is taken).

@@ -100,7 +100,7 @@ enum KeysCommands {
     ) async throws -> T {
         do {
             return try await context.withDatabase(configuration, logger: logger) { database in
-                try await body(APIKeyStore(pool: database.pool))
+                try await body(APIKeyStore(pool: database.pool, keyring: configuration.secretsKeyring))
             }
         } catch let error as PostgresError where error.sqlState == "42P01" {
             throw CommandError(.failure, "the database has no scorecast schema yet: run `scorecast migrate` first")
