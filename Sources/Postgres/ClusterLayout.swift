@@ -28,15 +28,24 @@ struct ClusterLayout: Sendable, Equatable {
     /// Unix socket paths are limited to 107 bytes (`sun_path`).
     static func socketFits(in folder: URL) -> Bool { folder.path.utf8.count + "/.s.PGSQL.65535".utf8.count <= 107 }
 
-    /// `<state>/postgres`, or, when the server's user cannot reach the state folder, a folder
-    /// in `temporaryDirectory` named after the state folder (its name and a hash of its path,
-    /// so two projects never share one).
-    static func choose(stateDirectory: URL, serverCanReachState: Bool, temporaryDirectory: URL) -> ClusterLayout {
-        if serverCanReachState { return ClusterLayout(root: stateDirectory.appendingPathComponent("postgres")) }
-        let path = stateDirectory.standardizedFileURL.path
+    /// `<state>/postgres`: where the cluster lives when the server's user can reach the state folder.
+    static func inside(stateDirectory: URL) -> ClusterLayout {
+        ClusterLayout(root: stateDirectory.appendingPathComponent("postgres"))
+    }
+
+    /// The name of a folder in the system's temporary folder for a cluster whose state folder the
+    /// server's user cannot reach: the state folder's name, for people, and `random`, so that no
+    /// other local user can make the folder first (a predictable name there is theirs to take).
+    static func fallbackFolderName(stateDirectory: URL, random: UInt64) -> String {
         let name = stateDirectory.lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
-        let folder = "scorecast-postgres-\(name.isEmpty ? "state" : name)-\(fnv1a(path))"
-        return ClusterLayout(root: temporaryDirectory.appendingPathComponent(folder))
+        return "scorecast-postgres-\(name.isEmpty ? "state" : name)-\(String(random, radix: 16))"
+    }
+
+    /// Whether `info` describes a folder fit to hold a cluster: a real folder (not a link),
+    /// owned by `owner`, that no one else may enter (mode 700). Anything else in a shared
+    /// temporary folder may have been made, or be watched, by another local user.
+    static func isPrivateFolder(_ info: stat, owner: uid_t) -> Bool {
+        info.st_mode & S_IFMT == S_IFDIR && info.st_uid == owner && info.st_mode & 0o777 == 0o700
     }
 
     /// A stable 64-bit FNV-1a hash in hex (Swift's `Hasher` is seeded per process).

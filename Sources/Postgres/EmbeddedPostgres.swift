@@ -29,20 +29,20 @@ public final class EmbeddedPostgres: Sendable {
 
         """
 
-    private struct Running {
+    struct Running {
         var postmasterPID: pid_t
         var layout: ClusterLayout
         var lockDescriptor: Int32
     }
 
     private let stateDirectory: URL
-    private let binDirectory: URL?
+    let binDirectory: URL?
     private let durable: Bool
     private let extraSettings: [PostgresServerSetting]
-    private let logger: Logger
-    private let running = Mutex<Running?>(nil)
-    /// Serializes `start()` calls on this instance (held on the start thread only).
-    private let starting = Mutex(())
+    let logger: Logger
+    let running = Mutex<Running?>(nil)
+    /// Serializes `start()` and `restart()` calls on this instance (held on their thread only).
+    let starting = Mutex(())
 
     /// Creates a handle on the cluster kept under `stateDirectory` (nothing runs yet).
     /// `binDirectory` overrides where `initdb` and `pg_ctl` are found. `durable: false` turns
@@ -149,6 +149,12 @@ public final class EmbeddedPostgres: Sendable {
         return Self.configuration(socketDirectory: info.socketDirectory, port: info.port)
     }
 
+    /// How a client reaches this cluster's `scorecast` database once a server runs on it (this
+    /// handle's or another process's): its socket folder, whether or not the server runs yet.
+    public func clientConfiguration() throws(PostgresError) -> PostgresConfiguration {
+        Self.configuration(socketDirectory: try chooseLayout().socketDirectory.path, port: Self.socketPort)
+    }
+
     private func runningConfiguration() -> PostgresConfiguration? {
         guard let current = running.withLock({ $0 }),
               let info = Self.readPidFile(current.layout.pidFile)
@@ -181,31 +187,74 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     private func chooseLayout() throws(PostgresError) -> ClusterLayout {
-        guard let user = serverUser else {
-            return ClusterLayout.choose(stateDirectory: stateDirectory, serverCanReachState: true, temporaryDirectory: FileManager.default.temporaryDirectory)
-        }
+        guard let user = serverUser else { return ClusterLayout.inside(stateDirectory: stateDirectory) }
         guard let account = getpwnam(user) else {
             throw PostgresError(.embeddedServerFailed, "running as root but there is no `\(user)` user; install the server with `apt-get install postgresql`")
         }
         let uid = account.pointee.pw_uid
+        let gid = account.pointee.pw_gid
         var groups = [gid_t](repeating: 0, count: 64)
         var count = Int32(groups.count)
-        _ = getgrouplist(account.pointee.pw_name, account.pointee.pw_gid, &groups, &count)
-        let blocker = ClusterLayout.firstUntraversableFolder(
+        _ = getgrouplist(account.pointee.pw_name, gid, &groups, &count)
+        guard let blocker = ClusterLayout.firstUntraversableFolder(
             on: stateDirectory, uid: uid, groups: Array(groups.prefix(Int(max(0, count)))))
-        let layout = ClusterLayout.choose(
-            stateDirectory: stateDirectory, serverCanReachState: blocker == nil,
-            temporaryDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
-        if let blocker {
-            logger.notice("the postgres user cannot enter \(blocker); keeping the cluster's data in \(layout.root.path)")
+        else { return ClusterLayout.inside(stateDirectory: stateDirectory) }
+        let root = try fallbackRoot(owner: uid, group: gid)
+        logger.notice("the postgres user cannot enter \(blocker); keeping the cluster's data in \(root.path)", ["recorded in": fallbackRecord.path])
+        return ClusterLayout(root: root)
+    }
+
+    /// Where `fallbackRoot` records the folder it chose (in the state folder, which only its
+    /// owner may change).
+    private var fallbackRecord: URL { stateDirectory.appendingPathComponent("postgres-location") }
+
+    /// Where the cluster lives when the server's user cannot reach the state folder: the folder
+    /// recorded in `fallbackRecord` while it is still private to `owner`; else the folder an
+    /// earlier version named predictably, when `owner` holds it privately (only root or `owner`
+    /// could have made it so); else a new folder with a random name in the system's temporary
+    /// folder, made by `mkdir` (which fails on a name that exists, whoever made it) and recorded.
+    private func fallbackRoot(owner: uid_t, group: gid_t) throws(PostgresError) -> URL {
+        let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
+        let recorded = (try? String(contentsOf: fallbackRecord, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let earlier = temporary.appendingPathComponent(
+            "scorecast-postgres-\(stateDirectory.lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })-"
+                + ClusterLayout.fnv1a(stateDirectory.standardizedFileURL.path))
+        for candidate in [recorded.map(URL.init(fileURLWithPath:)), recorded == nil ? earlier : nil].compactMap({ $0 }) {
+            var info = stat()
+            guard lstat(candidate.path, &info) == 0 else { continue }
+            if ClusterLayout.isPrivateFolder(info, owner: owner) {
+                if candidate != recorded.map(URL.init(fileURLWithPath:)) { try record(candidate) }
+                return candidate
+            }
+            logger.warning("not using \(candidate.path): it is not a private folder of the server's user (made by uid \(info.st_uid), mode \(String(info.st_mode & 0o777, radix: 8)))")
         }
-        return layout
+        for _ in 0..<8 {
+            let candidate = temporary.appendingPathComponent(
+                ClusterLayout.fallbackFolderName(stateDirectory: stateDirectory, random: .random(in: 0 ... .max)))
+            guard mkdir(candidate.path, 0o700) == 0 else {
+                if errno == EEXIST { continue }
+                throw PostgresError(.embeddedServerFailed, "cannot create \(candidate.path): \(String(cString: strerror(errno)))")
+            }
+            guard Foundation.chown(candidate.path, owner, group) == 0, chmod(candidate.path, 0o700) == 0 else {
+                throw PostgresError(.embeddedServerFailed, "cannot give \(candidate.path) to the server's user: \(String(cString: strerror(errno)))")
+            }
+            try record(candidate)
+            logger.notice("made a private folder for the cluster's data", ["folder": candidate.path])
+            return candidate
+        }
+        throw PostgresError(.embeddedServerFailed, "cannot find a free name for the cluster's folder in \(temporary.path)")
+    }
+
+    private func record(_ folder: URL) throws(PostgresError) {
+        guard FileManager.default.createFile(
+            atPath: fallbackRecord.path, contents: Data((folder.path + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        else { throw PostgresError(.embeddedServerFailed, "cannot write \(fallbackRecord.path)") }
     }
 
     /// A server still running on this data folder was left by a process that died (we hold the
     /// lock, so no live owner exists): stop it. A `postmaster.pid` naming no live server is
     /// stale: remove it, with any stale socket lock files.
-    private func stopLeftoverServer(_ layout: ClusterLayout) throws(PostgresError) {
+    func stopLeftoverServer(_ layout: ClusterLayout) throws(PostgresError) {
         guard let info = Self.readPidFile(layout.pidFile) else { return }
         if Self.isPostgres(pid: info.pid, dataDirectory: layout.data) {
             logger.notice("stopping a server left running by an earlier process", ["pid": "\(info.pid)"])
@@ -251,7 +300,7 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// Writes the settings and access rules and starts the server; returns the postmaster's pid.
-    private func launch(_ layout: ClusterLayout, _ installation: PostgresInstallation) throws(PostgresError) -> pid_t {
+    func launch(_ layout: ClusterLayout, _ installation: PostgresInstallation) throws(PostgresError) -> pid_t {
         try createFolder(layout.socketDirectory, owner: serverUser, mode: 0o700)
         if !layout.socketDirectoryIsInside {
             logger.notice("the socket folder's path would be too long for a Unix socket; using another", ["folder": layout.socketDirectory.path])
@@ -373,7 +422,7 @@ public final class EmbeddedPostgres: Sendable {
         return false
     }
 
-    private static func tail(_ text: String, lines: Int = 8) -> String {
+    static func tail(_ text: String, lines: Int = 8) -> String {
         text.split(separator: "\n").suffix(lines).joined(separator: " | ")
     }
 }

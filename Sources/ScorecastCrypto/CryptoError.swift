@@ -31,6 +31,10 @@ public struct CryptoError: Error, CustomStringConvertible, Sendable, Equatable {
         case certificateFailed
         /// Encoding a key or certificate (PEM/DER) failed inside OpenSSL.
         case encodingFailed
+        /// Encrypting failed inside OpenSSL.
+        case encryptionFailed
+        /// A sealed value did not open: a wrong key, or the value was altered.
+        case decryptionFailed
     }
 
     /// What kind of failure this is.

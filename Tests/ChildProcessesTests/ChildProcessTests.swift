@@ -75,6 +75,25 @@ struct ChildProcessTests {
         #expect(child.standardOutput == "closed\n")
     }
 
+    @Test("a child's descriptors are 0, 1 and 2 only, whatever this process holds open")
+    func theChildHoldsOnlyItsStandardDescriptors() async throws {
+        let inheritable = open("/dev/null", O_RDONLY)  // no O_CLOEXEC
+        #expect(inheritable > 2)
+        defer { close(inheritable) }
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)  // no O_CLOEXEC either
+        defer { for end in ends { close(end) } }
+        let child = try ChildProcess(name: "sleep", executable: "sleep", arguments: ["3600"], stdoutPath: "/dev/null", stderrPath: "/dev/null")
+        defer {
+            child.signal(SIGKILL)
+            child.waitUntilExit()
+        }
+        // Listed from here while the child sleeps: a program listing its own would see the
+        // descriptor it reads the listing with.
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.pid)/fd").compactMap { Int32($0) }.sorted()
+        #expect(descriptors == [0, 1, 2])
+    }
+
     @Test("a program that cannot start is an error naming it")
     func missingProgram() {
         #expect(throws: ChildProcessError.self) {

@@ -14,6 +14,7 @@ public struct RegistryE2E: Sendable {
     public let simulator: APNsSimulator
     public let endpoints: SimulatorEndpoints
     public let state: URL
+    /// The database's conninfo; empty with the embedded cluster.
     public let databaseURL: String
     public let pool: PostgresPool
     /// The environment of every `scorecast` run (APNs = this simulator, as "remote" hosts).
@@ -25,16 +26,21 @@ public struct RegistryE2E: Sendable {
     /// replaces the shared test database (a fault test's own cluster, which it may stop);
     /// `schema` is used as it is instead of a new schema (a cluster of the test's own whose
     /// default schema scorecast uses, as behind a pooler that does not pass `search_path`).
+    /// `embedded` sets no database URL: `scorecast` runs the embedded cluster of the state
+    /// folder (each command its own, or the one a running `serve` owns), and `pool` reaches it.
+    /// `stateIn` is the folder to make the state folder in (the system's temporary folder).
     public static func with(
-        _ extra: [String: String] = [:], database: TestDatabase? = nil, schema: PostgresConfiguration? = nil,
-        _ body: (RegistryE2E) async throws -> Void
+        _ extra: [String: String] = [:], database: TestDatabase? = nil, schema: PostgresConfiguration? = nil, embedded: Bool = false,
+        stateIn parent: URL = URL(fileURLWithPath: NSTemporaryDirectory()), _ body: (RegistryE2E) async throws -> Void
     ) async throws {
-        let state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("registry-e2e-\(UUID().uuidString)")
+        let state = parent.appendingPathComponent("registry-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
         let schema =
-            if let schema { schema } else if let database { try await database.makeSchema() } else { try await TestDatabase.shared().makeSchema() }
-        let databaseURL = conninfo(schema)
+            if embedded {
+                try EmbeddedPostgres(stateDirectory: state, logger: logger).clientConfiguration()
+            } else if let schema { schema } else if let database { try await database.makeSchema() } else { try await TestDatabase.shared().makeSchema() }
+        let databaseURL = embedded ? "" : conninfo(schema)
         let simulator = try APNsSimulator(
             configuration: SimulatorConfiguration(stateDirectory: state.appendingPathComponent("sim").path), logger: logger)
         let endpoints = try simulator.start()
@@ -48,6 +54,7 @@ public struct RegistryE2E: Sendable {
             "SCORECAST_APNS_CA_FILE": endpoints.caCertificatePath,
             "SCORECAST_APNS_TIMEOUT_MS": "5000",
         ]
+        if embedded { environment["SCORECAST_DATABASE_URL"] = nil }
         environment.merge(extra) { _, new in new }
         let pool = PostgresPool(configuration: schema, maxConnections: 2, logger: logger)
         let fixture = RegistryE2E(

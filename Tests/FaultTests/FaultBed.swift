@@ -40,20 +40,41 @@ struct FaultBed {
         _ body: (FaultBed) async throws -> Void
     ) async throws {
         try await RegistryE2E.with(extra, database: database, schema: schema) { e2e in
-            try await e2e.addApp("com.example.live")
-            var channels: [String: String] = [:]
-            for game in games {
-                try await e2e.addGame(game)
-                let created = try #require(
-                    try await e2e.json("channels", "create", "--game", game, "--app", "com.example.live") as? [String: Any])
-                channels[game] = try #require(created["channelId"] as? String)
-            }
-            let keys = try await e2e.run("keys", "create", "--name", "feed")
-            let key = try #require(
-                keys.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("sck_") }.map(String.init),
-                "\(keys.stderr)")
-            try await body(FaultBed(e2e: e2e, channels: channels, key: key))
+            try await body(try await prepare(e2e))
         }
+    }
+
+    /// Runs `body` with `serve` (every role) running the embedded cluster of the bed's state
+    /// folder, which it owns and supervises; the bed's commands share that cluster.
+    static func withEmbeddedServe(
+        extra: [String: String] = [:], stateIn parent: URL = URL(fileURLWithPath: NSTemporaryDirectory()),
+        _ body: (FaultBed, ScorecastProcess, String) async throws -> Void
+    ) async throws {
+        try await RegistryE2E.with(extra, embedded: true, stateIn: parent) { e2e in
+            var environment = e2e.environment
+            environment.merge(settings) { _, new in new }
+            let process = try ScorecastProcess(["serve"], environment: environment)
+            let line = try await process.waitForLine(containing: "HTTP API listening")
+            guard let match = line.firstMatch(of: /http:\/\/127\.0\.0\.1:[0-9]+/) else { throw TestSupportError("no API URL in \(line)") }
+            try await body(try await prepare(e2e), process, String(match.output))
+        }
+    }
+
+    /// The app, the games with a channel each and the feed's key, made through the CLI.
+    private static func prepare(_ e2e: RegistryE2E) async throws -> FaultBed {
+        try await e2e.addApp("com.example.live")
+        var channels: [String: String] = [:]
+        for game in games {
+            try await e2e.addGame(game)
+            let created = try #require(
+                try await e2e.json("channels", "create", "--game", game, "--app", "com.example.live") as? [String: Any])
+            channels[game] = try #require(created["channelId"] as? String)
+        }
+        let keys = try await e2e.run("keys", "create", "--name", "feed")
+        let key = try #require(
+            keys.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("sck_") }.map(String.init),
+            "\(keys.stderr)")
+        return FaultBed(e2e: e2e, channels: channels, key: key)
     }
 
     /// Starts `serve` (every role, or `roles`; `extra` settings over the bed's); returns it with
@@ -81,6 +102,17 @@ struct FaultBed {
             ["events", "send", "--url", url, "--json", #"{"events": [\#(events.joined(separator: ","))]}"#],
             environment: ["SCORECAST_API_KEY": key])
         #expect(sent.code == 0, "\(sent.stderr)")
+    }
+
+    /// Posts `events` in one request until it is accepted, as a feed retries through an outage
+    /// (the events' ids make a repeat harmless).
+    func postUntilAccepted(_ url: String, _ events: [String]) async throws {
+        try await eventually("the feed's POST is accepted") {
+            let sent = try await ScorecastProcess.run(
+                ["events", "send", "--url", url, "--json", #"{"events": [\#(events.joined(separator: ","))]}"#],
+                environment: ["SCORECAST_API_KEY": key])
+            return sent.code == 0
+        }
     }
 
     /// Broadcasts APNs accepted for `game`'s channel, oldest first.

@@ -120,7 +120,7 @@ import TestSupport
         #expect(error?.code == .embeddedServerFailed)
         #expect(error?.message.contains(#"invalid value for parameter "commit_delay": "lots""#) == true)
         #expect(!bad.isRunning)
-        let layout = ClusterLayout.choose(stateDirectory: state, serverCanReachState: true, temporaryDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
+        let layout = ClusterLayout.inside(stateDirectory: state)
         #expect(!FileManager.default.fileExists(atPath: layout.pidFile.path))
 
         // The lock was released and no server holds the folder: a good start follows. A process

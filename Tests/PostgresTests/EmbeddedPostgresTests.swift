@@ -175,19 +175,62 @@ import Testing
         #expect(chmod(base.path, 0o700) == 0)
         let sink = MemorySink()
         let server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: Logger(label: "e", level: .info, sink: sink))
-        let expected = ClusterLayout.choose(
-            stateDirectory: state, serverCanReachState: false, temporaryDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
         defer {
             server.stop()
             try? FileManager.default.removeItem(at: base)
-            try? FileManager.default.removeItem(at: expected.root)
         }
         let configuration = try await server.start()
         let connection = try await PostgresConnection.connect(configuration: configuration, logger: logger)
         let rows = try await connection.query("SELECT current_setting('data_directory') AS d")
         await connection.close()
-        #expect(try rows[0].decode("d", as: String.self) == expected.data.path)
-        #expect(sink.lines.contains { $0.contains("cannot enter \(base.path)") && $0.contains(expected.root.path) })
+        let data = try rows[0].decode("d", as: String.self)
+        let root = URL(fileURLWithPath: data).deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(root.deletingLastPathComponent().path == URL(fileURLWithPath: NSTemporaryDirectory()).standardizedFileURL.path)
+        #expect(root.lastPathComponent.hasPrefix("scorecast-postgres-state-"))
+        #expect(sink.lines.contains { $0.contains("cannot enter \(base.path)") && $0.contains(root.path) })
+        // The folder is recorded in the state folder and used again by the next start.
+        #expect(try String(contentsOf: state.appendingPathComponent("postgres-location"), encoding: .utf8) == root.path + "\n")
+        server.stop()
+        let again = EmbeddedPostgres(stateDirectory: state, durable: false, logger: logger)
+        defer { again.stop() }
+        let reconnected = try await PostgresConnection.connect(configuration: try await again.start(), logger: logger)
+        let rowsAgain = try await reconnected.query("SELECT current_setting('data_directory') AS d")
+        await reconnected.close()
+        #expect(try rowsAgain[0].decode("d", as: String.self) == data)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "only root runs the server as another user"))
+    func aFallbackFolderAnotherUserMadeFirstNeitherBlocksNorHijacksTheStart() async throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scorecast-private-\(UUID().uuidString)")
+        let state = base.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        #expect(chmod(base.path, 0o700) == 0)
+        // What a local user could make before scorecast's first start: the folder earlier
+        // versions named predictably, theirs and open to all.
+        let squatted = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("scorecast-postgres-state-" + ClusterLayout.fnv1a(state.standardizedFileURL.path))
+        try FileManager.default.createDirectory(at: squatted, withIntermediateDirectories: true)
+        let nobody = try #require(getpwnam("nobody")).pointee
+        #expect(chown(squatted.path, nobody.pw_uid, nobody.pw_gid) == 0 && chmod(squatted.path, 0o777) == 0)
+        let sink = MemorySink()
+        let server = EmbeddedPostgres(stateDirectory: state, durable: false, logger: Logger(label: "e", level: .info, sink: sink))
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: base)
+            try? FileManager.default.removeItem(at: squatted)
+        }
+        let connection = try await PostgresConnection.connect(configuration: try await server.start(), logger: logger)
+        let rows = try await connection.query("SELECT current_setting('data_directory') AS d")
+        await connection.close()
+        let root = URL(fileURLWithPath: try rows[0].decode("d", as: String.self)).deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(root.path != squatted.path)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: squatted.path).isEmpty, "nothing of the cluster went into it")
+        let postgresUID = try #require(getpwnam("postgres")).pointee.pw_uid
+        var info = stat()
+        #expect(lstat(root.path, &info) == 0 && info.st_uid == postgresUID && info.st_mode & 0o777 == 0o700)
+        #expect(sink.lines.contains { $0.contains("not using \(squatted.path)") && $0.contains("uid \(nobody.pw_uid)") })
     }
 
     @Test func clusterLayoutFallsBackWhenTheServerUserCannotEnter() throws {
@@ -204,16 +247,19 @@ import Testing
         #expect(chmod(locked.path, 0o711) == 0)
         #expect(ClusterLayout.firstUntraversableFolder(on: state, uid: stranger, groups: []) == nil)
 
-        let temporary = URL(fileURLWithPath: "/tmp")
-        let reachable = ClusterLayout.choose(stateDirectory: state, serverCanReachState: true, temporaryDirectory: temporary)
-        #expect(reachable.root == state.appendingPathComponent("postgres"))
-        let moved = ClusterLayout.choose(stateDirectory: state, serverCanReachState: false, temporaryDirectory: temporary)
-        #expect(moved.root.deletingLastPathComponent().path == "/tmp")
-        #expect(moved.root.lastPathComponent.hasPrefix("scorecast-postgres-scorecast-"))
-        #expect(moved == ClusterLayout.choose(stateDirectory: state, serverCanReachState: false, temporaryDirectory: temporary))
-        let other = ClusterLayout.choose(
-            stateDirectory: base.appendingPathComponent("elsewhere/.scorecast"), serverCanReachState: false, temporaryDirectory: temporary)
-        #expect(other.root != moved.root)
+        #expect(ClusterLayout.inside(stateDirectory: state).root == state.appendingPathComponent("postgres"))
+        let first = ClusterLayout.fallbackFolderName(stateDirectory: state, random: 0xabc)
+        #expect(first == "scorecast-postgres-scorecast-abc")
+        #expect(ClusterLayout.fallbackFolderName(stateDirectory: URL(fileURLWithPath: "/x/.."), random: 1) == "scorecast-postgres-state-1")
+        var folder = stat()
+        folder.st_mode = S_IFDIR | 0o700
+        folder.st_uid = 70
+        #expect(ClusterLayout.isPrivateFolder(folder, owner: 70))
+        #expect(!ClusterLayout.isPrivateFolder(folder, owner: 71), "another user's")
+        folder.st_mode = S_IFDIR | 0o777
+        #expect(!ClusterLayout.isPrivateFolder(folder, owner: 70), "open to others")
+        folder.st_mode = S_IFLNK | 0o700
+        #expect(!ClusterLayout.isPrivateFolder(folder, owner: 70), "a link")
         #expect(ClusterLayout(root: URL(fileURLWithPath: "/tmp/x")).socketDirectory.path == "/tmp/x/run")
         let deep = ClusterLayout(root: URL(fileURLWithPath: "/tmp/" + String(repeating: "d", count: 100)))
         #expect(!deep.socketDirectoryIsInside)

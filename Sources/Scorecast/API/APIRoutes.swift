@@ -27,13 +27,14 @@ package enum APIRoutes {
     package static func router(
         configuration: Configuration, pool: PostgresPool, migrator: Migrator,
         registry: MetricsRegistry, metrics: ScorecastMetrics,
-        exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, logger: Logger
+        exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true },
+        unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger
     ) throws -> Router {
         var router = Router()
         router.use(RequestDatabaseDeadline(limit: configuration.databaseRequestTimeout).middleware)
         let access = OpsAccess(token: configuration.opsToken)
         let statsQuery = StatsQuery(pool: pool, configuration: configuration)
-        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery).register(on: &router)
+        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery, unhealthyReason: unhealthyReason).register(on: &router)
         DeviceAPI.register(on: &router, pool: pool, settings: configuration.devices, access: access)
         EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
         ChannelsEndpoint(pool: pool).register(on: &router)
@@ -50,12 +51,13 @@ package enum APIRoutes {
     package static func opsRouter(
         configuration: Configuration, pool: PostgresPool, migrator: Migrator,
         registry: MetricsRegistry, metrics: ScorecastMetrics,
-        exportsDatabaseGauges: @escaping @Sendable () -> Bool, logger: Logger
+        exportsDatabaseGauges: @escaping @Sendable () -> Bool,
+        unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger
     ) throws -> Router {
         var router = Router()
         router.use(RequestDatabaseDeadline(limit: configuration.databaseRequestTimeout).middleware)
         let statsQuery = StatsQuery(pool: pool, configuration: configuration)
-        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery).register(on: &router)
+        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery, unhealthyReason: unhealthyReason).register(on: &router)
         MetricsEndpoint(
             registry: registry,
             refresher: try MetricsRefresher(pool: pool, metrics: metrics, registry: registry, exportsDatabaseGauges: exportsDatabaseGauges),

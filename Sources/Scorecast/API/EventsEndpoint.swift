@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCrypto
 import HTTPServer
 import JSON
 import ScorecastLogging
@@ -37,16 +38,18 @@ package struct EventsEndpoint: Sendable {
     /// Creates the endpoint on `pool` with the settings of `configuration`; received events are
     /// counted in `metrics`.
     package init(pool: PostgresPool, configuration: Configuration, logger: Logger, metrics: ScorecastMetrics? = nil) {
-        self.init(pool: pool, settings: IngestSettings(configuration: configuration), logger: logger, metrics: metrics)
+        self.init(
+            pool: pool, settings: IngestSettings(configuration: configuration), keyring: configuration.secretsKeyring, logger: logger,
+            metrics: metrics)
     }
 
     /// Creates the endpoint with explicit settings and clock (tests).
     package init(
-        pool: PostgresPool, settings: IngestSettings, logger: Logger, metrics: ScorecastMetrics? = nil,
+        pool: PostgresPool, settings: IngestSettings, keyring: SealingKeyring? = nil, logger: Logger, metrics: ScorecastMetrics? = nil,
         clock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.metrics = metrics
-        let keys = APIKeyStore(pool: pool)
+        let keys = APIKeyStore(pool: pool, keyring: keyring)
         self.keys = keys
         self.tallies = IngestTally(pool: pool)
         self.ingestor = IngestGroupCommit(

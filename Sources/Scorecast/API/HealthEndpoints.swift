@@ -3,7 +3,8 @@ import HTTPServer
 import Migrations
 import Postgres
 
-/// `/healthz` (the process is alive) and `/readyz` (the database answers and is fully
+/// `/healthz` (the process is alive: `503` once the embedded Postgres it supervises has been
+/// down past its recovery limit, so that a supervisor restarts the process) and `/readyz` (the database answers and is fully
 /// migrated; `503` with the reason otherwise). `/readyz` gives the database `databaseDeadline`
 /// whatever the statement timeout, so a stalled database makes it answer `503` in time for a
 /// load balancer's probe instead of hanging.
@@ -14,6 +15,8 @@ struct HealthEndpoints: Sendable {
     let pool: PostgresPool
     let migrator: Migrator
     let stats: StatsQuery
+    /// Why the process is unhealthy, or `nil` (the embedded cluster's supervisor, when it runs one).
+    var unhealthyReason: @Sendable () -> String? = { nil }
 
     /// How long `/readyz` waits on the database in all (pooled connection and statements).
     static let databaseDeadline = Duration.milliseconds(1500)
@@ -28,8 +31,9 @@ struct HealthEndpoints: Sendable {
     }
 
     func register(on router: inout Router) {
-        router.get("/healthz") { _ in
-            try .json(["status": "ok"])
+        router.get("/healthz") { [unhealthyReason] _ in
+            if let reason = unhealthyReason() { throw Problem.serviceUnavailable(reason) }
+            return try .json(["status": "ok"])
         }
         router.get("/readyz") { _ in
             do {

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import ScorecastCrypto
 import Postgres
 import ScorecastLogging
 
@@ -130,6 +131,12 @@ package struct Configuration: Sendable {
     /// Extra `postgresql.conf` lines for the embedded cluster
     /// (`SCORECAST_EMBEDDED_POSTGRES_SETTINGS`), written after scorecast's own.
     package var embeddedPostgresSettings: [PostgresServerSetting] = []
+    /// How long the embedded cluster may stay down before `/healthz` answers 503
+    /// (`SCORECAST_EMBEDDED_POSTGRES_RECOVERY_SECONDS`).
+    package var embeddedPostgresRecoveryLimit: Duration = .seconds(60)
+    /// The keys that seal feed signing secrets (`SCORECAST_SECRETS_KEY` or `…_FILE`); `nil`:
+    /// they are stored in clear.
+    package var secretsKeyring: SealingKeyring? = nil
 }
 
 /// What stands between scorecast and Postgres on the main database URL.
@@ -291,7 +298,9 @@ extension Configuration {
             devices: DeviceSettings.load(&env),
             databasePooler: databasePooler,
             databaseDirectURL: databaseDirectURL,
-            embeddedPostgresSettings: embeddedPostgresSettings)
+            embeddedPostgresSettings: embeddedPostgresSettings,
+            embeddedPostgresRecoveryLimit: .seconds(env.integer(.embeddedPostgresRecoverySeconds)),
+            secretsKeyring: Self.secretsKeyring(&env))
 
         if configuration.retryBase > configuration.retryMax {
             env.problem("SCORECAST_RETRY_BASE_MS (\(configuration.retryBase)) must not exceed SCORECAST_RETRY_MAX_MS (\(configuration.retryMax))")

@@ -13,6 +13,7 @@ extension Setting {
     package static let databasePooler = Setting("SCORECAST_DATABASE_POOLER", .choice(default: "none", options: ["none", "transaction"]), "What the main URL goes through. `transaction`: a pooler in transaction mode (PgBouncer `pool_mode = transaction`): statements run unprepared and no session settings are sent at connect (set them on the role, see Behind a connection pooler).")
     package static let databaseDirectURL = Setting("SCORECAST_DATABASE_DIRECT_URL", .secret, "Postgres URL or conninfo for the work that needs a session of its own (LISTEN, the poller's leader lock, migrations), past the pooler. Unset: SCORECAST_DATABASE_URL; required with SCORECAST_DATABASE_POOLER=transaction.")
     package static let embeddedPostgresSettings = Setting("SCORECAST_EMBEDDED_POSTGRES_SETTINGS", .text(default: nil), "Extra postgresql.conf settings for the embedded cluster, `name=value` items separated by `;` (e.g. `commit_delay=0;shared_buffers=1GB`), written after scorecast's own so they win (see Embedded Postgres settings). The socket, port, addresses and files are scorecast's and refused.")
+    package static let embeddedPostgresRecoverySeconds = Setting("SCORECAST_EMBEDDED_POSTGRES_RECOVERY_SECONDS", .integer(default: 60, range: 1...3_600), "How long `serve` keeps restarting its embedded Postgres (when its postmaster exits, is killed or crashes on a full disk; each attempt logged with the cause) before `/healthz` answers 503, so that the process's supervisor restarts it. Attempts go on meanwhile.")
 
     // HTTP API.
     package static let httpHost = Setting("SCORECAST_HTTP_HOST", .text(default: "127.0.0.1"), "Address the HTTP API listens on.")
@@ -26,6 +27,8 @@ extension Setting {
     package static let httpBodyTimeoutSeconds = Setting("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", .integer(default: 60, range: 1...3_600), "A request's body must arrive in full within this of its headers.")
     package static let httpMinBodyBytesPerSecond = Setting("SCORECAST_HTTP_MIN_BODY_BYTES_PER_SECOND", .integer(default: 1_024, range: 0...100_000_000), "Slowest average rate of a request body, counted from 5 s after its headers; a slower one is answered 408 problem+json and its connection closed (0: no minimum).")
     package static let opsToken = Setting("SCORECAST_OPS_TOKEN", .secret, "Operator token (16+ characters) for /metrics, /v1/stats*, the statistics routes and /dashboard: `Authorization: Bearer …`, or the dashboard's login form. Unset: those routes are open, and `serve` refuses a non-loopback SCORECAST_HTTP_HOST unless SCORECAST_OPS_PUBLIC=true.")
+    package static let secretsKey = Setting("SCORECAST_SECRETS_KEY", .secret, "Key that encrypts feed signing secrets in the database (AES-256-GCM): 64 hex characters (`openssl rand -hex 32`); previous keys after it, comma-separated, still open what they sealed and `serve` seals it again with the first. Unset (and no SCORECAST_SECRETS_KEY_FILE): signing secrets are stored in clear, and `serve` warns.")
+    package static let secretsKeyFile = Setting("SCORECAST_SECRETS_KEY_FILE", .text(default: nil), "A file holding SCORECAST_SECRETS_KEY instead: one key per line, the current one first, previous ones after it (`#` lines skipped). Not both.")
     package static let opsPublic = Setting("SCORECAST_OPS_PUBLIC", .boolean(default: false), "Serve the operator routes without a token on a non-loopback address, on purpose.")
     package static let opsPort = Setting("SCORECAST_OPS_PORT", .integer(default: 8081, range: 0...65535), "Port of the ops listener (/healthz, /readyz, /metrics) that a `serve` without the api role opens on SCORECAST_HTTP_HOST (0 picks a free one); with the api role they are served on SCORECAST_HTTP_PORT.")
     package static let httpMaxHeaderBytes = Setting("SCORECAST_HTTP_MAX_HEADER_BYTES", .integer(default: 32_768, range: 1_024...1_048_576), "Largest header block (names and values); larger ones get 431 problem+json.")
@@ -96,10 +99,10 @@ extension Setting {
     /// Every setting, in the order `scorecast config` and the README list them.
     package static let all: [Setting] = [
         databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout, databaseRequestTimeout,
-        databasePooler, databaseDirectURL, embeddedPostgresSettings,
+        databasePooler, databaseDirectURL, embeddedPostgresSettings, embeddedPostgresRecoverySeconds,
         httpHost, httpPort, httpMaxBodyBytes, httpReadTimeout, httpThreads,
         httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMinBodyBytesPerSecond, httpMaxHeaderBytes,
-        opsToken, opsPublic, opsPort,
+        opsToken, opsPublic, opsPort, secretsKey, secretsKeyFile,
         logLevel, logFormat, roles,
         workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, alertFastLane, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes, apnsProxy,

@@ -98,7 +98,7 @@ package struct DemoReplay: Service {
             channelLimit: configuration.channelLimit, staleness: IngestSettings(configuration: configuration).staleness,
             logger: running.logger)
         let channel = try await registry.createChannel(gameID: gameID, app: app)
-        let key = try await APIKeyStore(pool: running.pool).create(name: "demo-\(stamp)", signed: false)
+        let key = try await APIKeyStore(pool: running.pool, keyring: running.configuration.secretsKeyring).create(name: "demo-\(stamp)", signed: false)
         return Setup(gameID: gameID, channelID: channel.listing.channel.id, token: key.token.text)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import ScorecastCrypto
 
 /// Creates, lists, revokes and finds feed API keys in `api_keys`.
 package struct APIKeyStore: Sendable {
@@ -29,9 +30,14 @@ package struct APIKeyStore: Sendable {
     }
 
     let pool: PostgresPool
+    /// Seals new signing secrets and opens stored ones; `nil`: they are kept in clear.
+    let keyring: SealingKeyring?
 
-    /// Creates a store on `pool`.
-    package init(pool: PostgresPool) { self.pool = pool }
+    /// Creates a store on `pool`; with `keyring`, signing secrets are stored sealed with it.
+    package init(pool: PostgresPool, keyring: SealingKeyring?) {
+        self.pool = pool
+        self.keyring = keyring
+    }
 
     /// Creates a key named `name`; with `signed`, requests must also carry a signature.
     package func create(name: String, signed: Bool) async throws -> Created {
@@ -40,14 +46,16 @@ package struct APIKeyStore: Sendable {
         // A prefix collision (48 random bits) is astronomically rare; try again with a new token.
         for _ in 0..<3 {
             let token = APIKeyToken.generate()
+            let clear = keyring == nil ? secret?.text : nil
+            let sealed = try keyring.flatMap { keyring in try secret.map { try APIKeyRecord.seal($0, prefix: token.prefix, keyring: keyring) } }
             do {
                 let rows = try await pool.query("""
-                    INSERT INTO api_keys (name, prefix, secret_hash, hmac_secret)
-                    VALUES (\(name), \(token.prefix), \(Data(token.hash)), \(secret?.text))
+                    INSERT INTO api_keys (name, prefix, secret_hash, hmac_secret, hmac_secret_sealed)
+                    VALUES (\(name), \(token.prefix), \(Data(token.hash)), \(clear), \(sealed))
                     RETURNING \(unsafeSQL: APIKeyRecord.columns)
                     """)
                 guard let row = rows.first else { throw PostgresError(.queryFailed, "INSERT … RETURNING returned no row") }
-                return Created(record: try APIKeyRecord(row: row), token: token, signingSecret: secret)
+                return Created(record: try APIKeyRecord(row: row, keyring: keyring), token: token, signingSecret: secret)
             } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.uniqueViolation {
                 if error.constraint == "api_keys_name_key" { throw CreateError.nameTaken(name) }
                 continue
@@ -58,13 +66,13 @@ package struct APIKeyStore: Sendable {
 
     /// Every key, by name.
     package func all() async throws -> [APIKeyRecord] {
-        try await pool.query("SELECT \(unsafeSQL: APIKeyRecord.columns) FROM api_keys ORDER BY name").map(APIKeyRecord.init(row:))
+        try await pool.query("SELECT \(unsafeSQL: APIKeyRecord.columns) FROM api_keys ORDER BY name").map { try APIKeyRecord(row: $0, keyring: keyring) }
     }
 
     /// The key with this prefix, revoked or not.
     package func find(prefix: String) async throws -> APIKeyRecord? {
         try await pool.query("SELECT \(unsafeSQL: APIKeyRecord.columns) FROM api_keys WHERE prefix = \(prefix)")
-            .first.map(APIKeyRecord.init(row:))
+            .first.map { try APIKeyRecord(row: $0, keyring: keyring) }
     }
 
     /// Revokes the key named `name`: its requests fail from now on. Returns the row, or `nil`
@@ -73,7 +81,7 @@ package struct APIKeyStore: Sendable {
         try await pool.query("""
             UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE name = \(name)
             RETURNING \(unsafeSQL: APIKeyRecord.columns)
-            """).first.map(APIKeyRecord.init(row:))
+            """).first.map { try APIKeyRecord(row: $0, keyring: keyring) }
     }
 
     /// Records that the key was used, at most once a minute per key (so busy feeds do not

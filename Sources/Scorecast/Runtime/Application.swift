@@ -3,6 +3,7 @@ import HTTPServer
 import Lifecycle
 import Migrations
 import PrometheusMetrics
+import ScorecastCrypto
 import ScorecastLogging
 import Postgres
 
@@ -64,8 +65,18 @@ package struct Application: Sendable {
                 throw RuntimeError(.databaseUnavailable, "database unavailable: \(error.message)")
             }
             services.append(ReleaseOnShutdown("database") { await database.shutdown() })
+            // Stopped before the database (reverse order), so a shutdown is never taken for a crash.
+            let supervisor = database.embedded.map {
+                EmbeddedPostgresSupervisor(server: $0, recoveryLimit: configuration.embeddedPostgresRecoveryLimit, logger: logger)
+            }
+            if let supervisor { services.append(supervisor) }
             if configuration.autoMigrate && !stopRequested.isTriggered {
                 try await migrator.migrate(database.sessionPool)
+            }
+            // On the schema this binary knows only: a database left behind (no auto-migrate)
+            // keeps its secrets as they are until it is migrated.
+            if try await migrator.plan(database.pool).isComplete {
+                try await Self.sealSigningSecrets(database.pool, keyring: configuration.secretsKeyring, logger: logger)
             }
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
@@ -92,7 +103,8 @@ package struct Application: Sendable {
             if configuration.roles.contains(.api) {
                 let router = try APIRoutes.router(
                     configuration: configuration, pool: database.pool, migrator: migrator,
-                    registry: metricsRegistry, metrics: metrics, exportsDatabaseGauges: exportsDatabaseGauges, logger: logger)
+                    registry: metricsRegistry, metrics: metrics, exportsDatabaseGauges: exportsDatabaseGauges,
+                    unhealthyReason: { supervisor?.unhealthyReason() }, logger: logger)
                 let http = try startListener(router: router, port: configuration.httpPort, portSetting: .httpPort, logger: logger)
                 services.append(http)
                 logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
@@ -100,7 +112,8 @@ package struct Application: Sendable {
             } else {
                 let router = try APIRoutes.opsRouter(
                     configuration: configuration, pool: database.pool, migrator: migrator,
-                    registry: metricsRegistry, metrics: metrics, exportsDatabaseGauges: exportsDatabaseGauges, logger: logger)
+                    registry: metricsRegistry, metrics: metrics, exportsDatabaseGauges: exportsDatabaseGauges,
+                    unhealthyReason: { supervisor?.unhealthyReason() }, logger: logger)
                 let http = try startListener(router: router, port: configuration.opsPort, portSetting: .opsPort, logger: logger)
                 services.append(http)
                 logger.info("ops listener (/healthz, /readyz, /metrics) listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
@@ -152,6 +165,25 @@ package struct Application: Sendable {
             throw RuntimeError(.failure, Self.listenFailure(error, host: configuration.httpHost, port: port, setting: portSetting.name))
         }
         return http
+    }
+
+    /// Seals the feed signing secrets still in clear (or sealed with a previous key) with the
+    /// current key; a secret no configured key opens stops the start with the key's name.
+    static func sealSigningSecrets(_ pool: PostgresPool, keyring: SealingKeyring?, logger: Logger) async throws {
+        let report: APIKeyStore.SealingReport
+        do {
+            report = try await APIKeyStore(pool: pool, keyring: keyring).sealStoredSecrets()
+        } catch let error as SigningSecretError {
+            throw RuntimeError(.invalidSettings, error.description)
+        }
+        if report.sealed + report.resealed > 0 {
+            logger.notice("feed signing secrets sealed with the current key", [
+                "key id": keyring?.currentKeyID ?? "", "were in clear": "\(report.sealed)", "were sealed with a previous key": "\(report.resealed)",
+            ])
+        }
+        if report.inClear > 0 {
+            logger.warning("feed signing secrets are stored in clear: set SCORECAST_SECRETS_KEY_FILE to encrypt them", ["keys": "\(report.inClear)"])
+        }
     }
 
     /// What to tell an admin whose HTTP port could not be opened (usually: it is taken).

@@ -100,7 +100,7 @@ enum KeysCommands {
     ) async throws -> T {
         // An unmigrated database is named by ErrorMapping, as for every command.
         try await context.withDatabase(configuration, logger: logger) { database in
-            try await body(APIKeyStore(pool: database.pool))
+            try await body(APIKeyStore(pool: database.pool, keyring: configuration.secretsKeyring))
         }
     }
 

@@ -82,7 +82,7 @@ struct APIKeyTests {
     private static func withKeyStore(_ body: (PostgresPool, APIKeyStore) async throws -> Void) async throws {
         try await TestDatabase.shared().withPool { pool in
             try await Migrator(files: IngestFixture.schemaFiles, logger: TestDatabase.logger).migrate(pool)
-            try await body(pool, APIKeyStore(pool: pool))
+            try await body(pool, APIKeyStore(pool: pool, keyring: nil))
         }
     }
 

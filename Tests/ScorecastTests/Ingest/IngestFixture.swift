@@ -64,7 +64,7 @@ final class IngestFixture: Sendable {
             RETURNING id
             """)
         let appID: Int64 = try #require(appRows.first).decode("id")
-        let created = try await APIKeyStore(pool: pool).create(name: "feed-a", signed: false)
+        let created = try await APIKeyStore(pool: pool, keyring: nil).create(name: "feed-a", signed: false)
         var settings = IngestSettings(
             maximumBatchSize: 50, maximumBodyBytes: 64 * 1024, createUnknownGames: true, signatureTolerance: 300,
             shaping: ShapingPolicy(routineInterval: 10), staleness: StalenessPolicy(defaultSeconds: 900, bySport: ["football": 600]))

@@ -92,7 +92,7 @@ struct IngestRefusalTests {
             }
             #expect(try await fixture.counts() == before)
 
-            _ = try await APIKeyStore(pool: fixture.pool).revoke(name: "feed-a")
+            _ = try await APIKeyStore(pool: fixture.pool, keyring: nil).revoke(name: "feed-a")
             // The key was found (and kept) for the wrong-secret case above: a revocation takes
             // effect once the kept copy is older than the cache's lifetime.
             fixture.clock.advance(APIKeyCache.lifetime)
@@ -108,7 +108,7 @@ struct IngestRefusalTests {
     func signatures() async throws {
         try await IngestFixture.with { fixture in
             try await fixture.addGame("g1")
-            let signed = try await APIKeyStore(pool: fixture.pool).create(name: "feed-signed", signed: true)
+            let signed = try await APIKeyStore(pool: fixture.pool, keyring: nil).create(name: "feed-signed", signed: true)
             let secret = try #require(signed.signingSecret)
             let body = Array(IngestRefusalTests.valid.utf8)
             let now = Int(fixture.clock.now.timeIntervalSince1970)
