@@ -355,6 +355,7 @@ struct RegistryCLITests {
             #expect(body["game"] as? String == "epl-1")
             #expect(body["channels"] as? [[String: String]] == [[
                 "channelId": channelID, "bundleId": "com.example.scores", "environment": "sandbox", "storagePolicy": "no-store",
+                "tier": "standard",
             ]])
             #expect(try await get("/v1/games/unknown/channels?bundle-id=com.example.scores").0 == 404)
             #expect(try await get("/v1/games/epl-1/channels?bundle-id=not%20valid").0 == 400)

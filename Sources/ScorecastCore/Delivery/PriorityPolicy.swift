@@ -35,9 +35,12 @@ public struct PriorityPolicy: Sendable, Hashable {
     }
 
     /// Whether `event` alerts: its own `alert` flag (when the policy lets it), else its kind's
-    /// default; a sending-off alerts whatever its kind's default, unless the tier is light.
+    /// default; a sending-off alerts whatever its kind's default, unless the tier is light; a
+    /// review that disallows a goal alerts as the goal did.
     public func isAlerting(_ event: FeedEvent) -> Bool {
-        (feedMayOverride ? event.alert : nil) ?? (alertingKinds.contains(event.kind) || (sendingOffAlerts && event.card?.sendsOff == true))
+        (feedMayOverride ? event.alert : nil)
+            ?? (alertingKinds.contains(event.kind) || (sendingOffAlerts && event.card?.sendsOff == true)
+                || (event.disallows != nil && alertingKinds.contains(.score)))
     }
 
     /// The priority `event` asks for: 10 when alerting, 5 otherwise. The budget may still

@@ -21,6 +21,7 @@ extension FeedEvent {
         if let ownGoal { members["ownGoal"] = .bool(ownGoal) }
         if let penalty { members["penalty"] = .bool(penalty) }
         if let card { members["card"] = .string(card.rawValue) }
+        if let disallows { members["disallows"] = .string(disallows) }
         return .object(members)
     }
 }

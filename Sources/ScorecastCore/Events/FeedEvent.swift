@@ -35,6 +35,10 @@ public struct FeedEvent: Sendable, Hashable {
     public var penalty: Bool?
     /// For a `card`: its colour.
     public var card: CardColour?
+    /// For a `var` (video review): the id of an earlier goal it disallows. The goal's scorer
+    /// leaves the list, and its team's score goes down by one unless the event's scoreboard
+    /// gives the corrected score.
+    public var disallows: String?
 
     /// Creates an event; callers outside tests should go through ``FeedEventValidator``.
     public init(
@@ -51,7 +55,8 @@ public struct FeedEvent: Sendable, Hashable {
         shortName: String? = nil,
         ownGoal: Bool? = nil,
         penalty: Bool? = nil,
-        card: CardColour? = nil
+        card: CardColour? = nil,
+        disallows: String? = nil
     ) {
         self.id = id
         self.game = game
@@ -67,5 +72,6 @@ public struct FeedEvent: Sendable, Hashable {
         self.ownGoal = ownGoal
         self.penalty = penalty
         self.card = card
+        self.disallows = disallows
     }
 }

@@ -92,7 +92,7 @@ public struct FeedEventValidator: Sendable {
 
     static let topLevelKeys: Set<String> = [
         "id", "game", "seq", "occurredAt", "kind", "scoreboard", "description", "team", "player", "alert",
-        "shortName", "ownGoal", "penalty", "card",
+        "shortName", "ownGoal", "penalty", "card", "disallows",
     ]
     static let scoreboardKeys: Set<String> = [
         "home", "away", "period", "clock", "extra", "clockRunning", "clockSeconds", "addedTime", "shootout",
@@ -145,7 +145,16 @@ public struct FeedEventValidator: Sendable {
         let ownGoal = check.boolean(members["ownGoal"], path: FieldChecker.join(path, "ownGoal"))
         let penalty = check.boolean(members["penalty"], path: FieldChecker.join(path, "penalty"))
         let card = check.enumeration(members["card"], path: FieldChecker.join(path, "card"), required: false, as: CardColour.self)
+        let disallows = check.text(
+            members["disallows"], path: FieldChecker.join(path, "disallows"), required: false,
+            length: 1...FeedEventLimits.idMaximumLength,
+            allowed: { (0x21...0x7E).contains($0.value) },
+            allowedDescription: "visible ASCII characters (no spaces or control characters)"
+        )
         if let kind {
+            if kind != .videoReview, members["disallows"] != nil {
+                check.fail(FieldChecker.join(path, "disallows"), "only applies to kind var, not \(kind)")
+            }
             if kind != .score {
                 for key in ["ownGoal", "penalty"] where members[key] != nil {
                     check.fail(FieldChecker.join(path, key), "only applies to kind score, not \(kind)")
@@ -162,7 +171,7 @@ public struct FeedEventValidator: Sendable {
         return FeedEvent(
             id: id, game: game, seq: seq, occurredAt: occurredAt, kind: kind, scoreboard: scoreboard,
             description: description, team: team, player: player, alert: alert,
-            shortName: shortName, ownGoal: ownGoal, penalty: penalty, card: card
+            shortName: shortName, ownGoal: ownGoal, penalty: penalty, card: card, disallows: disallows
         )
     }
 

@@ -13,10 +13,12 @@ extension GameState {
             "extra": .object(extra),
             "appliedSeq": .integer(appliedSeq),
             "scorers": Self.stored(scorers),
+            "scorerIDs": .array(scorerIDs.map(JSONValue.string)),
             "cards": Self.stored(cards),
             "redCards": Self.stored(redCards),
         ]
         if let period { members["period"] = .string(period) }
+        if let correction { members["correction"] = .string(correction) }
         if let clock { members["clock"] = .string(clock) }
         if let clockAnchor {
             members["clockAnchor"] = [
@@ -90,6 +92,8 @@ extension GameState {
             clockAnchor: clockAnchor, addedMinutes: jsonValue["addedMinutes"]?.integerValue,
             extra: extra, lastEvent: lastEvent,
             scorers: try Self.read([ContentState.Scorer].self, jsonValue["scorers"], "scorers") ?? [],
+            scorerIDs: try Self.read([String].self, jsonValue["scorerIDs"], "scorerIDs") ?? [],
+            correction: jsonValue["correction"]?.stringValue,
             cards: try Self.read([ContentState.Card].self, jsonValue["cards"], "cards") ?? [],
             redCards: try Self.read(ContentState.TeamTally.self, jsonValue["redCards"], "redCards") ?? ContentState.TeamTally(home: 0, away: 0),
             shootout: try Self.read(ContentState.TeamTally.self, jsonValue["shootout"], "shootout"),

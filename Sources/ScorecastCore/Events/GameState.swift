@@ -28,6 +28,12 @@ public struct GameState: Sendable, Hashable {
     public var lastEvent: LastEventSummary?
     /// Goals so far, oldest first (at most ``listLimit``, the newest kept).
     public var scorers: [ContentState.Scorer]
+    /// The feed's event id of each of ``scorers``, in step with it: how a `var` event's
+    /// `disallows` finds the goal it takes back.
+    public var scorerIDs: [String]
+    /// The id of the event that last corrected the score (a goal disallowed, or a score that
+    /// went down): such an event is never announced as a goal.
+    public var correction: String?
     /// Cards so far, oldest first (at most ``listLimit``, the newest kept).
     public var cards: [ContentState.Card]
     /// Red cards (a second yellow counts) per team, over the whole game.
@@ -64,6 +70,8 @@ public struct GameState: Sendable, Hashable {
         extra: [String: JSONValue] = [:],
         lastEvent: LastEventSummary? = nil,
         scorers: [ContentState.Scorer] = [],
+        scorerIDs: [String] = [],
+        correction: String? = nil,
         cards: [ContentState.Card] = [],
         redCards: ContentState.TeamTally = ContentState.TeamTally(home: 0, away: 0),
         shootout: ContentState.TeamTally? = nil,
@@ -82,6 +90,8 @@ public struct GameState: Sendable, Hashable {
         self.extra = extra
         self.lastEvent = lastEvent
         self.scorers = scorers
+        self.scorerIDs = scorerIDs
+        self.correction = correction
         self.cards = cards
         self.redCards = redCards
         self.shootout = shootout
@@ -101,6 +111,8 @@ public struct GameState: Sendable, Hashable {
     /// - The clock is re-anchored only when a reading disagrees with the running clock
     ///   (``ClockAnchor/next(after:reported:running:time:direction:tolerance:)``); it runs when
     ///   the feed says so, or (football) whenever the game is live outside a break.
+    /// - A `score` that lowers the total is a correction (``correction``), never a goal; a `var`
+    ///   that `disallows` a goal removes its scorer and, without a corrected score, the goal.
     /// - A notable play becomes ``lastEvent``; a goal joins ``scorers`` (not in a shoot-out),
     ///   a card with a colour joins ``cards`` and counts toward ``redCards``.
     /// - The status follows the table on ``EventKind``.
@@ -127,7 +139,7 @@ public struct GameState: Sendable, Hashable {
         }
         next.status = GameState.status(after: event.kind, from: status)
         next.clockAnchor = nextClock(after: event, next: next, profile: profile)
-        next.recordPlay(event, profile: profile, shootoutBefore: shootout)
+        next.recordPlay(event, profile: profile, shootoutBefore: shootout, totalBefore: homeScore + awayScore)
         next.updatedAt = event.occurredAt
         next.appliedSeq = event.seq
         let quietFor = event.occurredAt.timeIntervalSince(shownAt ?? .distantPast)
@@ -165,10 +177,19 @@ public struct GameState: Sendable, Hashable {
             direction: direction, tolerance: profile.clockTolerance)
     }
 
-    private mutating func recordPlay(_ event: FeedEvent, profile: SportProfile, shootoutBefore: ContentState.TeamTally?) {
+    private mutating func recordPlay(
+        _ event: FeedEvent, profile: SportProfile, shootoutBefore: ContentState.TeamTally?, totalBefore: Int
+    ) {
         guard event.kind.isNotable else { return }
+        // A score that goes down (a goal taken back, a wrong score put right, after full time
+        // too) is a correction, never a goal: no scorer, no goal alert, the last play stays.
+        if event.kind == .score, homeScore + awayScore < totalBefore {
+            correction = event.id
+            return
+        }
         let minute = profile.countsMinutes ? SportProfile.minute(fromLabel: clock) : nil
         lastEvent = LastEventSummary(event, minute: minute?.minute, addedMinute: minute?.added)
+        if event.kind == .videoReview, let goal = event.disallows { disallow(goal, by: event) }
         guard let team = event.team.map(ContentState.Side.init) else { return }
         let name = event.shortName ?? event.player
         switch event.kind {
@@ -176,7 +197,9 @@ public struct GameState: Sendable, Hashable {
             scorers.append(ContentState.Scorer(
                 team: team, player: name, minute: minute?.minute, addedMinute: minute?.added,
                 ownGoal: event.ownGoal ?? false, penalty: event.penalty ?? false))
+            scorerIDs.append(event.id)
             scorers = Array(scorers.suffix(Self.listLimit))
+            scorerIDs = Array(scorerIDs.suffix(Self.listLimit))
         case .card:
             guard let colour = event.card else { return }
             cards.append(ContentState.Card(team: team, player: name, minute: minute?.minute, addedMinute: minute?.added, colour: colour))
@@ -185,6 +208,18 @@ public struct GameState: Sendable, Hashable {
         default:
             break
         }
+    }
+
+    /// Takes back the goal with event id `goal`: its scorer leaves the list and, unless `event`
+    /// gives the corrected score, its team loses the goal. An unknown id changes nothing.
+    private mutating func disallow(_ goal: String, by event: FeedEvent) {
+        guard let index = scorerIDs.firstIndex(of: goal), index < scorers.count else { return }
+        let team = scorers[index].team
+        scorers.remove(at: index)
+        scorerIDs.remove(at: index)
+        correction = event.id
+        if team == .home, event.scoreboard.home == nil { homeScore = max(0, homeScore - 1) }
+        if team == .away, event.scoreboard.away == nil { awayScore = max(0, awayScore - 1) }
     }
 
     /// Whether the Live Activity would show `self` differently from `other`: their

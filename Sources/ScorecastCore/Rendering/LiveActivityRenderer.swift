@@ -59,7 +59,8 @@ public struct LiveActivityRenderer: Sendable {
         state: GameState, game: GameInfo, event: FeedEvent, contentState: JSONValue, channelLastTimestamp: Int?,
         receivedAt: Date? = nil
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
-        let alerting = settings.priority.isAlerting(event)
+        // A score that went down is a correction (the fold says so): never announced as a goal.
+        let alerting = settings.priority.isAlerting(event) && !(event.kind == .score && state.correction == event.id)
         // Free texts are cut so an alert always fits beside a content-state within its budget.
         func short(_ text: String) -> String { ContentStateFit.cut(text, to: ContentStateFit.alertArgumentLength) }
         var values: [AlertCatalog.Argument: String] = [

@@ -177,3 +177,74 @@ import Testing
         #expect(read.scorers.isEmpty && read.redCards == .init(home: 0, away: 0))
     }
 }
+
+/// Corrections: a goal disallowed by its event id, a score that goes down.
+@Suite struct CorrectionTests {
+    typealias Match = SportsFoldTests.Match
+
+    @Test func aDisallowedGoalLeavesTheListAndTheScoreAndAlertsAsTheGoalDid() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(home: 0, away: 0, period: .set("1H"), clock: .set("1'")))
+        try match.apply(.score, at: 600, ScoreboardUpdate(home: 1), team: .home, player: "Bukayo Saka", shortName: "Saka")
+        try match.apply(.score, at: 900, ScoreboardUpdate(home: 2), team: .home, player: "Martin Ødegaard", shortName: "Ødegaard")
+        let disallow = FeedEvent(
+            id: "e4", game: "g", seq: 4, occurredAt: SportsFoldTests.kickOff.addingTimeInterval(960), kind: .videoReview,
+            team: .home, disallows: "e2")
+        match.state = try #require(match.state.applying(disallow, profile: .football).state)
+        #expect(match.content.scorers.map(\.player) == ["Ødegaard"], "the disallowed scorer leaves the lock screen")
+        #expect(match.content.homeScore == 1, "without a corrected score the goal's team loses it")
+        #expect(match.content.lastEvent?.kind == .videoReview)
+        #expect(match.state.correction == "e4")
+        // The phone is told at the goal's priority, on the standard and the light tier alike.
+        #expect(PriorityPolicy().isAlerting(disallow) && PriorityPolicy.lightTier.isAlerting(disallow))
+        let update = try LiveActivityRenderer().render(
+            state: match.state, game: GameInfo(sport: "football", homeName: "Arsenal", awayName: "Chelsea"), event: disallow,
+            channelLastTimestamp: nil)
+        #expect(update.priority == .immediate && update.payload.alert != nil)
+
+        // A corrected score given by the feed wins; an unknown goal id changes nothing.
+        let withScore = FeedEvent(
+            id: "e5", game: "g", seq: 5, occurredAt: SportsFoldTests.kickOff.addingTimeInterval(990), kind: .videoReview,
+            scoreboard: ScoreboardUpdate(home: 0), disallows: "e3")
+        let corrected = try #require(match.state.applying(withScore, profile: .football).state)
+        #expect(corrected.homeScore == 0 && corrected.scorers.isEmpty)
+        let unknown = FeedEvent(id: "e6", game: "g", seq: 6, occurredAt: SportsFoldTests.kickOff.addingTimeInterval(999), kind: .videoReview, disallows: "nope")
+        let unchanged = try #require(corrected.applying(unknown, profile: .football).state)
+        #expect(unchanged.homeScore == 0 && unchanged.correction == "e5")
+    }
+
+    @Test func aLowerScoreAfterFullTimeIsACorrectionNeverAGoal() throws {
+        var match = Match(profile: .football)
+        try match.apply(.start, at: 0, ScoreboardUpdate(home: 0, away: 0, period: .set("1H")))
+        try match.apply(.score, at: 600, ScoreboardUpdate(home: 1), team: .home, player: "Saka")
+        try match.apply(.score, at: 900, ScoreboardUpdate(away: 1), team: .away, player: "Palmer")
+        try match.apply(.final, at: 5700, ScoreboardUpdate(period: .set("FT")))
+        let fix = FeedEvent(
+            id: "fix", game: "g", seq: 5, occurredAt: SportsFoldTests.kickOff.addingTimeInterval(6000), kind: .score,
+            scoreboard: ScoreboardUpdate(away: 0), team: .away, player: "Palmer")
+        match.state = try #require(match.state.applying(fix, profile: .football).state)
+        #expect(match.content.awayScore == 0 && match.content.status == .final)
+        #expect(match.content.scorers.map(\.player) == ["Saka", "Palmer"], "no scorer is added for a correction")
+        #expect(match.content.lastEvent?.kind == .final, "the last play stays")
+        let update = try LiveActivityRenderer().render(
+            state: match.state, game: GameInfo(sport: "football", homeName: "Arsenal", awayName: "Chelsea"), event: fix,
+            channelLastTimestamp: nil)
+        #expect(update.payload.alert == nil && update.priority == .opportunistic, "never announced as a goal")
+    }
+
+    @Test func disallowsOnlyAppliesToAReviewAndSurvivesStorage() throws {
+        let body = #"{"id":"v","game":"g","seq":3,"occurredAt":"2025-11-29T21:45:00Z","kind":"score","disallows":"e2"}"#
+        #expect(throws: EventValidationError(errors: [FieldError(path: "disallows", message: "only applies to kind var, not score")])) {
+            try FeedEventValidator().events(fromBody: Array(body.utf8), now: Date(timeIntervalSince1970: 1_764_453_600))
+        }
+        let review = try FeedEventValidator().event(
+            from: try JSONParser().parse(#"{"id":"v","game":"g","seq":3,"occurredAt":"2025-11-29T21:45:00Z","kind":"var","disallows":"e2"}"#),
+            now: Date(timeIntervalSince1970: 1_764_453_600))
+        #expect(review.disallows == "e2")
+        #expect(try FeedEventValidator().event(from: review.jsonValue, now: Date(timeIntervalSince1970: 1_764_453_600)) == review)
+        var match = Match(profile: .football)
+        try match.apply(.score, at: 600, ScoreboardUpdate(home: 1), team: .home, player: "Saka")
+        let stored = try GameState(jsonValue: try JSONParser().parse(try match.state.jsonValue.encoded()))
+        #expect(stored == match.state && stored.scorerIDs == ["e1"])
+    }
+}
