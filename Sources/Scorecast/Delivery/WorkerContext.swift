@@ -35,7 +35,7 @@ struct WorkerContext: Sendable {
     /// The time claims and leases are decided at, and the heartbeat's pace: the system clock in
     /// `serve`, a manual one in tests (a lease then runs out when the test says, not when a
     /// loaded machine happens to starve a timer).
-    let clock: any PollerClock
+    let clock: any ServiceClock
 }
 
 /// The set of channels this process is sending to right now.

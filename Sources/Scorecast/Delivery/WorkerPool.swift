@@ -45,7 +45,7 @@ package final class WorkerPool: Service {
         logger: Logger,
         metrics: ScorecastMetrics? = nil,
         ownerPrefix: String? = nil,
-        clock: any PollerClock = SystemPollerClock()
+        clock: any ServiceClock = SystemServiceClock()
     ) {
         let logger = logger.named("workers")
         self.notifications = notifications ?? pool

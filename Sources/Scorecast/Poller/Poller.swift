@@ -18,7 +18,7 @@ package final class Poller: Service {
 
     private let duties: [any PollerDuty]
     private let lock: LeaderLock
-    private let clock: any PollerClock
+    private let clock: any ServiceClock
     private let leaderCheckInterval: Duration
     private let logger: Logger
     /// Duty failures, summarised per duty: a database outage fails every round of each.
@@ -35,7 +35,7 @@ package final class Poller: Service {
     ///   - leaderCheckInterval: how often followers try the lock and the leader confirms it.
     ///   - observer: called after every duty round (tests watch rounds with it).
     package init(
-        duties: [any PollerDuty], lock: LeaderLock, clock: any PollerClock = SystemPollerClock(),
+        duties: [any PollerDuty], lock: LeaderLock, clock: any ServiceClock = SystemServiceClock(),
         leaderCheckInterval: Duration, logger: Logger,
         observer: (@Sendable (String, Result<DutyReport, any Error>) -> Void)? = nil
     ) {

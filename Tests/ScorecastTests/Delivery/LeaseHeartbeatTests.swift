@@ -23,7 +23,7 @@ import TestSupport
         try await DeliveryHarness.with(requestTimeout: .seconds(300)) { harness in
             let channel = try await harness.createChannel()
             try harness.simulator.setFaults(SimulatorFaults(holdAnswers: true))
-            let clock = ManualPollerClock(Date())
+            let clock = ManualServiceClock(Date())
             let lease = Duration.seconds(2)
             let workers = harness.makePool(harness.settings(workers: 1, lease: lease), clock: clock)
             let store = OutboxStore(pool: harness.pool, logger: Logger(label: "other", level: .error))

@@ -28,7 +28,7 @@ import Testing
             let app = try await db.addApp()
             let channel = try await db.addChannel(appID: app)
             let idle = try await db.addChannel(appID: app)
-            let clock = ManualPollerClock(pollerTestNow)                       // 12:30:20
+            let clock = ManualServiceClock(pollerTestNow)                       // 12:30:20
             let hour = clock.now().flooring(toMultipleOf: 3600)                // 12:00
             let throttledAt = hour.addingTimeInterval(600)                     // a 429 at 12:10 halved 12 to 6
             try await db.pool.execute("""

@@ -18,7 +18,7 @@ import Testing
             let registry = fixture.registry()
             let finished = try await registry.createChannel(gameID: "done", app: app).listing.channel
             let live = try await registry.createChannel(gameID: "playing", app: app).listing.channel
-            let clock = ManualPollerClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))  // whole seconds, as Postgres stores them
+            let clock = ManualServiceClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))  // whole seconds, as Postgres stores them
             try await fixture.pool.execute("""
                 UPDATE games SET status = 'final', finished_at = \(clock.now().addingTimeInterval(-1800)) WHERE id = 'done'
                 """)
@@ -63,7 +63,7 @@ import Testing
             try await fixture.addGame("new")
             try await fixture.addGame("over")
             try await fixture.pool.execute("UPDATE games SET status = 'final', finished_at = now() WHERE id = 'over'")
-            let clock = ManualPollerClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))  // whole seconds, as Postgres stores them
+            let clock = ManualServiceClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))  // whole seconds, as Postgres stores them
             let duty = EnsureChannelsDuty(registry: fixture.registry(), interval: .seconds(30))
 
             var report = try await duty.run(at: clock.now())

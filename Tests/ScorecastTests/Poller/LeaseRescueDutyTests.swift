@@ -7,7 +7,7 @@ import Testing
 @Suite struct LeaseRescueDutyTests {
     @Test func expiredLeasesAreClearedAndCountedOthersAreLeftAlone() async throws {
         try await PollerDatabase.with { db in
-            let clock = ManualPollerClock(pollerTestNow)
+            let clock = ManualServiceClock(pollerTestNow)
             let app = try await db.addApp()
             let otherApp = try await db.addApp("com.example.other")
             let now = clock.now()

@@ -43,7 +43,7 @@ func eventually(timeout: Duration = hangDeadline, _ condition: () async throws -
 @Suite struct PollerServiceTests {
     @Test func theLeaderRunsEachDutyOnItsScheduleAndSurvivesAFailingOne() async throws {
         try await PollerDatabase.with { db in
-            let clock = ManualPollerClock(pollerTestNow)
+            let clock = ManualServiceClock(pollerTestNow)
             let fast = RecordingDuty("fast", every: .seconds(10))
             let slow = RecordingDuty("slow", every: .seconds(60))
             let broken = RecordingDuty("broken", every: .seconds(30), fails: true)

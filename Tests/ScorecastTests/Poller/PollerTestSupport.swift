@@ -9,7 +9,7 @@ import TestSupport
 
 /// A clock that moves only when a test advances it; sleepers wake when their time comes (or
 /// when their task is cancelled).
-final class ManualPollerClock: PollerClock {
+final class ManualServiceClock: ServiceClock {
     private struct Sleeper {
         let deadline: Date
         let continuation: CheckedContinuation<Void, Never>

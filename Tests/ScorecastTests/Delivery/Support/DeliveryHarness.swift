@@ -116,7 +116,7 @@ struct DeliveryHarness: Sendable {
     }
 
     /// A worker pool on this harness's database and simulator, on `clock` (the system's by default).
-    func makePool(_ settings: WorkerSettings, ownerPrefix: String? = nil, clock: any PollerClock = SystemPollerClock()) -> WorkerPool {
+    func makePool(_ settings: WorkerSettings, ownerPrefix: String? = nil, clock: any ServiceClock = SystemServiceClock()) -> WorkerPool {
         WorkerPool(
             pool: pool, apns: client, settings: settings,
             logger: Logger(label: "workers", level: .notice, sink: logs), ownerPrefix: ownerPrefix, clock: clock)

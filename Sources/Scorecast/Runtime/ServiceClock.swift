@@ -1,8 +1,9 @@
 import Foundation
 
-/// Where the poller gets the time and how it waits: the system clock in `serve`, a manual one
-/// in tests, so that every duty's decision can be driven through hours in milliseconds.
-package protocol PollerClock: Sendable {
+/// Where the poller and the worker pool get the time and how they wait: the system clock in
+/// `serve`, a manual one in tests, so that every duty's decision can be driven through hours in
+/// milliseconds, and a lease runs out when a test steps the clock past it.
+package protocol ServiceClock: Sendable {
     /// The current wall-clock time.
     func now() -> Date
     /// Waits `duration` of this clock's time; returns early (without error) when the task is
@@ -11,7 +12,7 @@ package protocol PollerClock: Sendable {
 }
 
 /// The system's wall clock, sleeping with `Task.sleep`.
-package struct SystemPollerClock: PollerClock {
+package struct SystemServiceClock: ServiceClock {
     /// Creates the clock.
     package init() {}
 
