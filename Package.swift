@@ -75,9 +75,10 @@ let package = Package(
         .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer", "CThreadName"]),
 
         // The application's own modules: the Prometheus metrics registry and its text exposition
-        // (a leaf), and the numbered schema migrations with their copy embedded from Schema/.
+        // (a leaf), and the numbered schema migrations, whose SQL files (Migrations/Schema/) the
+        // binary carries: SwiftPM embeds each as a byte array, listed in BuiltInMigrations.swift.
         .target(name: "PrometheusMetrics"),
-        .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"]),
+        .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"], resources: [.embedInCode("Schema")]),
 
         // The service: ingest, delivery, device fan-out, poller, registry, stats, the HTTP API
         // and dashboard, the demo, and the runtime that starts them as one service group.
@@ -86,8 +87,8 @@ let package = Package(
         .target(
             name: "Scorecast",
             dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore", "CMalloc"],
-            // Embedded by Deploy/embed.py into Dashboard/EmbeddedDashboard.swift.
-            exclude: ["Dashboard/Assets"]
+            // The dashboard's page, style sheet and script, carried in the binary (DashboardPage).
+            resources: [.embedInCode("Dashboard/Assets")]
         ),
         // The command line on top of the service: the commands, their options, help and output,
         // and exit codes. No business logic: a command parses, calls the service, prints.
