@@ -34,6 +34,10 @@ let package = Package(
         .systemLibrary(name: "CThreadName"),
 
         // The one strict JSON parser and encoder every module uses: a leaf, no dependencies.
+        // Foundation's JSON coders are named in two files only: JSON/JSONCoding.swift, the one
+        // configuration every Codable value is written and read with (it wraps them rather than
+        // duplicate Codable's containers), and a comment of the applied migration
+        // Migrations/Schema/0001_initial.sql (an applied file never changes).
         .target(name: "JSON"),
         // The one command-line parser (the CLI, `apns-sim` and the bench): a leaf.
         .target(name: "Arguments"),
@@ -65,10 +69,10 @@ let package = Package(
 
         // Signing and hashing on libcrypto (P-256, ES256, SHA-256, HMAC, certificates): a leaf
         // shared by APNs, the simulator, migrations and the application.
-        .target(name: "ScorecastCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "ScorecastCrypto", dependencies: ["COpenSSL", "JSON"]),
 
         // Adapters.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "ScorecastLogging", "ChildProcesses"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "JSON", "ScorecastLogging", "ChildProcesses"]),
         // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
         .target(name: "APNs", dependencies: ["JSON", "APNsCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP", "CThreadName"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD", "CThreadName"]),
@@ -99,7 +103,7 @@ let package = Package(
         // The one executable: `main.swift` sets up signals and runs the CLI.
         .executableTarget(name: "scorecast", dependencies: ["ScorecastCLI"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "JSON", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses"], path: "Tests/TestSupport"),
