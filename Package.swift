@@ -73,7 +73,7 @@ let package = Package(
 
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "JSON", "ScorecastLogging", "ChildProcesses"]),
-        // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
+        // APNs' HTTP/2 transport is libcurl's multi interface (docs/decisions/libcurl.md).
         .target(name: "APNs", dependencies: ["JSON", "APNsCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP", "CThreadName"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD", "CThreadName"]),
         .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer", "CThreadName"]),
@@ -132,10 +132,12 @@ let package = Package(
             name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
         .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore"]),
-        // The delivery guarantee under faults (issue 11): the built binary, real Postgres, the simulator's faults.
+        // The delivery guarantee under faults: the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
-        // Deployment (issue 19): the Debian package installed with dpkg, the systemd units, the container and manifests.
+        // Deployment: the Debian package installed with dpkg, the systemd units, the container and manifests.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport", "Postgres"]),
+        // The README and docs/: links resolve, the code's `apns.md §N` references are headings.
+        .testTarget(name: "DocumentationTests"),
     ],
     swiftLanguageModes: [.v6]
 )

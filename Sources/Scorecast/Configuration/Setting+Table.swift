@@ -25,6 +25,8 @@ extension Setting {
     package static let httpBodyTimeoutSeconds = Setting("SCORECAST_HTTP_BODY_TIMEOUT_SECONDS", .integer(default: 60, range: 1...3_600), "A request's body must arrive in full within this of its headers.")
     package static let opsToken = Setting("SCORECAST_OPS_TOKEN", .secret, "Operator token (16+ characters) for /metrics, /v1/stats*, the statistics routes and /dashboard: `Authorization: Bearer …`, or the dashboard's login form. Unset: those routes are open, and `serve` refuses a non-loopback SCORECAST_HTTP_HOST unless SCORECAST_OPS_PUBLIC=true.")
     package static let opsPublic = Setting("SCORECAST_OPS_PUBLIC", .boolean(default: false), "Serve the operator routes without a token on a non-loopback address, on purpose.")
+    package static let feedAPIKey = Setting("SCORECAST_API_KEY", .secret, "The feed key `scorecast events send` posts with when `--key` is not given (as `scorecast keys create` prints it). Only that command reads it.")
+    package static let feedSigningSecret = Setting("SCORECAST_SIGNING_SECRET", .secret, "The signing secret `scorecast events send` signs with when `--signing-secret` is not given, for keys made with `--hmac`. Only that command reads it.")
     package static let httpMaxHeaderBytes = Setting("SCORECAST_HTTP_MAX_HEADER_BYTES", .integer(default: 32_768, range: 1_024...1_048_576), "Largest header block (names and values); larger ones get 431 problem+json.")
 
     // Logs and roles.
@@ -90,7 +92,7 @@ extension Setting {
     package static let pollerReconcileMinutes = Setting("SCORECAST_POLLER_RECONCILE_MINUTES", .integer(default: 15, range: 1...10_080), "Each app's channels are compared with APNs' list this often (fixed only with SCORECAST_RECONCILE_FIX).")
     package static let pollerPruneMinutes = Setting("SCORECAST_POLLER_PRUNE_MINUTES", .integer(default: 10, range: 1...1_440), "Deliveries, events and roll-ups older than SCORECAST_RETENTION_DAYS are pruned this often.")
 
-    /// Every setting, in the order `scorecast config` and the README list them.
+    /// Every setting, in the order `scorecast config` and docs/operations.md list them.
     package static let all: [Setting] = [
         databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout,
         databasePooler, databaseDirectURL, embeddedPostgresSettings,
@@ -106,5 +108,5 @@ extension Setting {
         retentionDays, retireGraceMinutes, reconcileFix,
         pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,
         pollerRetireSeconds, pollerReconcileMinutes, pollerPruneMinutes,
-    ] + devices
+    ] + devices + [feedAPIKey, feedSigningSecret]
 }

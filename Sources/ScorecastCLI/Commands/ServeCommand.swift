@@ -18,7 +18,7 @@ enum ServeCommand {
                 """
         ) { arguments, context in
             var environment = context.environment
-            if let roles = arguments.value("roles") { environment["SCORECAST_ROLES"] = roles }
+            if let roles = arguments.value("roles") { environment[Setting.roles.name] = roles }
             let configuration = try CommandContext(environment: environment, terminal: context.terminal).configuration()
             try await Application(configuration: configuration, environment: environment, terminal: context.terminal).run()
         }
