@@ -34,6 +34,10 @@ let package = Package(
         .systemLibrary(name: "CThreadName"),
 
         // The one strict JSON parser and encoder every module uses: a leaf, no dependencies.
+        // Foundation's JSON coders are named in two files only: JSON/JSONCoding.swift, the one
+        // configuration every Codable value is written and read with (it wraps them rather than
+        // duplicate Codable's containers), and a comment of the applied migration
+        // Migrations/Schema/0001_initial.sql (an applied file never changes).
         .target(name: "JSON"),
         // The one command-line parser (the CLI, `apns-sim` and the bench): a leaf.
         .target(name: "Arguments"),
@@ -65,19 +69,20 @@ let package = Package(
 
         // Signing and hashing on libcrypto (P-256, ES256, SHA-256, HMAC, certificates): a leaf
         // shared by APNs, the simulator, migrations and the application.
-        .target(name: "ScorecastCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "ScorecastCrypto", dependencies: ["COpenSSL", "JSON"]),
 
         // Adapters.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "ScorecastLogging", "ChildProcesses"]),
-        // APNs' HTTP/2 transport is libcurl's multi interface (README: "Why libcurl").
+        .target(name: "Postgres", dependencies: ["CLibPQ", "JSON", "ScorecastLogging", "ChildProcesses"]),
+        // APNs' HTTP/2 transport is libcurl's multi interface (docs/decisions/libcurl.md).
         .target(name: "APNs", dependencies: ["JSON", "APNsCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP", "CThreadName"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD", "CThreadName"]),
         .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer", "CThreadName"]),
 
         // The application's own modules: the Prometheus metrics registry and its text exposition
-        // (a leaf), and the numbered schema migrations with their copy embedded from Schema/.
+        // (a leaf), and the numbered schema migrations, whose SQL files (Migrations/Schema/) the
+        // binary carries: SwiftPM embeds each as a byte array, listed in BuiltInMigrations.swift.
         .target(name: "PrometheusMetrics"),
-        .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"]),
+        .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"], resources: [.embedInCode("Schema")]),
 
         // The service: ingest, delivery, device fan-out, poller, registry, stats, the HTTP API
         // and dashboard, the demo, and the runtime that starts them as one service group.
@@ -86,8 +91,8 @@ let package = Package(
         .target(
             name: "Scorecast",
             dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore", "CMalloc"],
-            // Embedded by Deploy/embed.py into Dashboard/EmbeddedDashboard.swift.
-            exclude: ["Dashboard/Assets"]
+            // The dashboard's page, style sheet and script, carried in the binary (DashboardPage).
+            resources: [.embedInCode("Dashboard/Assets")]
         ),
         // The command line on top of the service: the commands, their options, help and output,
         // and exit codes. No business logic: a command parses, calls the service, prints.
@@ -98,7 +103,7 @@ let package = Package(
         // The one executable: `main.swift` sets up signals and runs the CLI.
         .executableTarget(name: "scorecast", dependencies: ["ScorecastCLI"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "JSON", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses"], path: "Tests/TestSupport"),
@@ -127,10 +132,12 @@ let package = Package(
             name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
         .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore"]),
-        // The delivery guarantee under faults (issue 11): the built binary, real Postgres, the simulator's faults.
+        // The delivery guarantee under faults: the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
-        // Deployment (issue 19): the Debian package installed with dpkg, the systemd units, the container and manifests.
+        // Deployment: the Debian package installed with dpkg, the systemd units, the container and manifests.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport", "Postgres"]),
+        // The README and docs/: links resolve, the code's `apns.md §N` references are headings.
+        .testTarget(name: "DocumentationTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -47,13 +47,21 @@ def declaration(target):
     function = {"regular": "target", "test": "testTarget"}.get(kind)
     if function is None:
         sys.exit("sanitize-package.py: target " + name + " is of a kind this script does not copy: " + kind)
-    if target.get("resources") or target.get("settings"):
-        sys.exit("sanitize-package.py: target " + name + " has resources or settings; teach this script to copy them")
+    if target.get("settings"):
+        sys.exit("sanitize-package.py: target " + name + " has settings; teach this script to copy them")
     parts = ["name: " + json.dumps(name), "dependencies: " + swift_list(dependency_names(target))]
     if target.get("path"):
         parts.append("path: " + json.dumps(target["path"]))
     if target.get("exclude"):
         parts.append("exclude: " + swift_list(target["exclude"]))
+    resources = []
+    for resource in target.get("resources") or []:
+        # Only the rule the package uses (files embedded in code); another needs its own case.
+        if list(resource["rule"]) != ["embedInCode"]:
+            sys.exit("sanitize-package.py: target " + name + " has a resource rule this script does not copy: " + json.dumps(resource["rule"]))
+        resources.append(".embedInCode(" + json.dumps(resource["path"]) + ")")
+    if resources:
+        parts.append("resources: [" + ", ".join(resources) + "]")
     return "." + function + "(" + ", ".join(parts) + ")"
 
 
@@ -76,7 +84,7 @@ def main():
     chosen = [target for target in manifest["targets"] if target["name"] in needed]
     os.makedirs(out, exist_ok=True)
     # Every top-level entry but the manifest and the build folder: the sources, and what tests
-    # find from the package root (Schema/, Deploy/'s scripts).
+    # find from the package root (Schema/event.schema.json, Deploy/'s scripts).
     for entry in sorted(os.listdir(ROOT)):
         link = os.path.join(out, entry)
         if entry in ("Package.swift", "Package.resolved", ".build", ".git") or os.path.lexists(link):

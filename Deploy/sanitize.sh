@@ -9,7 +9,7 @@
 #
 # Each sanitizer needs a build of its own (in .build/sanitize-<name>, reused by the next run);
 # that build is most of the cost, so only the targets whose modules call C are built, not the
-# application (README, "Sanitizers", has the measured times). ThreadSanitizer's known false
+# application (docs/contributing.md, "Sanitizers", has the measured times). ThreadSanitizer's known false
 # positives on Linux are suppressed, one type or function each, in Deploy/tsan-suppressions.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."

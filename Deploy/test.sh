@@ -109,7 +109,7 @@ for target in "${targets[@]}"; do
 done
 
 # Then the sanitizer job: ThreadSanitizer and AddressSanitizer over the targets with C interop
-# (Deploy/sanitize.sh; ~2 instrumented builds, see the README's "Sanitizers"). A report fails CI.
+# (Deploy/sanitize.sh; ~2 instrumented builds, see docs/contributing.md, "Sanitizers"). A report fails CI.
 # SCORECAST_SANITIZE=0 skips it on a laptop.
 if [ $# -eq 0 ] && [ "${SCORECAST_SANITIZE:-1}" != 0 ]; then
   echo "== sanitizers"

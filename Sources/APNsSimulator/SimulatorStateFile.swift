@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import JSON
 
 /// The part of the simulator's state that APNs itself would keep across a restart — channels
 /// and their budget counters — saved as `<stateDirectory>/state.json`.
@@ -28,7 +29,7 @@ final class SimulatorStateFile: Sendable {
     func load() throws(SimulatorError) -> Snapshot? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         do {
-            return try JSONDecoder().decode(Snapshot.self, from: Data(contentsOf: url))
+            return try JSONCoding.decode(Snapshot.self, from: Data(contentsOf: url), dates: .foundationDefault)
         } catch {
             throw .state("cannot read the simulator's saved state \(url.path): \(error) (remove the file to start empty)")
         }
@@ -40,7 +41,7 @@ final class SimulatorStateFile: Sendable {
             guard generation > last else { return }
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             let temporary = url.appendingPathExtension("tmp")
-            try JSONEncoder().encode(snapshot).write(to: temporary)
+            try Data(JSONCoding.encode(snapshot, dates: .foundationDefault)).write(to: temporary)
             if rename(temporary.path, url.path) != 0 {
                 throw SimulatorError.state("cannot replace \(url.path): \(String(cString: strerror(errno)))")
             }

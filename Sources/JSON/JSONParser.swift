@@ -1,6 +1,6 @@
 /// A strict RFC 8259 parser for untrusted input.
 ///
-/// Stricter than `JSONSerialization` where it matters for a public API: duplicate object keys,
+/// Stricter than Foundation's JSON serialization where it matters for a public API: duplicate object keys,
 /// invalid UTF-8, lone surrogates, control characters in strings, trailing content and nesting
 /// deeper than ``maximumDepth`` are all refused with the byte offset. Integers stay integers
 /// (see ``JSONValue``). Keys are Swift `String`s, so two keys that are canonically equivalent

@@ -1,6 +1,6 @@
 extension JSONValue {
     /// `value` as ``JSONParser`` reads back its JSON text: a whole number within ±2^53 is written
-    /// without a fraction (`1.0` as `1`, which is what `JSONEncoder` writes too) and so is an
+    /// without a fraction (`1.0` as `1`, which is what Foundation's JSON encoder writes too) and so is an
     /// ``integer(_:)``; anything else stays a ``double(_:)``. Keeps a value built in memory equal
     /// to the same value parsed from text.
     public static func number(_ value: Double) -> JSONValue {
@@ -12,7 +12,7 @@ extension JSONValue {
         return .double(value)
     }
 
-    /// A `Float` as ``JSONParser`` reads back the text `JSONEncoder` writes for it (its
+    /// A `Float` as ``JSONParser`` reads back the text Foundation's JSON encoder writes for it (its
     /// `description`, less a trailing `.0`): `0.1`, not the `Double` value 0.10000000149011612.
     static func number(_ value: Float) -> JSONValue {
         let text = value.description

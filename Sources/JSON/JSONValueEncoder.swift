@@ -1,18 +1,18 @@
 import Foundation
 
 /// An `Encoder` that builds a ``JSONValue`` directly: a `Codable` type becomes a value ready to
-/// sit inside a larger document, without writing JSON text and parsing it back (issue 18: that
-/// round trip through `JSONEncoder` was an eighth of the server's rendering time).
+/// sit inside a larger document, without writing JSON text and parsing it back (that
+/// round trip through Foundation's JSON encoder was an eighth of the server's rendering time).
 ///
-/// The result equals what `JSONEncoder` followed by ``JSONParser`` gives, value for value:
+/// The result equals what Foundation's JSON encoder followed by ``JSONParser`` gives, value for value:
 /// - numbers as ``JSONValue/number(_:)`` makes them (`1.0` is ``JSONValue/integer(_:)``, as
-///   `JSONEncoder` writes it `1`); a NaN or an infinity throws `EncodingError.invalidValue`;
+///   Foundation's JSON encoder writes it `1`); a NaN or an infinity throws `EncodingError.invalidValue`;
 /// - `nil` optionals are left out (`encodeIfPresent`), `encodeNil` writes `null`;
 /// - a value that encodes nothing is `{}`; `superEncoder()` writes under the key `super`;
-/// - a `Date` is written by ``dateValue`` when set (`JSONEncoder`'s custom date strategy), else
+/// - a `Date` is written by ``dateValue`` when set (Foundation's custom date strategy), else
 ///   through its own conformance (seconds since 2001 as a number).
 ///
-/// Unlike `JSONEncoder` it has no special case for `Data`, `URL` or `Decimal`: they encode
+/// Unlike Foundation's JSON encoder it has no special case for `Data`, `URL` or `Decimal`: they encode
 /// through their own conformances.
 public struct JSONValueEncoder: Sendable {
     /// Writes each `Date`; `nil` lets dates encode themselves.

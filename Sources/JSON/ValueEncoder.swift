@@ -24,13 +24,13 @@ final class ValueEncoder: Encoder {
     }
 
     /// `value` encoded at `path` below this encoder: `{}` when it encodes nothing, as
-    /// `JSONEncoder` writes it.
+    /// Foundation's JSON encoder writes it.
     func nested<Value: Encodable>(_ value: Value, at path: CodingPath) throws -> JSONValue {
         try ValueEncoder(dateValue: dateValue, path: path).value(of: value) ?? .object([:])
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        // Asking twice gives the same object, as with JSONEncoder.
+        // Asking twice gives the same object, as with Foundation's JSON encoder.
         let object: ObjectBuilder
         if case .object(let existing) = root {
             object = existing
@@ -56,7 +56,7 @@ final class ValueEncoder: Encoder {
         SingleValueContainer(encoder: self)
     }
 
-    /// `number`, or the error `JSONEncoder` throws for a NaN or an infinity.
+    /// `number`, or the error Foundation's JSON encoder throws for a NaN or an infinity.
     static func number(_ number: Double, at path: CodingPath) throws -> JSONValue {
         guard number.isFinite else {
             throw EncodingError.invalidValue(
@@ -141,6 +141,6 @@ struct PositionKey: CodingKey {
         self.intValue = intValue
     }
 
-    /// The key `superEncoder()` writes under, as in `JSONEncoder`.
+    /// The key `superEncoder()` writes under, as in Foundation's JSON encoder.
     static let superKey = PositionKey(stringValue: "super")
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One numbered, forward-only SQL file of `Schema/` (`0001_initial.sql`).
+/// One numbered, forward-only SQL file of `Sources/Migrations/Schema/` (`0001_initial.sql`).
 public struct MigrationFile: Sendable, Equatable {
     /// The file name, which is also the migration's name in `schema_migrations`.
     public let name: String

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A JSON document, bound as `jsonb` and decoded from `json` or `jsonb` columns.
 ///
@@ -14,10 +15,11 @@ public struct PostgresJSON: Sendable, Equatable, Hashable {
     /// Wraps a JSON string.
     public init(_ text: String) { self.bytes = Array(text.utf8) }
 
-    /// Encodes `value` with `encoder`.
-    public init<T: Encodable>(encoding value: T, encoder: JSONEncoder = JSONEncoder()) throws(PostgresError) {
+    /// Encodes `value` the project's one way (``JSONCoding``; a `Date` as Foundation's default
+    /// number, as documents were always stored).
+    public init<T: Encodable>(encoding value: T) throws(PostgresError) {
         do {
-            self.bytes = Array(try encoder.encode(value))
+            self.bytes = try JSONCoding.encode(value, dates: .foundationDefault)
         } catch {
             throw PostgresError(.encodingFailed, "could not encode \(T.self) as JSON: \(error)")
         }
@@ -26,10 +28,10 @@ public struct PostgresJSON: Sendable, Equatable, Hashable {
     /// The JSON text.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// Decodes the document into `type` with `decoder`.
-    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws(PostgresError) -> T {
+    /// Decodes the document into `type` the project's one way (``JSONCoding``, dates as stored).
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws(PostgresError) -> T {
         do {
-            return try decoder.decode(T.self, from: Data(bytes))
+            return try JSONCoding.decode(T.self, from: bytes, dates: .foundationDefault)
         } catch {
             throw PostgresError(.decodingFailed, "could not decode JSON as \(T.self): \(Self.describe(error))")
         }

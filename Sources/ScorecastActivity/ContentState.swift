@@ -1,7 +1,7 @@
 import Foundation
 
 /// The live state of one game, sent by scorecast as `content-state` in every Live Activity
-/// update, and decoded by ActivityKit on the phone with a default `JSONDecoder`.
+/// update, and decoded by ActivityKit on the phone with a default Foundation JSON decoder.
 ///
 /// The server renders through this very type, so the app and the server cannot disagree on a key
 /// or a type. Dates are `Date`s written as seconds since 2001-01-01 (the default decoder's

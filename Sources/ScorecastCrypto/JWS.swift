@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Compact JSON Web Signatures (RFC 7515) with ES256 (RFC 7518 §3.4): `header.payload.signature`,
 /// each segment base64url without padding, the signature the raw 64-byte R‖S.
@@ -67,7 +68,7 @@ public enum JWS {
     /// announces another algorithm is never accepted as ES256 (RFC 7515 §5.2, RFC 8725 §3.1).
     public static func verifyES256(_ parts: Parts, key: P256PublicKey) -> Bool {
         guard parts.signature.count == ECDSASignature.rawSize,
-              let header = try? JSONDecoder().decode(AlgorithmHeader.self, from: Data(parts.header)),
+              let header = try? JSONCoding.decode(AlgorithmHeader.self, from: parts.header),
               header.alg == "ES256" else {
             return false
         }

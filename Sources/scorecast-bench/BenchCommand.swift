@@ -3,6 +3,7 @@ import Arguments
 import Foundation
 import Postgres
 import ScorecastLogging
+import Scorecast
 
 /// `scorecast-bench`'s command line.
 enum BenchCommand {
@@ -201,7 +202,7 @@ struct BenchOptions: Sendable {
     /// The variable that gives `scorecast` its embedded Postgres's extra settings; the
     /// benchmark passes it to its own cluster and keeps it from the processes it starts
     /// (they use a database URL, where the variable is refused).
-    static let postgresSettingsVariable = "SCORECAST_EMBEDDED_POSTGRES_SETTINGS"
+    static let postgresSettingsVariable = Setting.embeddedPostgresSettings.name
 
     /// Part 7's matches.
     var saturdayMatchCount: Int { saturdayMatches ?? (quick ? 60 : 300) }

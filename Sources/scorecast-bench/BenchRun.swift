@@ -3,6 +3,7 @@ import Foundation
 import ScorecastCore
 import Synchronization
 import ScorecastLogging
+import JSON
 
 /// One `scorecast-bench run`: every selected part in turn, each measured against its reference
 /// in the same run, then results.md and results.json.
@@ -85,10 +86,8 @@ struct BenchRun {
 
     /// Writes results.json and results.md (after every part, so a long run leaves partial results).
     private func write(_ report: BenchReport) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            let json = try encoder.encode(report)
+            let json = Data(try JSONCoding.encode(report, dates: .foundationDefault, pretty: true))
             try json.write(to: URL(fileURLWithPath: options.outputFolder + "/results.json"))
             try Data(MarkdownReport.render(report).utf8).write(to: URL(fileURLWithPath: options.outputFolder + "/results.md"))
         } catch {

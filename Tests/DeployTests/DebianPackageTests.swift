@@ -137,8 +137,8 @@ import TestSupport
         let readiness = try TestHTTP.object(ready.body)
         #expect(readiness["status"] as? String == "ready")
         #expect(readiness["migrations"] as? Int == migrationCount(migrate.output))
-        let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ExternalTool.packageRoot.appendingPathComponent("Schema").path)
-        #expect(migrationCount(migrate.output) == schemaFiles.filter { $0.hasSuffix(".sql") }.count, "every migration of Schema/ is built in")
+        let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ScorecastProcess.schemaFolder.path)
+        #expect(migrationCount(migrate.output) == schemaFiles.filter { $0.hasSuffix(".sql") }.count, "every migration of Sources/Migrations/Schema/ is built in")
         api.signal(SIGTERM)
         #expect(await api.waitForExit(timeout: .seconds(30)) == 0, "\(api.errorOutput)")
 

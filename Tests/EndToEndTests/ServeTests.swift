@@ -60,7 +60,7 @@ import TestSupport
         let ready = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
         #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))\n\(serve.errorOutput)")
         let migrations = try TestHTTP.object(ready.body)["migrations"] as? Int
-        let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ScorecastProcess.packageRoot.appendingPathComponent("Schema").path)
+        let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ScorecastProcess.schemaFolder.path)
         #expect(migrations == schemaFiles.filter { $0.hasSuffix(".sql") }.count)
         serve.signal(SIGTERM)
         #expect(await serve.waitForExit() == 0, "\(serve.errorOutput)")

@@ -7,7 +7,7 @@ import TestSupport
 /// The delivery guarantee under faults, through the built binary: once APNs (and Postgres)
 /// answer again, every channel's last accepted payload carries its game's newest state, and
 /// every alerting event was announced — exactly once, or at least once after a crash. Each
-/// test prints one row of the README's Reliability table.
+/// test prints one row of the Reliability table of docs/architecture.md.
 @Suite("Fault suite: the delivery guarantee", .serialized)
 struct DeliveryFaultTests {
     static func report(_ fault: String, _ verdicts: [FaultBed.Verdict], recoveredFrom: Double?) {

@@ -10,7 +10,7 @@ import Glibc
 /// A Postgres cluster of the test's own with Debian's `pgbouncer` (1.18) in front of it in
 /// transaction mode, listening on 127.0.0.1. The shared test database is never touched: the
 /// cluster's role gets the settings scorecast no longer sends through the pooler, as the
-/// README's "Behind a connection pooler" says.
+/// docs/operations.md's "Behind a connection pooler" says.
 struct PgBouncerBed {
     /// The cluster itself (its Unix socket): the direct URL.
     let direct: PostgresConfiguration

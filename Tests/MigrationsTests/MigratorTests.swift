@@ -36,7 +36,7 @@ import TestSupport
     let logger = Logger(label: "test", level: .warning)
 
     func repositorySchema() throws -> [MigrationFile] {
-        try SchemaFolder.read(ScorecastProcess.packageRoot.appendingPathComponent("Schema"))
+        try SchemaFolder.read(ScorecastProcess.schemaFolder)
     }
 
     @Test func freshThenRerunIsANoOp() async throws {

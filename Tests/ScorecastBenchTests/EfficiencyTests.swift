@@ -70,7 +70,7 @@ struct EfficiencyTests {
         #expect(lines.contains { $0.hasPrefix("| 1000 |") && $0.contains("apns-sim 40 %, feed (bench) 20 % | 3,000 |") })
     }
 
-    @Test("the targets table holds the highest sustained row to issue 18's targets: 10,000/s, 5,200 per server CPU-s, p99 ≤ 50 ms; at 1,000 events/s ≤ 20 ms")
+    @Test("the targets table holds the highest sustained row to the project's targets: 10,000/s, 5,200 per server CPU-s, p99 ≤ 50 ms; at 1,000 events/s ≤ 20 ms")
     func targets() {
         // 1,000 events/s: 3,000 broadcasts/s, 3,000 per CPU-s; 2,000 sustained: 6,000/s, 6,000 per CPU-s; 3,000 not sustained.
         let text = Self.render([

@@ -11,6 +11,9 @@ public final class ScorecastProcess: Sendable {
     public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The numbered SQL migrations as files (the binary carries the same files, embedded).
+    public static let schemaFolder: URL = packageRoot.appendingPathComponent("Sources/Migrations/Schema")
+
     /// The built binary: the debug build that `swift build --build-tests` makes, else release.
     public static func binary() throws -> URL {
         for configuration in ["debug", "release"] {

@@ -18,7 +18,7 @@ import ScorecastLogging
 /// libcurl fails with a bare `CURLE_HTTP2` (`TransportErrorMapping.neverProcessed` recognises
 /// it); that one and the requests caught in the connection's close are resent here when
 /// `ResendPolicy` allows, so a burst loses nothing (measured by the APNs tests'
-/// `rapidResetGuardUnderLoad`; the README's "Why libcurl" has the figures).
+/// `rapidResetGuardUnderLoad`; docs/decisions/libcurl.md has the figures).
 final class CurlEventLoop {
     private let mailbox: LoopMailbox
     private let multi: OpaquePointer

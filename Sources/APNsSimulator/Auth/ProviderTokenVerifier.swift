@@ -1,6 +1,7 @@
 import ScorecastCrypto
 import Foundation
 import Synchronization
+import JSON
 
 /// Checks provider tokens (ES256 JWTs, apns.md §6) against the registered teams, verifying each
 /// distinct token once and caching the verdict. Time-dependent checks (age) are the caller's,
@@ -93,10 +94,9 @@ final class ProviderTokenVerifier: Sendable {
     /// Full verification: three base64url parts, header `{"alg":"ES256","kid":…}`, claims
     /// `{"iss":…,"iat":…}`, a registered `kid` whose team is `iss`, a valid signature.
     private func judge(_ token: String) -> Verdict {
-        let decoder = JSONDecoder()
         guard let parts = try? JWS.parse(token),
-              let header = try? decoder.decode(Header.self, from: Data(parts.header)),
-              let claims = try? decoder.decode(Claims.self, from: Data(parts.payload)),
+              let header = try? JSONCoding.decode(Header.self, from: parts.header),
+              let claims = try? JSONCoding.decode(Claims.self, from: parts.payload),
               header.alg == "ES256" else {
             return .invalid
         }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// What a handler answers: a status, header fields and a body.
 ///
@@ -25,10 +26,10 @@ public struct HTTPResponse: Sendable {
     public static func json<Value: Encodable>(
         _ value: Value, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]
     ) throws -> HTTPResponse {
-        let data = try JSONCoding.encoder().encode(value)
+        let body = try JSONCoding.encode(value)
         var headers = headers
         headers.replaceOrAdd("Content-Type", "application/json")
-        return HTTPResponse(status: status, headers: headers, body: [UInt8](data))
+        return HTTPResponse(status: status, headers: headers, body: body)
     }
 
     /// A plain-text response (`text/plain; charset=utf-8`).
@@ -48,17 +49,5 @@ public struct HTTPResponse: Sendable {
     /// A response without a body, `204 No Content` by default.
     public static func empty(status: HTTPStatus = .noContent, headers: HTTPHeaders = [:]) -> HTTPResponse {
         HTTPResponse(status: status, headers: headers)
-    }
-}
-
-/// How responses encode `Encodable` values.
-enum JSONCoding {
-    /// Sorted keys, ISO 8601 dates, unescaped slashes. A fresh encoder per call: encoders carry
-    /// mutable configuration and are cheap next to a request.
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
     }
 }

@@ -137,6 +137,10 @@ package struct Configuration: Sendable {
     /// The keys that seal feed signing secrets (`SCORECAST_SECRETS_KEY` or `…_FILE`); `nil`:
     /// they are stored in clear.
     package var secretsKeyring: SealingKeyring? = nil
+    /// The feed key and signing secret `scorecast events send` posts with when its options do
+    /// not give them (`SCORECAST_API_KEY`, `SCORECAST_SIGNING_SECRET`); `serve` never reads them.
+    package var feedAPIKey: String? = nil
+    package var feedSigningSecret: String? = nil
 }
 
 /// What stands between scorecast and Postgres on the main database URL.
@@ -300,7 +304,13 @@ extension Configuration {
             databaseDirectURL: databaseDirectURL,
             embeddedPostgresSettings: embeddedPostgresSettings,
             embeddedPostgresRecoveryLimit: .seconds(env.integer(.embeddedPostgresRecoverySeconds)),
-            secretsKeyring: Self.secretsKeyring(&env))
+            secretsKeyring: Self.secretsKeyring(&env),
+            feedAPIKey: env.secret(
+                .feedAPIKey, validate: { APIKeyToken(parsing: $0) != nil },
+                expectation: "a feed key as `scorecast keys create` prints it (sck_…)"),
+            feedSigningSecret: env.secret(
+                .feedSigningSecret, validate: { $0.hasPrefix(SigningSecret.scheme + "_") && !$0.contains(where: \.isWhitespace) },
+                expectation: "a signing secret as `scorecast keys create --hmac` prints it (scs_…)"))
 
         if configuration.retryBase > configuration.retryMax {
             env.problem("SCORECAST_RETRY_BASE_MS (\(configuration.retryBase)) must not exceed SCORECAST_RETRY_MAX_MS (\(configuration.retryMax))")

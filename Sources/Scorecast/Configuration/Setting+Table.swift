@@ -31,6 +31,8 @@ extension Setting {
     package static let secretsKeyFile = Setting("SCORECAST_SECRETS_KEY_FILE", .text(default: nil), "A file holding SCORECAST_SECRETS_KEY instead: one key per line, the current one first, previous ones after it (`#` lines skipped). Not both.")
     package static let opsPublic = Setting("SCORECAST_OPS_PUBLIC", .boolean(default: false), "Serve the operator routes without a token on a non-loopback address, on purpose.")
     package static let opsPort = Setting("SCORECAST_OPS_PORT", .integer(default: 8081, range: 0...65535), "Port of the ops listener (/healthz, /readyz, /metrics) that a `serve` without the api role opens on SCORECAST_HTTP_HOST (0 picks a free one); with the api role they are served on SCORECAST_HTTP_PORT.")
+    package static let feedAPIKey = Setting("SCORECAST_API_KEY", .secret, "The feed key `scorecast events send` posts with when `--key` is not given (as `scorecast keys create` prints it). Only that command reads it.")
+    package static let feedSigningSecret = Setting("SCORECAST_SIGNING_SECRET", .secret, "The signing secret `scorecast events send` signs with when `--signing-secret` is not given, for keys made with `--hmac`. Only that command reads it.")
     package static let httpMaxHeaderBytes = Setting("SCORECAST_HTTP_MAX_HEADER_BYTES", .integer(default: 32_768, range: 1_024...1_048_576), "Largest header block (names and values); larger ones get 431 problem+json.")
 
     // Logs and roles.
@@ -96,7 +98,7 @@ extension Setting {
     package static let pollerReconcileMinutes = Setting("SCORECAST_POLLER_RECONCILE_MINUTES", .integer(default: 15, range: 1...10_080), "Each app's channels are compared with APNs' list this often (fixed only with SCORECAST_RECONCILE_FIX).")
     package static let pollerPruneMinutes = Setting("SCORECAST_POLLER_PRUNE_MINUTES", .integer(default: 10, range: 1...1_440), "Deliveries, events and roll-ups older than SCORECAST_RETENTION_DAYS are pruned this often.")
 
-    /// Every setting, in the order `scorecast config` and the README list them.
+    /// Every setting, in the order `scorecast config` and docs/operations.md list them.
     package static let all: [Setting] = [
         databaseURL, stateDirectory, autoMigrate, schemaDirectory, databasePoolSize, databaseConnectTimeout, databaseStatementTimeout, databaseRequestTimeout,
         databasePooler, databaseDirectURL, embeddedPostgresSettings, embeddedPostgresRecoverySeconds,
@@ -112,5 +114,5 @@ extension Setting {
         retentionDays, retireGraceMinutes, reconcileFix,
         pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,
         pollerRetireSeconds, pollerReconcileMinutes, pollerPruneMinutes,
-    ] + devices
+    ] + devices + [feedAPIKey, feedSigningSecret]
 }

@@ -4,7 +4,7 @@ import Foundation
 /// default and allowed values) and what it does.
 ///
 /// `Setting.all` is the only list of them. `Configuration.load` reads every value through it,
-/// `scorecast config` prints it with the values in effect, and the README's Configuration table
+/// `scorecast config` prints it with the values in effect, and docs/operations.md's settings table
 /// is generated from it (`scorecast config --markdown`; a test compares the two), so a default
 /// or a range is written down exactly once.
 package struct Setting: Sendable, Equatable {
@@ -85,7 +85,7 @@ extension Setting {
         }
     }
 
-    /// The README's Configuration table: a Markdown table of every setting.
+    /// docs/operations.md's settings table: a Markdown table of every setting.
     package static var markdownTable: String {
         var lines = ["| variable | default | meaning |", "|---|---|---|"]
         for setting in all {

@@ -3,8 +3,8 @@ import Foundation
 import HTTPServer
 
 /// The built-in dashboard served at `GET /dashboard`: a page, a style sheet and a script
-/// (`Dashboard/Assets/dashboard.html`, `.css`, `.js`, embedded in the binary by
-/// `Deploy/embed.py`), plain JavaScript and inline SVG; no external scripts, fonts, images or
+/// (`Dashboard/Assets/dashboard.html`, `.css`, `.js`, SwiftPM resources embedded in the binary),
+/// plain JavaScript and inline SVG; no external scripts, fonts, images or
 /// CDNs, so it works offline and behind a strict Content-Security-Policy.
 ///
 /// The page loads `dashboard/dashboard.css` and `dashboard/dashboard.js` and fetches
@@ -46,11 +46,18 @@ package enum DashboardPage {
 
     /// The page, its style sheet and its script, by file name.
     package static let assets: [String: Asset] = Dictionary(
-        uniqueKeysWithValues: EmbeddedDashboard.files.map { file in
-            let body = Array(file.text.utf8)
+        uniqueKeysWithValues: embeddedFiles.map { name, body in
             let digest = SHA256.hexDigest(body).prefix(24)
-            return (file.name, Asset(name: file.name, contentType: contentType(of: file.name), body: body, entityTag: "\"\(digest)\""))
+            return (name, Asset(name: name, contentType: contentType(of: name), body: body, entityTag: "\"\(digest)\""))
         })
+
+    /// The files of `Dashboard/Assets/`, which SwiftPM embeds (`.embedInCode` in Package.swift)
+    /// as `PackageResources.<name with dots as underscores>`; it offers no list, so this is it.
+    private static let embeddedFiles: [(name: String, body: [UInt8])] = [
+        ("dashboard.html", PackageResources.dashboard_html),
+        ("dashboard.css", PackageResources.dashboard_css),
+        ("dashboard.js", PackageResources.dashboard_js),
+    ]
 
     /// The page itself.
     package static var page: Asset { assets["dashboard.html"]! }

@@ -24,7 +24,7 @@ struct ClaimRecord: Equatable {
 /// One claim at a time per process, and none that a claim just made has already answered.
 ///
 /// A NOTIFY wakes every idle worker, and each used to claim: with two workers most claims came
-/// back empty (35–70 % in profiles of a loaded run), each costing Postgres a scan. Now a worker
+/// back empty (35–70 % in profiles), each costing Postgres a scan. Now a worker
 /// claims only after the claim in flight ends, and not at all if that claim covers what it
 /// woke for (``covers(_:reason:seen:decided:)``). The worker's rows are never missed: a
 /// skipped worker goes back to its idle wait, whose look at the due times and next NOTIFY

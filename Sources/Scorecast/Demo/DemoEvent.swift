@@ -1,5 +1,6 @@
 import Foundation
 import ScorecastCore
+import JSON
 
 /// One event of the demo match, in the JSON shape a sports feed posts to `POST /v1/events`:
 ///
@@ -99,9 +100,7 @@ package struct DemoEvent: Codable, Sendable, Equatable {
 
     /// The event as compact JSON with sorted keys.
     package func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        Data(try JSONCoding.encode(self))
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import Postgres
 import ScorecastCore
+import JSON
 
 /// Game reads for apps, widgets and App Intents pickers (public, rate-limited per address):
 ///
@@ -37,7 +38,7 @@ package struct GamesEndpoint: Sendable {
                     throw Problem.notFound("there is no game \(gameID.prefix(140))")
                 }
                 let views = try await views([game], app: app)
-                return try Self.conditional(request, try JSONEncoder.sortedISO8601.encode(views[0]))
+                return try Self.conditional(request, JSONCoding.encode(views[0]))
             }
         }
         router.get("/v1/games") { request in
@@ -54,7 +55,7 @@ package struct GamesEndpoint: Sendable {
                     ORDER BY starts_at NULLS LAST, id
                     LIMIT \(filter.limit)
                     """).map(GameRecord.init(row:))
-                return try Self.conditional(request, try JSONEncoder.sortedISO8601.encode(["games": try await views(games, app: app)]))
+                return try Self.conditional(request, JSONCoding.encode(["games": try await views(games, app: app)]))
             }
         }
     }
@@ -142,8 +143,8 @@ package struct GamesEndpoint: Sendable {
     }
 
     /// `200` with the body and its `ETag`, or `304` when `If-None-Match` names it.
-    static func conditional(_ request: HTTPRequest, _ body: Data) throws -> HTTPResponse {
-        let etag = "\"" + Hex.encode(Array(SHA256.hash(Array(body)).prefix(16))) + "\""
+    static func conditional(_ request: HTTPRequest, _ body: [UInt8]) throws -> HTTPResponse {
+        let etag = "\"" + Hex.encode(Array(SHA256.hash(body).prefix(16))) + "\""
         let headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "no-cache"]
         if let match = request.headers["If-None-Match"] {
             let tags = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -151,7 +152,7 @@ package struct GamesEndpoint: Sendable {
                 return .empty(status: .notModified, headers: headers)
             }
         }
-        var response = HTTPResponse(status: .ok, headers: headers, body: Array(body))
+        var response = HTTPResponse(status: .ok, headers: headers, body: body)
         response.headers.replaceOrAdd("Content-Type", "application/json")
         return response
     }
@@ -220,16 +221,5 @@ package struct GamesEndpoint: Sendable {
             try container.encode(updatedAt, forKey: .updatedAt)
             try container.encode(channel, forKey: .channel)
         }
-    }
-}
-
-extension JSONEncoder {
-    /// Sorted keys, ISO 8601 dates, unescaped slashes: the API's JSON (as `HTTPResponse.json`),
-    /// for bodies whose bytes are hashed into an `ETag`.
-    static var sortedISO8601: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
     }
 }

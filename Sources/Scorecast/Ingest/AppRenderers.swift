@@ -3,7 +3,7 @@ import Synchronization
 
 /// Each app's renderer, kept while the app's row stays the same. Building one parses and checks
 /// the app's content-state mapping; ingest used to build it for every app in every transaction,
-/// which at one event per transaction (a Saturday's pace) was 7 % of `serve`'s CPU (issue 18).
+/// which at one event per transaction (a Saturday's pace) was 7 % of `serve`'s CPU.
 /// Holds one entry per app (apps are never deleted); a changed row replaces its app's entry.
 package final class AppRenderers: Sendable {
     private struct Entry {

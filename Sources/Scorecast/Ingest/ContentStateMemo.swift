@@ -5,7 +5,7 @@ import ScorecastCore
 /// The content-states already encoded within one ``OutboxPlanner`` plan. A content-state
 /// depends on the game's step and on two of the app's settings alone (date encoding and key
 /// mapping); a game has a channel per app, and apps mostly share those two, so one encoding
-/// serves them all (issue 18: with four apps per game each step was encoded four times).
+/// serves them all (with four apps per game each step used to be encoded four times).
 package struct ContentStateMemo {
     private struct Key: Hashable {
         /// The step's event position in the request: one step of one game.

@@ -10,7 +10,7 @@ import ScorecastCore
 ///
 /// A request with an event for a game that a running transaction is ingesting (`busy`) waits
 /// too, and the oldest request without one leads: its transaction would only wait on that
-/// game's row lock, holding up every other game in it (issue 18's profile: two concurrent
+/// game's row lock, holding up every other game in it (profiled: two concurrent
 /// groups of ~35 random games out of 1,000 nearly always shared one, and the games `FOR
 /// UPDATE` was the second costliest statement, all of it lock wait). Postgres' lock still
 /// orders a game's transactions; this only keeps them from queueing inside the database.

@@ -1,6 +1,7 @@
 import APNsSimulator
 import CurlHTTP
 import Foundation
+import JSON
 
 /// A small client for the APNs simulator's admin API (plain HTTP/1.1 JSON on loopback): probe
 /// it, read its teams, register a team. Used by CLI commands that talk to the simulator of a
@@ -31,7 +32,7 @@ package struct BuiltInSimulatorAdmin: Sendable {
     package func teams() async throws -> [SimulatorTeam] {
         struct List: Decodable { let teams: [SimulatorTeam] }
         let answer = try await request("GET", "/teams")
-        guard answer.status == 200, let list = try? JSONDecoder().decode(List.self, from: Data(answer.body)) else {
+        guard answer.status == 200, let list = try? JSONCoding.decode(List.self, from: answer.body) else {
             throw RegistryError(.simulatorUnavailable, "the simulator's admin API answered GET /teams with \(answer.status)")
         }
         return list.teams
@@ -39,8 +40,8 @@ package struct BuiltInSimulatorAdmin: Sendable {
 
     /// Registers `team` (replacing a team with the same key id).
     package func register(_ team: SimulatorTeam) async throws {
-        let body = try JSONEncoder().encode(team)
-        let answer = try await request("POST", "/teams", body: Array(body))
+        let body = try JSONCoding.encode(team)
+        let answer = try await request("POST", "/teams", body: body)
         guard (200..<300).contains(answer.status) else {
             let detail = String(decoding: answer.body.prefix(300), as: UTF8.self)
             throw RegistryError(.simulatorUnavailable, "the simulator refused the team \(team.teamID)/\(team.keyID): \(answer.status) \(detail)")

@@ -1,5 +1,6 @@
 import APNsSimulator
 import Foundation
+import JSON
 
 /// `<state>/apns-sim/endpoints.json`: where the built-in APNs simulator of a running
 /// `scorecast serve` listens, so CLI commands in other processes can reach it.
@@ -46,9 +47,7 @@ package struct BuiltInSimulatorFile: Sendable, Equatable, Codable {
     package func write(stateDirectory: URL) throws {
         let url = Self.path(stateDirectory: stateDirectory)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        try encoder.encode(self).write(to: url, options: .atomic)
+        try Data(JSONCoding.encode(self)).write(to: url, options: .atomic)
     }
 
     /// Reads the file; nil when there is none. A file that is not one of ours is an error.
@@ -56,7 +55,7 @@ package struct BuiltInSimulatorFile: Sendable, Equatable, Codable {
         let url = path(stateDirectory: stateDirectory)
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         do {
-            return try JSONDecoder().decode(BuiltInSimulatorFile.self, from: data)
+            return try JSONCoding.decode(BuiltInSimulatorFile.self, from: data)
         } catch {
             throw RegistryError(.simulatorUnavailable, "\(url.path) is not a simulator endpoints file; remove it and start `scorecast serve` again")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Standard output and error for commands and the demo (which is why it lives in the service):
 /// whole writes, so concurrent lines never interleave.
@@ -17,10 +18,7 @@ package struct Terminal: Sendable {
 
     /// Writes a value as pretty, key-sorted JSON (for `--json`).
     package func json<T: Encodable>(_ value: T) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        line(String(decoding: try encoder.encode(value), as: UTF8.self))
+        line(String(decoding: try JSONCoding.encode(value, pretty: true), as: UTF8.self))
     }
 
     private static func write(_ text: String, to descriptor: Int32) {

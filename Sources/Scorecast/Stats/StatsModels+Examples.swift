@@ -1,6 +1,6 @@
 import Foundation
 
-// Example responses for the README and the dashboard test: fifteen minutes of the demo match
+// Example responses for the statistics documentation and the dashboard test: fifteen minutes of the demo match
 // (Northbridge United v Castleford City) as the poller would report it. The figures are made up
 // but consistent: totals are the sums of the series, retries include the throttled sends, and
 // the failures add up to the retried and failed attempts.

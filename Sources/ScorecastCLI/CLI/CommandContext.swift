@@ -27,7 +27,10 @@ package struct CommandContext: Sendable {
     /// A logger for a one-shot command: `SCORECAST_LOG_LEVEL` when set, else warnings only, so
     /// that a command's own output is not buried under start-up lines.
     package func logger(_ label: String, _ configuration: Configuration) -> Logger {
-        let level = environment["SCORECAST_LOG_LEVEL"] == nil ? LogLevel.warning : configuration.logLevel
-        return Logger(label: label, level: level, format: configuration.logFormat)
+        Logger(label: label, level: logLevelIsSet ? configuration.logLevel : .warning, format: configuration.logFormat)
     }
+
+    /// Whether `SCORECAST_LOG_LEVEL` is set: commands then log at that level (validated by
+    /// `Configuration`), else at a quieter default of their own. The one place the CLI looks.
+    package var logLevelIsSet: Bool { environment[Setting.logLevel.name] != nil }
 }

@@ -1,4 +1,4 @@
-/// What `scorecast` exit codes mean; documented in `--help` and the README.
+/// What `scorecast` exit codes mean; documented in `--help` and docs/operations.md.
 package enum ExitCode: Int32, Sendable {
     /// Success.
     case success = 0

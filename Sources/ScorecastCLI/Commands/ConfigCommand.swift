@@ -7,7 +7,7 @@ enum ConfigCommand {
             ["config"], summary: "List every SCORECAST_* setting with the value in effect, and check the environment",
             options: [
                 .flag("json", "print as JSON"),
-                .flag("markdown", "print the README's Configuration table (defaults and meanings)"),
+                .flag("markdown", "print the settings table of docs/operations.md (defaults and meanings)"),
             ]
         ) { arguments, context in
             if arguments.flag("markdown") {

@@ -15,8 +15,8 @@ enum DemoCommand {
         ) { arguments, context in
             let speed = try arguments.integer("speed", in: 1...3_600) ?? Int(DemoFeed.defaultSpeedup)
             var environment = context.environment
-            environment["SCORECAST_ROLES"] = "api,worker,poller"
-            if environment["SCORECAST_LOG_LEVEL"] == nil { environment["SCORECAST_LOG_LEVEL"] = "warning" }
+            environment[Setting.roles.name] = "api,worker,poller"
+            if !context.logLevelIsSet { environment[Setting.logLevel.name] = "warning" }
             let configuration = try CommandContext(environment: environment, terminal: context.terminal).configuration()
             try await Application(configuration: configuration, environment: environment, terminal: context.terminal) { running in
                 [DemoReplay(running: running, speedup: Double(speed))]

@@ -28,10 +28,10 @@ enum EventsCommands {
             """
     ) { arguments, context in
         let body = try readBody(arguments)
-        guard let token = arguments.value("key") ?? context.environment["SCORECAST_API_KEY"], !token.isEmpty else {
+        guard let token = try arguments.value("key") ?? context.configuration().feedAPIKey, !token.isEmpty else {
             throw CommandError.usage("no API key: pass --key or set SCORECAST_API_KEY (create one with `scorecast keys create`)")
         }
-        let secret = (arguments.value("signing-secret") ?? context.environment["SCORECAST_SIGNING_SECRET"])
+        let secret = try (arguments.value("signing-secret") ?? context.configuration().feedSigningSecret)
             .flatMap { $0.isEmpty ? nil : SigningSecret(text: $0) }
         let url: URL
         if let text = arguments.value("url") {
@@ -58,7 +58,7 @@ enum EventsCommands {
             return
         }
         guard answer.status == 202 else { throw CommandError(.failure, describeRefusal(answer)) }
-        guard let report = try? JSONDecoder().decode(IngestReport.self, from: Data(answer.body)) else {
+        guard let report = try? JSONCoding.decode(IngestReport.self, from: answer.body) else {
             throw CommandError(.failure, "the server answered 202 with a body that is not an ingest report")
         }
         var table = TextTable(["event", "outcome"])

@@ -9,7 +9,8 @@ enum MigrateCommand {
             ["migrate"], summary: "Apply pending schema migrations (or list them with --status)",
             options: [.flag("status", "list applied and pending migrations, change nothing"), .flag("json", "print as JSON")],
             details: """
-                Applies the numbered SQL files of Schema/ in order, each in its own transaction,
+                Applies the numbered SQL migrations built into the binary (or the .sql files of
+                SCORECAST_SCHEMA_DIR) in order, each in its own transaction,
                 under an advisory lock (two migrators at once are safe). A file changed after it
                 was applied is refused. Without SCORECAST_DATABASE_URL the embedded cluster is used.
                 """

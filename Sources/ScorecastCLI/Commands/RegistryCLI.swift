@@ -42,12 +42,10 @@ struct RegistryCLI {
         }
     }
 
-    /// A logger at the configured level, but no chattier than `warning` unless
-    /// `SCORECAST_LOG_LEVEL` asks for more: a command's output is its result, not its log.
+    /// A logger no chattier than `warning` unless `SCORECAST_LOG_LEVEL` asks for more
+    /// (``CommandContext/logger(_:_:)``): a command's output is its result, not its log.
     static func quietLogger(_ context: CommandContext, _ label: String, _ configuration: Configuration) -> Logger {
-        var logger = context.logger(label, configuration)
-        if context.environment["SCORECAST_LOG_LEVEL"] == nil { logger.level = max(logger.level, .warning) }
-        return logger
+        context.logger(label, configuration)
     }
 
     /// The exit code and message for anything a registry command throws.

@@ -21,8 +21,8 @@ enum ServeCommand {
                 """
         ) { arguments, context in
             var environment = context.environment
-            if let roles = arguments.value("roles") { environment["SCORECAST_ROLES"] = roles }
-            if let port = arguments.value("ops-port") { environment["SCORECAST_OPS_PORT"] = port }
+            if let roles = arguments.value("roles") { environment[Setting.roles.name] = roles }
+            if let port = arguments.value("ops-port") { environment[Setting.opsPort.name] = port }
             let configuration = try CommandContext(environment: environment, terminal: context.terminal).configuration()
             try await Application(configuration: configuration, environment: environment, terminal: context.terminal).run()
         }

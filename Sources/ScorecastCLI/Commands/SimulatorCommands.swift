@@ -9,7 +9,7 @@ enum SimulatorCommands {
             ["apns-sim"], summary: "Run the APNs simulator alone (HTTP/2 over TLS; prints its ports as one JSON line)",
             rawArguments: true, details: SimulatorCommand.helpText
         ) { arguments, context in
-            let level = context.environment["SCORECAST_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? .info
+            let level = context.logLevelIsSet ? try context.configuration().logLevel : .info
             let code = await SimulatorCommand.run(
                 arguments: arguments.positionals, logger: Logger(label: "apns-sim", level: level))
             if code != 0 {

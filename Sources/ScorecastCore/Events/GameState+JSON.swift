@@ -103,15 +103,15 @@ extension GameState {
         )
     }
 
-    /// A contract value (no dates inside) as stored JSON, through its own `Codable`.
+    /// A contract value (no dates inside) as stored JSON, through its own `Codable`, built as a
+    /// tree directly (no text written and parsed back).
     private static func stored(_ value: some Encodable) -> JSONValue {
-        guard let bytes = try? JSONEncoder().encode(value), let json = try? JSONParser().parse(bytes) else { return .null }
-        return json
+        (try? JSONValueEncoder().encode(value)) ?? .null
     }
 
     private static func read<Value: Decodable>(_ type: Value.Type, _ json: JSONValue?, _ name: String) throws(StoredValueError) -> Value? {
         guard let json, !json.isNull else { return nil }
-        guard let bytes = try? json.encoded(), let value = try? JSONDecoder().decode(type, from: Data(bytes)) else {
+        guard let bytes = try? json.encoded(), let value = try? JSONCoding.decode(type, from: bytes, dates: .foundationDefault) else {
             throw StoredValueError(subject: "game state", problem: name)
         }
         return value

@@ -76,7 +76,7 @@ public enum RFC3339 {
 
     /// Formats `date` in UTC as `yyyy-mm-ddThh:mm:ssZ`, with a fraction of up to 3 digits only
     /// when `date` has one and `includeFraction` is set. Whole seconds by default because
-    /// `ISO8601DateFormatter`'s default (and `JSONDecoder.DateDecodingStrategy.iso8601`) refuse
+    /// `ISO8601DateFormatter`'s default (and Foundation's ISO 8601 date decoding strategy) refuse
     /// fractions.
     public static func format(_ date: Date, includeFraction: Bool = false) -> String {
         // Whole milliseconds first, so 0.123 stored as 0.12299… still prints as .123.

@@ -3,7 +3,7 @@ import JSON
 
 /// How dates are written into `content-state`, per app (apns.md §4).
 ///
-/// ActivityKit decodes `content-state` with a default `JSONDecoder`, whose `Date` strategy reads
+/// ActivityKit decodes `content-state` with a default Foundation JSON decoder, whose `Date` strategy reads
 /// a number of seconds since 2001-01-01: so ``referenceDate`` is the default and works with a
 /// plain `var updatedAt: Date`. Apps that declare other field types pick another encoding.
 public enum ContentDateEncoding: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {

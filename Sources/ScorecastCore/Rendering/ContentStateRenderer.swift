@@ -73,7 +73,7 @@ public enum ContentStateRenderer {
     /// `content` as JSON, dates written per `dateEncoding`: the app's `Codable` conformance
     /// itself does the writing, so the JSON is exactly what its decoder reads.
     public static func encode(_ content: ContentState, dateEncoding: ContentDateEncoding) throws(LiveActivityPayloadError) -> JSONValue {
-        // The only thing JSONEncoder refuses in this shape is a non-finite clock number.
+        // The only thing a JSON encoder refuses in this shape is a non-finite clock number.
         guard let json = try? dateEncoding.json(content) else {
             throw LiveActivityPayloadError.nonFiniteNumber(path: "content-state")
         }

@@ -5,6 +5,7 @@ import ScorecastLogging
 import Postgres
 import Scorecast
 import Synchronization
+import JSON
 
 /// Everything parts 3–5 share: a durable embedded Postgres (default fsync and synchronous
 /// commit) with pg_stat_statements, the schema, the simulator as a process of its own, C apps,
@@ -89,8 +90,8 @@ final class EndToEndEnvironment: Sendable {
         let url = configuration.urlIncludingPassword
         logger.info("postgres started (durable)", ["settings": try await settingsLine(pool, extra: postgresSettings)])
 
-        let environment = ["SCORECAST_DATABASE_URL": url, "SCORECAST_LOG_LEVEL": "warning",
-                           "SCORECAST_STATE_DIR": folder + "/scorecast-state"]
+        let environment = [Setting.databaseURL.name: url, Setting.logLevel.name: "warning",
+                           Setting.stateDirectory.name: folder + "/scorecast-state"]
         try await runCLI(scorecast, ["migrate"], environment: environment, folder: folder, label: "migrate")
 
         let bundles = (1...appCount).map(bundleID)
@@ -116,8 +117,8 @@ final class EndToEndEnvironment: Sendable {
         }
         let keyOutput = try await runCLI(scorecast, ["keys", "create", "--name", "bench-feed", "--json"],
                                          environment: environment, folder: folder, label: "keys-create")
-        guard let object = try? JSONSerialization.jsonObject(with: Data(keyOutput.utf8)) as? [String: Any],
-              let apiKey = object["key"] as? String else {
+        guard let object = try? JSONParser().parse(keyOutput),
+              let apiKey = object["key"]?.stringValue else {
             throw BenchError("scorecast keys create printed no key")
         }
 
@@ -162,25 +163,25 @@ final class EndToEndEnvironment: Sendable {
 
     /// The SCORECAST_APNS_* settings that point `scorecast` at the simulator.
     static func apnsEnvironment(_ simulator: SimulatorProcess) -> [String: String] {
-        ["SCORECAST_APNS_SEND_HOST": "127.0.0.1", "SCORECAST_APNS_SEND_PORT": String(simulator.sendPort),
-         "SCORECAST_APNS_MANAGEMENT_HOST": "127.0.0.1", "SCORECAST_APNS_MANAGEMENT_PORT": String(simulator.managementPort),
-         "SCORECAST_APNS_CA_FILE": simulator.caCertificatePath]
+        [Setting.apnsSendHost.name: "127.0.0.1", Setting.apnsSendPort.name: String(simulator.sendPort),
+         Setting.apnsManagementHost.name: "127.0.0.1", Setting.apnsManagementPort.name: String(simulator.managementPort),
+         Setting.apnsCAFile.name: simulator.caCertificatePath]
     }
 
     /// The settings every `scorecast serve` of the run gets (defaults otherwise).
     func serveEnvironment(httpPort: Int, roles: String, extra: [String: String]) -> [String: String] {
         // The feed is one address posting on up to 128 connections for what would be many feeds,
         // and part 4 scrapes /metrics beside it: the per-address cap (100) would refuse both.
-        var environment = Self.inheritedEnvironment.merging(["SCORECAST_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "0"]) { $1 }
+        var environment = Self.inheritedEnvironment.merging([Setting.httpMaxConnectionsPerAddress.name: "0"]) { $1 }
             .merging(extra) { $1 }
         environment.merge(Self.apnsEnvironment(simulator)) { $1 }
-        environment["SCORECAST_DATABASE_URL"] = databaseURL
-        environment["SCORECAST_HTTP_PORT"] = String(httpPort)
-        environment["SCORECAST_OPS_PORT"] = "0"
-        environment["SCORECAST_ROLES"] = roles
-        environment["SCORECAST_LOG_LEVEL"] = "warning"
-        environment["SCORECAST_AUTO_MIGRATE"] = "false"
-        environment["SCORECAST_STATE_DIR"] = folder + "/scorecast-state"
+        environment[Setting.databaseURL.name] = databaseURL
+        environment[Setting.httpPort.name] = String(httpPort)
+        environment[Setting.opsPort.name] = "0"
+        environment[Setting.roles.name] = roles
+        environment[Setting.logLevel.name] = "warning"
+        environment[Setting.autoMigrate.name] = "false"
+        environment[Setting.stateDirectory.name] = folder + "/scorecast-state"
         return environment
     }
 

@@ -163,8 +163,8 @@ struct EndToEndSuite {
 
     /// The defaults that shape the end-to-end figures, read from scorecast's own settings table.
     private static var defaultsShown: String {
-        let shown = ["SCORECAST_WORKERS", "SCORECAST_CLAIM_BATCH", "SCORECAST_INGEST_TRANSACTIONS", "SCORECAST_DATABASE_POOL_SIZE",
-                     "SCORECAST_APNS_CONNECTIONS", "SCORECAST_HTTP_THREADS"]
+        let shown = [Setting.workers.name, Setting.claimBatch.name, Setting.ingestTransactions.name, Setting.databasePoolSize.name,
+                     Setting.apnsConnections.name, Setting.httpThreads.name]
         return shown.compactMap { name in
             Configuration.settings.first { $0.name == name }.map { "\(name)=\($0.defaultText)" }
         }.joined(separator: ", ")

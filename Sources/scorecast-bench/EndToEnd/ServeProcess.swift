@@ -1,6 +1,7 @@
 import ChildProcesses
 import CurlHTTP
 import Foundation
+import Scorecast
 
 /// `scorecast serve` as a real process (release build), started with the run's settings.
 struct ServeProcess: Sendable {
@@ -22,7 +23,7 @@ struct ServeProcess: Sendable {
             name: label, executable: environment.scorecast, arguments: ["serve", "--roles", roles],
             environment: settings,
             stdoutPath: environment.folder + "/\(label).out", stderrPath: environment.folder + "/\(label).log")
-        let serve = ServeProcess(process: process, httpPort: port, roles: roles, opsToken: settings["SCORECAST_OPS_TOKEN"])
+        let serve = ServeProcess(process: process, httpPort: port, roles: roles, opsToken: settings[Setting.opsToken.name])
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if let exit = process.poll() {

@@ -1,6 +1,7 @@
 import Foundation
 import ScorecastLogging
 import Postgres
+import Scorecast
 
 /// Part 6: kick-off fan-out. N devices (100k quick, 1M full) follow one game; `scorecast games
 /// start-activities` records the kick-off and a worker-only `serve` plans a push-to-start for each,
@@ -56,7 +57,7 @@ struct KickoffBenchmark: Sendable {
 
         let serve = try await ServeProcess.start(
             environment: environment, roles: "worker", label: "serve-kickoff",
-            extraEnvironment: serveEnvironment.merging(["SCORECAST_DEVICE_POLL_MS": "100"]) { $1 })
+            extraEnvironment: serveEnvironment.merging([Setting.devicePollMilliseconds.name: "100"]) { $1 })
         let rssBefore = ProcFS.sample(pid: serve.process.pid)?.rssBytes ?? 0
         var rssPeak = rssBefore
         let trigger = Date()

@@ -3,7 +3,7 @@ import Foundation
 import Scorecast
 import ScorecastCore
 
-/// `scorecast-bench render`: the CPU cost of rendering inside an ingest (issue 18), without
+/// `scorecast-bench render`: the CPU cost of rendering inside an ingest, without
 /// Postgres or HTTP. Each round plans one request the way part 3 feeds `serve` — one event per
 /// game, 30% goals, the rest a clock and a shown stat, a new match every 90 — for games bound to one channel per app
 /// (the apps' settings equal, as in part 3), through ``OutboxPlanner`` as ingest does; then it

@@ -93,7 +93,7 @@ enum MarkdownReport {
             }
         }
         if !report.endToEnd.isEmpty {
-            // Issue 18's targets: 10,000 broadcasts/s sustained, at 4× the efficiency it measured
+            // The project's targets: 10,000 broadcasts/s sustained, at 4× the efficiency first measured
             // (1,300–2,200 per server CPU-second: 4 × 1,300), alerting p99 ≤ 50 ms there.
             let best = report.endToEnd.filter(\.sustained).max { $0.broadcastsPerSecond < $1.broadcastsPerSecond }
             rows.append(["broadcasts acknowledged/s, sustained", rate(best?.broadcastsPerSecond ?? 0), "≥ 10,000",

@@ -1,6 +1,7 @@
 import ChildProcesses
 import APNs
 import Foundation
+import JSON
 
 /// The APNs simulator as a process of its own (`scorecast-bench sim`, which runs the same code
 /// as `scorecast apns-sim`), so that the load generators measured against it — our client,
@@ -28,9 +29,9 @@ struct SimulatorProcess: Sendable {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if let line = process.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix("{") }),
-               let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-               let send = object["sendPort"] as? Int, let management = object["managementPort"] as? Int,
-               let admin = object["adminPort"] as? Int, let ca = object["caCertificate"] as? String {
+               let object = try? JSONParser().parse(String(line)),
+               let send = object["sendPort"]?.integerValue, let management = object["managementPort"]?.integerValue,
+               let admin = object["adminPort"]?.integerValue, let ca = object["caCertificate"]?.stringValue {
                 return SimulatorProcess(process: process, sendPort: send, managementPort: management, adminPort: admin,
                                         caCertificatePath: ca)
             }

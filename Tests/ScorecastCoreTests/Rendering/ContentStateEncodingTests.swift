@@ -5,7 +5,7 @@ import ScorecastActivity
 import Testing
 @testable import ScorecastCore
 
-/// `content-state` through ``JSONValueEncoder`` against the path it replaced (issue 18):
+/// `content-state` through ``JSONValueEncoder`` against the path it replaced:
 /// `JSONEncoder` with a custom date strategy, its bytes parsed back by ``JSONParser``. Kept here
 /// only as the reference; both must give the same value, hence the same bytes, for every state.
 @Suite struct ContentStateEncodingTests {

@@ -3,14 +3,14 @@ import Testing
 @testable import Scorecast
 
 /// The settings table is the one place a default, a range or a meaning is written: the loader,
-/// the settings structs' defaults, `scorecast config` and the README all follow it.
+/// the settings structs' defaults, `scorecast config` and docs/operations.md all follow it.
 @Suite struct SettingTableTests {
     private let workingDirectory = URL(fileURLWithPath: "/srv/scorecast")
 
-    @Test func theReadmeTableIsGeneratedFromTheSettingsTable() throws {
-        let readme = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains(Setting.markdownTable + "\n"),
-                "README.md's Configuration table differs from the settings table: paste `scorecast config --markdown` into it")
+    @Test func theOperationsGuideTableIsGeneratedFromTheSettingsTable() throws {
+        let guide = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("docs/operations.md"), encoding: .utf8)
+        #expect(guide.contains(Setting.markdownTable + "\n"),
+                "docs/operations.md's settings table differs from the settings table: paste `scorecast config --markdown` into it")
     }
 
     @Test func everySettingHasOneNameAndAMeaning() {

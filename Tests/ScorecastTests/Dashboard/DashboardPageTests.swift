@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TestSupport
 import Testing
 
@@ -14,9 +15,9 @@ struct DashboardPageTests {
         for asset in DashboardPage.assets.values {
             try Data(asset.body).write(to: folder.appendingPathComponent(asset.name))
         }
-        if let game { try StatsJSON.encode(game).write(to: folder.appendingPathComponent("game.json")) }
-        try StatsJSON.encode(stats).write(to: folder.appendingPathComponent("stats.json"))
-        try StatsJSON.encode(live).write(to: folder.appendingPathComponent("live.json"))
+        if let game { try Data(JSONCoding.encode(game)).write(to: folder.appendingPathComponent("game.json")) }
+        try Data(JSONCoding.encode(stats)).write(to: folder.appendingPathComponent("stats.json"))
+        try Data(JSONCoding.encode(live)).write(to: folder.appendingPathComponent("live.json"))
     }
 
     /// Runs Chromium headless with virtual time (so the 2 s refresh fires twice in 5 s of page

@@ -70,7 +70,7 @@ import TestSupport
             // Delivery is at least once: APNs may accept a send whose answer was lost with its
             // connection. The APNs client resends such broadcasts itself (Debian's libcurl 7.88
             // resets every body-less answer, so the simulator's rapid-reset guard closes a busy
-            // connection about every 1,000 streams; README "Why libcurl"), and the worker resends
+            // connection about every 1,000 streams; docs/decisions/libcurl.md), and the worker resends
             // after a transport failure it saw; either way a repeat is the same payload, which the
             // device drops by timestamp. Repeats must stay rare, and every channel must have been
             // delivered and recorded exactly once.

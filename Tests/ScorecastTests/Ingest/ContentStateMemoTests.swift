@@ -5,7 +5,7 @@ import Scorecast
 import ScorecastCore
 import Testing
 
-/// One content-state encoding per step and shape within a plan (issue 18): channels of apps
+/// One content-state encoding per step and shape within a plan: channels of apps
 /// whose date encoding and mapping agree share it; everything else in their payloads stays theirs.
 @Suite struct ContentStateMemoTests {
     static let game = GameInfo(sport: "soccer", homeName: "Arsenal", awayName: "Chelsea")

@@ -26,7 +26,7 @@ final class IngestFixture: Sendable {
     let appID: Int64
 
     static let schemaFiles: [MigrationFile] = {
-        (try? SchemaFolder.read(ScorecastProcess.packageRoot.appendingPathComponent("Schema"))) ?? []
+        (try? SchemaFolder.read(ScorecastProcess.schemaFolder)) ?? []
     }()
 
     /// The endpoint on a router (the clock is the fixture's). One endpoint for the fixture's
@@ -56,7 +56,7 @@ final class IngestFixture: Sendable {
     /// A fresh fixture; `configure` adjusts the settings.
     static func make(_ configure: (inout IngestSettings) -> Void = { _ in }) async throws -> IngestFixture {
         let pool = try await TestDatabase.shared().makePool(maxConnections: 6)
-        #expect(!schemaFiles.isEmpty, "Schema/ has migrations")
+        #expect(!schemaFiles.isEmpty, "Sources/Migrations/Schema/ has migrations")
         try await Migrator(files: schemaFiles, logger: TestDatabase.logger).migrate(pool)
         let appRows = try await pool.query("""
             INSERT INTO apps (bundle_id, environment, team_id, key_id, key_path, dismissal_delay_seconds)

@@ -66,14 +66,14 @@ struct PollerDatabase: Sendable {
     static let logger = Logger(label: "poller-test", level: .error)
 
     static let schemaFiles: [MigrationFile] = {
-        (try? SchemaFolder.read(ScorecastProcess.packageRoot.appendingPathComponent("Schema"))) ?? []
+        (try? SchemaFolder.read(ScorecastProcess.schemaFolder)) ?? []
     }()
 
     /// A fresh migrated schema.
     static func make(maxConnections: Int = 6) async throws -> PollerDatabase {
         let configuration = try await TestDatabase.shared().makeSchema()
         let pool = PostgresPool(configuration: configuration, maxConnections: maxConnections, logger: logger)
-        #expect(!schemaFiles.isEmpty, "Schema/ has migrations")
+        #expect(!schemaFiles.isEmpty, "Sources/Migrations/Schema/ has migrations")
         try await Migrator(files: schemaFiles, logger: logger).migrate(pool)
         return PollerDatabase(pool: pool, configuration: configuration)
     }

@@ -27,7 +27,7 @@ struct RegistryFixture: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let pool = try await TestDatabase.shared().makePool(maxConnections: 6)
-        let migrator = Migrator(files: try SchemaFolder.read(ScorecastProcess.packageRoot.appendingPathComponent("Schema")), logger: logger)
+        let migrator = Migrator(files: try SchemaFolder.read(ScorecastProcess.schemaFolder), logger: logger)
         try await migrator.migrate(pool)
         let simulator = try APNsSimulator(
             configuration: SimulatorConfiguration(stateDirectory: folder.appendingPathComponent("sim").path), logger: logger)

@@ -26,7 +26,7 @@ struct ApplicationStartFailureTests {
         // simulator, for the wrong reason).
         let schema = try await TestDatabase.shared().makeSchema()
         let pool = PostgresPool(configuration: schema, maxConnections: 1, logger: TestDatabase.logger)
-        try await Migrator(files: try SchemaFolder.read(ScorecastProcess.packageRoot.appendingPathComponent("Schema")),
+        try await Migrator(files: try SchemaFolder.read(ScorecastProcess.schemaFolder),
                            logger: TestDatabase.logger).migrate(pool)
         await pool.close()
         let environment = [
@@ -34,7 +34,7 @@ struct ApplicationStartFailureTests {
             "SCORECAST_DATABASE_URL": schema.testConnectionString,
             "SCORECAST_AUTO_MIGRATE": "false",
             "SCORECAST_HTTP_PORT": String(holder.port),
-            "SCORECAST_SCHEMA_DIR": ScorecastProcess.packageRoot.appendingPathComponent("Schema").path,
+            "SCORECAST_SCHEMA_DIR": ScorecastProcess.schemaFolder.path,
             "SCORECAST_LOG_LEVEL": "critical",
         ]
         let configuration = try Configuration.load(from: environment)

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Testing
 
 @testable import Scorecast
@@ -64,16 +65,15 @@ struct StatsModelsTests {
     }
 
     @Test func responsesRoundTripThroughJSON() throws {
-        let decoder = StatsJSON.decoder()
-        #expect(try decoder.decode(StatsResponse.self, from: StatsJSON.encode(StatsResponse.example)) == .example)
-        #expect(try decoder.decode(LiveStatsResponse.self, from: StatsJSON.encode(LiveStatsResponse.example)) == .example)
-        #expect(try decoder.decode(ChannelStatsResponse.self, from: StatsJSON.encode(ChannelStatsResponse.example)) == .example)
-        #expect(try decoder.decode(GameStatsResponse.self, from: StatsJSON.encode(GameStatsResponse.example)) == .example)
-        #expect(try decoder.decode(AppStatsResponse.self, from: StatsJSON.encode(AppStatsResponse.example)) == .example)
+        #expect(try JSONCoding.decode(StatsResponse.self, from: JSONCoding.encode(StatsResponse.example)) == .example)
+        #expect(try JSONCoding.decode(LiveStatsResponse.self, from: JSONCoding.encode(LiveStatsResponse.example)) == .example)
+        #expect(try JSONCoding.decode(ChannelStatsResponse.self, from: JSONCoding.encode(ChannelStatsResponse.example)) == .example)
+        #expect(try JSONCoding.decode(GameStatsResponse.self, from: JSONCoding.encode(GameStatsResponse.example)) == .example)
+        #expect(try JSONCoding.decode(AppStatsResponse.self, from: JSONCoding.encode(AppStatsResponse.example)) == .example)
     }
 
     @Test func seriesBucketsAreFlatObjectsWithRFC3339Times() throws {
-        let data = try StatsJSON.encode(StatsResponse.example)
+        let data = Data(try JSONCoding.encode(StatsResponse.example))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["window"] as? String == "15m")
         #expect(object["from"] as? String == "2025-11-29T20:00:00Z")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import JSON
 @testable import Scorecast
 
 /// A small deterministic generator for scripted rows (the same rows every run).
@@ -86,7 +87,7 @@ func getJSON<T: Decodable>(_ router: Router, _ path: String, query: [String: Str
     let response = try await router.respond(to: HTTPRequest(
         method: .get, path: path, queryItems: query.map { QueryItem(name: $0.key, value: $0.value) }))
     #expect(response.status == .ok, "\(path): \(String(decoding: response.body, as: UTF8.self))")
-    return try StatsJSON.decoder().decode(T.self, from: Data(response.body))
+    return try JSONCoding.decode(T.self, from: response.body)
 }
 
 /// The status and body of a request the router answers with a problem (or not).

@@ -11,7 +11,7 @@ import TestSupport
 struct DeliveryDatabase: Sendable {
     let pool: PostgresPool
 
-    static let schemaFolder = ScorecastProcess.packageRoot.appendingPathComponent("Schema")
+    static let schemaFolder = ScorecastProcess.schemaFolder
 
     /// Runs `body` with a freshly migrated schema, closing the pool afterwards.
     static func with<T: Sendable>(maxConnections: Int = 8, _ body: (DeliveryDatabase) async throws -> T) async throws -> T {
