@@ -32,23 +32,6 @@ public struct GameAttributes: Codable, Hashable, Sendable {
         self.startsAt = startsAt
     }
 
-    /// A team as the Live Activity shows it.
-    public struct Team: Codable, Hashable, Sendable {
-        /// The full display name ("Northbridge United").
-        public var name: String
-        /// A short name for tight layouts ("Northbridge"), when it differs.
-        public var shortName: String?
-        /// A 2–4 letter code ("NBU"), when known.
-        public var abbreviation: String?
-
-        /// Creates a team.
-        public init(name: String, shortName: String? = nil, abbreviation: String? = nil) {
-            self.name = name
-            self.shortName = shortName
-            self.abbreviation = abbreviation
-        }
-    }
-
     /// The team on `side`.
     public func team(_ side: ContentState.Side) -> Team {
         side == .home ? home : away

@@ -156,6 +156,25 @@ struct RegistryCLITests {
         }
     }
 
+    @Test func gamesAddTakesEachTeamsCodeAndColours() async throws {
+        try await RegistryE2E.with { fixture in
+            let added = try await fixture.run(
+                "games", "add", "--id", "epl-2", "--league", "EPL", "--home", "Arsenal", "--away", "Chelsea",
+                "--starts-at", "2026-05-24T15:00:00Z", "--home-code", "afc", "--home-colours", "#ef0107,#ffffff")
+            #expect(added.code == 0, "\(added.stderr)")
+            let game = try #require(try await fixture.json("games", "show", "epl-2") as? [String: Any])
+            #expect(game["home"] as? [String: String] == ["code": "AFC", "primaryColour": "#EF0107", "secondaryColour": "#FFFFFF"])
+            #expect(game["away"] as? [String: String] == ["code": "CHE", "primaryColour": "#8E8E93", "secondaryColour": "#FFFFFF"], "fallbacks")
+
+            let bad = try await fixture.run(
+                "games", "add", "--id", "epl-3", "--league", "EPL", "--home", "Arsenal", "--away", "Chelsea",
+                "--starts-at", "2026-05-24T15:00:00Z", "--away-code", "CHEL")
+            #expect(bad.code != 0)
+            #expect(bad.stderr.contains("--away-code must be 3 letters or digits (ARS, S04), got \"CHEL\""), "\(bad.stderr)")
+            #expect(try await fixture.run("games", "show", "epl-3").code == 3, "nothing is written")
+        }
+    }
+
     @Test func theLightChannelIsMadeOnceBesideTheStandardOne() async throws {
         try await RegistryE2E.with { fixture in
             try await fixture.addApp("com.example.scores")

@@ -15,6 +15,10 @@ package struct GameRecord: Sendable, Hashable {
     package var homeTeam: String
     /// The away team's name.
     package var awayTeam: String
+    /// The home team's registered code and colours.
+    package var homeIdentity: TeamIdentity
+    /// The away team's registered code and colours.
+    package var awayIdentity: TeamIdentity
     /// The scheduled start, when known.
     package var startsAt: Date?
     /// `scheduled`, `live`, `suspended` or `final`.
@@ -30,7 +34,8 @@ package struct GameRecord: Sendable, Hashable {
 
     /// The columns `init(row:)` reads.
     package static let columns =
-        "id, league, sport, home_team, away_team, starts_at, status, state, applied_seq, last_event_at, created_at"
+        "id, league, sport, home_team, away_team, starts_at, status, state, applied_seq, last_event_at, created_at, "
+        + "home_code, away_code, home_primary_colour, home_secondary_colour, away_primary_colour, away_secondary_colour"
 
     /// Decodes a row selected with `columns`. A state that is not one `GameState` wrote (e.g.
     /// `{}` for a game without events) reads as nil.
@@ -40,6 +45,12 @@ package struct GameRecord: Sendable, Hashable {
         sport = try row.decode("sport")
         homeTeam = try row.decode("home_team")
         awayTeam = try row.decode("away_team")
+        homeIdentity = TeamIdentity(
+            code: try row.decode("home_code", as: String?.self), primaryColour: try row.decode("home_primary_colour", as: String?.self),
+            secondaryColour: try row.decode("home_secondary_colour", as: String?.self))
+        awayIdentity = TeamIdentity(
+            code: try row.decode("away_code", as: String?.self), primaryColour: try row.decode("away_primary_colour", as: String?.self),
+            secondaryColour: try row.decode("away_secondary_colour", as: String?.self))
         startsAt = try row.decode("starts_at", as: Date?.self)
         status = try row.decode("status")
         let stateBytes = try row.decode("state", as: PostgresJSON.self).bytes
@@ -66,16 +77,25 @@ package struct GameDraft: Sendable, Hashable {
     package var homeTeam: String
     /// The away team's name.
     package var awayTeam: String
+    /// The home team's code and colours (``TeamIdentity/parse(side:code:colours:)`` checks them).
+    package var homeIdentity: TeamIdentity
+    /// The away team's code and colours.
+    package var awayIdentity: TeamIdentity
     /// The scheduled start, when known.
     package var startsAt: Date?
 
     /// Creates a draft.
-    package init(id: String, league: String, sport: String = "football", homeTeam: String, awayTeam: String, startsAt: Date?) {
+    package init(
+        id: String, league: String, sport: String = "football", homeTeam: String, awayTeam: String,
+        homeIdentity: TeamIdentity = TeamIdentity(), awayIdentity: TeamIdentity = TeamIdentity(), startsAt: Date?
+    ) {
         self.id = id
         self.league = league
         self.sport = sport
         self.homeTeam = homeTeam
         self.awayTeam = awayTeam
+        self.homeIdentity = homeIdentity
+        self.awayIdentity = awayIdentity
         self.startsAt = startsAt
     }
 

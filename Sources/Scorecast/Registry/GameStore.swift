@@ -14,8 +14,14 @@ package struct GameStore: Sendable {
         let rows: [PostgresRow]
         do {
             rows = try await pool.query("""
-                INSERT INTO games (id, league, sport, home_team, away_team, starts_at)
-                VALUES (\(draft.id), \(draft.league), \(draft.sport), \(draft.homeTeam), \(draft.awayTeam), \(draft.startsAt as Date?))
+                INSERT INTO games (
+                    id, league, sport, home_team, away_team, starts_at,
+                    home_code, away_code, home_primary_colour, home_secondary_colour, away_primary_colour, away_secondary_colour)
+                VALUES (
+                    \(draft.id), \(draft.league), \(draft.sport), \(draft.homeTeam), \(draft.awayTeam), \(draft.startsAt as Date?),
+                    \(draft.homeIdentity.code), \(draft.awayIdentity.code),
+                    \(draft.homeIdentity.primaryColour), \(draft.homeIdentity.secondaryColour),
+                    \(draft.awayIdentity.primaryColour), \(draft.awayIdentity.secondaryColour))
                 ON CONFLICT (id) DO NOTHING
                 RETURNING \(unsafeSQL: GameRecord.columns)
                 """)

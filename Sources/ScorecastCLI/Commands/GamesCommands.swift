@@ -16,22 +16,31 @@ enum GamesCommands {
             .value("away", "TEAM", required: true, "the away team"),
             .value("starts-at", "TIME", required: true, "the scheduled start, RFC 3339 (2025-11-29T20:00:00Z)"),
             .value("sport", "SPORT", "the sport (default football)"),
+            .value("home-code", "CODE", "the home team's 3-letter code (default: from its name, Arsenal: ARS)"),
+            .value("away-code", "CODE", "the away team's 3-letter code (default: from its name)"),
+            .value("home-colours", "HEX[,HEX]", "the home team's primary and secondary colours (default: neutral grey and white)"),
+            .value("away-colours", "HEX[,HEX]", "the away team's primary and secondary colours (default: neutral grey and white)"),
             .json,
         ],
         details: """
             Example:
               scorecast games add --id epl-2025-ars-che --league "Premier League" \\
-                --home Arsenal --away Chelsea --starts-at 2025-11-29T17:30:00Z
+                --home Arsenal --away Chelsea --starts-at 2025-11-29T17:30:00Z \\
+                --home-code ARS --home-colours "#EF0107,#FFFFFF" --away-colours "#034694,#FFFFFF"
             """
     ) { arguments, context in
         let startsText = try arguments.required("starts-at")
         guard let startsAt = RFC3339.parse(startsText) else {
             throw CommandError.usage("--starts-at must be an RFC 3339 time such as 2025-11-29T20:00:00Z, got \"\(startsText)\"")
         }
-        let draft = GameDraft(
+        var draft = GameDraft(
             id: try arguments.required("id"), league: try arguments.required("league"), sport: arguments.value("sport") ?? "football",
             homeTeam: try arguments.required("home"), awayTeam: try arguments.required("away"), startsAt: startsAt)
-        try AppsCommands.checked { try draft.validate() }
+        try AppsCommands.checked {
+            draft.homeIdentity = try TeamIdentity.parse(side: "home", code: arguments.value("home-code"), colours: arguments.value("home-colours"))
+            draft.awayIdentity = try TeamIdentity.parse(side: "away", code: arguments.value("away-code"), colours: arguments.value("away-colours"))
+            try draft.validate()
+        }
         try await RegistryCLI.run(context, "games") { cli in
             let game = try await cli.games.add(draft)
             try printGame(cli, game, channels: [], json: arguments.flag("json"))
@@ -92,6 +101,9 @@ enum GamesCommands {
         table.add(["league", game.league])
         table.add(["sport", game.sport])
         table.add(["match", "\(game.homeTeam) – \(game.awayTeam)"])
+        for (side, team) in [("home", view.home), ("away", view.away)] {
+            table.add(["\(side) identity", "\(team.code) \(team.primaryColour) \(team.secondaryColour)"])
+        }
         table.add(["starts", RegistryCLI.time(game.startsAt)])
         table.add(["status", game.status])
         if let state = game.state {
@@ -124,6 +136,19 @@ struct GameView: Encodable {
         let clock: String?
     }
 
+    struct Identity: Encodable {
+        let code: String
+        let primaryColour: String
+        let secondaryColour: String
+
+        init(_ identity: TeamIdentity, name: String) {
+            let team = identity.attributes(name: name)
+            code = team.code
+            primaryColour = team.primary
+            secondaryColour = team.secondary
+        }
+    }
+
     struct LastEvent: Encodable {
         let id: String
         let kind: String
@@ -136,6 +161,9 @@ struct GameView: Encodable {
     let sport: String
     let homeTeam: String
     let awayTeam: String
+    /// Each team's code and colours as the Live Activity gets them (registered or fallen back).
+    let home: Identity
+    let away: Identity
     let startsAt: Date?
     let status: String
     let state: State?
@@ -149,6 +177,8 @@ struct GameView: Encodable {
         sport = game.sport
         homeTeam = game.homeTeam
         awayTeam = game.awayTeam
+        home = Identity(game.homeIdentity, name: game.homeTeam)
+        away = Identity(game.awayIdentity, name: game.awayTeam)
         startsAt = game.startsAt
         status = game.status
         state = game.state.map { State(homeScore: $0.homeScore, awayScore: $0.awayScore, period: $0.period, clock: $0.clock) }

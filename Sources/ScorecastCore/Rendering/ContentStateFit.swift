@@ -39,7 +39,7 @@ public enum ContentStateFit {
     /// Bytes of the body kept for everything but the content-state: the alert (its arguments
     /// cut by the renderer to ``alertArgumentLength``) and the other `aps` keys.
     public static let alertReserve = 5_120 - budget
-    /// Characters kept of each free-text alert argument (player, team, description).
+    /// Characters kept of each name among the alert arguments (player, teams).
     public static let alertArgumentLength = 32
 
     /// Cards kept listed in step 1.

@@ -61,7 +61,9 @@ public struct LiveActivityRenderer: Sendable {
     ) throws(LiveActivityPayloadError) -> RenderedUpdate {
         // A score that went down is a correction (the fold says so): never announced as a goal.
         let alerting = settings.priority.isAlerting(event) && !(event.kind == .score && state.correction == event.id)
-        // Free texts are cut so an alert always fits beside a content-state within its budget.
+        // The alert is made of catalog keys and these structured values only: the feed's
+        // free-text description would reach every phone in the feed's language.
+        // Names are cut so an alert always fits beside a content-state within its budget.
         func short(_ text: String) -> String { ContentStateFit.cut(text, to: ContentStateFit.alertArgumentLength) }
         var values: [AlertCatalog.Argument: String] = [
             .home: short(game.homeName), .away: short(game.awayName),
@@ -74,7 +76,6 @@ public struct LiveActivityRenderer: Sendable {
         }
         values[.period] = state.period
         values[.clock] = state.clock
-        values[.description] = event.description.map { ContentStateFit.cut($0, to: 3 * ContentStateFit.alertArgumentLength) }
         let alert = alerting
             ? AlertCatalog.alert(
                 for: event.kind, values: values, conditions: AlertCatalog.conditions(of: event), style: settings.alertStyle,

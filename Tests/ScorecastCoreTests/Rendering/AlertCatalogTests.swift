@@ -6,7 +6,7 @@ import Testing
 @Suite struct AlertCatalogTests {
     static let all: [AlertCatalog.Argument: String] = [
         .home: "Arsenal", .away: "Chelsea", .team: "Arsenal", .player: "Saka", .homeScore: "2", .awayScore: "1",
-        .period: "2H", .clock: "67'", .description: "Curled in",
+        .period: "2H", .clock: "67'",
     ]
 
     @Test func everyKindHasATitleThatNeedsNothingOptional() {
@@ -90,6 +90,8 @@ import Testing
         #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .score, ownGoal: true, penalty: false)) == [.ownGoal])
         #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .secondYellow)) == [.secondYellowCard])
         #expect(AlertCatalog.conditions(of: FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .score, penalty: true)) == [.penaltyGoal])
+        #expect(AlertCatalog.conditions(of: FeedEvent(id: "v", game: "g", seq: 2, occurredAt: at, kind: .videoReview, disallows: "a")) == [.goalDisallowed])
+        #expect(AlertCatalog.conditions(of: FeedEvent(id: "v", game: "g", seq: 2, occurredAt: at, kind: .videoReview)) == [])
     }
 
     @Test func aSendingOffAlertsAYellowDoesNot() {
@@ -107,13 +109,66 @@ import Testing
         #expect(!PriorityPolicy.lightTier.isAlerting(FeedEvent(id: "a", game: "g", seq: 1, occurredAt: at, kind: .card, card: .secondYellow)))
     }
 
-    @Test func bodyAddsTheDescriptionWhenThereIsOne() {
-        let withDescription = AlertCatalog.alert(for: .score, values: Self.all, style: .plainText, sound: nil)
-        #expect(withDescription.body == .plain("Arsenal 2–1 Chelsea · Curled in"))
-        var values = Self.all
-        values[.description] = ""
-        let without = AlertCatalog.alert(for: .score, values: values, style: .localized, sound: nil)
-        #expect(without.body == .localized(key: "SCORELINE_BODY", arguments: ["Arsenal", "2", "1", "Chelsea"]))
+    @Test func bodyIsTheScoreLine() {
+        let plain = AlertCatalog.alert(for: .score, values: Self.all, style: .plainText, sound: nil)
+        #expect(plain.body == .plain("Arsenal 2–1 Chelsea"))
+        let localized = AlertCatalog.alert(for: .score, values: Self.all, style: .localized, sound: nil)
+        #expect(localized.body == .localized(key: "SCORELINE_BODY", arguments: ["Arsenal", "2", "1", "Chelsea"]))
+    }
+
+    @Test(arguments: [
+        ([AlertCatalog.Argument.player, .team], "GOAL_DISALLOWED_PLAYER_TITLE", "Goal disallowed: Saka (Arsenal)"),
+        ([.team], "GOAL_DISALLOWED_TEAM_TITLE", "Arsenal goal disallowed"),
+        ([], "GOAL_DISALLOWED_TITLE", "Goal disallowed"),
+    ])
+    func aReviewThatTakesBackAGoalSaysSo(optional: [AlertCatalog.Argument], key: String, english: String) {
+        var values = Self.all.filter { [.home, .away, .homeScore, .awayScore].contains($0.key) }
+        for argument in optional { values[argument] = Self.all[argument] }
+        let plain = AlertCatalog.alert(for: .videoReview, values: values, conditions: [.goalDisallowed], style: .plainText, sound: nil)
+        #expect(plain.title == .plain(english))
+        let localized = AlertCatalog.alert(for: .videoReview, values: values, conditions: [.goalDisallowed], style: .localized, sound: nil)
+        guard case .localized(let gotKey, _)? = localized.title else {
+            Issue.record("no localized title")
+            return
+        }
+        #expect(gotKey == key)
+        // Any other review keeps the plain video-review title.
+        let review = AlertCatalog.alert(for: .videoReview, values: values, style: .plainText, sound: nil)
+        #expect(review.title == .plain("Video review"))
+    }
+
+    @Test func everyTranslationHasEveryKeyWithItsArguments() {
+        let keys = Set(AlertCatalog.allTemplates.map(\.key))
+        #expect(AlertCatalog.languages == ["en", "es", "ja"])
+        for (language, formats) in AlertCatalog.translations {
+            #expect(Set(formats.keys) == keys, "\(language): missing \(keys.subtracting(formats.keys).sorted()), extra \(Set(formats.keys).subtracting(keys).sorted())")
+        }
+        for template in AlertCatalog.allTemplates {
+            for language in AlertCatalog.languages {
+                let format = AlertCatalog.format(of: template, in: language) ?? ""
+                #expect(!format.isEmpty, "\(template.key) lacks \(language)")
+                // Filled with distinct markers, a translation shows each argument exactly once.
+                let markers = template.arguments.indices.map { "<\($0 + 1)>" }
+                let filled = AlertCatalog.fill(format, with: markers)
+                for marker in markers {
+                    #expect(filled.components(separatedBy: marker).count == 2, "\(template.key) in \(language) shows \(marker) not once: \(format)")
+                }
+                #expect(!filled.contains("%"), "\(template.key) in \(language) has a stray placeholder: \(format)")
+            }
+        }
+    }
+
+    @Test func translationsSayTheSameThingInTheFansLanguage() {
+        func title(_ key: String, _ language: String, _ arguments: [String]) -> String? {
+            AlertCatalog.allTemplates.first { $0.key == key }
+                .flatMap { AlertCatalog.format(of: $0, in: language) }
+                .map { AlertCatalog.fill($0, with: arguments) }
+        }
+        #expect(title("SCORE_PLAYER_MINUTE_TITLE", "es", ["67'", "Saka", "Arsenal"]) == "67' ¡Gol! Saka (Arsenal)")
+        #expect(title("SCORE_PLAYER_TITLE", "ja", ["Saka", "Arsenal"]) == "ArsenalのSakaが得点")
+        #expect(title("GOAL_DISALLOWED_TITLE", "es", []) == "Gol anulado")
+        #expect(title("GOAL_DISALLOWED_TITLE", "ja", []) == "ゴール取り消し")
+        #expect(title("FINAL_TITLE", "ja", ["Arsenal", "Chelsea"]) == "試合終了：Arsenal 対 Chelsea")
     }
 
     @Test func stringCatalogListsEveryKeyOnceWithItsEnglishText() throws {
@@ -123,7 +178,9 @@ import Testing
         for template in AlertCatalog.allTemplates {
             #expect(strings[template.key]?["localizations"]?["en"]?["stringUnit"]?["value"]?.stringValue == template.format)
         }
-        #expect(strings["SCORE_PLAYER_TITLE"]?["comment"] == "Arguments: 1 player, 2 team.")
+        #expect(strings["SCORE_PLAYER_TITLE"]?["comment"] == .string(
+            "Alert title when a player scores, minute unknown (any sport). Arguments: 1 player's short name (Saka), 2 name of the team concerned."))
+        #expect(strings["GOAL_DISALLOWED_TITLE"]?["localizations"]?["ja"]?["stringUnit"]?["value"] == "ゴール取り消し")
         #expect(catalog["sourceLanguage"] == "en")
     }
 

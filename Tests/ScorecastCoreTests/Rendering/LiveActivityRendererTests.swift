@@ -24,7 +24,7 @@ import Testing
         #expect(update.isAlerting)
         #expect(update.eventID == "e1")
         #expect(update.timestamp == 1_764_452_700)
-        #expect(String(decoding: update.body, as: UTF8.self) == #"{"aps":{"alert":{"body":{"loc-args":["Arsenal","1","0","Chelsea","Curled in"],"loc-key":"SCORELINE_DESCRIPTION_BODY"},"sound":"default","title":{"loc-args":["Saka","Arsenal"],"loc-key":"SCORE_PLAYER_TITLE"}},"#
+        #expect(String(decoding: update.body, as: UTF8.self) == #"{"aps":{"alert":{"body":{"loc-args":["Arsenal","1","0","Chelsea"],"loc-key":"SCORELINE_BODY"},"sound":"default","title":{"loc-args":["Saka","Arsenal"],"loc-key":"SCORE_PLAYER_TITLE"}},"#
             + #""content-state":{"awayScore":0,"cards":[],"extra":{},"homeScore":1,"lastEvent":{"kind":"score","occurredAt":786145500.9,"player":"Saka","team":"home","text":"Curled in"},"redCards":{"away":0,"home":0},"scorers":[{"ownGoal":false,"penalty":false,"player":"Saka","team":"home"}],"status":"live","updatedAt":786145500.9,"version":2},"event":"update","relevance-score":100,"stale-date":1764453300,"timestamp":1764452700}}"#)
     }
 
@@ -102,7 +102,7 @@ import Testing
         let goal = Self.event(.score)
         let update = try LiveActivityRenderer(settings: settings).render(state: Self.fold([goal]), game: Self.game, event: goal, channelLastTimestamp: nil)
         #expect(try update.payload.contentState.encodedString() == #"{"awayScore":0,"cards":[],"home":1,"redCards":{"away":0,"home":0},"scorers":[{"ownGoal":false,"penalty":false,"player":"Saka","team":"home"}],"status":"live","updatedAt":1764452700,"version":2}"#)
-        #expect(update.payload.alert == LiveActivityAlert(title: .plain("Saka scores for Arsenal"), body: .plain("Arsenal 1–0 Chelsea · Curled in")))
+        #expect(update.payload.alert == LiveActivityAlert(title: .plain("Saka scores for Arsenal"), body: .plain("Arsenal 1–0 Chelsea")))
     }
 
     @Test func contentOverTheBudgetIsFittedNotRefused() throws {

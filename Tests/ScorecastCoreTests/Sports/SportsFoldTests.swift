@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 import JSON
 import ScorecastActivity
@@ -200,7 +201,10 @@ import Testing
         let update = try LiveActivityRenderer().render(
             state: match.state, game: GameInfo(sport: "football", homeName: "Arsenal", awayName: "Chelsea"), event: disallow,
             channelLastTimestamp: nil)
-        #expect(update.priority == .immediate && update.payload.alert != nil)
+        #expect(update.priority == .immediate)
+        #expect(update.payload.alert == LiveActivityAlert(
+            title: .localized(key: "GOAL_DISALLOWED_TEAM_TITLE", arguments: ["Arsenal"]),
+            body: .localized(key: "SCORELINE_BODY", arguments: ["Arsenal", "1", "0", "Chelsea"]), sound: "default"))
 
         // A corrected score given by the feed wins; an unknown goal id changes nothing.
         let withScore = FeedEvent(

@@ -41,7 +41,9 @@ struct KickoffFanOutTests {
     }
 
     func addGame(_ fixture: RegistryFixture, startsAt: Date = kickoff.addingTimeInterval(240)) async throws {
-        _ = try await GameStore(pool: fixture.pool).add(GameDraft(id: "g1", league: "EPL", homeTeam: "Arsenal", awayTeam: "Chelsea", startsAt: startsAt))
+        _ = try await GameStore(pool: fixture.pool).add(GameDraft(
+            id: "g1", league: "EPL", homeTeam: "Arsenal", awayTeam: "Chelsea",
+            homeIdentity: try TeamIdentity.parse(side: "home", code: "afc", colours: "#ef0107,#ffffff"), startsAt: startsAt))
     }
 
     @Test func onePushToStartPerFollowingDeviceWithTheRightInput() async throws {
@@ -82,7 +84,11 @@ struct KickoffFanOutTests {
             let aps = try #require((try JSONSerialization.jsonObject(with: Data(start.body.utf8)) as? [String: Any])?["aps"] as? [String: Any])
             #expect(aps["event"] as? String == "start")
             #expect(aps["attributes-type"] as? String == "GameAttributes")
-            #expect((aps["attributes"] as? [String: Any])?["gameID"] as? String == "g1")
+            let attributes = try #require(aps["attributes"] as? [String: Any])
+            #expect(attributes["gameID"] as? String == "g1")
+            // The registered identity travels as given; the away team's falls back.
+            #expect(attributes["home"] as? [String: String] == ["name": "Arsenal", "abbreviation": "AFC", "primaryColour": "#EF0107", "secondaryColour": "#FFFFFF"])
+            #expect(attributes["away"] as? [String: String] == ["name": "Chelsea", "abbreviation": "CHE", "primaryColour": "#8E8E93", "secondaryColour": "#FFFFFF"])
             #expect(aps["alert"] != nil && aps["content-state"] != nil)
 
             // A second round sends nothing: no device is started twice.
