@@ -28,5 +28,6 @@ enum BuiltInMigrations {
         ("0030_stats_minute_refusals.sql", PackageResources._030_stats_minute_refusals_sql),
         ("0040_games_last_arrival.sql", PackageResources._040_games_last_arrival_sql),
         ("0045_sealed_signing_secrets.sql", PackageResources._045_sealed_signing_secrets_sql),
+        ("0050_channel_shown_payload.sql", PackageResources._050_channel_shown_payload_sql),
     ]
 }
