@@ -29,5 +29,6 @@ enum BuiltInMigrations {
         ("0040_games_last_arrival.sql", PackageResources._040_games_last_arrival_sql),
         ("0045_sealed_signing_secrets.sql", PackageResources._045_sealed_signing_secrets_sql),
         ("0050_games_team_identity.sql", PackageResources._050_games_team_identity_sql),
+        ("0055_channel_shown_payload.sql", PackageResources._055_channel_shown_payload_sql),
     ]
 }

@@ -11,8 +11,10 @@ import HTTPServer
 /// `v1/stats?window=15m` (`StatsResponse`; the window picker, kept in the URL's `#window=…`,
 /// changes it), `v1/stats/live` (`LiveStatsResponse`) and, for the game an operator opens,
 /// `v1/games/{id}/stats` and `v1/games/{id}/live` — all relative to its own URL, so it also
-/// works under a path prefix — every 2 seconds. All data reaches the page through
-/// `textContent` and `setAttribute`, never as markup.
+/// works under a path prefix — every 2 seconds. The game view draws each channel's Live
+/// Activity as its phones show it (`face`: the lock screen, the Dynamic Island compact and
+/// expanded, the alert last shown; each drawing marked `data-part`). All data reaches the page
+/// through `textContent` and `setAttribute`, never as markup.
 ///
 /// For tests and diagnostics the page records its state on the document: `data-renders` on
 /// `<body>` counts successful refreshes, `data-errors` on `<html>` lists script errors and

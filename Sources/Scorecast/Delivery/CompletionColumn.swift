@@ -59,6 +59,8 @@ struct CompletionColumn: Sendable {
         column("sent_ts", "int8") { $0.sentTimestamp },
         column("sent_shown", "int8") { $0.sentShown?.fingerprint },
         column("sent_alert", "text") { $0.sentAlertKey },
+        column("shown_payload", "text") { $0.acceptedBody.map { String(decoding: $0, as: UTF8.self) } },
+        column("shown_alert", "bool") { $0.acceptedBody == nil ? nil : $0.acceptedBodyAlerts },
         column("throttled_until", "timestamptz") { $0.throttledUntil },
         eventIDs("d_event_ids") { $0.delivery?.eventIDs },
         column("d_version", "bigint") { $0.delivery?.outboxVersion },

@@ -99,6 +99,8 @@ package enum CompletionPlanner {
             completion.action = .finish
             completion.sentTimestamp = plan.timestamp
             completion.sentShown = plan.shown
+            completion.acceptedBody = plan.body
+            completion.acceptedBodyAlerts = plan.carriesAlert
             settleAlert(dropped: plan.alertDropped)
             var budget = plan.budget
             budget.recordSent(priority: plan.priority, downgraded: plan.downgraded, now: now, policy: plan.budgetPolicy)

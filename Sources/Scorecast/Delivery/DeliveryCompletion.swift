@@ -42,6 +42,11 @@ package struct DeliveryCompletion: Sendable, Hashable {
     package var sentTimestamp: Int64?
     /// What the accepted send showed (becomes `channels.last_shown`); `nil` unless sent, or unknown.
     package var sentShown: ShownState?
+    /// The body APNs accepted (becomes `channels.shown_payload`, what the channel's phones show
+    /// now); `nil` unless sent.
+    package var acceptedBody: [UInt8]?
+    /// Whether ``acceptedBody`` carried an alert (it then also becomes `channels.alert_payload`).
+    package var acceptedBodyAlerts = false
     /// Whether the row was finished without a send because it would have repeated the
     /// channel's last accepted one (counted, nothing recorded in `deliveries`).
     package var skippedRepeat = false

@@ -35,8 +35,8 @@ extension OutboxStore {
     ///
     /// For each completion still held: the `deliveries` row is appended; the outbox row is
     /// deleted or given back as ``OutboxSettlement`` states (superseded, retry with backoff,
-    /// paused, released); the channel's `last_timestamp` and
-    /// `last_sent_at` follow a send, its status becomes `gone` when APNs says so; the budget
+    /// paused, released); the channel's `last_timestamp`, `last_sent_at` and the body its
+    /// phones show (`shown_payload`, `alert_payload`) follow a send, its status becomes `gone` when APNs says so; the budget
     /// row is written; the app is paused (reported once, by whichever completion paused it).
     ///
     /// A deadlock or serialization failure is retried (twice); other errors are thrown and
@@ -162,6 +162,10 @@ extension OutboxStore {
                     last_timestamp = CASE WHEN p.sent_ts IS NULL THEN c.last_timestamp ELSE GREATEST(c.last_timestamp, p.sent_ts) END,
                     last_sent_at = CASE WHEN p.sent_ts IS NULL THEN c.last_sent_at ELSE now() END,
                     last_shown = CASE WHEN p.sent_ts IS NULL THEN c.last_shown ELSE p.sent_shown END,
+                    shown_payload = CASE WHEN p.shown_payload IS NULL THEN c.shown_payload ELSE p.shown_payload::jsonb END,
+                    shown_at = CASE WHEN p.shown_payload IS NULL THEN c.shown_at ELSE now() END,
+                    alert_payload = CASE WHEN p.shown_alert THEN p.shown_payload::jsonb ELSE c.alert_payload END,
+                    alert_at = CASE WHEN p.shown_alert THEN now() ELSE c.alert_at END,
                     status = CASE WHEN p.action = \(cancelAction) AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
                     updated_at = now()
                 FROM plan p

@@ -23,6 +23,8 @@ package struct SendPlan: Sendable, Hashable {
     /// Whether the row's head alert had to be left out (it does not fit beside the state): an
     /// alert dropped by policy, counted.
     package var alertDropped: Bool
+    /// Whether ``body`` carries an alert.
+    package var carriesAlert: Bool
     /// What the send shows (written to `channels.last_shown` once APNs accepts it).
     package var shown: ShownState?
     /// Whether the send would repeat the channel's last accepted one (``ComposedSend``): the
@@ -54,6 +56,7 @@ package struct SendPlan: Sendable, Hashable {
         body = composed.body
         timestamp = Int64(composed.timestamp)
         alertDropped = claim.headAlert != nil && !composed.alertSent
+        carriesAlert = claim.headAlert != nil && composed.alertSent
         shown = composed.shown
         repeatsLastAccepted = composed.repeatsLastAccepted
     }

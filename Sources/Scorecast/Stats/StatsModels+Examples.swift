@@ -149,12 +149,29 @@ extension GameLiveResponse {
         generatedAt: StatsExample.end.addingTimeInterval(-2),
         game: LiveStatsResponse.example.games[0],
         channels: [
+            // The first channel's phones still show the penalty (the equaliser waits in its
+            // outbox); the second's already show the equaliser.
             GameChannelStatus(
                 channel: StatsExample.channels[0], app: StatsExample.appID, environment: "production", status: "active",
-                pendingUpdate: true, budget: StatsExample.budgets[0]),
+                pendingUpdate: true, budget: StatsExample.budgets[0],
+                face: ActivityFace(
+                    acceptedAt: StatsExample.end.addingTimeInterval(-800), event: "update", status: "live", homeScore: 1, awayScore: 2,
+                    period: "2H", clock: "53'", lastPlay: "51' Dan Price · Price sends the keeper the wrong way",
+                    homeScorers: ["Ravi Kapoor 12'"], awayScorers: ["Tom Hale 38'", "Dan Price 51' (pen)"], redCards: [0, 1],
+                    alert: ShownAlert(
+                        acceptedAt: StatsExample.end.addingTimeInterval(-800), title: "51' Penalty goal: Dan Price (Castleford City)",
+                        body: "Northbridge United 1–2 Castleford City", sound: "default"))),
             GameChannelStatus(
                 channel: StatsExample.channels[1], app: StatsExample.appID, environment: "production", status: "active",
-                pendingUpdate: false, budget: StatsExample.budgets[1]),
+                pendingUpdate: false, budget: StatsExample.budgets[1],
+                face: ActivityFace(
+                    acceptedAt: StatsExample.end.addingTimeInterval(-5), event: "update", status: "live", homeScore: 2, awayScore: 2,
+                    period: "2H", clock: "67'", lastPlay: "66' Oliver Quinn · VAR check complete: the goal stands",
+                    homeScorers: ["Ravi Kapoor 12'", "Oliver Quinn 66'"], awayScorers: ["Tom Hale 38'", "Dan Price 51' (pen)"],
+                    redCards: [0, 1],
+                    alert: ShownAlert(
+                        acceptedAt: StatsExample.end.addingTimeInterval(-60), title: "66' Goal: Oliver Quinn (Northbridge United)",
+                        body: "Northbridge United 2–2 Castleford City", sound: "default"))),
         ],
         recentDeliveries: LiveStatsResponse.example.recentDeliveries.filter { $0.game == DemoFeed.gameID },
         pendingAlerts: [
@@ -162,6 +179,36 @@ extension GameLiveResponse {
                 channel: StatsExample.channels[0], event: "1042", text: "GOAL! Northbridge United 2-2 — Oliver Quinn 66'",
                 queuedAt: StatsExample.end.addingTimeInterval(-3)),
         ])
+}
+
+extension GameLiveResponse {
+    /// An example `GET /v1/games/{id}/live` response for the demo match once it is over: its
+    /// channel retiring, its phones showing the ended activity and the final whistle's alert.
+    package static let finishedExample: GameLiveResponse = {
+        var game = LiveStatsResponse.example.games[0]
+        game.homeScore = 3
+        game.period = "FT"
+        game.clock = "90+4'"
+        game.status = "final"
+        game.lastEvent = "Full time at Northbridge Park."
+        let finalWhistle = StatsExample.end.addingTimeInterval(-30)
+        return GameLiveResponse(
+            generatedAt: StatsExample.end.addingTimeInterval(-2), game: game,
+            channels: [
+                GameChannelStatus(
+                    channel: StatsExample.channels[1], app: StatsExample.appID, environment: "production", status: "retiring",
+                    pendingUpdate: false, budget: StatsExample.budgets[1],
+                    face: ActivityFace(
+                        acceptedAt: finalWhistle, event: "end", status: "final", homeScore: 3, awayScore: 2, period: "FT",
+                        clock: "90+4'", lastPlay: "Full time at Northbridge Park.",
+                        homeScorers: ["Ravi Kapoor 12'", "Oliver Quinn 66'", "Oliver Quinn 89'"],
+                        awayScorers: ["Tom Hale 38'", "Dan Price 51' (pen)"], redCards: [0, 1],
+                        alert: ShownAlert(
+                            acceptedAt: finalWhistle, title: "Final: Northbridge United vs Castleford City",
+                            body: "Northbridge United 3–2 Castleford City", sound: "default"))),
+            ],
+            recentDeliveries: [], pendingAlerts: [])
+    }()
 }
 
 extension ChannelStatsResponse {

@@ -1,8 +1,8 @@
 import Foundation
 
 /// `GET /v1/games/{id}/live`: what the dashboard's game view shows — the scoreboard, every
-/// channel bound to the game with its budget, the game's latest deliveries and the
-/// announcements its channels still owe.
+/// channel bound to the game with its budget and what its phones show, the game's latest
+/// deliveries and the announcements its channels still owe.
 package struct GameLiveResponse: Codable, Sendable, Equatable {
     /// When the snapshot was taken.
     package var generatedAt: Date
@@ -39,15 +39,21 @@ package struct GameChannelStatus: Codable, Sendable, Equatable {
     package var pendingUpdate: Bool
     /// Its priority-10 budget in the current hour.
     package var budget: ChannelBudgetStatus?
+    /// What its phones show now, from the last bodies APNs accepted; `nil` before the first.
+    package var face: ActivityFace?
 
     /// Creates a status.
-    package init(channel: String, app: String, environment: String, status: String, pendingUpdate: Bool, budget: ChannelBudgetStatus?) {
+    package init(
+        channel: String, app: String, environment: String, status: String, pendingUpdate: Bool, budget: ChannelBudgetStatus?,
+        face: ActivityFace? = nil
+    ) {
         self.channel = channel
         self.app = app
         self.environment = environment
         self.status = status
         self.pendingUpdate = pendingUpdate
         self.budget = budget
+        self.face = face
     }
 }
 

@@ -5,8 +5,9 @@ import Postgres
 import ScorecastCore
 
 extension StatsQuery {
-    /// `GET /v1/games/{id}/live`: the game's scoreboard, its channels with their budgets and
-    /// whether an update waits, its 25 latest deliveries and the alerts its channels still owe.
+    /// `GET /v1/games/{id}/live`: the game's scoreboard, its channels with their budgets,
+    /// whether an update waits and what their phones show (``ActivityFace``, from the bodies
+    /// APNs last accepted), its 25 latest deliveries and the alerts its channels still owe.
     /// `nil` when there is no such game.
     package func gameLive(_ id: String, now: Date) async throws -> GameLiveResponse? {
         guard let gameRow = try await pool.query("""
@@ -18,7 +19,8 @@ extension StatsQuery {
         let game = Self.liveGame(try GameRecord(row: gameRow), channels: try gameRow.decode("live_channels"), updatedAt: try gameRow.decode("updated_at"))
         let channelRows = try await pool.query("""
             SELECT c.id, c.apns_channel_id, c.status, a.bundle_id, a.environment, o.channel_id IS NOT NULL AS pending,
-                   coalesce(o.alerts, '[]'::jsonb) AS alerts
+                   coalesce(o.alerts, '[]'::jsonb) AS alerts, a.date_encoding,
+                   c.shown_payload::text AS shown_payload, c.shown_at, c.alert_payload::text AS alert_payload, c.alert_at
             FROM channel_bindings b
             JOIN channels c ON c.id = b.channel_id
             JOIN apps a ON a.id = c.app_id
@@ -35,7 +37,7 @@ extension StatsQuery {
             channels.append(GameChannelStatus(
                 channel: channel, app: try row.decode("bundle_id"), environment: try row.decode("environment"),
                 status: try row.decode("status"), pendingUpdate: try row.decode("pending"),
-                budget: budgets.first { $0.channel == channel }))
+                budget: budgets.first { $0.channel == channel }, face: try Self.face(row, now: now)))
             let queue = try QueuedAlert.queue(from: try JSONParser().parse(try row.decode("alerts", as: PostgresJSON.self).bytes))
             alerts += queue.map { PendingAlert(channel: channel, event: $0.key, text: Self.text(of: $0.alert), queuedAt: $0.queuedAt) }
         }
@@ -43,6 +45,17 @@ extension StatsQuery {
             generatedAt: now, game: game, channels: channels,
             recentDeliveries: try await recentDeliveries(channelIDs: channelIDs),
             pendingAlerts: alerts.sorted { ($0.queuedAt, $0.channel, $0.event) < ($1.queuedAt, $1.channel, $1.event) })
+    }
+
+    /// What a channel's phones show, from its row's `shown_payload` and `alert_payload`.
+    private static func face(_ row: PostgresRow, now: Date) throws -> ActivityFace? {
+        guard let shown = try row.decode("shown_payload", as: String?.self), let shownAt = try row.decode("shown_at", as: Date?.self) else {
+            return nil
+        }
+        return ActivityFace.read(
+            shown: Array(shown.utf8), shownAt: shownAt, alert: try row.decode("alert_payload", as: String?.self).map { Array($0.utf8) },
+            alertAt: try row.decode("alert_at", as: Date?.self),
+            dateEncoding: AppRecord.dateEncodings[try row.decode("date_encoding", as: String.self)] ?? .referenceDate, now: now)
     }
 
     /// The latest delivery attempts, newest first, to `channelIDs` (every channel when `nil`).

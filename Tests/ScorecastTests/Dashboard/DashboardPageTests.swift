@@ -178,6 +178,63 @@ struct DashboardPageTests {
         #expect(dom.contains("class=\"game selected\""))
     }
 
+    /// What the fans see, drawn from each channel's `face` in the game view: the lock screen,
+    /// the Dynamic Island compact and expanded, and the alert last shown, for a game in play
+    /// (one channel still showing an older state) and a finished one (the activity ended), at
+    /// a phone's width and a desktop's; each screenshot kept in `.build/artifacts`.
+    @Test(arguments: [("live", 420), ("live", 1400), ("final", 420), ("final", 1400)])
+    func theGameViewDrawsWhatTheFansSee(kind: String, width: Int) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let game = kind == "live" ? GameLiveResponse.example : GameLiveResponse.finishedExample
+        try writeFixture(scratch.appendingPathComponent("fans"), stats: .example, live: .example, game: game)
+        let server = try await FixtureServer(root: scratch)
+        defer { server.stop() }
+        let url = server.url("fans", "dashboard") + "#game=" + game.game.game
+
+        let artifacts = ScorecastProcess.packageRoot.appendingPathComponent(".build/artifacts")
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        let screenshot = artifacts.appendingPathComponent("dashboard-fans-\(kind)-\(width).png")
+        try? FileManager.default.removeItem(at: screenshot)
+        let shot = try await chromium(["--screenshot=\(screenshot.path)", url], profile: scratch.appendingPathComponent("profile-shot"), width: width)
+        #expect(shot.status == 0, "chromium --screenshot failed: \(shot.stderr.suffix(2_000))")
+        let size = (try? FileManager.default.attributesOfItem(atPath: screenshot.path)[.size] as? Int) ?? 0
+        #expect(size > 50_000, "screenshot missing or blank: \(screenshot.path) (\(size) bytes)")
+
+        let dump = try await chromium(["--dump-dom", url], profile: scratch.appendingPathComponent("profile-dom"), width: width)
+        #expect(dump.status == 0, "chromium --dump-dom failed: \(dump.stderr.suffix(2_000))")
+        #expect(consoleProblems(dump.stderr).isEmpty, "console: \(consoleProblems(dump.stderr))")
+        let dom = dump.stdout
+        #expect(attribute("data-errors", of: "html", in: dom) == nil, "script errors: \(attribute("data-errors", of: "html", in: dom) ?? "")")
+        #expect(attribute("data-status", of: "body", in: dom) == "ok")
+        #expect(attribute("data-clipped", of: "body", in: dom) == nil, "clipped: \(attribute("data-clipped", of: "body", in: dom) ?? "")")
+
+        // One drawing of each kind per channel with a face, each from that channel's own face.
+        let faces = game.channels.compactMap { channel in channel.face.map { (channel.channel, $0) } }
+        #expect(!faces.isEmpty)
+        for part in ["lock-screen", "island-compact", "island-expanded", "alert"] {
+            #expect(dom.components(separatedBy: "data-part=\"\(part)\"").count - 1 == faces.count, "\(part)")
+        }
+        for (channel, face) in faces {
+            // The channel's drawing: from its tag to the next channel's.
+            let start = try #require(dom.range(of: "data-channel=\"\(channel)\""), "no drawing for \(channel)")
+            let rest = dom[start.lowerBound...]
+            let own = rest[..<(rest.dropFirst().range(of: "data-channel=")?.lowerBound ?? rest.endIndex)]
+            #expect(own.contains(">\(face.homeScore) – \(face.awayScore)<"), "lock screen score of \(channel)")
+            #expect(own.contains(">NOR \(face.homeScore)<") && own.contains(">\(face.awayScore) CAS<"), "compact island of \(channel)")
+            #expect(own.contains(">\(face.period ?? "") · \(face.clock ?? "")<"), "clock of \(channel)")
+            if let play = face.lastPlay { #expect(own.contains(play), "last play of \(channel)") }
+            let alert = try #require(face.alert)
+            #expect(own.contains(">\(alert.title ?? "")<") && own.contains(">\(alert.body ?? "")<"), "alert of \(channel)")
+            #expect(own.contains("data-event=\"\(face.event)\""))
+        }
+        if kind == "live" {
+            #expect(dom.contains(">Live<") && dom.contains(">newer update waiting<"))
+        } else {
+            #expect(dom.contains(">Final<") && !dom.contains(">Live<"))
+        }
+    }
+
     /// Figures a thousand times larger and latencies a hundred times slower than the example's
     /// (four- and five-digit axis labels, seven-digit counts), an app at its channel limit:
     /// every text still fits (the issue's "2,500 ms reads 500 ms"), at a phone's width (420 px)

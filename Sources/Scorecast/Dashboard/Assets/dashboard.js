@@ -431,6 +431,7 @@
       for (const part of ["gv-channels", "gv-deliveries"]) byId(part).tBodies[0].replaceChildren();
       byId("gv-budget").replaceChildren();
       byId("gv-alerts").replaceChildren();
+      byId("gv-faces").replaceChildren();
       return;
     }
     const game = view.game || {};
@@ -485,6 +486,89 @@
     }) : [h("div", "empty-note", "None: every alert was accepted by APNs")]));
 
     fillDeliveries(byId("gv-deliveries"), list(view.recentDeliveries));
+    renderFaces(game, channels);
+  }
+
+  // ---- what the fans see ---------------------------------------------------------
+  // Each channel's Live Activity as its phones show it now, drawn from `face` (the bodies APNs
+  // last accepted, texts already in English): the lock screen, the Dynamic Island compact and
+  // expanded, and the alert last shown. The feed gives team names only, so the short code is
+  // the name's first three letters, as an app without abbreviations would show it.
+  const FACES_SHOWN = 4;
+  const teamCode = (name) => text(name).replace(/[^\p{L}\p{N}]/gu, "").slice(0, 3).toUpperCase() || "—";
+
+  function renderFaces(game, channels) {
+    const target = byId("gv-faces");
+    const shown = channels.filter((channel) => channel.face);
+    if (!shown.length) {
+      target.replaceChildren(h("div", "empty-note", "No update accepted by APNs yet: phones show nothing of this game"));
+      return;
+    }
+    const home = teamName(game.home, "home");
+    const away = teamName(game.away, "away");
+    const more = shown.length > FACES_SHOWN
+      ? [h("div", "empty-note", "and " + (shown.length - FACES_SHOWN) + " more channel" + (shown.length - FACES_SHOWN === 1 ? "" : "s"))]
+      : [];
+    target.replaceChildren(...shown.slice(0, FACES_SHOWN).map((channel) => drawFace(channel, game, home, away)), ...more);
+  }
+
+  function drawFace(channel, game, home, away) {
+    const face = channel.face;
+    const ended = text(face.event) === "end" || ["final", "cancelled"].includes(text(face.status));
+    const state = ended ? (text(face.status) === "cancelled" ? "Called off" : "Final") : text(face.status) === "live" ? "Live" : text(face.status);
+    const clock = [text(face.period), text(face.clock)].filter((part) => part !== "").join(" · ");
+    const redCards = (side) => {
+      const cards = list(face.redCards);
+      const n = count(cards[side === "home" ? 0 : 1]);
+      return Array.from({ length: Math.min(n, 3) }, () => h("span", "red-card"));
+    };
+    const team = (name, side) => h("div", "ls-team " + side, h("span", "code", teamCode(name)), name, ...redCards(side));
+
+    const lockScreen = h("div", "ls",
+      h("div", "ls-head", h("span", "", text(game.league)), h("span", "ls-state" + (ended ? " ended" : ""), state)),
+      h("div", "ls-board",
+        team(home, "home"),
+        h("div", "", h("div", "ls-score", count(face.homeScore) + " – " + count(face.awayScore)), h("div", "ls-clock", clock)),
+        team(away, "away")),
+      face.lastPlay ? h("div", "ls-play", text(face.lastPlay)) : null,
+      list(face.homeScorers).length || list(face.awayScorers).length
+        ? h("div", "ls-scorers", h("div", "home", list(face.homeScorers).map(text).join(", ")), h("div", "away", list(face.awayScorers).map(text).join(", ")))
+        : null);
+    lockScreen.setAttribute("data-part", "lock-screen");
+
+    const compact = h("div", "di-compact",
+      h("span", "", teamCode(home) + " " + count(face.homeScore)),
+      h("span", "", count(face.awayScore) + " " + teamCode(away)));
+    compact.setAttribute("data-part", "island-compact");
+    const expanded = h("div", "di-expanded",
+      h("div", "di-row",
+        h("div", "di-side home", teamCode(home), h("b", "", String(count(face.homeScore)))),
+        h("div", "di-center", ended ? state : clock || state),
+        h("div", "di-side away", teamCode(away), h("b", "", String(count(face.awayScore))))),
+      face.lastPlay ? h("div", "di-bottom", text(face.lastPlay)) : null);
+    expanded.setAttribute("data-part", "island-expanded");
+
+    const alert = face.alert
+      ? h("div", "shown-alert",
+        face.alert.title ? h("div", "alert-title", text(face.alert.title)) : null,
+        face.alert.body ? h("div", "alert-body", text(face.alert.body)) : null,
+        h("div", "alert-when", "accepted " + fmtTime(face.alert.acceptedAt, true) + (face.alert.sound ? " · sound " + text(face.alert.sound) : "")))
+      : h("div", "shown-alert empty-note", "No alert shown yet");
+    alert.setAttribute("data-part", "alert");
+
+    const caption = h("div", "face-caption",
+      h("span", "mono", shortID(channel.channel)),
+      h("span", "", text(channel.app)),
+      h("span", "", "accepted " + fmtTime(face.acceptedAt, true)),
+      channel.pendingUpdate === true ? h("span", "tag warn", "newer update waiting") : null);
+    const root = h("div", "face",
+      caption,
+      h("div", "", h("div", "phone-label", "Lock screen"), lockScreen),
+      h("div", "", h("div", "phone-label", "Dynamic Island · compact and expanded"), h("div", "islands", compact, expanded)),
+      h("div", "", h("div", "phone-label", "Alert last shown"), alert));
+    root.setAttribute("data-channel", text(channel.channel));
+    root.setAttribute("data-event", text(face.event));
+    return root;
   }
 
   // ---- self-check: no text is cut off ---------------------------------------------
