@@ -24,14 +24,16 @@ public final class RepeatLog: Sendable {
 
     /// Writes `message` at `level`, or counts it when `cause` (the message by default) was
     /// already written within the interval; the summary lists every value seen of the fields
-    /// named in `gathering`.
+    /// named in `gathering`. A cause logged `untilRecovered` is written once until
+    /// ``recovered(cause:_:_:)`` says it is over; meanwhile only its summaries are.
     public func log(
-        _ level: LogLevel, cause: String? = nil, _ message: String, _ fields: [String: String] = [:], gathering: Set<String> = []
+        _ level: LogLevel, cause: String? = nil, _ message: String, _ fields: [String: String] = [:], gathering: Set<String> = [],
+        untilRecovered: Bool = false
     ) {
         guard logger.isEnabled(level) else { return }
         let line = RepeatSummary.Line(level: level, message: message, fields: fields)
         let (lines, flushAt) = state.withLock { state in
-            let lines = state.summary.record(cause: cause ?? message, line, now: clock(), gathering: gathering)
+            let lines = state.summary.record(cause: cause ?? message, line, now: clock(), gathering: gathering, untilRecovered: untilRecovered)
             return (lines, scheduleIfNeeded(&state))
         }
         write(lines)
@@ -39,8 +41,18 @@ public final class RepeatLog: Sendable {
     }
 
     /// `log(.warning, …)`.
-    public func warning(cause: String? = nil, _ message: String, _ fields: [String: String] = [:], gathering: Set<String> = []) {
-        log(.warning, cause: cause, message, fields, gathering: gathering)
+    public func warning(
+        cause: String? = nil, _ message: String, _ fields: [String: String] = [:], gathering: Set<String> = [], untilRecovered: Bool = false
+    ) {
+        log(.warning, cause: cause, message, fields, gathering: gathering, untilRecovered: untilRecovered)
+    }
+
+    /// Says at `notice` level that `cause` works again, after its last summary, when it was
+    /// logged `untilRecovered` and had not recovered yet; otherwise writes nothing of it.
+    public func recovered(cause: String, _ message: String, _ fields: [String: String] = [:]) {
+        let line = RepeatSummary.Line(level: .notice, message: message, fields: fields)
+        let lines = state.withLock { $0.summary.recovered(cause: cause, line, now: clock()) }
+        write(lines)
     }
 
     /// `log(.error, …)`.

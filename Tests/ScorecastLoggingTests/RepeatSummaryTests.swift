@@ -74,3 +74,30 @@ import Testing
         #expect(sink.lines.isEmpty)
     }
 }
+
+/// A cause logged until it recovers: written once, then only summarised, then its end.
+@Suite struct RepeatSummaryRecoveryTests {
+    private let start = Date(timeIntervalSince1970: 1_000_000)
+    private func line(_ message: String, _ fields: [String: String] = [:]) -> RepeatSummary.Line {
+        RepeatSummary.Line(level: .warning, message: message, fields: fields)
+    }
+
+    @Test func anOutageIsWrittenOnceSummarisedEachIntervalAndEndedByItsRecovery() {
+        var summary = RepeatSummary(interval: 60)
+        var written: [RepeatSummary.Line] = []
+        for failure in 0..<100 {  // one every 3 s for 300 s
+            let now = start.addingTimeInterval(Double(failure) * 3)
+            written += summary.record(cause: "apns", line("APNs down", ["game": "g\(failure % 4)"]), now: now, gathering: ["game"], untilRecovered: true)
+        }
+        let end = RepeatSummary.Line(level: .notice, message: "APNs works again")
+        written += summary.recovered(cause: "apns", end, now: start.addingTimeInterval(300))
+        #expect(written.map(\.message) == ["APNs down"] + Array(repeating: "APNs down (19 more in the last 60 s)", count: 1)
+            + Array(repeating: "APNs down (20 more in the last 60 s)", count: 4) + ["APNs works again"])
+        #expect(written.dropFirst().dropLast().allSatisfy { $0.fields["game"] == "g0,g1,g2,g3" })
+        // Recovered once: a second recovery and an unrelated cause write nothing.
+        #expect(summary.recovered(cause: "apns", end, now: start.addingTimeInterval(301)).isEmpty)
+        #expect(summary.recovered(cause: "db", end, now: start.addingTimeInterval(301)).isEmpty)
+        // The next outage is written at once again.
+        #expect(summary.record(cause: "apns", line("APNs down"), now: start.addingTimeInterval(400), untilRecovered: true) == [line("APNs down")])
+    }
+}

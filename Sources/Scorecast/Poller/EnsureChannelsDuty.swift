@@ -53,27 +53,45 @@ package final class EnsureChannelsDuty: PollerDuty {
             return waiting.filter { backoff.mayTry($0, at: now) }
         }
         var report = DutyReport(counts: ["games": 0, "created": 0, "failed": 0, "backing_off": waiting.count - due.count])
+        var working: Set<String> = []
         for gameID in due.prefix(batchSize) {
             report.counts["games", default: 0] += 1
             do {
                 let result = try await registry.ensureChannels(gameID: gameID)
+                working.insert(Self.databaseCause)
                 report.counts["created", default: 0] += result.created.count
                 report.warnings += result.warnings
+                for appResult in result.results {
+                    if case .created = appResult.outcome { working.insert(Self.cause(appResult.app)) }
+                }
                 if result.failures.isEmpty {
                     backoff.withLock { $0.succeeded(gameID) }
                 } else {
                     report.counts["failed", default: 0] += result.failures.count
                     backoff.withLock { $0.failed(gameID, at: now) }
                     for failure in result.failures {
-                        report.warnings.append("no channel for game \(gameID) in \(failure.app.bundleID) (\(failure.app.environment.rawValue)): \(failure.error.message)")
+                        report.failures.append(DutyFailure(
+                            cause: Self.cause(failure.app), message: "no channel for a game in \(Self.appName(failure.app)): \(failure.error.message)",
+                            fields: ["game": gameID, "error": failure.error.message]))
                     }
                 }
             } catch {
                 report.counts["failed", default: 0] += 1
                 backoff.withLock { $0.failed(gameID, at: now) }
-                report.warnings.append("ensuring channels for game \(gameID) failed: \(error)")
+                report.failures.append(DutyFailure(
+                    cause: Self.databaseCause, message: "ensuring a game's channels failed: \(error)",
+                    fields: ["game": gameID, "error": "\(error)"]))
             }
         }
+        report.recovered = working.subtracting(report.failures.map(\.cause))
         return report
     }
+
+    /// The cause of one app's failures: an APNs outage fails every game of the app alike.
+    static func cause(_ app: AppRecord) -> String { "creating channels in \(appName(app))" }
+
+    /// The cause of failures before any app was tried (the database).
+    static let databaseCause = "ensuring channels"
+
+    private static func appName(_ app: AppRecord) -> String { "\(app.bundleID) (\(app.environment.rawValue))" }
 }

@@ -21,7 +21,8 @@ package final class Poller: Service {
     private let clock: any ServiceClock
     private let leaderCheckInterval: Duration
     private let logger: Logger
-    /// Duty failures, summarised per duty: a database outage fails every round of each.
+    /// Duty failures, summarised per duty (a database outage fails every round of each), and
+    /// the duties' lasting failures, summarised per cause until they recover.
     private let repeats: RepeatLog
     private let observer: (@Sendable (String, Result<DutyReport, any Error>) -> Void)?
     private let leading = Atomic<Bool>(false)
@@ -138,6 +139,12 @@ package final class Poller: Service {
         switch result {
         case .success(let report):
             for warning in report.warnings { logger.warning(warning, ["duty": name]) }
+            for failure in report.failures {
+                repeats.warning(
+                    cause: failure.cause, failure.message, failure.fields.merging(["duty": name]) { _, new in new },
+                    gathering: ["game"], untilRecovered: true)
+            }
+            for cause in report.recovered.sorted() { repeats.recovered(cause: cause, "\(cause) works again", ["duty": name]) }
             if report.isQuiet {
                 logger.debug("duty ran", ["duty": name])
             } else {

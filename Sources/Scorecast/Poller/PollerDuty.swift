@@ -13,13 +13,38 @@ package protocol PollerDuty: Sendable {
     func run(at now: Date) async throws -> DutyReport
 }
 
-/// What one round of a duty did: counters by name (rows rescued, minutes rolled up…) and
-/// warnings for an operator. Logged by the poller; returned to tests.
+/// A failure that lasts while its cause does (APNs refusing one app's requests): the poller
+/// logs when a cause starts failing, summaries while it keeps failing, and when it works again,
+/// rather than a line per game per round.
+package struct DutyFailure: Sendable, Equatable {
+    /// What fails, e.g. `creating channels in com.example.scores (production)`; also the start
+    /// of the recovery line.
+    package var cause: String
+    /// The line written when the cause starts failing.
+    package var message: String
+    /// Its fields; `game` is gathered into the summary as every game affected.
+    package var fields: [String: String]
+
+    /// A failure of `cause`.
+    package init(cause: String, message: String, fields: [String: String] = [:]) {
+        self.cause = cause
+        self.message = message
+        self.fields = fields
+    }
+}
+
+/// What one round of a duty did: counters by name (rows rescued, minutes rolled up…),
+/// warnings for an operator, and failures with a cause that may last. Logged by the poller;
+/// returned to tests.
 package struct DutyReport: Sendable, Equatable, CustomStringConvertible {
     /// Counters, e.g. `["rescued": 3]`.
     package var counts: [String: Int]
     /// Lines an operator should see (logged as warnings).
     package var warnings: [String]
+    /// Failures this round, summarised by cause across rounds.
+    package var failures: [DutyFailure] = []
+    /// Causes that worked this round without failing: any outage of theirs is over.
+    package var recovered: Set<String> = []
 
     /// Creates a report.
     package init(counts: [String: Int] = [:], warnings: [String] = []) {
@@ -31,7 +56,7 @@ package struct DutyReport: Sendable, Equatable, CustomStringConvertible {
     package subscript(name: String) -> Int { counts[name] ?? 0 }
 
     /// Whether nothing was counted or warned about.
-    package var isQuiet: Bool { counts.values.allSatisfy { $0 == 0 } && warnings.isEmpty }
+    package var isQuiet: Bool { counts.values.allSatisfy { $0 == 0 } && warnings.isEmpty && failures.isEmpty }
 
     /// `name=value` pairs in name order.
     package var description: String {

@@ -68,7 +68,8 @@ import Testing
 
             var report = try await duty.run(at: clock.now())
             #expect(report["games"] == 1 && report["created"] == 1 && report["failed"] == 1)
-            #expect(report.warnings.contains { $0.contains("com.example.broken") })
+            #expect(report.failures.map(\.cause) == ["creating channels in com.example.broken (sandbox)"])
+            #expect(report.failures.first?.fields["game"] == "new")
             let channels = try await ChannelStore(pool: fixture.pool).list(.init(gameID: "new"))
             #expect(channels.map(\.channel.appID) == [app.id])
             #expect(try await ChannelStore(pool: fixture.pool).list(.init(gameID: "over")).isEmpty)
