@@ -30,11 +30,9 @@ package enum APIRoutes {
         exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true },
         unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger
     ) throws -> Router {
-        var router = Router()
-        router.use(RequestDatabaseDeadline(limit: configuration.databaseRequestTimeout).middleware)
-        let access = OpsAccess(token: configuration.opsToken)
         let statsQuery = StatsQuery(pool: pool, configuration: configuration)
-        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery, unhealthyReason: unhealthyReason).register(on: &router)
+        var router = healthRouter(configuration: configuration, pool: pool, migrator: migrator, stats: statsQuery, unhealthyReason: unhealthyReason)
+        let access = OpsAccess(token: configuration.opsToken)
         DeviceAPI.register(on: &router, pool: pool, settings: configuration.devices, access: access)
         EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
         ChannelsEndpoint(pool: pool).register(on: &router)
@@ -54,15 +52,26 @@ package enum APIRoutes {
         exportsDatabaseGauges: @escaping @Sendable () -> Bool,
         unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger
     ) throws -> Router {
-        var router = Router()
-        router.use(RequestDatabaseDeadline(limit: configuration.databaseRequestTimeout).middleware)
-        let statsQuery = StatsQuery(pool: pool, configuration: configuration)
-        HealthEndpoints(pool: pool, migrator: migrator, stats: statsQuery, unhealthyReason: unhealthyReason).register(on: &router)
+        var router = healthRouter(
+            configuration: configuration, pool: pool, migrator: migrator,
+            stats: StatsQuery(pool: pool, configuration: configuration), unhealthyReason: unhealthyReason)
         MetricsEndpoint(
             registry: registry,
             refresher: try MetricsRefresher(pool: pool, metrics: metrics, registry: registry, exportsDatabaseGauges: exportsDatabaseGauges),
             access: OpsAccess(token: configuration.opsToken), repeats: RepeatLog(logger: logger.named("stats"))
         ).register(on: &router)
+        return router
+    }
+
+    /// What every router starts with: each request's wait on the database bounded, and
+    /// `/healthz` and `/readyz`.
+    private static func healthRouter(
+        configuration: Configuration, pool: PostgresPool, migrator: Migrator, stats: StatsQuery,
+        unhealthyReason: @escaping @Sendable () -> String?
+    ) -> Router {
+        var router = Router()
+        router.use(RequestDatabaseDeadline(limit: configuration.databaseRequestTimeout).middleware)
+        HealthEndpoints(pool: pool, migrator: migrator, stats: stats, unhealthyReason: unhealthyReason).register(on: &router)
         return router
     }
 }

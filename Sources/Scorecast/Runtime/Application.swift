@@ -98,26 +98,18 @@ package struct Application: Sendable {
             // Every process serves /healthz, /readyz and /metrics: on the API's port with the
             // api role, on the ops port otherwise. The database-wide gauges come from the
             // poller's leader alone, so that summing them across processes stays right.
-            let exportsDatabaseGauges: @Sendable () -> Bool = { poller?.isLeader ?? false }
-            var httpBaseURL: URL?
-            if configuration.roles.contains(.api) {
-                let router = try APIRoutes.router(
-                    configuration: configuration, pool: database.pool, migrator: migrator,
-                    registry: metricsRegistry, metrics: metrics, exportsDatabaseGauges: exportsDatabaseGauges,
-                    unhealthyReason: { supervisor?.unhealthyReason() }, logger: logger)
-                let http = try startListener(router: router, port: configuration.httpPort, portSetting: .httpPort, logger: logger)
-                services.append(http)
-                logger.info("HTTP API listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
-                httpBaseURL = URL(string: "http://\(configuration.httpHost):\(http.port)")
-            } else {
-                let router = try APIRoutes.opsRouter(
-                    configuration: configuration, pool: database.pool, migrator: migrator,
-                    registry: metricsRegistry, metrics: metrics, exportsDatabaseGauges: exportsDatabaseGauges,
-                    unhealthyReason: { supervisor?.unhealthyReason() }, logger: logger)
-                let http = try startListener(router: router, port: configuration.opsPort, portSetting: .opsPort, logger: logger)
-                services.append(http)
-                logger.info("ops listener (/healthz, /readyz, /metrics) listening", ["address": "http://\(configuration.httpHost):\(http.port)"])
-            }
+            let servesAPI = configuration.roles.contains(.api)
+            let routes = servesAPI ? APIRoutes.router : APIRoutes.opsRouter
+            let router = try routes(
+                configuration, database.pool, migrator, metricsRegistry, metrics,
+                { poller?.isLeader ?? false }, { supervisor?.unhealthyReason() }, logger)
+            let http = try startListener(
+                router: router, port: servesAPI ? configuration.httpPort : configuration.opsPort,
+                portSetting: servesAPI ? .httpPort : .opsPort, logger: logger)
+            services.append(http)
+            let address = "http://\(configuration.httpHost):\(http.port)"
+            logger.info(servesAPI ? "HTTP API listening" : "ops listener (/healthz, /readyz, /metrics) listening", ["address": address])
+            let httpBaseURL = servesAPI ? URL(string: address) : nil
             if configuration.roles.contains(.worker) {
                 services.append(WorkerPool(
                     pool: database.pool, notifications: database.sessionPool, apns: apns.clients, credentials: credentials,
