@@ -156,12 +156,15 @@ package struct DeliveryApp: Sendable, Hashable {
     package var frequentUpdates: Bool
     /// The app's own priority-10 budget per channel per hour; `nil` takes the profile default.
     package var budgetPerHour: Int?
+    /// How long an ended activity stays on the Lock Screen after its `end` is sent, in seconds.
+    package var dismissalDelaySeconds: Int
 
     /// Creates the app's delivery settings.
     package init(
         id: Int64, bundleID: String, environment: APNsEnvironment, teamID: String, keyID: String, keyPath: String,
-        frequentUpdates: Bool, budgetPerHour: Int?
+        frequentUpdates: Bool, budgetPerHour: Int?, dismissalDelaySeconds: Int = AppSettings().dismissalDelaySeconds
     ) {
+        self.dismissalDelaySeconds = dismissalDelaySeconds
         self.id = id
         self.bundleID = bundleID
         self.environment = environment
@@ -185,6 +188,7 @@ package struct DeliveryApp: Sendable, Hashable {
         keyPath = try row.decode("key_path")
         frequentUpdates = try row.decode("frequent_updates")
         budgetPerHour = try row.decode("budget_per_hour", as: Int?.self)
+        dismissalDelaySeconds = try row.decode("dismissal_delay_seconds")
     }
 }
 

@@ -53,7 +53,7 @@ package struct OutboxStore: Sendable {
             WITH picked AS (
                 SELECT o.channel_id, c.apns_channel_id, c.storage_policy, c.last_timestamp, c.last_shown,
                        a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
-                       a.frequent_updates, a.budget_per_hour
+                       a.frequent_updates, a.budget_per_hour, a.dismissal_delay_seconds
                 FROM outbox o
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
@@ -81,7 +81,7 @@ package struct OutboxStore: Sendable {
             )
             SELECT claimed.*, \(now)::timestamptz AS claimed_at, p.apns_channel_id, p.storage_policy, p.last_timestamp, p.last_shown,
                    p.app_id, p.bundle_id, p.environment, p.team_id, p.key_id, p.key_path,
-                   p.frequent_updates, p.budget_per_hour,
+                   p.frequent_updates, p.budget_per_hour, p.dismissal_delay_seconds,
                    b.window_start AS budget_window_start, b.high_priority_sent AS budget_high_priority_sent,
                    b.downgraded AS budget_downgraded, b.throttled AS budget_throttled, b.budget_limit,
                    b.shrunk_limit AS budget_shrunk_limit, b.last_throttled_at AS budget_last_throttled_at,

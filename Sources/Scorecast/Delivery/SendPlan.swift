@@ -3,8 +3,9 @@ import Foundation
 import ScorecastCore
 
 /// How one claimed row is sent: the body (the newest state with the head of the alert queue,
-/// ``ComposedSend``), the priority after the channel's budget had its say, and the
-/// `apns-expiration` its storage policy allows. Pure: time is passed in.
+/// ``ComposedSend``, an `end` dismissed the app's delay after `now`), the priority after the
+/// channel's budget had its say, and the `apns-expiration` its storage policy allows. Pure:
+/// time is passed in.
 package struct SendPlan: Sendable, Hashable {
     /// `apns-priority` to send.
     package var priority: BroadcastPriority
@@ -52,7 +53,8 @@ package struct SendPlan: Sendable, Hashable {
         let composed = ComposedSend.compose(
             stored: claim.payload, storedTimestamp: Int(claim.payloadTimestamp), alert: claim.headAlert?.alert,
             alertsAfter: max(0, claim.queuedAlerts - 1), channelLastTimestamp: Int(claim.lastTimestamp),
-            lastAccepted: claim.lastShown)
+            lastAccepted: claim.lastShown,
+            dismissalDate: DismissalDate.of(endSentAt: Int(now.timeIntervalSince1970.rounded(.down)), delay: claim.app.dismissalDelaySeconds))
         body = composed.body
         timestamp = Int64(composed.timestamp)
         alertDropped = claim.headAlert != nil && !composed.alertSent

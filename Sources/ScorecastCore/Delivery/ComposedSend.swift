@@ -14,6 +14,9 @@ import JSON
 /// - `end` goes only with the last send the row owes: while alerts wait behind this one, an
 ///   ending state goes as an `update` (no `dismissal-date`), because a phone drops whatever
 ///   reaches an activity after its `end`.
+/// - An `end` carries the `dismissal-date` of its send (``DismissalDate``), not the one stored
+///   when the final was ingested: an `end` held back by an outage would otherwise arrive with
+///   its date already past, and the phone would remove the activity at once.
 /// - A send without an alert that shows what the channel's last accepted send showed (the same
 ///   event and content-state, ``ShownState``) is marked ``repeatsLastAccepted``: it is not sent.
 public struct ComposedSend: Sendable, Hashable {
@@ -42,20 +45,21 @@ public struct ComposedSend: Sendable, Hashable {
     /// Composes the send of `stored` (whose `aps.timestamp` is `storedTimestamp`) with `alert`
     /// for a channel whose newest sent timestamp is `channelLastTimestamp` and whose last
     /// accepted send showed `lastAccepted`; `alertsAfter` alerts still wait behind `alert` in the
-    /// row's queue.
+    /// row's queue. `dismissalDate` is the one an `end` sent now carries (`nil` keeps the stored one).
     public static func compose(
         stored: [UInt8], storedTimestamp: Int, alert: LiveActivityAlert?, alertsAfter: Int = 0, channelLastTimestamp: Int,
-        lastAccepted: ShownState? = nil
+        lastAccepted: ShownState? = nil, dismissalDate: Int? = nil
     ) -> ComposedSend {
         var send = composeBody(
             stored: stored, storedTimestamp: storedTimestamp, alert: alert, alertsAfter: alertsAfter,
-            channelLastTimestamp: channelLastTimestamp)
+            channelLastTimestamp: channelLastTimestamp, dismissalDate: dismissalDate)
         send.repeatsLastAccepted = alert == nil && send.shown != nil && send.shown == lastAccepted
         return send
     }
 
     private static func composeBody(
-        stored: [UInt8], storedTimestamp: Int, alert: LiveActivityAlert?, alertsAfter: Int, channelLastTimestamp: Int
+        stored: [UInt8], storedTimestamp: Int, alert: LiveActivityAlert?, alertsAfter: Int, channelLastTimestamp: Int,
+        dismissalDate: Int?
     ) -> ComposedSend {
         let timestamp = alert == nil
             ? max(storedTimestamp, channelLastTimestamp)
@@ -66,10 +70,12 @@ public struct ComposedSend: Sendable, Hashable {
         }
         // A row stored by an older version may carry its alert in the state: never a repeat.
         let storedShown = payload.alert == nil ? ShownState(payload: payload) : nil
-        if alert == nil && timestamp == storedTimestamp {
+        let restamped = payload.event == .end ? dismissalDate ?? payload.dismissalDate : nil
+        if alert == nil && timestamp == storedTimestamp && restamped == payload.dismissalDate {
             return ComposedSend(body: stored, timestamp: storedTimestamp, alertSent: false, shown: storedShown)
         }
         payload.timestamp = timestamp
+        payload.dismissalDate = restamped
         if alert != nil && alertsAfter > 0 && payload.event == .end {
             payload.event = .update
             payload.dismissalDate = nil

@@ -7,10 +7,10 @@ import ScorecastActivity
 /// ``RenderSettings``:
 ///
 /// - `content-state`: the default shape (``ScorecastActivity/ContentState``, rendered by ``ContentStateRenderer``) mapped per app, dates per app.
-/// - `event`: `end` once the game is over (final or cancelled), with `dismissal-date` = the
-///   time the final reached the server (the event's own time when that is later) + the app's
-///   dismissal delay, so a final that arrives late still stays on the lock screen for the whole
-///   delay; `update` otherwise, with `stale-date` from
+/// - `event`: `end` once the game is over (final or cancelled), with a ``DismissalDate`` counted
+///   from the time the final reached the server (the event's own time when that is later): the
+///   earliest it can be sent, stamped again with the real send time by ``ComposedSend``;
+///   `update` otherwise, with `stale-date` from
 ///   ``StalenessPolicy`` (arrival or event time, whichever is later, + the sport's staleness,
 ///   + a break's expected length).
 /// - the game's ``SportProfile`` (from its sport) shapes the clock and the lists.
@@ -141,8 +141,9 @@ public struct LiveActivityRenderer: Sendable {
             alert: alert
         )
         if state.status.isOver {
-            let sentFrom = max(occurredAt, receivedAt ?? occurredAt)
-            payload.dismissalDate = Int((sentFrom.timeIntervalSince1970 + settings.dismissalDelay).rounded(.down))
+            let sendableFrom = max(occurredAt, receivedAt ?? occurredAt)
+            payload.dismissalDate = DismissalDate.of(
+                endSentAt: Int(sendableFrom.timeIntervalSince1970.rounded(.down)), delay: Int(settings.dismissalDelay.rounded(.down)))
         } else {
             payload.staleDate = settings.staleness.staleDate(
                 occurredAt: occurredAt, receivedAt: receivedAt, sport: game.sport, period: state.period)

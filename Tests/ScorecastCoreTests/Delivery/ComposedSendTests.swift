@@ -110,6 +110,28 @@ import Testing
         #expect(events == [.update, .update, .end])
     }
 
+    @Test func anEndCarriesTheDismissalDateOfItsSendNotTheStoredOne() throws {
+        let stored = try Self.fullTime.encode(for: .broadcast)
+        // An hour late (an outage): the stored date would already be past on arrival.
+        let sentLate = 1_764_462_600 + 3_600
+        let alone = ComposedSend.compose(
+            stored: stored, storedTimestamp: Self.fullTime.timestamp, alert: nil, channelLastTimestamp: Self.fullTime.timestamp,
+            dismissalDate: sentLate)
+        #expect(try Self.decoded(alone.body).dismissalDate == sentLate)
+        #expect(try Self.decoded(alone.body).event == .end)
+        #expect(alone.timestamp == Self.fullTime.timestamp)
+        let alerted = ComposedSend.compose(
+            stored: stored, storedTimestamp: Self.fullTime.timestamp, alert: Self.finalWhistle, channelLastTimestamp: 0,
+            dismissalDate: sentLate)
+        #expect(try Self.decoded(alerted.body).dismissalDate == sentLate)
+        #expect(try Self.decoded(alerted.body).alert == Self.finalWhistle)
+        // An update has none, whatever the send time.
+        let update = try Self.state.encode(for: .broadcast)
+        let routine = ComposedSend.compose(
+            stored: update, storedTimestamp: Self.state.timestamp, alert: nil, channelLastTimestamp: 0, dismissalDate: sentLate)
+        #expect(routine.body == update)
+    }
+
     @Test func aStateSendShowingWhatTheLastAcceptedSendShowedIsARepeat() throws {
         let stored = try Self.state.encode(for: .broadcast)
         let last = ShownState(payload: Self.state)
