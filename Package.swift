@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging", "CThreadName"]),
         .target(
-            name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
+            name: "EndToEndSupport", dependencies: ["TestSupport", "JSON", "ScorecastCore", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
         // What ActivityKit does with the broadcasts the simulator accepted: the phone in the tests.
         .target(name: "PhoneModel", dependencies: ["ScorecastActivity", "JSON", "APNsSimulator"], path: "Tests/PhoneModel"),
