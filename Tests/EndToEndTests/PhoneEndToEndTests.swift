@@ -1,6 +1,7 @@
 import APNsSimulator
 import EndToEndSupport
 import Foundation
+import JSON
 import PhoneModel
 import Postgres
 import Scorecast
@@ -10,8 +11,8 @@ import Testing
 import TestSupport
 
 /// What a fan's phone shows after a whole match through the built binary: the bundled demo
-/// match posted to `serve`, broadcast to the APNs simulator over TLS, and every broadcast APNs
-/// accepted played into the ``Phone`` model (ActivityKit's rules). However the match is fed,
+/// match and a real-density match posted to `serve`, broadcast to the APNs simulator over TLS,
+/// and every broadcast APNs accepted played into the ``Phone`` model (ActivityKit's rules). However the match is fed,
 /// the phone ends on the feed's final truth and shows every alert exactly once.
 @Suite("End to end: what the phone shows", .serialized)
 struct PhoneEndToEndTests {
@@ -40,26 +41,34 @@ struct PhoneEndToEndTests {
         "SCORECAST_RETRY_BASE_MS": "50", "SCORECAST_RETRY_MAX_MS": "400", "SCORECAST_RETRY_MAX_ATTEMPTS": "1000",
     ]
 
-    /// The demo match as its feed sends it, played out an hour ago at real speed (so every
-    /// `occurredAt` is in the past of the server's clock, as a live feed's are).
-    static func demoMatch() throws -> [DemoEvent] {
-        let length = Double(DemoFeed.matchLength.components.seconds)
-        let start = Date().addingTimeInterval(-(length + 3_600)).timeIntervalSince1970.rounded(.down)
-        return try DemoFeed.events(startingAt: Date(timeIntervalSince1970: start), speedup: 1).map(\.event)
+    @Test(arguments: Feeding.allCases)
+    func theDemoMatchEndsOnThePhoneAsTheFeedSaysItEnded(feeding: Feeding) async throws {
+        let match = try FedMatch.demo()
+        #expect(MatchTruth(match.events).alerts.count == 8, "kick-off, five goals, a sending-off and full time")
+        try await Self.play(match, feeding)
     }
 
     @Test(arguments: Feeding.allCases)
-    func theDemoMatchEndsOnThePhoneAsTheFeedSaysItEnded(feeding: Feeding) async throws {
-        let events = try Self.demoMatch()
+    func aRealDensityMatchEndsOnThePhoneAsTheFeedSaysItEnded(feeding: Feeding) async throws {
+        let match = FedMatch.realDensity()
+        let truth = MatchTruth(match.events)
+        #expect(match.events.count == 2_847)
+        #expect(truth.alerts.map(\.family) == ["START_", "SCORE_", "SCORE_", "PENALTY_", "SCORE_", "SCORE_", "GOAL_DISALLOWED_", "FINAL_"])
+        try await Self.play(match, feeding)
+    }
+
+    /// Feeds `match` to `serve` as `feeding` says, then checks what the phone shows against the
+    /// feed's truth.
+    static func play(_ match: FedMatch, _ feeding: Feeding) async throws {
+        let events = match.events
         let truth = MatchTruth(events)
-        #expect(truth.alerts.count == 8, "kick-off, five goals, a sending-off and full time")
         try await RegistryE2E.with { e2e in
             try await e2e.addApp(Self.bundleID)
             let added = try await e2e.run(
-                "games", "add", "--id", DemoFeed.gameID, "--league", DemoFeed.league, "--home", DemoFeed.homeTeam, "--away",
-                DemoFeed.awayTeam, "--starts-at", RFC3339.format(events[0].occurredAt))
+                "games", "add", "--id", match.gameID, "--league", match.league, "--home", match.homeTeam, "--away",
+                match.awayTeam, "--starts-at", RFC3339.format(events[0].occurredAt))
             #expect(added.code == 0, "\(added.stderr)")
-            let created = try #require(try await e2e.json("channels", "create", "--game", DemoFeed.gameID, "--app", Self.bundleID) as? [String: Any])
+            let created = try #require(try await e2e.json("channels", "create", "--game", match.gameID, "--app", Self.bundleID) as? [String: Any])
             let channelID = try #require(created["channelId"] as? String)
             let keys = try await e2e.run("keys", "create", "--name", "feed")
             let key = try #require(
@@ -144,20 +153,52 @@ struct Feed {
     let key: String
 
     /// Posts `events` (one alone, several as a batch); each must be accepted.
-    func post(_ events: [DemoEvent]) async throws {
-        let bodies = try events.map { try $0.jsonData() }
-        let body = events.count == 1 ? bodies[0] : Data(#"{"events":["#.utf8) + Data(bodies.joined(separator: Data(",".utf8))) + Data("]}".utf8)
+    func post(_ events: [FeedEvent]) async throws {
+        let body = events.count == 1 ? events[0].jsonValue : JSONValue.object(["events": .array(events.map(\.jsonValue))])
         let answer = try await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"], body: Array(body))
+            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+            body: try body.encoded())
         let text = String(decoding: answer.body, as: UTF8.self)
         #expect(answer.status == 202, "\(text)")
         #expect(try TestHTTP.object(answer.body)["accepted"] as? Int == events.count, "every event accepted: \(text)")
     }
 }
 
+/// A match to feed: its game's registration and its events, played out in the past of the
+/// server's clock (as a live feed's are, each `occurredAt` before it arrives).
+struct FedMatch {
+    var gameID: String
+    var league: String
+    var homeTeam: String
+    var awayTeam: String
+    var events: [FeedEvent]
+
+    /// The bundled demo match at real speed, over an hour ago, read as ingest reads it.
+    static func demo() throws -> FedMatch {
+        let length = Double(DemoFeed.matchLength.components.seconds)
+        let start = Date().addingTimeInterval(-(length + 3_600)).timeIntervalSince1970.rounded(.down)
+        let events = try DemoFeed.events(startingAt: Date(timeIntervalSince1970: start), speedup: 1).map { timed in
+            try FeedEventValidator().event(from: JSONParser().parse(Array(try timed.event.jsonData())), now: timed.event.occurredAt)
+        }
+        return FedMatch(
+            gameID: DemoFeed.gameID, league: DemoFeed.league, homeTeam: DemoFeed.homeTeam, awayTeam: DemoFeed.awayTeam, events: events)
+    }
+
+    /// The default real-density match (about 2,800 events over two hours of real time), its
+    /// fixture four hours ago.
+    static func realDensity() -> FedMatch {
+        let start = Date(timeIntervalSince1970: Date().addingTimeInterval(-4 * 3_600).timeIntervalSince1970.rounded(.down))
+        let match = RealDensityMatch(start: start)
+        return FedMatch(
+            gameID: match.game, league: "Test League", homeTeam: RealDensityMatch.homeTeam, awayTeam: RealDensityMatch.awayTeam,
+            events: match.events)
+    }
+}
+
 /// What the feed says happened, from its events alone: the final score and period, the
 /// scorers and cards in order, and the alerts a fan must see (the default policy: kick-off,
-/// every goal, every sending-off, full time).
+/// every goal, every penalty awarded, every goal taken back by a video review, every
+/// sending-off, a suspension, full time or a cancellation).
 struct MatchTruth {
     struct Expected: CustomStringConvertible {
         /// The title key's beginning (`SCORE_`, `CARD_RED`…).
@@ -174,25 +215,40 @@ struct MatchTruth {
     var cards: [String] = []
     var alerts: [Expected] = []
 
-    init(_ events: [DemoEvent]) {
+    init(_ events: [FeedEvent]) {
+        var clock = ""
+        var scorerOfGoal: [String: Int] = [:]
+        var disallowed: Set<Int> = []
         for event in events {
-            home = event.scoreboard.home
-            away = event.scoreboard.away
-            period = event.scoreboard.period.rawValue
-            let who = "\(event.team?.rawValue ?? "?") \(event.shortName ?? event.player ?? "?") \(event.scoreboard.clock)"
+            home = event.scoreboard.home ?? home
+            away = event.scoreboard.away ?? away
+            period = event.scoreboard.period.applied(to: period) ?? ""
+            clock = event.scoreboard.clock.applied(to: clock) ?? ""
+            let who = "\(event.team?.rawValue ?? "?") \(event.shortName ?? event.player ?? "?") \(clock)"
             switch event.kind {
             case .start: alerts.append(Expected(family: "START_"))
             case .score:
+                scorerOfGoal[event.id] = scorers.count
                 scorers.append(who)
                 alerts.append(Expected(family: "SCORE_", player: event.shortName))
             case .card:
-                cards.append("\(who) \(event.card ?? "?")")
-                if event.card == "red" { alerts.append(Expected(family: "CARD_RED_", player: event.shortName)) }
-                if event.card == "second-yellow" { alerts.append(Expected(family: "CARD_SECOND_YELLOW_", player: event.shortName)) }
+                cards.append("\(who) \(event.card?.rawValue ?? "?")")
+                if event.card == .red { alerts.append(Expected(family: "CARD_RED_", player: event.shortName)) }
+                if event.card == .secondYellow { alerts.append(Expected(family: "CARD_SECOND_YELLOW_", player: event.shortName)) }
+            case .videoReview:
+                // A review that takes a goal back removes its scorer and says so, as the goal did.
+                if let goal = event.disallows, let scorer = scorerOfGoal[goal] {
+                    disallowed.insert(scorer)
+                    alerts.append(Expected(family: "GOAL_DISALLOWED_", player: event.shortName))
+                }
+            case .penalty: alerts.append(Expected(family: "PENALTY_"))
+            case .suspended: alerts.append(Expected(family: "SUSPENDED_"))
             case .final: alerts.append(Expected(family: "FINAL_"))
+            case .cancelled: alerts.append(Expected(family: "CANCELLED_"))
             default: break
             }
         }
+        scorers = scorers.enumerated().filter { !disallowed.contains($0.offset) }.map(\.element)
     }
 
     /// Checks that `phone` ended on this truth and showed each expected alert once, in order.
