@@ -31,7 +31,7 @@ extension GameState {
         if let updatedAt { members["updatedAt"] = .double(updatedAt.timeIntervalSince1970) }
         if let shownAt { members["shownAt"] = .double(shownAt.timeIntervalSince1970) }
         members["shownSeq"] = .integer(shownSeq)
-        if !teams.isEmpty { members["teams"] = .object(Dictionary(uniqueKeysWithValues: teams.map { ($0.key.rawValue, $0.value.jsonValue) })) }
+        if !teams.isEmpty { members["teams"] = TeamIdentity.jsonValue(of: teams) }
         if let lastEvent {
             var event: [String: JSONValue] = [
                 "id": .string(lastEvent.id),

@@ -49,4 +49,9 @@ extension TeamIdentity {
         if let secondaryColour { members["secondaryColour"] = .string(secondaryColour) }
         return .object(members)
     }
+
+    /// Identities by side in their wire shape: `{"home": {…}, "away": {…}}`, the sides known.
+    public static func jsonValue(of teams: [TeamSide: TeamIdentity]) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: teams.map { ($0.key.rawValue, $0.value.jsonValue) }))
+    }
 }
