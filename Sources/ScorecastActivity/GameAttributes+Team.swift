@@ -55,19 +55,24 @@ extension GameAttributes {
         }
 
         /// `text` upper-cased when it is a code (exactly 3 ASCII letters or digits), else `nil`.
+        /// Checked before upper-casing: "ß" upper-cases to "SS", and a code is ASCII as typed.
         public static func validCode(_ text: String) -> String? {
-            let code = text.uppercased()
-            let valid = code.utf8.count == 3 && code.utf8.allSatisfy { (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }
-            return valid ? code : nil
+            let valid = text.utf8.count == 3 && text.utf8.allSatisfy { isASCIILetter($0) || isASCIIDigit($0) }
+            return valid ? text.uppercased() : nil
         }
 
-        /// `text` as `#RRGGBB` with upper-case digits when it is a hex colour (`#` optional),
-        /// else `nil`.
+        /// `text` as `#RRGGBB` with upper-case digits when it is a hex colour (`#` optional,
+        /// ASCII hex digits only: `Character.isHexDigit` also admits full-width forms), else `nil`.
         public static func validColour(_ text: String) -> String? {
             let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
-            guard digits.utf8.count == 6, digits.allSatisfy(\.isHexDigit) else { return nil }
-            return "#" + digits.uppercased()
+            let valid = digits.utf8.count == 6
+                && digits.utf8.allSatisfy { isASCIIDigit($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+            return valid ? "#" + digits.uppercased() : nil
         }
+
+        private static func isASCIILetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+
+        private static func isASCIIDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 
         /// The red, green and blue of a `#RRGGBB` colour, each 0…1 (for SwiftUI's
         /// `Color(red:green:blue:)`), or `nil` when `hex` is not one.

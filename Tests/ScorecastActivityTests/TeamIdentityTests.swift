@@ -42,6 +42,17 @@ import Testing
         #expect(GameAttributes.Team.validCode("s04") == "S04")
     }
 
+    /// Codes and colours are ASCII as typed: "ß" upper-cases to "SS" and full-width letters
+    /// pass `Character.isHexDigit`, and either would have passed for a code or a colour that the
+    /// games table's checks then refuse.
+    @Test func onlyASCIICodesAndColoursAreValid() {
+        #expect(GameAttributes.Team.validCode("ßA") == nil)
+        #expect(GameAttributes.Team.validCode("ÅRS") == nil)
+        #expect(GameAttributes.Team.validColour("#ＡＢ") == nil)
+        #expect(GameAttributes.Team.validColour("ＡＢ") == nil)
+        #expect(GameAttributes.Team.validColour("#c8102e") == "#C8102E")
+    }
+
     @Test func colourComponentsForSwiftUI() throws {
         let red = try #require(GameAttributes.Team.components(ofColour: "#FF8000"))
         #expect(red.red == 1 && red.green == 128.0 / 255 && red.blue == 0)

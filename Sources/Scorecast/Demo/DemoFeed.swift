@@ -18,6 +18,10 @@ package enum DemoFeed {
     package static let homeTeam = "Northbridge United"
     /// The away team.
     package static let awayTeam = "Castleford City"
+    /// The home team's code and colours, registered with the game.
+    package static let homeIdentity = TeamIdentity(code: "NBU", primaryColour: "#C8102E", secondaryColour: "#FFFFFF")
+    /// The away team's code and colours.
+    package static let awayIdentity = TeamIdentity(code: "CFC", primaryColour: "#1D428A", secondaryColour: "#FFC72C")
     /// The competition.
     package static let league = "Demo League"
     /// The sport.

@@ -92,7 +92,7 @@ package struct DemoReplay: Service {
         let gameID = "\(DemoFeed.gameID)-\(stamp)"
         _ = try await GameStore(pool: running.pool).add(GameDraft(
             id: gameID, league: DemoFeed.league, sport: DemoFeed.sport, homeTeam: DemoFeed.homeTeam,
-            awayTeam: DemoFeed.awayTeam, startsAt: Date()))
+            awayTeam: DemoFeed.awayTeam, homeIdentity: DemoFeed.homeIdentity, awayIdentity: DemoFeed.awayIdentity, startsAt: Date()))
         let registry = ChannelRegistry(
             pool: running.pool, apns: running.apns.clients, credentials: CredentialStore(),
             channelLimit: configuration.channelLimit, staleness: IngestSettings(configuration: configuration).staleness,

@@ -3,12 +3,14 @@ import ScorecastCrypto
 import Foundation
 import HTTPServer
 import Postgres
+import ScorecastActivity
 import ScorecastCore
 import JSON
 
 /// Game reads for apps, widgets and App Intents pickers (public, rate-limited per address):
 ///
-/// - `GET /v1/games/{id}` → one game: teams, status, score, period, clock, and — with
+/// - `GET /v1/games/{id}` → one game: teams (name, code, colours: `GameAttributes.Team`'s
+///   shape, so an app builds the attributes of an activity it starts from them), status, score, period, clock, and — with
 ///   `bundle-id` — the channel the app's Live Activity subscribes to; `frequent-updates=false`
 ///   picks the lighter channel. `environment` (`sandbox` or `production`) may be left out when
 ///   the bundle id has one app; with two it is a `400` naming both.
@@ -168,15 +170,16 @@ package struct GamesEndpoint: Sendable {
 
     /// A game as apps read it.
     struct GameView: Encodable {
-        struct Team: Encodable { let name: String }
         struct Score: Encodable { let home: Int; let away: Int }
         struct Channel: Encodable { let id: String; let tier: String }
 
         let id: String
         let league: String
         let sport: String
-        let home: Team
-        let away: Team
+        /// Each team as the Live Activity shows it (``GameRecord/team(_:)``): `name`,
+        /// `abbreviation`, `primaryColour`, `secondaryColour`.
+        let home: GameAttributes.Team
+        let away: GameAttributes.Team
         let startsAt: Date?
         let status: String
         let score: Score
@@ -189,8 +192,8 @@ package struct GamesEndpoint: Sendable {
             id = game.id
             league = game.league
             sport = game.sport
-            home = Team(name: game.homeTeam)
-            away = Team(name: game.awayTeam)
+            home = game.team(.home)
+            away = game.team(.away)
             startsAt = game.startsAt
             status = game.status
             let state = game.state ?? .initial

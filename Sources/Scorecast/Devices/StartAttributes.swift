@@ -5,7 +5,8 @@ import ScorecastCore
 
 /// The `attributes` of a push-to-start: the app's own `GameAttributes` (`ScorecastActivity`),
 /// encoded by its `Codable` conformance with every date written like the app's content-state.
-/// Each team carries its code and colours, registered or fallen back (``TeamIdentity``).
+/// Each team carries its code and colours: registered, else the feed's, else fallen back
+/// (``GameRecord/team(_:)``).
 enum StartAttributes {
     /// `attributes-type`.
     static let typeName = GameAttributes.typeName
@@ -14,8 +15,7 @@ enum StartAttributes {
     static func encode(_ game: GameRecord, dateEncoding: ContentDateEncoding) throws -> JSONValue {
         try dateEncoding.json(GameAttributes(
             gameID: game.id, sport: game.sport, league: game.league,
-            home: game.homeIdentity.attributes(name: game.homeTeam.isEmpty ? "Home" : game.homeTeam),
-            away: game.awayIdentity.attributes(name: game.awayTeam.isEmpty ? "Away" : game.awayTeam),
+            home: game.team(.home), away: game.team(.away),
             startsAt: game.startsAt ?? game.createdAt))
     }
 }

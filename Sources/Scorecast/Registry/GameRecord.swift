@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Postgres
+import ScorecastActivity
 import ScorecastCore
 
 /// One row of `games`: a feed's game, its folded state and when it last changed.
@@ -36,6 +37,16 @@ package struct GameRecord: Sendable, Hashable {
     package static let columns =
         "id, league, sport, home_team, away_team, starts_at, status, state, applied_seq, last_event_at, created_at, "
         + "home_code, away_code, home_primary_colour, home_secondary_colour, away_primary_colour, away_secondary_colour"
+
+    /// The team on `side` as the Live Activity and the games API show it: the registered code
+    /// and colours, each missing part filled from the feed's (``GameState/teams``), the rest
+    /// fallen back (``TeamIdentity/attributes(name:)``). A game a feed created without names is
+    /// "Home" v "Away".
+    package func team(_ side: TeamSide) -> GameAttributes.Team {
+        let (name, registered) = side == .home ? (homeTeam, homeIdentity) : (awayTeam, awayIdentity)
+        let identity = registered.filled(from: state?.teams[side] ?? TeamIdentity())
+        return identity.attributes(name: name.isEmpty ? (side == .home ? "Home" : "Away") : name)
+    }
 
     /// Decodes a row selected with `columns`. A state that is not one `GameState` wrote (e.g.
     /// `{}` for a game without events) reads as nil.

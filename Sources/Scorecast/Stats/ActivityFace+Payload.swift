@@ -5,13 +5,17 @@ import ScorecastCore
 
 extension ActivityFace {
     /// The face of a channel from `shown` (its last accepted body, accepted at `shownAt`) and
-    /// `alert` (its last accepted body with an alert), dates in the content-state read in the
-    /// app's `dateEncoding`, a running clock read at `now`. `nil` when `shown` is not a Live
-    /// Activity body with a content-state. Pure.
+    /// `alert` (its last accepted body with an alert), its content-state read back through the
+    /// app's `mapping` (keys it renamed) and its dates in the app's `dateEncoding`, a running
+    /// clock read at `now`. `nil` when `shown` is not a Live Activity body with a content-state.
+    /// Pure.
     package static func read(
-        shown: [UInt8], shownAt: Date, alert: [UInt8]?, alertAt: Date?, dateEncoding: ContentDateEncoding, now: Date
+        shown: [UInt8], shownAt: Date, alert: [UInt8]?, alertAt: Date?, mapping: ContentStateMapping = .identity,
+        dateEncoding: ContentDateEncoding, now: Date
     ) -> ActivityFace? {
-        guard let aps = (try? JSONParser().parse(shown))?["aps"], let state = aps["content-state"]?.objectValue else { return nil }
+        guard let aps = (try? JSONParser().parse(shown))?["aps"], let sent = aps["content-state"],
+            let state = mapping.unapply(to: sent).objectValue
+        else { return nil }
         let scorers = (state["scorers"]?.arrayValue ?? []).compactMap(\.objectValue)
         func goals(_ side: String) -> [String] {
             scorers.filter { $0["team"]?.stringValue == side }.map { goal in

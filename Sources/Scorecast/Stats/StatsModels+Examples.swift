@@ -114,7 +114,9 @@ extension LiveStatsResponse {
                 game: DemoFeed.gameID, league: DemoFeed.league, home: DemoFeed.homeTeam, away: DemoFeed.awayTeam,
                 homeScore: 2, awayScore: 2, period: "2H", clock: "67'", status: "live",
                 lastEvent: "VAR check complete: the goal stands. Oliver Quinn was level with the last defender.",
-                seq: 42, updatedAt: StatsExample.end.addingTimeInterval(-9), channels: 2),
+                seq: 42, updatedAt: StatsExample.end.addingTimeInterval(-9), channels: 2,
+                homeIdentity: LiveTeamIdentity(code: "NBU", primaryColour: "#C8102E", secondaryColour: "#FFFFFF"),
+                awayIdentity: LiveTeamIdentity(code: "CFC", primaryColour: "#1D428A", secondaryColour: "#FFC72C")),
             LiveGame(
                 game: "demo-hfd-wlv", league: DemoFeed.league, home: "Hartford Town", away: "Wolverley Rangers",
                 homeScore: 0, awayScore: 1, period: "1H", clock: "31'", status: "live",

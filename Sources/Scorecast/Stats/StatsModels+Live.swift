@@ -101,9 +101,17 @@ package struct LiveGame: Codable, Sendable, Equatable {
     package var updatedAt: Date
     /// How many channels carry the game.
     package var channels: Int
+    /// The home team's code and colours as its Live Activities show them (registered, else the
+    /// feed's, else fallen back); `nil` in a snapshot that does not carry them.
+    package var homeIdentity: LiveTeamIdentity?
+    /// The away team's code and colours.
+    package var awayIdentity: LiveTeamIdentity?
 
     /// Creates a game summary.
-    package init(game: String, league: String, home: String, away: String, homeScore: Int, awayScore: Int, period: String, clock: String, status: String, lastEvent: String?, seq: Int, updatedAt: Date, channels: Int) {
+    package init(
+        game: String, league: String, home: String, away: String, homeScore: Int, awayScore: Int, period: String, clock: String, status: String,
+        lastEvent: String?, seq: Int, updatedAt: Date, channels: Int, homeIdentity: LiveTeamIdentity? = nil, awayIdentity: LiveTeamIdentity? = nil
+    ) {
         self.game = game
         self.league = league
         self.home = home
@@ -117,6 +125,25 @@ package struct LiveGame: Codable, Sendable, Equatable {
         self.seq = seq
         self.updatedAt = updatedAt
         self.channels = channels
+        self.homeIdentity = homeIdentity
+        self.awayIdentity = awayIdentity
+    }
+}
+
+/// A team's code and colours as the dashboard draws them on a Live Activity.
+package struct LiveTeamIdentity: Codable, Sendable, Equatable {
+    /// The 3-letter code of the Dynamic Island's compact view.
+    package var code: String
+    /// The primary colour, `#RRGGBB`.
+    package var primaryColour: String
+    /// The secondary colour, `#RRGGBB` (text on the primary).
+    package var secondaryColour: String
+
+    /// Creates an identity.
+    package init(code: String, primaryColour: String, secondaryColour: String) {
+        self.code = code
+        self.primaryColour = primaryColour
+        self.secondaryColour = secondaryColour
     }
 }
 

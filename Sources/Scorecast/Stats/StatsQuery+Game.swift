@@ -19,7 +19,7 @@ extension StatsQuery {
         let game = Self.liveGame(try GameRecord(row: gameRow), channels: try gameRow.decode("live_channels"), updatedAt: try gameRow.decode("updated_at"))
         let channelRows = try await pool.query("""
             SELECT c.id, c.apns_channel_id, c.status, a.bundle_id, a.environment, o.channel_id IS NOT NULL AS pending,
-                   coalesce(o.alerts, '[]'::jsonb) AS alerts, a.date_encoding,
+                   coalesce(o.alerts, '[]'::jsonb) AS alerts, a.date_encoding, a.content_state_mapping,
                    c.shown_payload::text AS shown_payload, c.shown_at, c.alert_payload::text AS alert_payload, c.alert_at
             FROM channel_bindings b
             JOIN channels c ON c.id = b.channel_id
@@ -52,9 +52,11 @@ extension StatsQuery {
         guard let shown = try row.decode("shown_payload", as: String?.self), let shownAt = try row.decode("shown_at", as: Date?.self) else {
             return nil
         }
+        // A mapping the app could not render with sent nothing; the default shape is the best guess.
+        let mappingJSON = try JSONParser().parse(try row.decode("content_state_mapping", as: PostgresJSON.self).bytes)
         return ActivityFace.read(
             shown: Array(shown.utf8), shownAt: shownAt, alert: try row.decode("alert_payload", as: String?.self).map { Array($0.utf8) },
-            alertAt: try row.decode("alert_at", as: Date?.self),
+            alertAt: try row.decode("alert_at", as: Date?.self), mapping: (try? ContentStateMapping(jsonValue: mappingJSON)) ?? .identity,
             dateEncoding: AppRecord.dateEncodings[try row.decode("date_encoding", as: String.self)] ?? .referenceDate, now: now)
     }
 

@@ -72,7 +72,14 @@ extension StatsQuery {
             homeScore: state?.homeScore ?? 0, awayScore: state?.awayScore ?? 0,
             period: state?.period ?? "", clock: state?.clock ?? "", status: game.status,
             lastEvent: last.map { $0.description ?? $0.kind.rawValue }, seq: Int(game.appliedSeq),
-            updatedAt: game.lastEventAt ?? updatedAt, channels: channels)
+            updatedAt: game.lastEventAt ?? updatedAt, channels: channels,
+            homeIdentity: liveIdentity(game, .home), awayIdentity: liveIdentity(game, .away))
+    }
+
+    /// The code and colours of `game`'s team on `side` (``GameRecord/team(_:)``). Pure.
+    static func liveIdentity(_ game: GameRecord, _ side: TeamSide) -> LiveTeamIdentity {
+        let team = game.team(side)
+        return LiveTeamIdentity(code: team.code, primaryColour: team.primary, secondaryColour: team.secondary)
     }
 
     /// The API's outcome of a `deliveries.outcome`: `sent` is accepted, `retry` retried, and

@@ -16,10 +16,10 @@ enum GamesCommands {
             .value("away", "TEAM", required: true, "the away team"),
             .value("starts-at", "TIME", required: true, "the scheduled start, RFC 3339 (2025-11-29T20:00:00Z)"),
             .value("sport", "SPORT", "the sport (default football)"),
-            .value("home-code", "CODE", "the home team's 3-letter code (default: from its name, Arsenal: ARS)"),
-            .value("away-code", "CODE", "the away team's 3-letter code (default: from its name)"),
-            .value("home-colours", "HEX[,HEX]", "the home team's primary and secondary colours (default: neutral grey and white)"),
-            .value("away-colours", "HEX[,HEX]", "the away team's primary and secondary colours (default: neutral grey and white)"),
+            .value("home-code", "CODE", "the home team's 3-letter code (default: the feed's, else from its name, Arsenal: ARS)"),
+            .value("away-code", "CODE", "the away team's 3-letter code (default: the feed's, else from its name)"),
+            .value("home-colours", "HEX[,HEX]", "the home team's primary and secondary colours (default: the feed's, else grey and white)"),
+            .value("away-colours", "HEX[,HEX]", "the away team's primary and secondary colours (default: the feed's, else grey and white)"),
             .json,
         ],
         details: """
@@ -141,8 +141,8 @@ struct GameView: Encodable {
         let primaryColour: String
         let secondaryColour: String
 
-        init(_ identity: TeamIdentity, name: String) {
-            let team = identity.attributes(name: name)
+        init(_ game: GameRecord, _ side: TeamSide) {
+            let team = game.team(side)
             code = team.code
             primaryColour = team.primary
             secondaryColour = team.secondary
@@ -161,7 +161,8 @@ struct GameView: Encodable {
     let sport: String
     let homeTeam: String
     let awayTeam: String
-    /// Each team's code and colours as the Live Activity gets them (registered or fallen back).
+    /// Each team's code and colours as the Live Activity gets them (registered, else the
+    /// feed's, else fallen back).
     let home: Identity
     let away: Identity
     let startsAt: Date?
@@ -177,8 +178,8 @@ struct GameView: Encodable {
         sport = game.sport
         homeTeam = game.homeTeam
         awayTeam = game.awayTeam
-        home = Identity(game.homeIdentity, name: game.homeTeam)
-        away = Identity(game.awayIdentity, name: game.awayTeam)
+        home = Identity(game, .home)
+        away = Identity(game, .away)
         startsAt = game.startsAt
         status = game.status
         state = game.state.map { State(homeScore: $0.homeScore, awayScore: $0.awayScore, period: $0.period, clock: $0.clock) }

@@ -22,6 +22,7 @@ extension FeedEvent {
         if let penalty { members["penalty"] = .bool(penalty) }
         if let card { members["card"] = .string(card.rawValue) }
         if let disallows { members["disallows"] = .string(disallows) }
+        if !teams.isEmpty { members["teams"] = TeamIdentity.jsonValue(of: teams) }
         return .object(members)
     }
 }

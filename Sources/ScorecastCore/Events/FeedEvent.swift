@@ -39,6 +39,10 @@ public struct FeedEvent: Sendable, Hashable {
     /// leaves the list, and its team's score goes down by one unless the event's scoreboard
     /// gives the corrected score.
     public var disallows: String?
+    /// The teams' codes and colours as the feed gives them, by side (often on the first event
+    /// only). They fill what the game's registration lacks; a later event's part replaces an
+    /// earlier one's.
+    public var teams: [TeamSide: TeamIdentity]
 
     /// Creates an event; callers outside tests should go through ``FeedEventValidator``.
     public init(
@@ -56,7 +60,8 @@ public struct FeedEvent: Sendable, Hashable {
         ownGoal: Bool? = nil,
         penalty: Bool? = nil,
         card: CardColour? = nil,
-        disallows: String? = nil
+        disallows: String? = nil,
+        teams: [TeamSide: TeamIdentity] = [:]
     ) {
         self.id = id
         self.game = game
@@ -73,5 +78,6 @@ public struct FeedEvent: Sendable, Hashable {
         self.penalty = penalty
         self.card = card
         self.disallows = disallows
+        self.teams = teams
     }
 }

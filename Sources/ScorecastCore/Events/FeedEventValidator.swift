@@ -6,7 +6,7 @@ import ScorecastActivity
 /// every field problem named by path.
 ///
 /// The body is one event object, or `{"events": [ … ]}` with 1 … ``FeedEventLimits/maximumBatchSize``
-/// events. Unknown keys inside an event (at its top level, in `scoreboard`, in `shootout`) are
+/// events. Unknown keys inside an event (at its top level, in `scoreboard`, `shootout` and `teams`) are
 /// ignored and reported in ``ValidatedEvents/ignoredFields``, so a feed that adds a field of its
 /// own is not refused; beside `"events"` in a batch they are refused, since there they mean a
 /// malformed batch rather than a richer event. A batch with any invalid event is refused
@@ -92,8 +92,9 @@ public struct FeedEventValidator: Sendable {
 
     static let topLevelKeys: Set<String> = [
         "id", "game", "seq", "occurredAt", "kind", "scoreboard", "description", "team", "player", "alert",
-        "shortName", "ownGoal", "penalty", "card", "disallows",
+        "shortName", "ownGoal", "penalty", "card", "disallows", "teams",
     ]
+    static let teamKeys: Set<String> = ["code", "primaryColour", "secondaryColour"]
     static let scoreboardKeys: Set<String> = [
         "home", "away", "period", "clock", "extra", "clockRunning", "clockSeconds", "addedTime", "shootout",
     ]
@@ -151,6 +152,7 @@ public struct FeedEventValidator: Sendable {
             allowed: { (0x21...0x7E).contains($0.value) },
             allowedDescription: "visible ASCII characters (no spaces or control characters)"
         )
+        let teams = checkTeams(members["teams"], path: FieldChecker.join(path, "teams"), check: &check)
         if let kind {
             if kind != .videoReview, members["disallows"] != nil {
                 check.fail(FieldChecker.join(path, "disallows"), "only applies to kind var, not \(kind)")
@@ -171,8 +173,60 @@ public struct FeedEventValidator: Sendable {
         return FeedEvent(
             id: id, game: game, seq: seq, occurredAt: occurredAt, kind: kind, scoreboard: scoreboard,
             description: description, team: team, player: player, alert: alert,
-            shortName: shortName, ownGoal: ownGoal, penalty: penalty, card: card, disallows: disallows
+            shortName: shortName, ownGoal: ownGoal, penalty: penalty, card: card, disallows: disallows, teams: teams
         )
+    }
+
+    /// `{"home": {"code": "ARS", "primaryColour": "#EF0107", "secondaryColour": "#FFFFFF"}, "away": …}`,
+    /// every part optional; codes and colours by the registration's rules
+    /// (`GameAttributes.Team.validCode`, `validColour`), normalised to upper case.
+    private func checkTeams(_ value: JSONValue?, path: String, check: inout FieldChecker) -> [TeamSide: TeamIdentity] {
+        guard let value else { return [:] }
+        guard let members = value.objectValue else {
+            check.fail(path, "must be an object {\"home\": {…}, \"away\": {…}}, got \(value.typeName)")
+            return [:]
+        }
+        check.ignoreUnknownKeys(members, known: Set(TeamSide.allCases.map(\.rawValue)), path: path)
+        var teams: [TeamSide: TeamIdentity] = [:]
+        for side in TeamSide.allCases {
+            guard let team = members[side.rawValue] else { continue }
+            let teamPath = FieldChecker.join(path, side.rawValue)
+            guard let parts = team.objectValue else {
+                check.fail(teamPath, "must be an object with code, primaryColour and secondaryColour, got \(team.typeName)")
+                continue
+            }
+            check.ignoreUnknownKeys(parts, known: Self.teamKeys, path: teamPath)
+            var identity = TeamIdentity()
+            identity.code = checkTeamPart(
+                parts["code"], path: FieldChecker.join(teamPath, "code"), check: &check,
+                rule: "3 letters or digits (ARS, S04)", valid: GameAttributes.Team.validCode)
+            identity.primaryColour = checkTeamPart(
+                parts["primaryColour"], path: FieldChecker.join(teamPath, "primaryColour"), check: &check,
+                rule: "a colour #RRGGBB (#EF0107)", valid: GameAttributes.Team.validColour)
+            identity.secondaryColour = checkTeamPart(
+                parts["secondaryColour"], path: FieldChecker.join(teamPath, "secondaryColour"), check: &check,
+                rule: "a colour #RRGGBB (#FFFFFF)", valid: GameAttributes.Team.validColour)
+            if !identity.isEmpty { teams[side] = identity }
+        }
+        return teams
+    }
+
+    /// One part of a team's identity: `nil` when absent; the normalised value, or a failure
+    /// that names the rule and shows the value (cut short).
+    private func checkTeamPart(
+        _ value: JSONValue?, path: String, check: inout FieldChecker, rule: String, valid: (String) -> String?
+    ) -> String? {
+        guard let value else { return nil }
+        guard let text = value.stringValue else {
+            check.fail(path, "must be \(rule), got \(value.typeName)")
+            return nil
+        }
+        guard let normalised = valid(text) else {
+            let shown = String(String.UnicodeScalarView(text.unicodeScalars.prefix(16).map { FieldChecker.isPrintable($0) && $0 != "\"" ? $0 : "?" }))
+            check.fail(path, "must be \(rule), got \"\(shown)\"")
+            return nil
+        }
+        return normalised
     }
 
     private func checkTime(_ value: JSONValue?, path: String, now: Date, check: inout FieldChecker) -> Date? {

@@ -31,6 +31,7 @@ extension GameState {
         if let updatedAt { members["updatedAt"] = .double(updatedAt.timeIntervalSince1970) }
         if let shownAt { members["shownAt"] = .double(shownAt.timeIntervalSince1970) }
         members["shownSeq"] = .integer(shownSeq)
+        if !teams.isEmpty { members["teams"] = TeamIdentity.jsonValue(of: teams) }
         if let lastEvent {
             var event: [String: JSONValue] = [
                 "id": .string(lastEvent.id),
@@ -99,7 +100,8 @@ extension GameState {
             shootout: try Self.read(ContentState.TeamTally.self, jsonValue["shootout"], "shootout"),
             updatedAt: date(jsonValue["updatedAt"]), shownAt: date(jsonValue["shownAt"]),
             shownSeq: jsonValue["shownSeq"]?.integerValue,
-            appliedSeq: seq
+            appliedSeq: seq,
+            teams: try Self.storedTeams(jsonValue["teams"])
         )
     }
 
@@ -107,6 +109,20 @@ extension GameState {
     /// tree directly (no text written and parsed back).
     private static func stored(_ value: some Encodable) -> JSONValue {
         (try? JSONValueEncoder().encode(value)) ?? .null
+    }
+
+    /// The feed's team identities as ``jsonValue`` stored them (the validator normalised them).
+    private static func storedTeams(_ json: JSONValue?) throws(StoredValueError) -> [TeamSide: TeamIdentity] {
+        guard let json, !json.isNull else { return [:] }
+        guard let members = json.objectValue else { throw StoredValueError(subject: "game state", problem: "teams") }
+        var teams: [TeamSide: TeamIdentity] = [:]
+        for side in TeamSide.allCases {
+            guard let team = members[side.rawValue] else { continue }
+            teams[side] = TeamIdentity(
+                code: team["code"]?.stringValue, primaryColour: team["primaryColour"]?.stringValue,
+                secondaryColour: team["secondaryColour"]?.stringValue)
+        }
+        return teams
     }
 
     private static func read<Value: Decodable>(_ type: Value.Type, _ json: JSONValue?, _ name: String) throws(StoredValueError) -> Value? {

@@ -50,6 +50,9 @@ public struct GameState: Sendable, Hashable {
     public var shownSeq: Int
     /// The highest applied `seq`; 0 before any event.
     public var appliedSeq: Int
+    /// The teams' codes and colours as the feed gave them (``FeedEvent/teams``), each part the
+    /// newest applied event's; the game's registration wins over them (``TeamIdentity/filled(from:)``).
+    public var teams: [TeamSide: TeamIdentity]
 
     /// Most entries kept in ``scorers`` and ``cards``: more than any football match lists. What
     /// would not fit an update's 4 KB the renderer folds into counts (``ContentStateFit``).
@@ -78,7 +81,8 @@ public struct GameState: Sendable, Hashable {
         updatedAt: Date? = nil,
         shownAt: Date? = nil,
         shownSeq: Int? = nil,
-        appliedSeq: Int = 0
+        appliedSeq: Int = 0,
+        teams: [TeamSide: TeamIdentity] = [:]
     ) {
         self.status = status
         self.homeScore = homeScore
@@ -99,6 +103,7 @@ public struct GameState: Sendable, Hashable {
         self.shownAt = shownAt ?? self.updatedAt
         self.shownSeq = shownSeq ?? appliedSeq
         self.appliedSeq = appliedSeq
+        self.teams = teams
     }
 
     /// Folds `event` into the state, as `profile`'s sport plays.
@@ -118,6 +123,7 @@ public struct GameState: Sendable, Hashable {
     /// - The status follows the table on ``EventKind``.
     /// - ``shownAt`` moves to the event's time when what the Live Activity shows changed, or when
     ///   nothing has for the sport's ``SportProfile/refreshInterval``.
+    /// - The feed's team codes and colours replace the ones it gave before, part by part.
     /// - An event whose `seq` is not greater than ``appliedSeq`` is stale.
     public func applying(_ event: FeedEvent, profile: SportProfile = .generic) -> GameStateChange {
         guard event.seq > appliedSeq else { return .stale(appliedSeq: appliedSeq) }
@@ -140,6 +146,7 @@ public struct GameState: Sendable, Hashable {
         next.status = GameState.status(after: event.kind, from: status)
         next.clockAnchor = nextClock(after: event, next: next, profile: profile)
         next.recordPlay(event, profile: profile, shootoutBefore: shootout, totalBefore: homeScore + awayScore)
+        for (side, identity) in event.teams { next.teams[side] = identity.filled(from: teams[side] ?? TeamIdentity()) }
         next.updatedAt = event.occurredAt
         next.appliedSeq = event.seq
         let quietFor = event.occurredAt.timeIntervalSince(shownAt ?? .distantPast)

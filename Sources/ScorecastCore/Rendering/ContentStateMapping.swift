@@ -118,6 +118,44 @@ public struct ContentStateMapping: Sendable, Hashable {
         return .object(mapped)
     }
 
+    /// Reads a content-state this mapping produced back in the default shape: renamed keys get
+    /// their default names again (omitted ones stay absent). What lets a reader of sent bodies
+    /// (the dashboard's view of what phones show) know one shape whatever the app renamed.
+    public func unapply(to contentState: JSONValue) -> JSONValue {
+        guard self != .identity else { return contentState }
+        return unapply(to: contentState, prefix: "")
+    }
+
+    private func unapply(to value: JSONValue, prefix: String) -> JSONValue {
+        guard let members = value.objectValue else { return value }
+        var restored: [String: JSONValue] = [:]
+        for (name, member) in members {
+            let key = defaultKey(named: name, prefix: prefix)
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            guard Self.structuredPaths.contains(path) else {
+                restored[key] = member
+                continue
+            }
+            if let elements = member.arrayValue {
+                restored[key] = .array(elements.map { unapply(to: $0, prefix: path) })
+            } else {
+                restored[key] = unapply(to: member, prefix: path)
+            }
+        }
+        return .object(restored)
+    }
+
+    /// The default key at level `prefix` that the mapping names `name` (the init keeps final
+    /// names unique per level, so there is at most one).
+    private func defaultKey(named name: String, prefix: String) -> String {
+        for (path, newName) in renames where newName == name {
+            let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+            let level = parts.count == 2 ? parts[0] : ""
+            if level == prefix { return parts.last ?? path }
+        }
+        return name
+    }
+
     /// A member's own members are mapped when the shape has named keys under it (`clock`,
     /// `lastEvent`, each element of `scorers`…); `extra`'s free keys are left alone.
     private func applyBelow(_ member: JSONValue, path: String) -> JSONValue {

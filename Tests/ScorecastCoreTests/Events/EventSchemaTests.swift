@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Testing
+import ScorecastActivity
 @testable import ScorecastCore
 
 /// `Schema/event.schema.json` must say exactly what `FeedEventValidator` enforces.
@@ -58,5 +59,22 @@ import Testing
         #expect(extra["maxProperties"]?.integerValue == FeedEventLimits.extraMaximumEntries)
         #expect(extra["propertyNames"]?["pattern"] == .string("^[A-Za-z][A-Za-z0-9_]{0,\(FeedEventLimits.extraKeyMaximumLength - 1)}$"))
         #expect(extra["additionalProperties"]?["oneOf"]?.arrayValue?.first?["maxLength"]?.integerValue == FeedEventLimits.extraStringMaximumLength)
+    }
+
+    /// The schema's patterns for a team's code and colours accept exactly what the validator's
+    /// rules (the registration's) accept.
+    @Test func teamIdentityPatternsMatchTheRules() throws {
+        let defs = try #require(try Self.schema()["$defs"])
+        let teams = try #require(defs["event"]?["properties"]?["teams"])
+        #expect(Set(teams["properties"]?.objectValue?.keys.map { $0 } ?? []) == Set(TeamSide.allCases.map(\.rawValue)))
+        let identity = try #require(defs["teamIdentity"]?["properties"]?.objectValue)
+        #expect(Set(identity.keys) == FeedEventValidator.teamKeys)
+        let samples = ["ARS", "ars", "S04", "AR", "ARSE", "A-S", "ßA", "ÅRS", "ＡＲＳ", "#EF0107", "EF0107", "#ef0107", "#ＡＢ", "#12345", "#1234567", "red", ""]
+        for (key, rule) in [("code", GameAttributes.Team.validCode), ("primaryColour", GameAttributes.Team.validColour), ("secondaryColour", GameAttributes.Team.validColour)] {
+            let pattern = try Regex(try #require(identity[key]?["pattern"]?.stringValue))
+            for sample in samples {
+                #expect((sample.wholeMatch(of: pattern) != nil) == (rule(sample) != nil), "\(key): \(sample)")
+            }
+        }
     }
 }

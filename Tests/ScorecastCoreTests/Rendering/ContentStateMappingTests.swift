@@ -54,6 +54,29 @@ import Testing
         #expect(json["awayScore"] == 2)
     }
 
+    /// Reading a sent body back: every renamed key at every level (a swap, a clock's, each list
+    /// element's) gets its default name again; omitted keys stay absent.
+    @Test func unapplyReadsASentStateBackInTheDefaultShape() throws {
+        let mapping = try ContentStateMapping(
+            renames: ["homeScore": "awayScore", "awayScore": "homeScore", "clock.label": "text", "scorers.player": "name", "lastEvent": "last",
+                      "lastEvent.text": "summary"],
+            omitted: ["extra", "scorers.minute"])
+        var content = ContentStateRenderer.contentState(of: Self.state, fallbackTime: ContentStateTests.occurred)
+        content.scorers = [.init(team: .home, player: "Saka", minute: 12), .init(team: .away, player: "Kane", minute: 30)]
+        let original = try ContentStateRenderer.encode(content, dateEncoding: .unixSeconds)
+        let sent = mapping.apply(to: original)
+        #expect(sent["homeScore"] == original["awayScore"] && sent["last"] != nil)
+        var expected = try #require(original.objectValue)
+        expected["extra"] = nil
+        expected["scorers"] = .array((original["scorers"]?.arrayValue ?? []).map { element in
+            var scorer = element.objectValue ?? [:]
+            scorer["minute"] = nil
+            return .object(scorer)
+        })
+        #expect(mapping.unapply(to: sent) == .object(expected))
+        #expect(ContentStateMapping.identity.unapply(to: sent) == sent)
+    }
+
     @Test func roundTripsThroughJSON() throws {
         let mapping = try ContentStateMapping(renames: ["homeScore": "h"], omitted: ["extra"])
         #expect(try ContentStateMapping(jsonValue: mapping.jsonValue) == mapping)

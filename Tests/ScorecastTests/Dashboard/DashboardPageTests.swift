@@ -221,7 +221,9 @@ struct DashboardPageTests {
             let rest = dom[start.lowerBound...]
             let own = rest[..<(rest.dropFirst().range(of: "data-channel=")?.lowerBound ?? rest.endIndex)]
             #expect(own.contains(">\(face.homeScore) – \(face.awayScore)<"), "lock screen score of \(channel)")
-            #expect(own.contains(">NOR \(face.homeScore)<") && own.contains(">\(face.awayScore) CAS<"), "compact island of \(channel)")
+            // The game's own codes (the demo registers NBU and CFC), never guessed from the names.
+            #expect(own.contains(">NBU \(face.homeScore)<") && own.contains(">\(face.awayScore) CFC<"), "compact island of \(channel)")
+            #expect(own.contains("background-color: rgb(200, 16, 46)") && own.contains("color: rgb(255, 255, 255)"), "home badge colours of \(channel)")
             #expect(own.contains(">\(face.period ?? "") · \(face.clock ?? "")<"), "clock of \(channel)")
             if let play = face.lastPlay { #expect(own.contains(play), "last play of \(channel)") }
             let alert = try #require(face.alert)

@@ -148,7 +148,8 @@ struct GamesEndpointTests {
             let read = try await api.call(.get, "/v1/games/g1", query: query, headers: [:])
             #expect(read.status == 200)
             #expect(read.json["status"] as? String == "scheduled")
-            #expect((read.json["home"] as? [String: String])?["name"] == "Arsenal")
+            // Nothing registered and no feed: every team still carries a code and both colours.
+            #expect((read.json["home"] as? [String: String]) == ["name": "Arsenal", "abbreviation": "ARS", "primaryColour": "#8E8E93", "secondaryColour": "#FFFFFF"])
             #expect((read.json["score"] as? [String: Int]) == ["home": 0, "away": 0])
             #expect((read.json["channel"] as? [String: String]) == ["id": channel.listing.channel.apnsChannelID, "tier": "standard"])
             let etag = try #require(read.headers["ETag"])

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import ScorecastCore
 import Testing
 @testable import Scorecast
 

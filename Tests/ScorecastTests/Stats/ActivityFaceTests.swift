@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import ScorecastCore
 import Testing
 @testable import Scorecast
@@ -40,5 +41,23 @@ import Testing
         #expect(face.clock == "4:14" && face.lastPlay == "final" && face.redCards == [1, 0])
         #expect(face.alert == ShownAlert(acceptedAt: at, title: "Final: Arsenal vs Chelsea", body: "NOT_IN_CATALOG x!", sound: "default"))
         #expect(ActivityFace.read(shown: Array(#"{"aps": {"alert": "hi"}}"#.utf8), shownAt: Self.now, alert: nil, alertAt: nil, dateEncoding: .referenceDate, now: Self.now) == nil)
+    }
+
+    /// An app that renamed its content-state's keys: the face reads the body back through the
+    /// app's mapping and shows what the default shape would.
+    @Test func aRenamedContentStateReadsThroughTheAppsMapping() throws {
+        let state = #"{"status": "live", "homeScore": 2, "awayScore": 1, "period": "2H", "clock": {"running": false, "direction": "up", "seconds": 4020, "label": "67'"}, "lastEvent": {"kind": "score", "minute": 67, "player": "Saka", "text": "Saka curls it in", "occurredAt": 0}, "scorers": [{"team": "home", "player": "Saka", "minute": 67, "ownGoal": false, "penalty": false}], "redCards": {"home": 0, "away": 1}, "cards": [], "extra": {}, "updatedAt": 0, "version": 2}"#
+        let mapping = try ContentStateMapping(renames: [
+            "homeScore": "home", "awayScore": "away", "clock.label": "text", "lastEvent": "last", "lastEvent.text": "summary",
+            "scorers": "goals", "scorers.player": "name", "redCards": "sendOffs",
+        ])
+        let renamed = mapping.apply(to: try JSONParser().parse(Array(state.utf8)))
+        let sent = Self.body(state: try renamed.encodedString())
+        let expected = try #require(ActivityFace.read(
+            shown: Self.body(state: state), shownAt: Self.now, alert: nil, alertAt: nil, dateEncoding: .referenceDate, now: Self.now))
+        #expect(expected.homeScore == 2 && expected.clock == "67'" && expected.homeScorers == ["Saka 67'"] && expected.redCards == [0, 1])
+        let face = ActivityFace.read(
+            shown: sent, shownAt: Self.now, alert: nil, alertAt: nil, mapping: mapping, dateEncoding: .referenceDate, now: Self.now)
+        #expect(face == expected)
     }
 }

@@ -1,6 +1,7 @@
 import APNsCore
 import Foundation
 import HTTPServer
+import JSON
 import Postgres
 import ScorecastCore
 import Testing
@@ -77,6 +78,33 @@ import TestSupport
             ])
 
             #expect(try await query(db).gameLive("nope", now: now) == nil)
+        }
+    }
+
+    /// The game view draws each team with the game's stored identity (the registered code, the
+    /// feed's colours filling the rest), and reads a face sent with an app's renamed keys
+    /// through that app's mapping.
+    @Test func theGameViewCarriesTheStoredIdentityAndReadsRenamedKeys() async throws {
+        try await PollerDatabase.with { db in
+            let now = pollerTestNow
+            let app = try await db.addApp()
+            try await db.pool.execute("""
+                UPDATE apps SET content_state_mapping = '{"rename": {"homeScore": "h", "awayScore": "a", "scorers": "goals"}}'::jsonb
+                WHERE id = \(app)
+                """)
+            var state = GameState(status: .live, homeScore: 2, awayScore: 1, appliedSeq: 3)
+            state.teams = [.home: TeamIdentity(code: "XXX", primaryColour: "#C8102E", secondaryColour: "#FFFFFF"), .away: TeamIdentity(code: "CFC")]
+            try await db.addGame("g1", state: try state.jsonValue.encodedString())
+            try await db.pool.execute("UPDATE games SET home_code = 'NBU' WHERE id = 'g1'")
+            let channel = try await db.addChannel(appID: app, game: "g1", apnsID: "chan-1")
+            let shown = #"{"aps": {"timestamp": 1764447290, "event": "update", "content-state": {"status": "live", "h": 2, "a": 1, "goals": [{"team": "home", "player": "Bell", "minute": 12, "ownGoal": false, "penalty": false}], "cards": [], "extra": {}, "updatedAt": 0, "version": 2}}}"#
+            try await db.pool.execute("UPDATE channels SET shown_payload = \(shown)::jsonb, shown_at = \(now) WHERE id = \(channel)")
+
+            let view = try #require(try await query(db).gameLive("g1", now: now))
+            #expect(view.game.homeIdentity == LiveTeamIdentity(code: "NBU", primaryColour: "#C8102E", secondaryColour: "#FFFFFF"))
+            #expect(view.game.awayIdentity == LiveTeamIdentity(code: "CFC", primaryColour: "#8E8E93", secondaryColour: "#FFFFFF"))
+            let face = try #require(view.channels.first?.face)
+            #expect(face.homeScore == 2 && face.awayScore == 1 && face.homeScorers == ["Bell 12'"])
         }
     }
 

@@ -492,10 +492,20 @@
   // ---- what the fans see ---------------------------------------------------------
   // Each channel's Live Activity as its phones show it now, drawn from `face` (the bodies APNs
   // last accepted, texts already in English): the lock screen, the Dynamic Island compact and
-  // expanded, and the alert last shown. The feed gives team names only, so the short code is
-  // the name's first three letters, as an app without abbreviations would show it.
+  // expanded, and the alert last shown. Codes and colours are the game's own (registered, else
+  // the feed's, else the server's fallback), the ones its Live Activities carry: never guessed here.
   const FACES_SHOWN = 4;
-  const teamCode = (name) => text(name).replace(/[^\p{L}\p{N}]/gu, "").slice(0, 3).toUpperCase() || "—";
+  const teamCode = (identity) => text(identity && identity.code) || "—";
+  const HEX_COLOUR = /^#[0-9A-F]{6}$/;
+  // The code on the team's colours, as an app would draw its badge.
+  function codeBadge(identity) {
+    const badge = h("span", "code", teamCode(identity));
+    if (identity && HEX_COLOUR.test(text(identity.primaryColour)) && HEX_COLOUR.test(text(identity.secondaryColour))) {
+      badge.style.backgroundColor = identity.primaryColour;
+      badge.style.color = identity.secondaryColour;
+    }
+    return badge;
+  }
 
   function renderFaces(game, channels) {
     const target = byId("gv-faces");
@@ -522,7 +532,8 @@
       const n = count(cards[side === "home" ? 0 : 1]);
       return Array.from({ length: Math.min(n, 3) }, () => h("span", "red-card"));
     };
-    const team = (name, side) => h("div", "ls-team " + side, h("span", "code", teamCode(name)), name, ...redCards(side));
+    const identity = (side) => side === "home" ? game.homeIdentity : game.awayIdentity;
+    const team = (name, side) => h("div", "ls-team " + side, codeBadge(identity(side)), name, ...redCards(side));
 
     const lockScreen = h("div", "ls",
       h("div", "ls-head", h("span", "", text(game.league)), h("span", "ls-state" + (ended ? " ended" : ""), state)),
@@ -537,14 +548,14 @@
     lockScreen.setAttribute("data-part", "lock-screen");
 
     const compact = h("div", "di-compact",
-      h("span", "", teamCode(home) + " " + count(face.homeScore)),
-      h("span", "", count(face.awayScore) + " " + teamCode(away)));
+      h("span", "", teamCode(game.homeIdentity) + " " + count(face.homeScore)),
+      h("span", "", count(face.awayScore) + " " + teamCode(game.awayIdentity)));
     compact.setAttribute("data-part", "island-compact");
     const expanded = h("div", "di-expanded",
       h("div", "di-row",
-        h("div", "di-side home", teamCode(home), h("b", "", String(count(face.homeScore)))),
+        h("div", "di-side home", teamCode(game.homeIdentity), h("b", "", String(count(face.homeScore)))),
         h("div", "di-center", ended ? state : clock || state),
-        h("div", "di-side away", teamCode(away), h("b", "", String(count(face.awayScore))))),
+        h("div", "di-side away", teamCode(game.awayIdentity), h("b", "", String(count(face.awayScore))))),
       face.lastPlay ? h("div", "di-bottom", text(face.lastPlay)) : null);
     expanded.setAttribute("data-part", "island-expanded");
 
