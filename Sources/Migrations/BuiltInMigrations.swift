@@ -30,5 +30,6 @@ enum BuiltInMigrations {
         ("0045_sealed_signing_secrets.sql", PackageResources._045_sealed_signing_secrets_sql),
         ("0050_games_team_identity.sql", PackageResources._050_games_team_identity_sql),
         ("0055_channel_shown_payload.sql", PackageResources._055_channel_shown_payload_sql),
+        ("0060_budget_ledger.sql", PackageResources._060_budget_ledger_sql),
     ]
 }

@@ -38,7 +38,9 @@ package enum APIRoutes {
         ChannelsEndpoint(pool: pool).register(on: &router)
         StatsEndpoints(
             query: statsQuery, registry: registry,
-            refresher: try MetricsRefresher(pool: pool, metrics: metrics, registry: registry, exportsDatabaseGauges: exportsDatabaseGauges),
+            refresher: try MetricsRefresher(
+                pool: pool, metrics: metrics, registry: registry, budgetProfiles: configuration.budgetProfiles,
+                exportsDatabaseGauges: exportsDatabaseGauges),
             access: access, logger: logger
         ).register(on: &router)
         return router
@@ -57,7 +59,9 @@ package enum APIRoutes {
             stats: StatsQuery(pool: pool, configuration: configuration), unhealthyReason: unhealthyReason)
         MetricsEndpoint(
             registry: registry,
-            refresher: try MetricsRefresher(pool: pool, metrics: metrics, registry: registry, exportsDatabaseGauges: exportsDatabaseGauges),
+            refresher: try MetricsRefresher(
+                pool: pool, metrics: metrics, registry: registry, budgetProfiles: configuration.budgetProfiles,
+                exportsDatabaseGauges: exportsDatabaseGauges),
             access: OpsAccess(token: configuration.opsToken), repeats: RepeatLog(logger: logger.named("stats"))
         ).register(on: &router)
         return router

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import ScorecastCore
 import ScorecastCrypto
 import Postgres
 import ScorecastLogging
@@ -73,8 +74,9 @@ package struct Configuration: Sendable {
     /// `HTTPS_PROXY` / `NO_PROXY` variables. May hold a password: never logged.
     package var apnsProxy: String?
 
-    package var budgetStandardPerHour: Int
-    package var budgetFrequentPerHour: Int
+    /// The built-in budget profiles (`SCORECAST_BUDGET_STANDARD_PER_HOUR`,
+    /// `SCORECAST_BUDGET_FREQUENT_PER_HOUR`): every app's budget is resolved from them.
+    package var budgetProfiles: BudgetProfiles
     /// Priority-10 sends per channel kept for the final whistle (`SCORECAST_BUDGET_FINAL_RESERVE`).
     package var budgetFinalReserve: Int
     package var channelLimit: Int
@@ -268,8 +270,8 @@ extension Configuration {
             apnsRequestTimeout: .milliseconds(env.integer(.apnsTimeoutMilliseconds)),
             apnsTokenRefresh: .seconds(60 * env.integer(.apnsTokenRefreshMinutes)),
             apnsProxy: apnsProxy,
-            budgetStandardPerHour: env.integer(.budgetStandardPerHour),
-            budgetFrequentPerHour: env.integer(.budgetFrequentPerHour),
+            budgetProfiles: BudgetProfiles(
+                standardPerHour: env.integer(.budgetStandardPerHour), frequentPerHour: env.integer(.budgetFrequentPerHour)),
             budgetFinalReserve: env.integer(.budgetFinalReserve),
             channelLimit: env.integer(.channelLimit),
             retryAfterMax: .seconds(env.integer(.retryAfterMaxSeconds)),

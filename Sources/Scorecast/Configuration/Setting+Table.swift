@@ -92,7 +92,6 @@ extension Setting {
     package static let pollerLeaderCheckMilliseconds = Setting("SCORECAST_POLLER_LEADER_CHECK_MS", .integer(default: 2_000, range: 50...60_000), "Poller instances contend for the lead (and the leader checks its lock) this often; a dead leader is replaced within about this long.")
     package static let pollerStatsSeconds = Setting("SCORECAST_POLLER_STATS_SECONDS", .integer(default: 10, range: 1...3_600), "Per-minute statistics roll-ups run this often.")
     package static let pollerRescueSeconds = Setting("SCORECAST_POLLER_RESCUE_SECONDS", .integer(default: 10, range: 1...3_600), "Outbox rows whose lease expired are made claimable again this often.")
-    package static let pollerBudgetSeconds = Setting("SCORECAST_POLLER_BUDGET_SECONDS", .integer(default: 60, range: 1...3_600), "Budget windows are rolled and lowered limits restored this often.")
     package static let pollerEnsureSeconds = Setting("SCORECAST_POLLER_ENSURE_SECONDS", .integer(default: 30, range: 1...86_400), "Games without a channel for an app with automatic channels get one (channels ensure) this often.")
     package static let pollerRetireSeconds = Setting("SCORECAST_POLLER_RETIRE_SECONDS", .integer(default: 60, range: 1...86_400), "Channels of finished games are retired, and channel counts checked against the limit, this often.")
     package static let pollerReconcileMinutes = Setting("SCORECAST_POLLER_RECONCILE_MINUTES", .integer(default: 15, range: 1...10_080), "Each app's channels are compared with APNs' list this often (fixed only with SCORECAST_RECONCILE_FIX).")
@@ -112,7 +111,7 @@ extension Setting {
         retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,
         ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,
         retentionDays, retireGraceMinutes, reconcileFix,
-        pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerBudgetSeconds, pollerEnsureSeconds,
+        pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerEnsureSeconds,
         pollerRetireSeconds, pollerReconcileMinutes, pollerPruneMinutes,
     ] + devices + [feedAPIKey, feedSigningSecret]
 }

@@ -5,8 +5,8 @@ import Postgres
 import ScorecastCore
 
 /// One outbox row a worker holds under lease, with what sending it needs from `channels`,
-/// `apps` and the channel's newest `channel_budget` row (read in the same statement as the
-/// claim, so a send never needs another round trip).
+/// `apps` and the channel's budget ledger (read in the same statement as the claim, so a send
+/// never needs another round trip).
 package struct ClaimedDelivery: Sendable, Hashable {
     /// `outbox.channel_id` = `channels.id`.
     package var channelID: Int64
@@ -32,8 +32,6 @@ package struct ClaimedDelivery: Sendable, Hashable {
     package var coalesced: Int
     /// Attempts made so far (the next one is `attempts + 1`).
     package var attempts: Int
-    /// APNs answered 429 with a `Retry-After` (capped): no priority 10 before this.
-    package var throttledUntil: Date?
     /// The lease owner written by the claim.
     package var leaseOwner: String
     /// When the claim took the row (the database's clock): every event folded into the row
@@ -49,11 +47,8 @@ package struct ClaimedDelivery: Sendable, Hashable {
     package var lastShown: ShownState?
     /// The app the channel belongs to.
     package var app: DeliveryApp
-    /// The channel's newest budget row, if it has one.
-    package var budget: BudgetRow?
-    /// When the channel's accepted priority-10 sends of the last hour went, ascending: what the
-    /// rolling-hour budget counts (`channel_priority_sends`).
-    package var recentImmediateSends: [Date]
+    /// The channel's budget as its ledger stood at the claim (``BudgetLedger``).
+    package var budget: ChannelBudget
     /// Whether the head alert is the final whistle's (an event of kind `final`): the only send
     /// that may spend the budget's final reserve.
     package var headAlertIsFinal: Bool
@@ -66,13 +61,10 @@ package struct ClaimedDelivery: Sendable, Hashable {
         channelID: Int64, version: Int64, payload: [UInt8], payloadTimestamp: Int64, requestedPriority: BroadcastPriority,
         alerting: Bool, headAlert: QueuedAlert? = nil, queuedAlerts: Int = 0, eventIDs: [Int64], firstIngestedAt: Date,
         coalesced: Int, attempts: Int, leaseOwner: String, claimedAt: Date, apnsChannelID: String,
-        storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: BudgetRow?,
-        throttledUntil: Date? = nil, recentImmediateSends: [Date] = [], headAlertIsFinal: Bool = false,
-        lastShown: ShownState? = nil
+        storagePolicy: ChannelStoragePolicy, lastTimestamp: Int64, app: DeliveryApp, budget: ChannelBudget = ChannelBudget(),
+        headAlertIsFinal: Bool = false, lastShown: ShownState? = nil
     ) {
         self.lastShown = lastShown
-        self.throttledUntil = throttledUntil
-        self.recentImmediateSends = recentImmediateSends
         self.headAlertIsFinal = headAlertIsFinal
         self.channelID = channelID
         self.version = version
@@ -117,7 +109,6 @@ package struct ClaimedDelivery: Sendable, Hashable {
         firstIngestedAt = try row.decode("first_ingested_at")
         coalesced = try row.decode("coalesced")
         attempts = try row.decode("attempts")
-        throttledUntil = try row.decode("throttled_until", as: Date?.self)
         leaseOwner = try row.decode("lease_owner")
         claimedAt = try row.decode("claimed_at")
         apnsChannelID = try row.decode("apns_channel_id")
@@ -129,8 +120,7 @@ package struct ClaimedDelivery: Sendable, Hashable {
         lastTimestamp = try row.decode("last_timestamp")
         lastShown = try row.decode("last_shown", as: Int64?.self).map(ShownState.init(fingerprint:))
         app = try DeliveryApp(row: row)
-        budget = try BudgetRow(claimRow: row)
-        recentImmediateSends = try row.decode("budget_recent_sends")
+        budget = try BudgetLedger.budget(row)
         headAlertIsFinal = try row.decode("head_alert_final")
     }
 }
@@ -189,50 +179,5 @@ package struct DeliveryApp: Sendable, Hashable {
         frequentUpdates = try row.decode("frequent_updates")
         budgetPerHour = try row.decode("budget_per_hour", as: Int?.self)
         dismissalDelaySeconds = try row.decode("dismissal_delay_seconds")
-    }
-}
-
-/// One `channel_budget` row: priority-10 use of a channel in one window, and the memory of the
-/// last 429 (`0003_delivery.sql`).
-package struct BudgetRow: Sendable, Hashable {
-    /// Start of the window.
-    package var windowStart: Date
-    /// Priority-10 sends accepted in the window.
-    package var highPrioritySent: Int
-    /// Sends lowered from 10 to 5 in the window.
-    package var downgraded: Int
-    /// 429 answers in the window.
-    package var throttled: Int
-    /// The limit in force for the window.
-    package var budgetLimit: Int
-    /// The limit the last 429 set, before recovery; `nil` at the app's profile.
-    package var shrunkLimit: Int?
-    /// When the last 429 came.
-    package var lastThrottledAt: Date?
-
-    /// Creates a row.
-    package init(
-        windowStart: Date, highPrioritySent: Int, downgraded: Int, throttled: Int, budgetLimit: Int,
-        shrunkLimit: Int?, lastThrottledAt: Date?
-    ) {
-        self.windowStart = windowStart
-        self.highPrioritySent = highPrioritySent
-        self.downgraded = downgraded
-        self.throttled = throttled
-        self.budgetLimit = budgetLimit
-        self.shrunkLimit = shrunkLimit
-        self.lastThrottledAt = lastThrottledAt
-    }
-
-    /// The budget columns of a claim row (prefixed `budget_`), or `nil` when the channel has none.
-    init?(claimRow row: PostgresRow) throws {
-        guard let windowStart = try row.decode("budget_window_start", as: Date?.self) else { return nil }
-        self.windowStart = windowStart
-        highPrioritySent = try row.decode("budget_high_priority_sent")
-        downgraded = try row.decode("budget_downgraded")
-        throttled = try row.decode("budget_throttled")
-        budgetLimit = try row.decode("budget_limit")
-        shrunkLimit = try row.decode("budget_shrunk_limit", as: Int?.self)
-        lastThrottledAt = try row.decode("budget_last_throttled_at", as: Date?.self)
     }
 }

@@ -35,7 +35,7 @@ struct CompletionColumn: Sendable {
     }
 
     /// Every column, in the order the statement lists them. `c_` columns describe the
-    /// completion and its claim, `d_` the `deliveries` row to append, `b_` the budget row.
+    /// completion and its claim, `d_` the `deliveries` row to append, `b_` the budget ledger entry.
     static let all: [CompletionColumn] = [
         column("channel_id", "bigint") { $0.channelID },
         column("claimed_version", "bigint") { $0.claimedVersion },
@@ -61,7 +61,6 @@ struct CompletionColumn: Sendable {
         column("sent_alert", "text") { $0.sentAlertKey },
         column("shown_payload", "text") { $0.acceptedBody.map { String(decoding: $0, as: UTF8.self) } },
         column("shown_alert", "bool") { $0.acceptedBody == nil ? nil : $0.acceptedBodyAlerts },
-        column("throttled_until", "timestamptz") { $0.throttledUntil },
         eventIDs("d_event_ids") { $0.delivery?.eventIDs },
         column("d_version", "bigint") { $0.delivery?.outboxVersion },
         column("d_requested", "int8") { $0.delivery.map { Int($0.requestedPriority.rawValue) } },
@@ -77,13 +76,16 @@ struct CompletionColumn: Sendable {
         column("d_latency", "float8") { $0.delivery?.apnsLatencyMilliseconds },
         column("d_ingest", "float8") { $0.delivery?.ingestToSendMilliseconds },
         column("d_claim_wait", "float8") { $0.delivery?.ingestToClaimMilliseconds },
-        column("b_window", "timestamptz") { $0.budget?.windowStart },
-        column("b_sent", "int8") { $0.budget?.highPrioritySent },
-        column("b_downgraded", "int8") { $0.budget?.downgraded },
-        column("b_throttled", "int8") { $0.budget?.throttled },
-        column("b_limit", "int8") { $0.budget?.budgetLimit },
-        column("b_shrunk", "int8") { $0.budget?.shrunkLimit },
-        column("b_throttled_at", "timestamptz") { $0.budget?.lastThrottledAt },
+        column("b_kind", "text") { $0.budgetEntry?.kind },
+        column("b_at", "timestamptz") { $0.budgetEntry?.at },
+        column("b_limit_after", "int8") { completion -> Int? in
+            if case .throttled(let throttle)? = completion.budgetEntry { return throttle.limitAfter }
+            return nil
+        },
+        column("b_barred_until", "timestamptz") { completion -> Date? in
+            if case .throttled(let throttle)? = completion.budgetEntry { return throttle.barredUntil }
+            return nil
+        },
     ]
 
     /// `SELECT <columns> FROM unnest($1::<type>[], …) AS u(<names>)`: one row per completion,

@@ -102,24 +102,14 @@ package enum CompletionPlanner {
             completion.acceptedBody = plan.body
             completion.acceptedBodyAlerts = plan.carriesAlert
             settleAlert(dropped: plan.alertDropped)
-            var budget = plan.budget
-            budget.recordSent(priority: plan.priority, downgraded: plan.downgraded, now: now, policy: plan.budgetPolicy)
-            // A priority-5 send that was not a downgrade counts nothing: the stored row, rolled
-            // to `now` as every reader does, already says all there is, so nothing is written
-            // (most routine sends; one row write fewer per send).
-            if budget != plan.budget.rolled(to: now, policy: plan.budgetPolicy) {
-                completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
-            }
+            completion.budgetEntry = plan.budget.accepted(priority: plan.priority, downgraded: plan.downgraded, at: now)
         case .retry(let at, let reason):
             record.outcome = .retry
             completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
         case .throttled(let at, let priorityTenAfter, let reason):
             record.outcome = .retry
             completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
-            completion.throttledUntil = priorityTenAfter
-            var budget = plan.budget
-            budget.recordThrottled(now: now, policy: plan.budgetPolicy)
-            completion.budget = BudgetRow(budget: budget, now: now, policy: plan.budgetPolicy)
+            completion.budgetEntry = plan.budget.throttled(now: now, barredUntil: priorityTenAfter, policy: plan.budgetPolicy)
         case .renewTokenAndRetry:
             // Not produced with `tokenWasRenewed: true`; kept total: send again at once.
             record.outcome = .retry

@@ -36,8 +36,9 @@ package struct DeliveryCompletion: Sendable, Hashable {
     package var action: RowAction
     /// The `deliveries` row to append; `nil` when nothing was attempted.
     package var delivery: DeliveryRecord?
-    /// The budget row to write (the state after this send); `nil` when it did not change.
-    package var budget: BudgetRow?
+    /// The entry to append to the channel's budget ledger (``ChannelBudget``); `nil` when the
+    /// send spent and cost nothing.
+    package var budgetEntry: ChannelBudget.Entry?
     /// The payload timestamp APNs accepted (raises `channels.last_timestamp`); `nil` unless sent.
     package var sentTimestamp: Int64?
     /// What the accepted send showed (becomes `channels.last_shown`); `nil` unless sent, or unknown.
@@ -61,8 +62,6 @@ package struct DeliveryCompletion: Sendable, Hashable {
     package var sentAlertKey: String?
     /// Whether the settled alert was dropped rather than sent (counted as dropped by policy).
     package var alertDropped = false
-    /// After a 429: no priority-10 send to the channel before this (`outbox.throttled_until`).
-    package var throttledUntil: Date?
     /// Set when an operator must hear about this outcome (a configuration error, retries
     /// exhausted, a channel gone): what to say. Expected failures are only counted.
     package var alert: String?
@@ -70,7 +69,7 @@ package struct DeliveryCompletion: Sendable, Hashable {
     /// Creates a completion.
     package init(
         channelID: Int64, claimedVersion: Int64, appID: Int64, action: RowAction, delivery: DeliveryRecord?,
-        budget: BudgetRow?, sentTimestamp: Int64?, alert: String? = nil, claimedEventIDs: [Int64] = [],
+        budgetEntry: ChannelBudget.Entry? = nil, sentTimestamp: Int64?, alert: String? = nil, claimedEventIDs: [Int64] = [],
         claimedCoalesced: Int = 0, claimedAt: Date? = nil
     ) {
         self.channelID = channelID
@@ -78,7 +77,7 @@ package struct DeliveryCompletion: Sendable, Hashable {
         self.appID = appID
         self.action = action
         self.delivery = delivery
-        self.budget = budget
+        self.budgetEntry = budgetEntry
         self.sentTimestamp = sentTimestamp
         self.alert = alert
         self.claimedEventIDs = claimedEventIDs
@@ -90,7 +89,7 @@ package struct DeliveryCompletion: Sendable, Hashable {
     package init(claim: ClaimedDelivery) {
         self.init(
             channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .release,
-            delivery: nil, budget: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs,
+            delivery: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs,
             claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
     }
 

@@ -64,7 +64,7 @@ extension DeliveryWorker {
     /// Sends rows that share one signing key as one batch and decides what follows each; a row
     /// whose send would repeat the channel's last accepted one is finished unsent.
     private func send(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
-        let plannedAt = Date()
+        let plannedAt = context.clock.now()
         let allPlans = claimed.map { SendPlan(claim: $0, now: plannedAt, settings: context.settings) }
         var completions = [DeliveryCompletion?](repeating: nil, count: claimed.count)
         var sending: [Int] = []
@@ -106,7 +106,7 @@ extension DeliveryWorker {
         for ((claim, plan), outcome) in zip(zip(claims, plans), outcomes) {
             await recordHostHealth(outcome)
             let completion = CompletionPlanner.completion(
-                for: claim, plan: plan, outcome: outcome, now: Date(), plannedAt: plannedAt,
+                for: claim, plan: plan, outcome: outcome, now: context.clock.now(), plannedAt: plannedAt,
                 policy: context.settings.retryPolicy, random: &random)
             if case .pauseApp = completion.action { context.credentials.invalidate(app: claim.app) }
             completions.append(completion)

@@ -57,7 +57,8 @@ struct DeliveryWorker: Sendable {
                     defer { context.turns.finish(turn, tookAll: tookAll) }
                     claimed = try await context.store.claim(
                         owner: owner, limit: limit, lease: context.settings.leaseDuration,
-                        excluding: context.inFlight.snapshot, ignoringBackoff: probing, at: context.clock.now())
+                        excluding: context.inFlight.snapshot, ignoringBackoff: probing, at: context.clock.now(),
+                        budgetPolicy: context.settings.budgetPolicy)
                     tookAll = !probing && claimed.count < limit
                     if claimed.isEmpty { context.counters.update { $0.emptyClaims += 1 } }
                     failures = 0

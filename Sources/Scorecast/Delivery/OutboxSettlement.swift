@@ -36,9 +36,7 @@ import Foundation
 /// 8. **Retry state.** A superseded row starts afresh (no attempts, backoff or error, as a
 ///    merge resets them); a retry counts the attempt, backs off `delay` seconds from `now` and
 ///    records the error; a release keeps them.
-/// 9. **Throttle.** Every kept row keeps the later of its own and the completion's
-///    `throttledUntil` (APNs' `Retry-After` only ever bars priority 10 for longer).
-/// 10. **Lease.** Every kept row is given back: no lease, no claimed version.
+/// 9. **Lease.** Every kept row is given back: no lease, no claimed version.
 package enum OutboxSettlement {
     /// What happens to the row (rule 1). The raw values name them in the completion statement.
     package enum Operation: String, Sendable, CaseIterable {
@@ -76,14 +74,11 @@ package enum OutboxSettlement {
         package var coalesced: Int
         /// `outbox.first_ingested_at`.
         package var firstIngestedAt: Date
-        /// `outbox.throttled_until`.
-        package var throttledUntil: Date?
 
         /// Creates a row.
         package init(
             version: Int64, alertKeys: [String], alerting: Bool, priority: Int, dueAt: Date, notBefore: Date?,
-            attempts: Int, lastError: String?, eventIDs: [Int64], coalesced: Int, firstIngestedAt: Date,
-            throttledUntil: Date?
+            attempts: Int, lastError: String?, eventIDs: [Int64], coalesced: Int, firstIngestedAt: Date
         ) {
             self.version = version
             self.alertKeys = alertKeys
@@ -96,7 +91,6 @@ package enum OutboxSettlement {
             self.eventIDs = eventIDs
             self.coalesced = coalesced
             self.firstIngestedAt = firstIngestedAt
-            self.throttledUntil = throttledUntil
         }
     }
 
@@ -110,13 +104,12 @@ package enum OutboxSettlement {
         }
     }
 
-    /// Rules 1–10: the row `completion` leaves (`nil`: deleted). `receivedAt` holds the receive
+    /// Rules 1–9: the row `completion` leaves (`nil`: deleted). `receivedAt` holds the receive
     /// time of the row's events that are still in `events`; `now` is the completion's time.
     package static func settle(
         _ completion: DeliveryCompletion, row: Row, receivedAt: [Int64: Date], now: Date, routineInterval: Double
     ) -> Row? {
         var kept = row
-        kept.throttledUntil = [row.throttledUntil, completion.throttledUntil].compactMap { $0 }.max()
         switch operation(completion, row: row) {
         case .delete:
             return nil

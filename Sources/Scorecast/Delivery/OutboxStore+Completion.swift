@@ -37,7 +37,7 @@ extension OutboxStore {
     /// deleted or given back as ``OutboxSettlement`` states (superseded, retry with backoff,
     /// paused, released); the channel's `last_timestamp`, `last_sent_at` and the body its
     /// phones show (`shown_payload`, `alert_payload`) follow a send, its status becomes `gone` when APNs says so; the budget
-    /// row is written; the app is paused (reported once, by whichever completion paused it).
+    /// ledger entry is appended; the app is paused (reported once, by whichever completion paused it).
     ///
     /// A deadlock or serialization failure is retried (twice); other errors are thrown and
     /// nothing is written.
@@ -72,8 +72,6 @@ extension OutboxStore {
         let cancelAction = name(DeliveryCompletion.RowAction.cancelChannel.name)
         let pauseAction = name(DeliveryCompletion.RowAction.pauseApp(reason: "").name)
         let routinePriority = SQL.unsafeSQL(String(BroadcastPriority.opportunistic.rawValue))
-        let immediatePriority = SQL.unsafeSQL(String(BroadcastPriority.immediate.rawValue))
-        let sentOutcome = name(DeliveryOutcome.sent.rawValue)
         return """
             WITH u AS MATERIALIZED (\(CompletionColumn.rows(of: completions))),
             -- The fence: the rows `owner` still holds, locked in channel order, at their newest version.
@@ -107,7 +105,7 @@ extension OutboxStore {
                 WHERE o.channel_id = p.channel_id AND p.op = \(delete) AND o.lease_owner = \(owner)
                 RETURNING o.channel_id
             ),
-            -- Rules 2–10 on every kept row. Ingest may have merged into the row in flight (it
+            -- Rules 2–9 on every kept row. Ingest may have merged into the row in flight (it
             -- still lists the sent events) or written a fresh row (nothing of the sent one left).
             given_back AS (
                 UPDATE outbox o SET
@@ -122,7 +120,6 @@ extension OutboxStore {
                         ELSE o.not_before END,
                     last_error = CASE p.op WHEN \(retry) THEN p.error WHEN \(superseded) THEN NULL ELSE o.last_error END,
                     alerts = CASE p.op WHEN \(superseded) THEN p.remaining_alerts ELSE o.alerts END,
-                    throttled_until = GREATEST(o.throttled_until, p.throttled_until),
                     alerting = CASE p.op WHEN \(superseded)
                         THEN p.remaining_alerts <> '[]'::jsonb OR (o.alerting AND NOT p.had_alerts) ELSE o.alerting END,
                     priority = CASE WHEN p.op = \(superseded) AND p.had_alerts AND p.remaining_alerts = '[]'::jsonb
@@ -172,24 +169,10 @@ extension OutboxStore {
                 WHERE c.id = p.channel_id AND (p.sent_ts IS NOT NULL OR p.action = \(cancelAction))
                 RETURNING c.id
             ),
+            -- The budget ledger entry ChannelBudget returned, dated by the worker's clock.
             budgeted AS (
-                INSERT INTO channel_budget (channel_id, window_start, high_priority_sent, downgraded, throttled, budget_limit,
-                                            shrunk_limit, last_throttled_at)
-                SELECT p.channel_id, p.b_window, p.b_sent, p.b_downgraded, p.b_throttled, p.b_limit, p.b_shrunk, p.b_throttled_at
-                FROM plan p WHERE p.b_window IS NOT NULL
-                ON CONFLICT (channel_id, window_start) DO UPDATE SET
-                    high_priority_sent = EXCLUDED.high_priority_sent,
-                    downgraded = EXCLUDED.downgraded,
-                    throttled = EXCLUDED.throttled,
-                    budget_limit = EXCLUDED.budget_limit,
-                    shrunk_limit = EXCLUDED.shrunk_limit,
-                    last_throttled_at = EXCLUDED.last_throttled_at
-                RETURNING 1
-            ),
-            -- Accepted priority-10 sends: what the rolling-hour budget counts.
-            spent AS (
-                INSERT INTO channel_priority_sends (channel_id, sent_at)
-                SELECT p.channel_id, now() FROM plan p WHERE p.d_outcome = \(sentOutcome) AND p.d_priority = \(immediatePriority)
+                INSERT INTO budget_ledger (channel_id, at, kind, limit_after, barred_until)
+                SELECT p.channel_id, p.b_at, p.b_kind, p.b_limit_after, p.b_barred_until FROM plan p WHERE p.b_kind IS NOT NULL
                 RETURNING 1
             ),
             paused AS (

@@ -1,6 +1,7 @@
 import Foundation
 import ScorecastLogging
 import Postgres
+import ScorecastCore
 
 /// The worker pool's SQL: claiming due outbox rows under a lease, completing sends in one
 /// fenced transaction per batch, and giving leases back.
@@ -45,9 +46,11 @@ package struct OutboxStore: Sendable {
     /// at 4,000 channels, EXPLAIN ANALYZE). It runs under `ReusablePlans`, in a transaction of
     /// its own sent with `BEGIN` in one round trip. `now` is the caller's clock, bound as a
     /// parameter: due times, backoffs and leases are all compared with it, and the lease it
-    /// writes is dated by it, so one clock decides whether a lease has run out.
+    /// writes is dated by it, so one clock decides whether a lease has run out. Each row comes
+    /// with its channel's budget ledger as `budgetPolicy` windows it (``BudgetLedger``).
     package func claim(
-        owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false, at now: Date = Date()
+        owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false, at now: Date = Date(),
+        budgetPolicy: BudgetPolicy = BudgetPolicy()
     ) async throws -> [ClaimedDelivery] {
         let statement: SQL = """
             WITH picked AS (
@@ -76,28 +79,16 @@ package struct OutboxStore: Sendable {
                 WHERE o.channel_id = picked.channel_id
                 RETURNING o.channel_id, o.version, o.payload, o.payload_timestamp, o.priority, o.alerting,
                           o.alerts -> 0 AS head_alert, jsonb_array_length(o.alerts) AS queued_alerts,
-                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at,
-                          o.throttled_until
+                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at
             )
             SELECT claimed.*, \(now)::timestamptz AS claimed_at, p.apns_channel_id, p.storage_policy, p.last_timestamp, p.last_shown,
                    p.app_id, p.bundle_id, p.environment, p.team_id, p.key_id, p.key_path,
-                   p.frequent_updates, p.budget_per_hour, p.dismissal_delay_seconds,
-                   b.window_start AS budget_window_start, b.high_priority_sent AS budget_high_priority_sent,
-                   b.downgraded AS budget_downgraded, b.throttled AS budget_throttled, b.budget_limit,
-                   b.shrunk_limit AS budget_shrunk_limit, b.last_throttled_at AS budget_last_throttled_at,
-                   ARRAY(SELECT s.sent_at FROM channel_priority_sends s
-                         WHERE s.channel_id = claimed.channel_id AND s.sent_at > \(now) - interval '1 hour'
-                         ORDER BY s.sent_at) AS budget_recent_sends,
+                   p.frequent_updates, p.budget_per_hour, p.dismissal_delay_seconds, \(BudgetLedger.columns),
                    COALESCE((SELECT e.kind = 'final' FROM events e WHERE e.id = (claimed.head_alert ->> 'key')::bigint), false)
                        AS head_alert_final
             FROM claimed
             JOIN picked p ON p.channel_id = claimed.channel_id
-            LEFT JOIN LATERAL (
-                SELECT * FROM channel_budget cb
-                WHERE cb.channel_id = claimed.channel_id
-                ORDER BY cb.window_start DESC
-                LIMIT 1
-            ) b ON true
+            \(BudgetLedger.joins(channelID: "claimed.channel_id", now: now, policy: budgetPolicy))
             ORDER BY claimed.alerting DESC, claimed.due_at, claimed.channel_id
             """
         let rows = try await pool.withTransaction(localSettings: ReusablePlans.settings, opening: [statement]) { _, opened in

@@ -15,7 +15,7 @@ package struct SendPlan: Sendable, Hashable {
     package var expiration: Int
     /// The budget policy of the channel's app.
     package var budgetPolicy: BudgetPolicy
-    /// The channel's budget state before this send.
+    /// The channel's budget before this send (its ledger at the claim).
     package var budget: ChannelBudget
     /// The exact bytes to send.
     package var body: [UInt8]
@@ -35,21 +35,13 @@ package struct SendPlan: Sendable, Hashable {
     /// Plans the send of `claim` at `now` under `settings`.
     package init(claim: ClaimedDelivery, now: Date, settings: WorkerSettings) {
         let policy = settings.budgetPolicy(for: claim.app)
-        var budget = ChannelBudget(row: claim.budget, now: now, policy: policy)
-        budget.recentImmediateSends = claim.recentImmediateSends
-        let decision = budget.decide(wanting: claim.requestedPriority, now: now, policy: policy, final: claim.headAlertIsFinal)
-        if decision.priority == .immediate, let until = claim.throttledUntil, until > now {
-            // APNs asked for no priority 10 until then: the update (and its alert) goes at 5.
-            priority = .opportunistic
-            downgraded = true
-        } else {
-            priority = decision.priority
-            downgraded = decision.downgraded
-        }
+        let decision = claim.budget.decide(wanting: claim.requestedPriority, now: now, policy: policy, final: claim.headAlertIsFinal)
+        priority = decision.priority
+        downgraded = decision.downgraded
         expiration = claim.storagePolicy.expirationHeader(
             now: Int(now.timeIntervalSince1970), desiredOffset: Int(settings.storedMessageLifetime.components.seconds))
         budgetPolicy = policy
-        self.budget = budget
+        budget = claim.budget
         let composed = ComposedSend.compose(
             stored: claim.payload, storedTimestamp: Int(claim.payloadTimestamp), alert: claim.headAlert?.alert,
             alertsAfter: max(0, claim.queuedAlerts - 1), channelLastTimestamp: Int(claim.lastTimestamp),
@@ -61,28 +53,5 @@ package struct SendPlan: Sendable, Hashable {
         carriesAlert = claim.headAlert != nil && composed.alertSent
         shown = composed.shown
         repeatsLastAccepted = composed.repeatsLastAccepted
-    }
-}
-
-extension ChannelBudget {
-    /// The state stored in a `channel_budget` row, or a fresh one for a channel without any.
-    package init(row: BudgetRow?, now: Date, policy: BudgetPolicy) {
-        guard let row else {
-            self = .fresh(now: now, policy: policy)
-            return
-        }
-        self.init(
-            windowStart: row.windowStart, immediateSent: row.highPrioritySent, downgraded: row.downgraded,
-            throttleHits: row.throttled, shrunkLimit: row.shrunkLimit, lastThrottledAt: row.lastThrottledAt)
-    }
-}
-
-extension BudgetRow {
-    /// The row that stores `budget` as it stands at `now` (`budget_limit` = the limit in force).
-    package init(budget: ChannelBudget, now: Date, policy: BudgetPolicy) {
-        self.init(
-            windowStart: budget.windowStart, highPrioritySent: budget.immediateSent, downgraded: budget.downgraded,
-            throttled: budget.throttleHits, budgetLimit: budget.limit(now: now, policy: policy),
-            shrunkLimit: budget.shrunkLimit, lastThrottledAt: budget.lastThrottledAt)
     }
 }

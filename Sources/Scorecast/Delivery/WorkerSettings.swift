@@ -27,11 +27,9 @@ package struct WorkerSettings: Sendable {
     /// Least spacing of routine updates to one channel, applied to a routine payload that
     /// arrived while the previous one was being sent.
     package var routineInterval: Duration
-    /// Priority-10 sends per channel per hour for apps without frequent updates.
-    package var budgetStandardPerHour: Int
-    /// The same for apps with frequent updates.
-    package var budgetFrequentPerHour: Int
-    /// Budget windows, shrinking after 429 and recovery (the profile comes from each app).
+    /// The built-in budget profiles' priority-10 sends per channel per hour.
+    package var budgetProfiles: BudgetProfiles
+    /// The budget's rolling window, shrinking after 429 and recovery (the profile comes from each app).
     package var budgetPolicy: BudgetPolicy
     /// Backoff, jitter, `Retry-After` and the attempt limit.
     package var retryPolicy: RetryPolicy
@@ -59,8 +57,8 @@ package struct WorkerSettings: Sendable {
         alertFastLane: Bool = Setting.alertFastLane.booleanDefault,
         shutdownGrace: Duration = .seconds(Setting.shutdownGraceSeconds.integerDefault),
         routineInterval: Duration = .milliseconds(Setting.routineIntervalMilliseconds.integerDefault),
-        budgetStandardPerHour: Int = Setting.budgetStandardPerHour.integerDefault,
-        budgetFrequentPerHour: Int = Setting.budgetFrequentPerHour.integerDefault,
+        budgetProfiles: BudgetProfiles = BudgetProfiles(
+            standardPerHour: Setting.budgetStandardPerHour.integerDefault, frequentPerHour: Setting.budgetFrequentPerHour.integerDefault),
         budgetPolicy: BudgetPolicy = BudgetPolicy(finalReserve: Setting.budgetFinalReserve.integerDefault),
         retryPolicy: RetryPolicy = RetryPolicy(),
         breakerPolicy: CircuitBreaker.Policy? = nil,
@@ -76,8 +74,7 @@ package struct WorkerSettings: Sendable {
         self.alertFastLane = alertFastLane
         self.shutdownGrace = max(.zero, shutdownGrace)
         self.routineInterval = max(.zero, routineInterval)
-        self.budgetStandardPerHour = max(0, budgetStandardPerHour)
-        self.budgetFrequentPerHour = max(0, budgetFrequentPerHour)
+        self.budgetProfiles = budgetProfiles
         self.budgetPolicy = budgetPolicy
         self.retryPolicy = retryPolicy
         // A probe normally answers within the request deadline; give it that and a margin.
@@ -103,8 +100,7 @@ package struct WorkerSettings: Sendable {
             alertFastLane: configuration.alertFastLane,
             shutdownGrace: configuration.shutdownGrace * 0.75,
             routineInterval: configuration.routineInterval,
-            budgetStandardPerHour: configuration.budgetStandardPerHour,
-            budgetFrequentPerHour: configuration.budgetFrequentPerHour,
+            budgetProfiles: configuration.budgetProfiles,
             budgetPolicy: BudgetPolicy(finalReserve: configuration.budgetFinalReserve),
             retryPolicy: RetryPolicy(
                 baseDelay: configuration.retryBase.seconds, maximumDelay: configuration.retryMax.seconds,
@@ -114,9 +110,6 @@ package struct WorkerSettings: Sendable {
 
     /// The budget policy of `app`: its own hourly budget, else its profile's default.
     package func budgetPolicy(for app: DeliveryApp) -> BudgetPolicy {
-        var policy = budgetPolicy
-        let perHour = app.budgetPerHour ?? (app.frequentUpdates ? budgetFrequentPerHour : budgetStandardPerHour)
-        policy.profile = BudgetProfile(name: app.frequentUpdates ? "frequent-updates" : "standard", immediatePerHour: perHour)
-        return policy
+        budgetPolicy.with(budgetProfiles.profile(appBudget: app.budgetPerHour, frequentUpdates: app.frequentUpdates))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 
 /// Every activity on the token path has its own hourly priority-10 budget (apns.md §5: a
 /// device's budget, raised by frequent updates), spent over a rolling hour
@@ -10,17 +11,16 @@ struct ActivityBudget: Sendable, Hashable {
     /// nothing and are pruned.
     static let window: TimeInterval = 3_600
 
-    /// Priority-10 updates per activity per hour without frequent updates.
-    var standardPerHour: Int
-    /// The same when the app supports frequent updates and the device's user left them on.
-    var frequentPerHour: Int
+    /// The built-in profiles' priority-10 updates per activity per hour.
+    var profiles: BudgetProfiles
     /// Priority-10 updates per activity kept for the final whistle's update.
     var finalReserve: Int
 
     /// The budget of an activity of `app` on a device whose frequent-updates setting is
-    /// `deviceFrequentUpdates`: the app's own budget when it sets one, else the profile's.
+    /// `deviceFrequentUpdates`: the app's own budget when it sets one, else the frequent-updates
+    /// profile's when the app supports them and the device's user left them on, else the standard one.
     func perHour(app: AppRecord, deviceFrequentUpdates: Bool) -> Int {
-        app.budgetPerHour ?? (app.frequentUpdates && deviceFrequentUpdates ? frequentPerHour : standardPerHour)
+        profiles.profile(appBudget: app.budgetPerHour, frequentUpdates: app.frequentUpdates && deviceFrequentUpdates).immediatePerHour
     }
 
     /// Whether an update that wants `priority` goes at priority 10, with `spent` priority-10

@@ -49,9 +49,7 @@ package final class DeviceFanOut: Service {
             pacer: SendPacer(perSecond: configuration.devices.startsPerSecond), metrics: metrics, logger: logger)
         self.tokens = ActivityTokenPath(
             pool: pool, apns: apns, credentials: credentials, staleness: staleness, batch: configuration.devices.startBatch,
-            budget: ActivityBudget(
-                standardPerHour: configuration.budgetStandardPerHour, frequentPerHour: configuration.budgetFrequentPerHour,
-                finalReserve: configuration.budgetFinalReserve),
+            budget: ActivityBudget(profiles: configuration.budgetProfiles, finalReserve: configuration.budgetFinalReserve),
             metrics: metrics, logger: logger)
         self.expiry = DeviceExpiry(pool: pool, ttl: configuration.devices.deviceTTL)
         self.schedule = FanOutSchedule(pool: pool)

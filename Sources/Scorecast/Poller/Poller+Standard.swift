@@ -4,7 +4,7 @@ import Postgres
 
 extension Poller {
     /// Every duty of the `poller` role, on the intervals of `configuration`:
-    /// statistics roll-ups, lease rescue, budget windows, channels for new games, retiring
+    /// statistics roll-ups, lease rescue, channels for new games, retiring
     /// channels of finished games (and the channel-limit watch), reconciliation with APNs, and
     /// pruning past the retention.
     package static func standardDuties(
@@ -14,9 +14,6 @@ extension Poller {
         return [
             StatsRollupDuty(pool: pool, interval: settings.statsInterval),
             LeaseRescueDuty(pool: pool, interval: settings.rescueInterval, metrics: metrics),
-            BudgetWindowDuty(
-                pool: pool, interval: settings.budgetInterval,
-                standardPerHour: configuration.budgetStandardPerHour, frequentPerHour: configuration.budgetFrequentPerHour),
             EnsureChannelsDuty(registry: registry, interval: settings.ensureInterval, window: configuration.autoChannelWindow),
             AbandonedGamesDuty(pool: pool, interval: settings.retireInterval, timeout: configuration.feedGameTimeout),
             RetireDuty(registry: registry, interval: settings.retireInterval, grace: configuration.retireGrace, channelLimit: configuration.channelLimit),

@@ -12,8 +12,6 @@ package struct PollerSettings: Sendable, Equatable {
     package var statsInterval: Duration
     /// Rescue of outbox rows whose lease expired.
     package var rescueInterval: Duration
-    /// Budget windows: roll to the new hour, restore lowered limits.
-    package var budgetInterval: Duration
     /// `channels ensure` for games without channels.
     package var ensureInterval: Duration
     /// Retiring channels of finished games, and the channel-limit watch.
@@ -28,7 +26,6 @@ package struct PollerSettings: Sendable, Equatable {
         leaderCheckInterval: Duration = .milliseconds(Setting.pollerLeaderCheckMilliseconds.integerDefault),
         statsInterval: Duration = .seconds(Setting.pollerStatsSeconds.integerDefault),
         rescueInterval: Duration = .seconds(Setting.pollerRescueSeconds.integerDefault),
-        budgetInterval: Duration = .seconds(Setting.pollerBudgetSeconds.integerDefault),
         ensureInterval: Duration = .seconds(Setting.pollerEnsureSeconds.integerDefault),
         retireInterval: Duration = .seconds(Setting.pollerRetireSeconds.integerDefault),
         reconcileInterval: Duration = .seconds(60 * Setting.pollerReconcileMinutes.integerDefault),
@@ -37,7 +34,6 @@ package struct PollerSettings: Sendable, Equatable {
         self.leaderCheckInterval = leaderCheckInterval
         self.statsInterval = statsInterval
         self.rescueInterval = rescueInterval
-        self.budgetInterval = budgetInterval
         self.ensureInterval = ensureInterval
         self.retireInterval = retireInterval
         self.reconcileInterval = reconcileInterval
@@ -50,7 +46,6 @@ package struct PollerSettings: Sendable, Equatable {
             leaderCheckInterval: .milliseconds(env.integer(.pollerLeaderCheckMilliseconds)),
             statsInterval: .seconds(env.integer(.pollerStatsSeconds)),
             rescueInterval: .seconds(env.integer(.pollerRescueSeconds)),
-            budgetInterval: .seconds(env.integer(.pollerBudgetSeconds)),
             ensureInterval: .seconds(env.integer(.pollerEnsureSeconds)),
             retireInterval: .seconds(env.integer(.pollerRetireSeconds)),
             reconcileInterval: .seconds(60 * env.integer(.pollerReconcileMinutes)),

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
+import ScorecastCore
 
 /// Deletes what is older than `SCORECAST_RETENTION_DAYS`: deliveries and events, and the
-/// per-minute roll-ups and budget windows of that age, in bounded batches (`PrunePlan`); and the
+/// per-minute roll-ups and budget ledger entries of that age, in bounded batches (`PrunePlan`); and the
 /// token path's priority-10 sends once they are past the activity budget's rolling hour.
 ///
 /// Games keep their folded state; nothing references an event or delivery row by key, so
@@ -22,8 +23,8 @@ package struct PruneDuty: PollerDuty {
         let timeColumn: String
         /// The key columns of a batch (`ctid` where the table has no single key).
         let key: String
-        /// Rows younger than this stay whatever the retention (budget windows: a lowered limit
-        /// needs its last 429 to recover from).
+        /// Rows younger than this stay whatever the retention (the budget ledger: a lowered
+        /// limit needs its last 429 to recover from).
         var keepAtLeast: TimeInterval = 0
         /// Rows older than this go whatever the retention (sends that only a rolling budget
         /// window counts, and nothing else reads).
@@ -44,8 +45,7 @@ package struct PruneDuty: PollerDuty {
         Target(table: "stats_minute_events", timeColumn: "minute", key: "ctid"),
         Target(table: "stats_minute_refusals", timeColumn: "minute", key: "ctid"),
         Target(table: "stats_minute_rescues", timeColumn: "minute", key: "ctid"),
-        Target(table: "channel_budget", timeColumn: "window_start", key: "ctid", keepAtLeast: BudgetWindowDuty.lookback),
-        Target(table: "channel_priority_sends", timeColumn: "sent_at", key: "ctid", keepAtLeast: 3600),
+        Target(table: "budget_ledger", timeColumn: "at", key: "ctid", keepAtLeast: BudgetPolicy().memorySeconds),
         Target(table: "activity_priority_sends", timeColumn: "sent_at", key: "ctid", expiresAfter: ActivityBudget.window),
     ]
 

@@ -79,7 +79,7 @@ package struct AppRecord: Sendable, Hashable {
 
     /// Priority-10 budget per channel per hour under `configuration`'s profile defaults.
     package func budget(_ configuration: Configuration) -> Int {
-        budgetPerHour ?? (frequentUpdates ? configuration.budgetFrequentPerHour : configuration.budgetStandardPerHour)
+        configuration.budgetProfiles.profile(appBudget: budgetPerHour, frequentUpdates: frequentUpdates).immediatePerHour
     }
 }
 

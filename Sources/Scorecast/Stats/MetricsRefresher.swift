@@ -1,14 +1,18 @@
 import Foundation
 import Postgres
 import PrometheusMetrics
+import ScorecastCore
 
 /// Sets the database-backed and memory gauges of `/metrics` just before each scrape: outbox queue depth,
 /// how long the oldest due row has waited, rows leased to workers right now, channels per app,
-/// paused apps, live games and when the feed last sent an event. Three small queries: the
-/// outbox holds at most one row per channel, and `events.received_at` is indexed.
+/// paused apps, live games, when the feed last sent an event, and the channels whose priority-10
+/// budget is spent (read from the budget ledger as sending and `/v1/stats` read it). Four small
+/// queries: the outbox holds at most one row per channel, `events.received_at` and the ledger's
+/// times are indexed.
 ///
 /// The gauges registered here (`scorecast_outbox_leased`, `scorecast_apps_paused`,
-/// `scorecast_games_live`, `scorecast_last_event_received_timestamp_seconds`) are shared state
+/// `scorecast_games_live`, `scorecast_last_event_received_timestamp_seconds`,
+/// `scorecast_channels_budget_spent`) are shared state
 /// of every instance, unlike the in-process `scorecast_sends_in_flight` each worker pool keeps.
 /// The process's own memory (`ProcessMemoryGauges`) is read first, so it is fresh even when the
 /// database does not answer.
@@ -23,6 +27,8 @@ package struct MetricsRefresher: Sendable {
     let paused: Gauge<AppLabels>
     let liveGames: Gauge<NoLabels>
     let lastEvent: Gauge<NoLabels>
+    let budgetSpent: Gauge<AppLabels>
+    let budgets: BudgetReader
     let refreshed: Gauge<NoLabels>
     let memory: ProcessMemoryGauges
     let clock: @Sendable () -> Date
@@ -30,12 +36,14 @@ package struct MetricsRefresher: Sendable {
     package let exportsDatabaseGauges: @Sendable () -> Bool
 
     /// Creates the refresher and registers its gauges in `registry`. `exportsDatabaseGauges`
-    /// says, at each scrape, whether this process is the one that exports the database gauges.
+    /// says, at each scrape, whether this process is the one that exports the database gauges;
+    /// `budgetProfiles` are the ones the workers send with.
     package init(
-        pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry,
+        pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry, budgetProfiles: BudgetProfiles = BudgetProfiles(),
         exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(MetricsError) {
         self.pool = pool
+        self.budgets = BudgetReader(pool: pool, profiles: budgetProfiles)
         self.clock = clock
         self.exportsDatabaseGauges = exportsDatabaseGauges
         self.metrics = metrics
@@ -49,6 +57,10 @@ package struct MetricsRefresher: Sendable {
         self.lastEvent = try registry.gauge(
             "scorecast_last_event_received_timestamp_seconds",
             help: "UNIX time the newest stored feed event arrived (0 before the first): feed silence is time() minus this.")
+        self.budgetSpent = try registry.gauge(
+            "scorecast_channels_budget_spent",
+            help: "Live channels whose priority-10 budget over the last hour is spent, or barred by a 429's Retry-After: their alerts go at priority 5.",
+            labels: AppLabels.self)
         self.refreshed = try registry.gauge(
             "scorecast_database_gauges_refreshed_timestamp_seconds",
             help: "UNIX time the database-backed gauges were last read: older than the scrape when the database did not answer.")
@@ -59,7 +71,7 @@ package struct MetricsRefresher: Sendable {
     /// not export them.
     package var databaseGaugeNames: Set<String> {
         [metrics.queueDepth.name, metrics.oldestPendingAge.name, metrics.channels.name,
-         leased.name, paused.name, liveGames.name, lastEvent.name, refreshed.name]
+         leased.name, paused.name, liveGames.name, lastEvent.name, budgetSpent.name, refreshed.name]
     }
 
     /// The families `/metrics` leaves out now: the database gauges unless this process exports them.
@@ -106,6 +118,12 @@ package struct MetricsRefresher: Sendable {
         }
         metrics.channels.replaceAll(perApp)
         paused.replaceAll(pausedApps)
+        var spent = perApp.mapValues { _ in 0.0 }
+        for budget in try await budgets.budgets(.activeThisHour(appID: nil), now: clock(), limit: .max)
+        where budget.remaining == 0 || budget.priority10BarredUntil != nil {
+            spent[AppLabels(app: budget.app), default: 0] += 1
+        }
+        budgetSpent.replaceAll(spent)
         let feed = try await pool.query("""
             SELECT (SELECT count(*) FROM games WHERE status IN ('live', 'suspended'))::int AS live,
                    coalesce((SELECT EXTRACT(EPOCH FROM max(received_at)) FROM events), 0)::float8 AS last_event

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 
 // Response bodies of the statistics API. Every count covers the request's window (or one
 // bucket of it); every time is RFC 3339 UTC; every latency is in milliseconds.
@@ -260,7 +261,7 @@ package struct LatencyPercentiles: Codable, Sendable, Equatable {
     package static let empty = LatencyPercentiles(samples: 0, p50Ms: nil, p95Ms: nil, p99Ms: nil)
 }
 
-/// A channel's priority-10 budget in the current hour window.
+/// A channel's priority-10 budget over the rolling hour ending now: what its next send is held to.
 package struct ChannelBudgetStatus: Codable, Sendable, Equatable {
     /// The APNs channel id (opaque, as APNs issued it).
     package var channel: String
@@ -268,9 +269,9 @@ package struct ChannelBudgetStatus: Codable, Sendable, Equatable {
     package var app: String
     /// The game the channel carries, if bound to one.
     package var game: String?
-    /// Start of the hour window the counts belong to.
+    /// Start of the hour the counts belong to (an hour before the answer's time).
     package var hourStart: Date
-    /// Priority-10 sends spent in this window.
+    /// Priority-10 sends APNs accepted in this hour.
     package var priority10Used: Int
     /// Priority-10 sends allowed in this window (from the app's budget profile, lowered after 429s).
     package var priority10Limit: Int
@@ -278,9 +279,16 @@ package struct ChannelBudgetStatus: Codable, Sendable, Equatable {
     package var downgrades: Int
     /// `429 TooManyRequests` answers in this window.
     package var throttled: Int
+    /// After a 429, no priority 10 before this (its `Retry-After`, capped by
+    /// `SCORECAST_RETRY_AFTER_MAX_SECONDS`); absent when nothing bars it.
+    package var priority10BarredUntil: Date?
 
     /// Creates a budget state.
-    package init(channel: String, app: String, game: String?, hourStart: Date, priority10Used: Int, priority10Limit: Int, downgrades: Int, throttled: Int) {
+    package init(
+        channel: String, app: String, game: String?, hourStart: Date, priority10Used: Int, priority10Limit: Int, downgrades: Int,
+        throttled: Int, priority10BarredUntil: Date? = nil
+    ) {
+        self.priority10BarredUntil = priority10BarredUntil
         self.channel = channel
         self.app = app
         self.game = game
@@ -289,6 +297,14 @@ package struct ChannelBudgetStatus: Codable, Sendable, Equatable {
         self.priority10Limit = priority10Limit
         self.downgrades = downgrades
         self.throttled = throttled
+    }
+
+    /// The status of `channel` from its budget's figures.
+    package init(channel: String, app: String, game: String?, usage: BudgetUsage) {
+        self.init(
+            channel: channel, app: app, game: game, hourStart: usage.windowStart, priority10Used: usage.priority10Used,
+            priority10Limit: usage.priority10Limit, downgrades: usage.downgrades, throttled: usage.throttled,
+            priority10BarredUntil: usage.barredUntil)
     }
 
     /// Priority-10 sends left in this window (never negative).

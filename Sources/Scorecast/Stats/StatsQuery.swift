@@ -19,16 +19,14 @@ package struct StatsQuery: Sendable {
 
     /// Creates the reads on `pool` with the budget profiles and channel limit of `configuration`.
     package init(pool: PostgresPool, configuration: Configuration) {
-        self.init(
-            pool: pool, standardPerHour: configuration.budgetStandardPerHour,
-            frequentPerHour: configuration.budgetFrequentPerHour, channelLimit: configuration.channelLimit)
+        self.init(pool: pool, budgetProfiles: configuration.budgetProfiles, channelLimit: configuration.channelLimit)
     }
 
     /// Creates the reads with explicit budget profiles and channel limit.
-    package init(pool: PostgresPool, standardPerHour: Int, frequentPerHour: Int, channelLimit: Int) {
+    package init(pool: PostgresPool, budgetProfiles: BudgetProfiles, channelLimit: Int) {
         self.pool = pool
         self.figures = FiguresReader(pool: pool)
-        self.budgets = BudgetReader(pool: pool, standardPerHour: standardPerHour, frequentPerHour: frequentPerHour)
+        self.budgets = BudgetReader(pool: pool, profiles: budgetProfiles)
         self.channelLimit = channelLimit
     }
 

@@ -29,3 +29,27 @@ public struct BudgetProfile: Sendable, Hashable, CustomStringConvertible {
     /// The text shown in logs and error messages.
     public var description: String { "\(name) (\(immediatePerHour)/h)" }
 }
+
+/// The per-hour figures of the two built-in profiles as configured
+/// (`SCORECAST_BUDGET_STANDARD_PER_HOUR`, `SCORECAST_BUDGET_FREQUENT_PER_HOUR`), and the one
+/// rule that resolves the budget of a channel or activity from them.
+public struct BudgetProfiles: Sendable, Hashable {
+    /// Priority-10 sends per hour without frequent updates.
+    public var standardPerHour: Int
+    /// The same with frequent updates.
+    public var frequentPerHour: Int
+
+    /// Creates the profiles; a negative figure counts as 0.
+    public init(standardPerHour: Int = BudgetProfile.standard.immediatePerHour, frequentPerHour: Int = BudgetProfile.frequentUpdates.immediatePerHour) {
+        self.standardPerHour = max(0, standardPerHour)
+        self.frequentPerHour = max(0, frequentPerHour)
+    }
+
+    /// The budget of an app that sets `appBudget` (its own, `nil`: none) and has
+    /// `frequentUpdates` on (on the token path: the app and the device both): its own budget
+    /// when it sets one, else the matching profile's.
+    public func profile(appBudget: Int?, frequentUpdates: Bool) -> BudgetProfile {
+        let name = frequentUpdates ? BudgetProfile.frequentUpdates.name : BudgetProfile.standard.name
+        return BudgetProfile(name: name, immediatePerHour: appBudget ?? (frequentUpdates ? frequentPerHour : standardPerHour))
+    }
+}

@@ -1,97 +1,129 @@
 import APNsCore
 import Foundation
 
-/// One channel's priority-10 budget: a small state machine over fixed windows (the
-/// `channel_budget` row), spent against a rolling window as APNs counts it: a decision counts
-/// the priority-10 sends of the last ``BudgetPolicy/windowSeconds`` (``recentImmediateSends``),
-/// so a match crossing the hour cannot spend two budgets. Time is always passed in.
+/// One channel's priority-10 budget as APNs counts it: over the rolling hour ending now
+/// (``BudgetPolicy/windowSeconds``), never per clock hour, so a match crossing the hour cannot
+/// spend two budgets and every reader (sending, statistics, the dashboard, `/metrics`) sees the
+/// same figure at the same time.
 ///
-/// ``decide(wanting:now:policy:)`` answers what priority to send; ``recordSent(priority:downgraded:now:policy:)``
-/// counts a send APNs accepted; ``recordThrottled(now:policy:)`` shrinks the budget after a 429 and
-/// spends the rest of the current window.
+/// The state is what the channel's budget ledger holds (`budget_ledger`: one entry per accepted
+/// priority-10 send, downgrade and 429): the entries of the window, and the latest 429 within
+/// ``BudgetPolicy/memorySeconds`` (its lowered limit recovers over hours). This type makes every
+/// decision; the store only appends the entries it returns and reads them back. Time is always
+/// passed in.
+///
+/// | input | rule | ledger entry |
+/// |---|---|---|
+/// | a send wanting 10 | 10 while the window's sends are under the limit (the last ``BudgetPolicy/finalReserve`` only for the final whistle) and no 429 bars it; else 5, *downgraded* | – |
+/// | APNs accepts a 10 | counts against the window for an hour | `priority10` |
+/// | APNs accepts a downgraded 5 | counted for the statistics | `downgraded` |
+/// | a 429 | the limit shrinks (``BudgetPolicy/shrinkFactor``, floor ``BudgetPolicy/minimumPerHour``) and grows back by ``BudgetPolicy/recoveryPerHour`` per full hour; no 10 before its `Retry-After` (capped by the retry policy) | `throttled` |
 public struct ChannelBudget: Sendable, Hashable {
-    /// Start of the window the counters belong to.
-    public var windowStart: Date
-    /// Priority-10 sends accepted in the window.
-    public var immediateSent: Int
-    /// Sends lowered from 10 to 5 in the window.
-    public var downgraded: Int
-    /// 429 answers in the window.
-    public var throttleHits: Int
-    /// The budget set by the last 429, before recovery; `nil` when at the profile's budget.
-    public var shrunkLimit: Int?
-    /// When the last 429 arrived.
-    public var lastThrottledAt: Date?
-    /// When accepted priority-10 sends went, ascending: at least those of the rolling window
-    /// ending now (older ones are ignored).
-    public var recentImmediateSends: [Date]
+    /// A 429 as the ledger remembers it.
+    public struct Throttle: Sendable, Hashable {
+        /// When it came.
+        public var at: Date
+        /// The limit it left, before recovery.
+        public var limitAfter: Int
+        /// No priority 10 before this (the answer's `Retry-After`, capped).
+        public var barredUntil: Date
 
-    /// Creates a budget state; ``fresh(now:policy:)`` is the usual start.
-    public init(windowStart: Date, immediateSent: Int = 0, downgraded: Int = 0, throttleHits: Int = 0, shrunkLimit: Int? = nil, lastThrottledAt: Date? = nil, recentImmediateSends: [Date] = []) {
-        self.windowStart = windowStart
-        self.immediateSent = immediateSent
-        self.downgraded = downgraded
-        self.throttleHits = throttleHits
-        self.shrunkLimit = shrunkLimit
-        self.lastThrottledAt = lastThrottledAt
-        self.recentImmediateSends = recentImmediateSends
+        /// Creates a throttle.
+        public init(at: Date, limitAfter: Int, barredUntil: Date) {
+            self.at = at
+            self.limitAfter = max(0, limitAfter)
+            self.barredUntil = barredUntil
+        }
     }
 
-    /// An untouched budget in the window containing `now`.
-    public static func fresh(now: Date, policy: BudgetPolicy) -> ChannelBudget {
-        ChannelBudget(windowStart: windowStart(containing: now, policy: policy))
+    /// One entry to append to the channel's ledger.
+    public enum Entry: Sendable, Hashable {
+        /// APNs accepted a priority-10 send.
+        case priority10(at: Date)
+        /// APNs accepted a send lowered from 10 to 5.
+        case downgraded(at: Date)
+        /// APNs answered 429.
+        case throttled(Throttle)
+
+        /// The entry's `kind` in the ledger.
+        public var kind: String {
+            switch self {
+            case .priority10: "priority10"
+            case .downgraded: "downgraded"
+            case .throttled: "throttled"
+            }
+        }
+
+        /// When it happened.
+        public var at: Date {
+            switch self {
+            case .priority10(let at), .downgraded(let at): at
+            case .throttled(let throttle): throttle.at
+            }
+        }
     }
 
-    /// The start of the window containing `now`.
-    public static func windowStart(containing now: Date, policy: BudgetPolicy) -> Date {
-        let seconds = now.timeIntervalSince1970
-        return Date(timeIntervalSince1970: (seconds / policy.windowSeconds).rounded(.down) * policy.windowSeconds)
+    /// Accepted priority-10 sends, at least those of the window ending at the time asked about
+    /// (older ones count for nothing).
+    public var immediateSends: [Date]
+    /// Accepted downgraded sends, likewise.
+    public var downgrades: [Date]
+    /// 429 answers, likewise.
+    public var throttles: [Date]
+    /// The latest 429, if any within ``BudgetPolicy/memorySeconds``.
+    public var lastThrottle: Throttle?
+
+    /// Creates a budget state from ledger entries; a new channel has none.
+    public init(immediateSends: [Date] = [], downgrades: [Date] = [], throttles: [Date] = [], lastThrottle: Throttle? = nil) {
+        self.immediateSends = immediateSends
+        self.downgrades = downgrades
+        self.throttles = throttles
+        self.lastThrottle = lastThrottle
     }
 
-    /// The priority-10 budget per window at `now`: the profile's, or a shrunk one growing back
-    /// by ``BudgetPolicy/recoveryPerHour`` per full hour since the last 429.
+    /// The start of the window ending at `now`: entries at or before it count for nothing.
+    public static func windowStart(endingAt now: Date, policy: BudgetPolicy) -> Date {
+        now.addingTimeInterval(-policy.windowSeconds)
+    }
+
+    /// The oldest 429 that still lowers a limit at `now`.
+    public static func memoryStart(endingAt now: Date, policy: BudgetPolicy) -> Date {
+        now.addingTimeInterval(-policy.memorySeconds)
+    }
+
+    /// The priority-10 limit at `now`: the profile's, or the one the last 429 left, growing back
+    /// by ``BudgetPolicy/recoveryPerHour`` per full hour since.
     public func limit(now: Date, policy: BudgetPolicy) -> Int {
         let full = policy.profile.immediatePerHour
-        guard let shrunkLimit, let lastThrottledAt else { return full }
-        let hours = max(0, Int((now.timeIntervalSince(lastThrottledAt) / 3600).rounded(.down)))
+        guard let lastThrottle, lastThrottle.at > Self.memoryStart(endingAt: now, policy: policy) else { return full }
+        let hours = max(0, Int((now.timeIntervalSince(lastThrottle.at) / 3600).rounded(.down)))
         let (recovery, overflow) = hours.multipliedReportingOverflow(by: policy.recoveryPerHour)
         if overflow { return full }
-        return min(full, shrunkLimit + recovery)
+        return min(full, lastThrottle.limitAfter + recovery)
     }
 
-    /// The counters as they stand at `now` (a new window starts from zero).
-    public func rolled(to now: Date, policy: BudgetPolicy) -> ChannelBudget {
-        let start = ChannelBudget.windowStart(containing: now, policy: policy)
-        guard start > windowStart else { return self }
-        var next = self
-        next.windowStart = start
-        next.immediateSent = 0
-        next.downgraded = 0
-        next.throttleHits = 0
-        if next.limit(now: now, policy: policy) >= policy.profile.immediatePerHour {
-            next.shrunkLimit = nil
-        }
-        return next
-    }
-
-    /// Priority-10 sends that count against the budget at `now`: those of the rolling window
-    /// ending at `now` (after `now - windowSeconds`, as APNs counts), or the clock window's count
-    /// when that is higher (a 429 spends the rest of the clock window).
+    /// Priority-10 sends counted against the limit at `now`.
     public func used(now: Date, policy: BudgetPolicy) -> Int {
-        let cutoff = now.addingTimeInterval(-policy.windowSeconds)
-        let rolling = recentImmediateSends.reduce(0) { $0 + ($1 > cutoff && $1 <= now ? 1 : 0) }
-        return max(rolling, rolled(to: now, policy: policy).immediateSent)
+        Self.count(immediateSends, endingAt: now, policy: policy)
+    }
+
+    /// When a 429 bars priority 10 at `now`, until when; `nil` when nothing bars it.
+    public func barredUntil(now: Date) -> Date? {
+        guard let until = lastThrottle?.barredUntil, until > now else { return nil }
+        return until
     }
 
     /// What priority to send when `wanting` is asked for at `now`; `final` says the send carries
-    /// the final whistle, the only one that may spend the last ``BudgetPolicy/finalReserve``
-    /// priority-10 sends. Does not change the state: count the send with
-    /// ``recordSent(priority:downgraded:now:policy:)`` once APNs accepted it.
+    /// the final whistle, the only one that may spend the last ``BudgetPolicy/finalReserve``.
+    /// Changes nothing: the ledger counts a send once APNs accepted it (``accepted(priority:downgraded:at:)``).
     public func decide(wanting: BroadcastPriority, now: Date, policy: BudgetPolicy, final: Bool = false) -> BudgetDecision {
         let budgetLeft = max(0, limit(now: now, policy: policy) - used(now: now, policy: policy))
         let left = final ? budgetLeft : max(0, budgetLeft - policy.finalReserve)
         guard wanting == .immediate else {
             return BudgetDecision(priority: wanting, downgraded: false, remaining: left)
+        }
+        if barredUntil(now: now) != nil {
+            return BudgetDecision(priority: .opportunistic, downgraded: true, remaining: left)
         }
         if left > 0 {
             return BudgetDecision(priority: .immediate, downgraded: false, remaining: left - 1)
@@ -99,27 +131,61 @@ public struct ChannelBudget: Sendable, Hashable {
         return BudgetDecision(priority: .opportunistic, downgraded: true, remaining: 0)
     }
 
-    /// Counts a send accepted by APNs at `now`.
-    public mutating func recordSent(priority: BroadcastPriority, downgraded wasDowngraded: Bool, now: Date, policy: BudgetPolicy) {
-        self = rolled(to: now, policy: policy)
-        if priority == .immediate {
-            immediateSent += 1
-            let cutoff = now.addingTimeInterval(-policy.windowSeconds)
-            recentImmediateSends = recentImmediateSends.filter { $0 > cutoff } + [now]
-        }
-        if wasDowngraded { downgraded += 1 }
+    /// The ledger entry for a send APNs accepted at `at`; `nil` for a routine priority-5 send,
+    /// which spends and costs nothing.
+    public func accepted(priority: BroadcastPriority, downgraded: Bool, at: Date) -> Entry? {
+        if priority == .immediate { return .priority10(at: at) }
+        return downgraded ? .downgraded(at: at) : nil
     }
 
-    /// A `429 TooManyRequests` at `now`: the budget shrinks (``BudgetPolicy/shrinkFactor``,
-    /// never below ``BudgetPolicy/minimumPerHour``) and the rest of this window is spent, so the
-    /// following sends go at priority 5.
-    public mutating func recordThrottled(now: Date, policy: BudgetPolicy) {
-        self = rolled(to: now, policy: policy)
+    /// The ledger entry for a `429 TooManyRequests` at `now`: the limit in force shrinks, and no
+    /// priority 10 goes before `barredUntil` (the answer's `Retry-After`, already capped).
+    public func throttled(now: Date, barredUntil: Date, policy: BudgetPolicy) -> Entry {
         let current = limit(now: now, policy: policy)
         let shrunk = max(policy.minimumPerHour, Int((Double(current) * policy.shrinkFactor).rounded(.down)))
-        shrunkLimit = min(shrunk, policy.profile.immediatePerHour)
-        lastThrottledAt = now
-        throttleHits += 1
-        immediateSent = max(immediateSent, current)
+        return .throttled(Throttle(at: now, limitAfter: min(shrunk, policy.profile.immediatePerHour), barredUntil: max(now, barredUntil)))
     }
+
+    /// This state with `entry` appended, as the ledger will read it back.
+    public func appending(_ entry: Entry) -> ChannelBudget {
+        var next = self
+        switch entry {
+        case .priority10(let at): next.immediateSends.append(at)
+        case .downgraded(let at): next.downgrades.append(at)
+        case .throttled(let throttle):
+            next.throttles.append(throttle.at)
+            if next.lastThrottle.map({ $0.at <= throttle.at }) ?? true { next.lastThrottle = throttle }
+        }
+        return next
+    }
+
+    /// The figures the statistics show at `now`: the same that the next send is held to.
+    public func usage(now: Date, policy: BudgetPolicy) -> BudgetUsage {
+        BudgetUsage(
+            windowStart: Self.windowStart(endingAt: now, policy: policy), priority10Used: used(now: now, policy: policy),
+            priority10Limit: limit(now: now, policy: policy), downgrades: Self.count(downgrades, endingAt: now, policy: policy),
+            throttled: Self.count(throttles, endingAt: now, policy: policy), barredUntil: barredUntil(now: now))
+    }
+
+    /// The entries of `times` inside the window ending at `now`.
+    private static func count(_ times: [Date], endingAt now: Date, policy: BudgetPolicy) -> Int {
+        let start = windowStart(endingAt: now, policy: policy)
+        return times.reduce(0) { $0 + ($1 > start && $1 <= now ? 1 : 0) }
+    }
+}
+
+/// A channel's budget figures over the rolling window ending at one moment.
+public struct BudgetUsage: Sendable, Hashable {
+    /// Where the window starts (an hour before the moment).
+    public var windowStart: Date
+    /// Priority-10 sends APNs accepted in the window.
+    public var priority10Used: Int
+    /// Priority-10 sends allowed in the window (the profile's, lowered after a 429).
+    public var priority10Limit: Int
+    /// Sends lowered from 10 to 5 in the window.
+    public var downgrades: Int
+    /// 429 answers in the window.
+    public var throttled: Int
+    /// No priority 10 before this (a 429's `Retry-After`); `nil` when nothing bars it.
+    public var barredUntil: Date?
 }

@@ -8,7 +8,7 @@ public enum DeliveryDecision: Sendable, Hashable {
     /// is recorded.
     case retry(at: Date, reason: String)
     /// `429 TooManyRequests`: the channel's priority-10 budget is spent. The caller shrinks it
-    /// (``ChannelBudget/recordThrottled(now:policy:)``), sends no priority 10 before
+    /// (``ChannelBudget/throttled(now:barredUntil:policy:)``), sends no priority 10 before
     /// `priorityTenAfter` (`Retry-After`, capped by ``RetryPolicy/maximumRetryAfter``), and
     /// sends again at `at` — at priority 5, after the attempt's ordinary backoff rather than a
     /// routine update's spacing: a throttled goal is still a goal, and priority 5 spends no budget.

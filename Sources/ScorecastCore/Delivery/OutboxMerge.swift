@@ -11,7 +11,7 @@ import Foundation
 /// - due time: the earlier of both;
 /// - retry state: reset — attempts and backoff belong to the older content's attempt and
 ///   never hold back a newer update (APNs' own `Retry-After` after a 429 is kept apart, in
-///   `outbox.throttled_until`, and only bars priority 10);
+///   the channel's budget ledger, and only bars priority 10);
 /// - first-queued time carries over; ``OutboxEntry/coalesced`` grows by one.
 ///
 /// A row being sent is merged into too: its head alert is in flight and leaves the queue when

@@ -140,7 +140,7 @@ enum Profiler {
         if let rows = try? await pool.query("""
             SELECT relname, pg_total_relation_size(relid)::bigint AS bytes, n_live_tup::bigint AS live, n_dead_tup::bigint AS dead,
                    n_tup_upd::bigint AS updates, n_tup_hot_upd::bigint AS hot, autovacuum_count::bigint AS vacuums
-            FROM pg_stat_user_tables WHERE relname IN ('outbox', 'channels', 'games', 'channel_budget') ORDER BY relname
+            FROM pg_stat_user_tables WHERE relname IN ('outbox', 'channels', 'games', 'budget_ledger') ORDER BY relname
             """) {
             lines.append("tables (size with indexes, live/dead rows, updates and HOT share, autovacuums):")
             for row in rows {

@@ -35,8 +35,7 @@ import Testing
         #expect(defaults.claimLinger == configured.claimLinger)
         #expect(defaults.alertFastLane == configured.alertFastLane && defaults.alertFastLane)
         #expect(defaults.routineInterval == configured.routineInterval)
-        #expect(defaults.budgetStandardPerHour == configured.budgetStandardPerHour)
-        #expect(defaults.budgetFrequentPerHour == configured.budgetFrequentPerHour)
+        #expect(defaults.budgetProfiles == configured.budgetProfiles)
         #expect(defaults.apnsRequestTimeout == configured.apnsRequestTimeout)
         // Serve gives in-flight sends three quarters of the grace (see WorkerSettings).
         #expect(defaults.shutdownGrace * 0.75 == configured.shutdownGrace)

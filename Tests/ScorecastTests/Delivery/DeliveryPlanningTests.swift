@@ -12,7 +12,7 @@ import Testing
 
     static func claim(
         priority: BroadcastPriority = .immediate, policy: ChannelStoragePolicy = .noMessageStored, attempts: Int = 0,
-        frequent: Bool = false, appBudget: Int? = nil, budget: BudgetRow? = nil
+        frequent: Bool = false, appBudget: Int? = nil, budget: ChannelBudget = ChannelBudget()
     ) -> ClaimedDelivery {
         ClaimedDelivery(
             channelID: 7, version: 3, payload: Array("{}".utf8), payloadTimestamp: 1_749_999_990, requestedPriority: priority,
@@ -32,7 +32,7 @@ import Testing
 
     /// No final reserve here: the plans below are about the budget itself (the reserve has its own test).
     static let settings = WorkerSettings(
-        budgetStandardPerHour: 3, budgetFrequentPerHour: 9, budgetPolicy: BudgetPolicy(finalReserve: 0),
+        budgetProfiles: BudgetProfiles(standardPerHour: 3, frequentPerHour: 9), budgetPolicy: BudgetPolicy(finalReserve: 0),
         retryPolicy: RetryPolicy(baseDelay: 1, maximumDelay: 8, maximumAttempts: 4))
 
     /// Full jitter pinned to its top.
@@ -43,7 +43,7 @@ import Testing
     // MARK: - Plans
 
     @Test(arguments: [
-        // (requested, app budget, frequent, already sent this window) → (priority, downgraded)
+        // (requested, app budget, frequent, already sent this hour) → (priority, downgraded)
         (BroadcastPriority.immediate, Int?.none, false, 0, BroadcastPriority.immediate, false),
         (.immediate, nil, false, 2, .immediate, false),
         (.immediate, nil, false, 3, .opportunistic, true),
@@ -57,49 +57,44 @@ import Testing
     func priorityFollowsTheBudget(
         requested: BroadcastPriority, appBudget: Int?, frequent: Bool, sent: Int, expected: BroadcastPriority, downgraded: Bool
     ) {
-        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
-        let row = BudgetRow(windowStart: window, highPrioritySent: sent, downgraded: 0, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
-        let plan = SendPlan(claim: Self.claim(priority: requested, frequent: frequent, appBudget: appBudget, budget: row), now: Self.now, settings: Self.settings)
+        let budget = ChannelBudget(immediateSends: Array(repeating: Self.now.addingTimeInterval(-60), count: sent))
+        let plan = SendPlan(claim: Self.claim(priority: requested, frequent: frequent, appBudget: appBudget, budget: budget), now: Self.now, settings: Self.settings)
         #expect(plan.priority == expected)
         #expect(plan.downgraded == downgraded)
     }
 
-    @Test func aBudgetFromAnEarlierWindowIsFresh() {
-        let old = BudgetRow(windowStart: Self.now.addingTimeInterval(-7200), highPrioritySent: 99, downgraded: 5, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
+    @Test func sendsOlderThanTheHourCountForNothing() {
+        let old = ChannelBudget(immediateSends: Array(repeating: Self.now.addingTimeInterval(-3600), count: 99))
         let plan = SendPlan(claim: Self.claim(budget: old), now: Self.now, settings: Self.settings)
         #expect(plan.priority == .immediate)
         #expect(!plan.downgraded)
     }
 
-    /// The claim's sends of the last hour count whatever clock hour they fell in; the final
+    /// The ledger's sends of the last hour count whatever clock hour they fell in; the final
     /// whistle alone may spend the reserve.
     @Test func theRollingHourAndTheFinalReserveDecideThePriority() {
-        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
-        var claim = Self.claim(budget: nil)
-        claim.recentImmediateSends = [-3000, -2000, -1000].map { window.addingTimeInterval($0) }
-        let plan = SendPlan(claim: claim, now: window.addingTimeInterval(1), settings: Self.settings)
+        let hour = Self.now.flooringToHour
+        var claim = Self.claim(budget: ChannelBudget(immediateSends: [-3000, -2000, -1000].map { hour.addingTimeInterval($0) }))
+        let plan = SendPlan(claim: claim, now: hour.addingTimeInterval(1), settings: Self.settings)
         #expect(plan.priority == .opportunistic)
         #expect(plan.downgraded)
-        #expect(SendPlan(claim: claim, now: window.addingTimeInterval(601), settings: Self.settings).priority == .immediate)
+        #expect(SendPlan(claim: claim, now: hour.addingTimeInterval(601), settings: Self.settings).priority == .immediate)
 
-        let reserving = WorkerSettings(budgetStandardPerHour: 3, budgetPolicy: BudgetPolicy(finalReserve: 1))
-        claim.recentImmediateSends = [window.addingTimeInterval(-3000), window.addingTimeInterval(-2000)]
-        #expect(SendPlan(claim: claim, now: window.addingTimeInterval(1), settings: reserving).priority == .opportunistic)
+        let reserving = WorkerSettings(budgetProfiles: BudgetProfiles(standardPerHour: 3), budgetPolicy: BudgetPolicy(finalReserve: 1))
+        claim.budget = ChannelBudget(immediateSends: [hour.addingTimeInterval(-3000), hour.addingTimeInterval(-2000)])
+        #expect(SendPlan(claim: claim, now: hour.addingTimeInterval(1), settings: reserving).priority == .opportunistic)
         claim.headAlertIsFinal = true
-        #expect(SendPlan(claim: claim, now: window.addingTimeInterval(1), settings: reserving).priority == .immediate)
+        #expect(SendPlan(claim: claim, now: hour.addingTimeInterval(1), settings: reserving).priority == .immediate)
     }
 
-    @Test func aShrunkBudgetAfterA429StaysShrunkInTheNextWindow() {
-        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
-        let previous = BudgetRow(
-            windowStart: window.addingTimeInterval(-3600), highPrioritySent: 3, downgraded: 0, throttled: 1, budgetLimit: 1,
-            shrunkLimit: 1, lastThrottledAt: window.addingTimeInterval(-60))
-        var claim = Self.claim(budget: previous)
-        claim.budget = previous
+    @Test func aShrunkBudgetAfterA429StaysShrunkAcrossTheHour() {
+        let throttledAt = Self.now.flooringToHour.addingTimeInterval(-60)
+        let throttle = ChannelBudget.Throttle(at: throttledAt, limitAfter: 1, barredUntil: throttledAt)
+        var claim = Self.claim(budget: ChannelBudget(lastThrottle: throttle))
         let first = SendPlan(claim: claim, now: Self.now, settings: Self.settings)
         #expect(first.priority == .immediate)
         #expect(first.budget.limit(now: Self.now, policy: first.budgetPolicy) == 1)
-        claim.budget = BudgetRow(windowStart: window, highPrioritySent: 1, downgraded: 0, throttled: 0, budgetLimit: 1, shrunkLimit: 1, lastThrottledAt: previous.lastThrottledAt)
+        claim.budget = ChannelBudget(immediateSends: [Self.now.addingTimeInterval(-1)], lastThrottle: throttle)
         #expect(SendPlan(claim: claim, now: Self.now, settings: Self.settings).downgraded)
     }
 
@@ -154,32 +149,25 @@ import Testing
         #expect(record.coalesced == 1)
         #expect(record.attempt == 1)
         #expect(record.priority == .immediate)
-        let budget = try #require(completion.budget)
-        #expect(budget.highPrioritySent == 1)
-        #expect(budget.budgetLimit == 3)
+        #expect(completion.budgetEntry == .priority10(at: Self.now))
     }
 
-    @Test func aRoutineSendCountsNothingAndWritesNoBudgetRow() throws {
-        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
-        let row = BudgetRow(windowStart: window, highPrioritySent: 1, downgraded: 0, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
-        let routine = Self.complete(Self.response(200), claim: Self.claim(priority: .opportunistic, budget: row))
+    @Test func aRoutineSendCountsNothingAndWritesNoLedgerEntry() throws {
+        let budget = ChannelBudget(immediateSends: [Self.now.addingTimeInterval(-60)])
+        let routine = Self.complete(Self.response(200), claim: Self.claim(priority: .opportunistic, budget: budget))
         #expect(routine.delivery?.outcome == .sent)
-        #expect(routine.budget == nil, "the stored row already says everything")
-        let fresh = Self.complete(Self.response(200), claim: Self.claim(priority: .opportunistic))
-        #expect(fresh.budget == nil, "no row yet, and a priority-5 send spends nothing")
-        let alerting = Self.complete(Self.response(200), claim: Self.claim(priority: .immediate, budget: row))
-        #expect(alerting.budget?.highPrioritySent == 2)
+        #expect(routine.budgetEntry == nil, "a priority-5 send spends nothing")
+        let alerting = Self.complete(Self.response(200), claim: Self.claim(priority: .immediate, budget: budget))
+        #expect(alerting.budgetEntry == .priority10(at: Self.now))
     }
 
     @Test func anAcceptedDowngradeIsCounted() throws {
-        let window = ChannelBudget.windowStart(containing: Self.now, policy: BudgetPolicy())
-        let spent = BudgetRow(windowStart: window, highPrioritySent: 3, downgraded: 2, throttled: 0, budgetLimit: 3, shrunkLimit: nil, lastThrottledAt: nil)
+        let spent = ChannelBudget(immediateSends: Array(repeating: Self.now.addingTimeInterval(-60), count: 3))
         let completion = Self.complete(Self.response(200), claim: Self.claim(budget: spent))
         #expect(completion.delivery?.priority == .opportunistic)
         #expect(completion.delivery?.requestedPriority == .immediate)
         #expect(completion.delivery?.downgraded == true)
-        #expect(completion.budget?.downgraded == 3)
-        #expect(completion.budget?.highPrioritySent == 3)
+        #expect(completion.budgetEntry == .downgraded(at: Self.now))
     }
 
     @Test(arguments: [
@@ -199,7 +187,7 @@ import Testing
         #expect(error == label)
         #expect(completion.delivery?.outcome == .retry)
         #expect(completion.delivery?.attempt == 2)
-        #expect(completion.budget == nil)
+        #expect(completion.budgetEntry == nil)
         #expect(completion.sentTimestamp == nil)
     }
 
@@ -213,28 +201,19 @@ import Testing
         // again then, at priority 5, not a routine interval later.
         #expect(delay == 1, "a throttled alert goes again after its backoff, at priority 5")
         #expect(delay < Double(Self.settings.routineInterval.components.seconds))
-        var retried = Self.claim(attempts: 1)
-        retried.throttledUntil = completion.throttledUntil
-        let retry = SendPlan(claim: retried, now: Self.now.addingTimeInterval(delay), settings: Self.settings)
-        #expect(retry.priority == .opportunistic && retry.downgraded)
-        #expect(completion.throttledUntil == Self.now.addingTimeInterval(30))
+        let entry = ChannelBudget.Entry.throttled(ChannelBudget.Throttle(at: Self.now, limitAfter: 1, barredUntil: Self.now.addingTimeInterval(30)))
+        #expect(completion.budgetEntry == entry)
         #expect(completion.delivery?.outcome == .retry)
         #expect(completion.delivery?.reason == "TooManyRequests")
-        let budget = try #require(completion.budget)
-        #expect(budget.throttled == 1)
-        #expect(budget.shrunkLimit == 1)
-        #expect(budget.budgetLimit == 1)
-        #expect(budget.lastThrottledAt == Self.now)
-        // The rest of the window is spent: the retry goes at 5.
-        var next = Self.claim()
-        next.budget = budget
-        #expect(SendPlan(claim: next, now: Self.now, settings: Self.settings).downgraded)
-        // Retry-After bars priority 10 even when the budget would allow it again.
-        var fresh = Self.claim()
-        fresh.throttledUntil = completion.throttledUntil
-        let barred = SendPlan(claim: fresh, now: Self.now.addingTimeInterval(29), settings: Self.settings)
+        // The retry goes at 5: Retry-After bars priority 10 though the shrunk budget has room.
+        let retried = Self.claim(attempts: 1, budget: ChannelBudget().appending(entry))
+        let retry = SendPlan(claim: retried, now: Self.now.addingTimeInterval(delay), settings: Self.settings)
+        #expect(retry.priority == .opportunistic && retry.downgraded)
+        let barred = SendPlan(claim: retried, now: Self.now.addingTimeInterval(29), settings: Self.settings)
         #expect(barred.priority == .opportunistic && barred.downgraded)
-        let after = SendPlan(claim: fresh, now: Self.now.addingTimeInterval(30), settings: Self.settings)
+        #expect(barred.budget.limit(now: Self.now.addingTimeInterval(29), policy: barred.budgetPolicy) == 1)
+        // From the Retry-After on, priority 10 goes again, within the shrunk budget: not at the clock hour's end.
+        let after = SendPlan(claim: retried, now: Self.now.addingTimeInterval(30), settings: Self.settings)
         #expect(after.priority == .immediate && !after.downgraded)
     }
 
@@ -275,7 +254,7 @@ import Testing
         #expect(completion.delivery?.outcome == .failed)
         #expect(completion.delivery?.reason == reason.rawValue)
         #expect(completion.alert == nil)
-        #expect(completion.budget == nil)
+        #expect(completion.budgetEntry == nil)
     }
 
     @Test func configurationErrorsAreLoudAndKeepTheStatePending() {
@@ -343,6 +322,13 @@ import Testing
         let completion = Self.complete(.failed(APNsClientError(code, "stopping")))
         #expect(completion.action == .release)
         #expect(completion.delivery == nil)
-        #expect(completion.budget == nil)
+        #expect(completion.budgetEntry == nil)
+    }
+}
+
+extension Date {
+    /// The start of the clock hour containing this time (UTC).
+    fileprivate var flooringToHour: Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 / 3600).rounded(.down) * 3600)
     }
 }

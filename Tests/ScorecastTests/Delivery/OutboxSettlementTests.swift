@@ -28,7 +28,6 @@ import TestSupport
         var events: [Int] = [1]
         var coalesced = 0
         var firstIngestedAt = OutboxSettlementTests.past
-        var throttledUntil: Date?
         // The completion.
         var action: DeliveryCompletion.RowAction = .finish
         var claimedVersion: Int64 = 2
@@ -36,7 +35,6 @@ import TestSupport
         var claimedCoalesced = 0
         var claimedAt: Date? = OutboxSettlementTests.past
         var sentAlertKey: String?
-        var completionThrottledUntil: Date?
         /// The operation the case is meant to exercise (checked too, so a case cannot drift).
         var expected: OutboxSettlement.Operation
 
@@ -62,8 +60,7 @@ import TestSupport
         Case(name: "no remaining event known, no claim time: the row's own", version: 3, events: [99], claimedAt: nil, expected: .superseded),
         Case(name: "retry counts the attempt and backs off", attempts: 2, action: .retry(delay: 7.5, error: "boom"), expected: .retry),
         Case(name: "retry with a negative delay backs off from now", action: .retry(delay: -3, error: "late"), expected: .retry),
-        Case(name: "a 429 raises the throttle", throttledUntil: past, action: .retry(delay: 1, error: "429"), completionThrottledUntil: future, expected: .retry),
-        Case(name: "an older throttle does not lower the row's", throttledUntil: future, action: .release, completionThrottledUntil: past, expected: .release),
+        Case(name: "a release changes nothing but the lease", attempts: 1, lastError: "e", action: .release, expected: .release),
         Case(name: "channel gone cancels even newer work", version: 5, action: .cancelChannel, expected: .delete),
         Case(
             name: "channel gone keeps the alerts APNs never accepted for the channel that replaces it", version: 5, alertKeys: ["k1", "k2"],
@@ -88,19 +85,18 @@ import TestSupport
             let alerts = "[" + testCase.alertKeys.map { #"{"key":"\#($0)","alert":{"title":"t","body":"b"},"at":1}"# }.joined(separator: ",") + "]"
             try await database.pool.execute("""
                 INSERT INTO outbox (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids, first_ingested_at,
-                                    coalesced, due_at, not_before, attempts, last_error, throttled_until, lease_owner, lease_expires_at,
+                                    coalesced, due_at, not_before, attempts, last_error, lease_owner, lease_expires_at,
                                     claimed_version)
                 VALUES (\(channel), \(testCase.version), '\\x01', 10, \(testCase.priority), \(testCase.alerting), \(alerts)::jsonb, \(eventIDs),
                         \(testCase.firstIngestedAt), \(testCase.coalesced), \(testCase.dueAt), \(testCase.notBefore), \(testCase.attempts),
-                        \(testCase.lastError), \(testCase.throttledUntil), 'w', now() + interval '30 seconds', \(testCase.claimedVersion))
+                        \(testCase.lastError), 'w', now() + interval '30 seconds', \(testCase.claimedVersion))
                 """)
             let before = try #require(try await Self.row(channel, database))
             var completion = DeliveryCompletion(
                 channelID: channel, claimedVersion: testCase.claimedVersion, appID: app, action: testCase.action, delivery: nil,
-                budget: nil, sentTimestamp: nil, claimedEventIDs: testCase.claimedEvents.compactMap { ids[$0] },
+                sentTimestamp: nil, claimedEventIDs: testCase.claimedEvents.compactMap { ids[$0] },
                 claimedCoalesced: testCase.claimedCoalesced, claimedAt: testCase.claimedAt)
             completion.sentAlertKey = testCase.sentAlertKey
-            completion.throttledUntil = testCase.completionThrottledUntil
             #expect(OutboxSettlement.operation(completion, row: before.row) == testCase.expected)
 
             let result = try await OutboxStore(pool: database.pool, logger: TestDatabase.logger)
@@ -120,7 +116,7 @@ import TestSupport
         let names = CompletionColumn.all.map(\.name)
         #expect(Set(names).count == names.count)
         let claim = DeliveryCompletion(
-            channelID: 1, claimedVersion: 1, appID: 1, action: .finish, delivery: nil, budget: nil, sentTimestamp: nil)
+            channelID: 1, claimedVersion: 1, appID: 1, action: .finish, delivery: nil, sentTimestamp: nil)
         let sql = CompletionColumn.rows(of: [claim, claim])
         #expect(sql.binds.count == names.count)
         #expect(sql.text.contains("AS u(" + names.joined(separator: ", ") + ")"))
@@ -138,7 +134,7 @@ import TestSupport
     private static func row(_ channel: Int64, _ database: DeliveryDatabase) async throws -> Stored? {
         try await database.pool.query("""
             SELECT version, ARRAY(SELECT a ->> 'key' FROM jsonb_array_elements(alerts) a) AS alert_keys, alerting, priority::int AS priority, due_at,
-                   not_before, attempts, last_error, event_ids, coalesced, first_ingested_at, throttled_until, lease_owner, updated_at
+                   not_before, attempts, last_error, event_ids, coalesced, first_ingested_at, lease_owner, updated_at
             FROM outbox WHERE channel_id = \(channel)
             """).first.map { row in
             Stored(
@@ -146,8 +142,7 @@ import TestSupport
                     version: try row.decode("version"), alertKeys: try row.decode("alert_keys"), alerting: try row.decode("alerting"),
                     priority: try row.decode("priority"), dueAt: try row.decode("due_at"), notBefore: try row.decode("not_before"),
                     attempts: try row.decode("attempts"), lastError: try row.decode("last_error"), eventIDs: try row.decode("event_ids"),
-                    coalesced: try row.decode("coalesced"), firstIngestedAt: try row.decode("first_ingested_at"),
-                    throttledUntil: try row.decode("throttled_until")),
+                    coalesced: try row.decode("coalesced"), firstIngestedAt: try row.decode("first_ingested_at")),
                 leaseOwner: try row.decode("lease_owner"), updatedAt: try row.decode("updated_at"))
         }
     }
@@ -159,7 +154,6 @@ import TestSupport
         row.dueAt = rounded(row.dueAt)
         row.notBefore = row.notBefore.map(rounded)
         row.firstIngestedAt = rounded(row.firstIngestedAt)
-        row.throttledUntil = row.throttledUntil.map(rounded)
         return row
     }
 }

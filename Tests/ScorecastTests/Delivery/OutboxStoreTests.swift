@@ -11,7 +11,7 @@ import TestSupport
         OutboxStore(pool: database.pool, logger: TestDatabase.logger)
     }
 
-    private static func sent(_ claim: ClaimedDelivery, budget: BudgetRow? = nil) -> DeliveryCompletion {
+    private static func sent(_ claim: ClaimedDelivery, budget: ChannelBudget.Entry? = nil) -> DeliveryCompletion {
         DeliveryCompletion(
             channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .finish,
             delivery: DeliveryRecord(
@@ -19,7 +19,7 @@ import TestSupport
                 priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
                 outcome: .sent, statusCode: 200, reason: nil, apnsRequestID: "req", apnsUniqueID: "uniq",
                 apnsLatencyMilliseconds: 1.5, ingestToSendMilliseconds: 3.25, ingestToClaimMilliseconds: 1.25),
-            budget: budget, sentTimestamp: claim.payloadTimestamp, claimedEventIDs: claim.eventIDs,
+            budgetEntry: budget, sentTimestamp: claim.payloadTimestamp, claimedEventIDs: claim.eventIDs,
             claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
     }
 
@@ -31,7 +31,7 @@ import TestSupport
                 priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
                 outcome: outcome, statusCode: status, reason: reason, apnsRequestID: nil, apnsUniqueID: nil,
                 apnsLatencyMilliseconds: 2, ingestToSendMilliseconds: 4),
-            budget: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs, claimedCoalesced: claim.coalesced,
+            sentTimestamp: nil, claimedEventIDs: claim.eventIDs, claimedCoalesced: claim.coalesced,
             claimedAt: claim.claimedAt)
     }
 
@@ -41,16 +41,18 @@ import TestSupport
             let channel = try await database.addChannel(appID: app, apnsChannelID: "dGVzdA==", storagePolicy: 1)
             let payload = DeliveryDatabase.payload(score: 2, timestamp: 1_700_000_000)
             try await database.enqueue(channelID: channel, payload: payload, timestamp: 1_700_000_000, priority: 10, eventID: 41)
-            let window = Date(timeIntervalSince1970: 1_700_000_000)
+            // The claim's time, in whole seconds (as Postgres keeps them) and after the row fell due.
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.up) + 1)
             try await database.pool.execute("""
-                INSERT INTO channel_budget (channel_id, window_start, high_priority_sent, downgraded, throttled, budget_limit, shrunk_limit, last_throttled_at)
-                VALUES (\(channel), \(window.addingTimeInterval(-3600)), 1, 0, 0, 7, NULL, NULL),
-                       (\(channel), \(window), 3, 1, 1, 3, 3, \(window))
+                INSERT INTO budget_ledger (channel_id, at, kind, limit_after, barred_until)
+                VALUES (\(channel), \(now.addingTimeInterval(-7200)), 'throttled', 5, \(now.addingTimeInterval(-7100))),
+                       (\(channel), \(now.addingTimeInterval(-3600)), 'priority10', NULL, NULL),
+                       (\(channel), \(now.addingTimeInterval(-600)), 'priority10', NULL, NULL),
+                       (\(channel), \(now.addingTimeInterval(-500)), 'downgraded', NULL, NULL),
+                       (\(channel), \(now.addingTimeInterval(-400)), 'throttled', 3, \(now.addingTimeInterval(30)))
                 """)
 
-            let beforeClaim = Date()
-            let claims = try await Self.store(database).claim(owner: "w-1", limit: 10, lease: .seconds(30))
-            let afterClaim = Date()
+            let claims = try await Self.store(database).claim(owner: "w-1", limit: 10, lease: .seconds(30), at: now)
             #expect(claims.count == 1)
             let claim = try #require(claims.first)
             #expect(claim.channelID == channel)
@@ -66,16 +68,19 @@ import TestSupport
             #expect(claim.app == DeliveryApp(
                 id: app, bundleID: "com.example.scores", environment: .sandbox, teamID: "TEAM000001", keyID: "KEY0000001",
                 keyPath: "/nonexistent/key.p8", frequentUpdates: true, budgetPerHour: 7))
-            #expect(claim.budget == BudgetRow(
-                windowStart: window, highPrioritySent: 3, downgraded: 1, throttled: 1, budgetLimit: 3, shrunkLimit: 3, lastThrottledAt: window))
+            // The ledger of the hour ending at the claim's time (the send an hour ago has left
+            // it), and the latest 429.
+            #expect(claim.budget == ChannelBudget(
+                immediateSends: [now.addingTimeInterval(-600)], downgrades: [now.addingTimeInterval(-500)],
+                throttles: [now.addingTimeInterval(-400)],
+                lastThrottle: ChannelBudget.Throttle(at: now.addingTimeInterval(-400), limitAfter: 3, barredUntil: now.addingTimeInterval(30))))
 
             let row = try #require(try await database.outbox(channel))
             #expect(row.leaseOwner == "w-1")
             #expect(row.claimedVersion == 1)
             let expires = try #require(row.leaseExpiresAt)
-            // 30 s after the claim ran: bracketed by readings taken around it, so a slow machine
-            // widens the bracket instead of failing a margin (1 s for timestamp rounding).
-            #expect(expires >= beforeClaim.addingTimeInterval(29) && expires <= afterClaim.addingTimeInterval(31), "\(expires)")
+            // 30 s after the claim's time, which the caller passed in (no other clock decides).
+            #expect(expires == now.addingTimeInterval(30), "\(expires)")
         }
     }
 
@@ -191,7 +196,7 @@ import TestSupport
             try await database.enqueue(channelID: channel, payload: [1, 2], timestamp: 1_700_000_123, eventID: 9)
             let store = Self.store(database)
             let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
-            let budget = BudgetRow(windowStart: Date(timeIntervalSince1970: 1_699_999_200), highPrioritySent: 1, downgraded: 0, throttled: 0, budgetLimit: 12, shrunkLimit: nil, lastThrottledAt: nil)
+            let budget = ChannelBudget.Entry.priority10(at: Date(timeIntervalSince1970: 1_699_999_200))
             let result = try await store.complete([Self.sent(claim, budget: budget)], owner: "w", routineInterval: 2)
             #expect(result.deleted == [channel])
             #expect(result.deliveriesWritten == 1)
@@ -212,7 +217,7 @@ import TestSupport
             let state = try await database.channel(channel)
             #expect(state.lastTimestamp == 1_700_000_123)
             #expect(state.lastSentAt != nil)
-            #expect(try await database.budgets(channel) == [budget])
+            #expect(try await database.ledger(channel) == [budget])
         }
     }
 
@@ -412,7 +417,7 @@ import TestSupport
             let rescuer = try #require(try await store.claim(owner: "rescuer", limit: 1, lease: .seconds(30)).first)
             #expect(rescuer.version == stale.version)
 
-            let budget = BudgetRow(windowStart: Date(timeIntervalSince1970: 0), highPrioritySent: 1, downgraded: 0, throttled: 0, budgetLimit: 12, shrunkLimit: nil, lastThrottledAt: nil)
+            let budget = ChannelBudget.Entry.priority10(at: Date(timeIntervalSince1970: 0))
             for action in [DeliveryCompletion.RowAction.finish, .cancelChannel, .pauseApp(reason: "x"), .retry(delay: 5, error: "e"), .release] {
                 var completion = Self.sent(stale, budget: budget)
                 completion.action = action
@@ -425,7 +430,7 @@ import TestSupport
             #expect(row.attempts == 0)
             #expect(row.notBefore == nil)
             #expect(try await database.deliveries(channel).isEmpty)
-            #expect(try await database.budgets(channel).isEmpty)
+            #expect(try await database.ledger(channel).isEmpty)
             #expect(try await database.channel(channel).status == "active")
             #expect(try await database.channel(channel).lastTimestamp == 0)
             #expect(try await database.pause(app).at == nil)

@@ -23,7 +23,7 @@ import TestSupport
             let ingestor = EventIngestor(
                 pool: harness.pool, settings: IngestSettings(shaping: ShapingPolicy(routineInterval: 0)),
                 logger: Logger(label: "ingest", level: .warning))
-            let query = StatsQuery(pool: harness.pool, standardPerHour: 12, frequentPerHour: 60, channelLimit: 10)
+            let query = StatsQuery(pool: harness.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 10)
             #expect(try await query.gameLive("g1", now: Date())?.channels.first?.face == nil, "nothing accepted yet")
 
             func deliver(_ body: [UInt8], sends: Int) async throws {

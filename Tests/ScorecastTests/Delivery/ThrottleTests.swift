@@ -30,9 +30,8 @@ import TestSupport
             let accepted = try received.filter { $0.status == 200 }.map(AlertQueueTests.seen)
             #expect(accepted.map(\.player) == ["Saka", "Odegaard", "Havertz"])
             #expect(accepted.last?.homeScore == 3)
-            let throttledUntil = try await harness.pool.query("SELECT count(*)::int8 AS n FROM channel_budget WHERE throttled > 0")[0]
-                .decode("n", as: Int.self)
-            #expect(throttledUntil == 1, "the 429 is remembered in the channel's budget")
+            let ledger = try await harness.database.ledger(channel.id)
+            #expect(ledger.map(\.kind) == ["priority10", "throttled", "downgraded", "downgraded"], "the 429 is remembered in the channel's ledger")
         }
     }
 }

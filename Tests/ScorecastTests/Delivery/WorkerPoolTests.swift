@@ -117,10 +117,8 @@ import TestSupport
             let deliveries = try await harness.database.deliveries(channel.id)
             #expect(deliveries.map(\.downgraded) == [false, false, true, true, true])
             #expect(deliveries.allSatisfy { $0.requestedPriority == 10 })
-            let budget = try #require(try await harness.database.budgets(channel.id).last)
-            #expect(budget.highPrioritySent == 2)
-            #expect(budget.downgraded == 3)
-            #expect(budget.budgetLimit == 3)
+            let ledger = try await harness.database.ledger(channel.id)
+            #expect(ledger.map(\.kind) == ["priority10", "priority10", "downgraded", "downgraded", "downgraded"])
             #expect(workers.statistics.downgraded == 3)
         }
     }
@@ -131,7 +129,10 @@ import TestSupport
             $0.retryAfter = .seconds(1)
         }) { harness in
             let channel = try await harness.createChannel()
-            let workers = harness.makePool(harness.settings(standardBudget: 10))
+            // Time stands still (two days ahead, past every time the database writes itself), so
+            // the retry falls inside the 1 s Retry-After however slow the machine is.
+            let clock = ManualServiceClock(Date().addingTimeInterval(2 * 86_400))
+            let workers = harness.makePool(harness.settings(standardBudget: 10), clock: clock)
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
                 try await harness.eventually("the first update is sent") { try await harness.outboxCount() == 0 }
@@ -149,11 +150,15 @@ import TestSupport
             #expect(deliveries.map(\.outcome) == ["sent", "retry", "sent"])
             #expect(deliveries.map(\.attempt) == [1, 1, 2])
             #expect(deliveries[2].downgraded)
-            let budget = try #require(try await harness.database.budgets(channel.id).last)
-            #expect(budget.throttled == 1)
-            #expect(budget.shrunkLimit == 5)
-            #expect(budget.budgetLimit == 5)
-            #expect(budget.lastThrottledAt != nil)
+            let ledger = try await harness.database.ledger(channel.id)
+            // One entry each, all at the same instant (time stands still).
+            #expect(ledger.map(\.kind).sorted() == ["downgraded", "priority10", "throttled"])
+            let throttle = try #require(ledger.lazy.compactMap { entry -> ChannelBudget.Throttle? in
+                if case .throttled(let throttle) = entry { return throttle }
+                return nil
+            }.first)
+            #expect(throttle.limitAfter == 5)
+            #expect(throttle.barredUntil == throttle.at.addingTimeInterval(1), "barred for the Retry-After")
         }
     }
 

@@ -276,7 +276,7 @@ struct KickoffFanOutTests {
             _ = try await store.registerActivityToken(deviceID: device.id, gameID: "g1", token: AppAPIHarness.token(1))
             let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
             let path = ActivityTokenPath(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(),
-                                         staleness: StalenessPolicy(), batch: 10, budget: ActivityBudget(standardPerHour: 12, frequentPerHour: 60, finalReserve: 1), metrics: nil, logger: RegistryFixture.logger)
+                                         staleness: StalenessPolicy(), batch: 10, budget: ActivityBudget(profiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), finalReserve: 1), metrics: nil, logger: RegistryFixture.logger)
             func post(_ json: String) async throws {
                 _ = try await ingestor.ingest(try FeedEventValidator().events(fromBody: Array(json.utf8), now: Date()), feed: "test")
                 try await path.queueUpdates(now: Date())

@@ -77,7 +77,7 @@ extension KickoffFanOutTests {
     }
 
     @Test func theActivityBudgetFollowsTheAppAndTheDevice() {
-        let budget = ActivityBudget(standardPerHour: 12, frequentPerHour: 60, finalReserve: 1)
+        let budget = ActivityBudget(profiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), finalReserve: 1)
         var app = AppRecord(id: 1, bundleID: "com.example.scores", environment: .sandbox, teamID: "TEAM123456", keyID: "KEY1234567", keyPath: "/nonexistent")
         app.frequentUpdates = true
         #expect(budget.perHour(app: app, deviceFrequentUpdates: true) == 60)
@@ -91,7 +91,7 @@ extension KickoffFanOutTests {
         #expect(budget.sendsImmediately(priority: 10, spent: 2, budget: 3, final: true))
         #expect(!budget.sendsImmediately(priority: 10, spent: 3, budget: 3, final: true))
         #expect(!budget.sendsImmediately(priority: 5, spent: 0, budget: 3, final: false))
-        #expect(!ActivityBudget(standardPerHour: 12, frequentPerHour: 60, finalReserve: 0).sendsImmediately(priority: 10, spent: 3, budget: 3, final: false))
-        #expect(ActivityBudget(standardPerHour: 12, frequentPerHour: 60, finalReserve: 0).sendsImmediately(priority: 10, spent: 2, budget: 3, final: false))
+        #expect(!ActivityBudget(profiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), finalReserve: 0).sendsImmediately(priority: 10, spent: 3, budget: 3, final: false))
+        #expect(ActivityBudget(profiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), finalReserve: 0).sendsImmediately(priority: 10, spent: 2, budget: 3, final: false))
     }
 }

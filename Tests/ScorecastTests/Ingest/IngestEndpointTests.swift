@@ -345,14 +345,13 @@ struct IngestEndpointTests {
             _ = await fixture.post(EventJSON.event(id: "goal", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
             let retryAt = fixture.clock.now.addingTimeInterval(30)
             try await fixture.pool.execute(
-                "UPDATE outbox SET attempts = 2, not_before = \(retryAt), throttled_until = \(retryAt) WHERE channel_id = \(channel)")
+                "UPDATE outbox SET attempts = 2, not_before = \(retryAt) WHERE channel_id = \(channel)")
             _ = await fixture.post(EventJSON.event(id: "goal2", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#))
             let row = try #require(try await fixture.outbox(channel))
             #expect(row.attempts == 0)
             #expect(row.dueAt == fixture.clock.now)
-            let kept = try await fixture.pool.query("SELECT not_before, throttled_until FROM outbox WHERE channel_id = \(channel)")[0]
+            let kept = try await fixture.pool.query("SELECT not_before FROM outbox WHERE channel_id = \(channel)")[0]
             #expect(try kept.decode("not_before", as: Date?.self) == nil)
-            #expect(try kept.decode("throttled_until", as: Date?.self) == retryAt, "APNs' Retry-After is not undone by a newer update")
             #expect(row.aps["content-state"]?["homeScore"]?.integerValue == 2)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import HTTPServer
 import Scorecast
 import Testing
@@ -40,7 +41,7 @@ struct IngestRefusalCountTests {
             }
             #expect(fixture.metrics.eventsIngested.value(IngestLabels(feed: "feed-a", outcome: .accepted)) == 1)
 
-            let stats = try await StatsQuery(pool: fixture.pool, standardPerHour: 12, frequentPerHour: 60, channelLimit: 10_000)
+            let stats = try await StatsQuery(pool: fixture.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 10_000)
                 .overview(window: .default, now: fixture.clock.now)
             #expect(stats.totals.events.rejected == 8)
             #expect(stats.refusals == ReasonCount.sorted(Dictionary(uniqueKeysWithValues: expected.map { ($0.key.rawValue, $0.value) })))
@@ -55,7 +56,7 @@ struct IngestRefusalCountTests {
             ]))
             #expect(reply.status == 429, "\(reply.text)")
             #expect(fixture.metrics.eventsIngested.value(.rejected(feed: "feed-a", reason: .gameQuota)) == 2)
-            let stats = try await StatsQuery(pool: fixture.pool, standardPerHour: 12, frequentPerHour: 60, channelLimit: 10_000)
+            let stats = try await StatsQuery(pool: fixture.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 10_000)
                 .overview(window: .default, now: fixture.clock.now)
             #expect(stats.refusals == [ReasonCount(reason: "game_quota", count: 2)])
         }

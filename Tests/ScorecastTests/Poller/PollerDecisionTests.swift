@@ -24,63 +24,6 @@ import Testing
         #expect(schedule.due(at: t0) == ["a", "b"])
     }
 
-    // MARK: - Budget windows
-
-    func row(_ channel: Int64, window: Date, sent: Int = 0, limit: Int = 12, shrunk: Int? = nil, throttledAt: Date? = nil, perHour: Int = 12) -> BudgetWindowPlan.Row {
-        BudgetWindowPlan.Row(
-            channelID: channel, windowStart: window, highPrioritySent: sent, throttled: throttledAt == nil ? 0 : 1,
-            budgetLimit: limit, shrunkLimit: shrunk, lastThrottledAt: throttledAt, perHour: perHour)
-    }
-
-    @Test func aBusyChannelGetsTheNewHourWindowAndAnIdleOneDoesNot() {
-        let hour = t0.flooring(toMultipleOf: 3600)             // 12:00
-        let previous = hour.addingTimeInterval(-3600)           // 11:00
-        let rows = [
-            row(1, window: previous, sent: 5),                  // busy last hour: new window
-            row(2, window: previous),                           // untouched last hour: nothing
-            row(3, window: previous.addingTimeInterval(-3600), sent: 9), // busy two hours ago: idle since
-            row(4, window: hour, sent: 3),                      // already in the current window: nothing
-        ]
-        let writes = BudgetWindowPlan.writes(for: rows, now: t0, base: BudgetPolicy())
-        #expect(writes == [.open(channelID: 1, windowStart: hour, limit: 12, shrunkLimit: nil, lastThrottledAt: nil)])
-    }
-
-    @Test func aLoweredLimitRecoversHourByHourAndIsCarriedIntoNewWindows() {
-        let hour = t0.flooring(toMultipleOf: 3600)
-        let throttledAt = hour.addingTimeInterval(-3 * 3600 + 60)  // 09:01, shrunk to 6
-        // Busy in the 11:00 window at 8; at 12:30 three full hours since the 429, +2 each:
-        // 6 + 6 = 12, the profile's, so the new window opens at 12 with the lowered limit forgotten.
-        let busy = row(1, window: hour.addingTimeInterval(-3600), sent: 8, limit: 8, shrunk: 6, throttledAt: throttledAt)
-        #expect(BudgetWindowPlan.writes(for: [busy], now: t0, base: BudgetPolicy())
-            == [.open(channelID: 1, windowStart: hour, limit: 12, shrunkLimit: nil, lastThrottledAt: throttledAt)])
-        // The same channel idle since its 09:00 window has recovered too: nothing to write.
-        let idle = row(1, window: throttledAt.flooring(toMultipleOf: 3600), sent: 6, limit: 6, shrunk: 6, throttledAt: throttledAt)
-        #expect(BudgetWindowPlan.writes(for: [idle], now: t0, base: BudgetPolicy()).isEmpty)
-
-        // Throttled at 11:50 to 3; at 12:30 not a full hour yet: the new window keeps 3.
-        let recent = hour.addingTimeInterval(-600)
-        let lowered = row(2, window: hour.addingTimeInterval(-3600), sent: 3, limit: 3, shrunk: 3, throttledAt: recent)
-        #expect(BudgetWindowPlan.writes(for: [lowered], now: t0, base: BudgetPolicy())
-            == [.open(channelID: 2, windowStart: hour, limit: 3, shrunkLimit: 3, lastThrottledAt: recent)])
-
-        // The current window's row at 3, one full hour after a 429 at 11:20: 5 at 12:30.
-        let current = row(3, window: hour, sent: 1, limit: 3, shrunk: 3, throttledAt: hour.addingTimeInterval(-2400))
-        #expect(BudgetWindowPlan.writes(for: [current], now: t0, base: BudgetPolicy())
-            == [.setLimit(channelID: 3, windowStart: hour, from: 3, to: 5, shrunkLimit: 3, lastThrottledAt: hour.addingTimeInterval(-2400))])
-        // …and back at the profile's 12 five hours later, the lowered limit forgotten.
-        let later = hour.addingTimeInterval(5 * 3600 - 60)
-        let laterRow = row(3, window: later.flooring(toMultipleOf: 3600), limit: 11, shrunk: 3, throttledAt: hour.addingTimeInterval(-2400))
-        #expect(BudgetWindowPlan.writes(for: [laterRow], now: later, base: BudgetPolicy())
-            == [.setLimit(channelID: 3, windowStart: later.flooring(toMultipleOf: 3600), from: 11, to: 12, shrunkLimit: nil,
-                          lastThrottledAt: hour.addingTimeInterval(-2400))])
-    }
-
-    @Test func anAppBudgetChangeReachesTheCurrentWindow() {
-        let hour = t0.flooring(toMultipleOf: 3600)
-        let writes = BudgetWindowPlan.writes(for: [row(7, window: hour, sent: 2, limit: 12, perHour: 60)], now: t0, base: BudgetPolicy())
-        #expect(writes == [.setLimit(channelID: 7, windowStart: hour, from: 12, to: 60, shrunkLimit: nil, lastThrottledAt: nil)])
-    }
-
     // MARK: - Roll-up range
 
     @Test func theFirstRollupStartsAtTheOldestDataAndLaterOnesLookBack() {

@@ -187,3 +187,10 @@ struct DeliverySpec: Sendable {
 
 /// A fixed, minute-aligned-ish test time (2026-03-01 12:30:20 UTC).
 let pollerTestNow = Date(timeIntervalSince1970: 1_772_368_220)
+
+extension Array {
+    /// The elements in consecutive slices of at most `size`.
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: Swift.max(1, size)).map { self[$0..<Swift.min($0 + Swift.max(1, size), count)] }
+    }
+}

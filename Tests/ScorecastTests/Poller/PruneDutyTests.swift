@@ -19,20 +19,20 @@ import Testing
                 INSERT INTO stats_minute (minute, app_id, sent) VALUES (\(old.minuteStart), \(app), 1), (\(recent.minuteStart), \(app), 1)
                 """)
             try await db.pool.execute("""
-                INSERT INTO channel_budget (channel_id, window_start, budget_limit) VALUES
-                (\(channel), \(old.flooring(toMultipleOf: 3600)), 12), (\(channel), \(now.addingTimeInterval(-86_400 * 1.5).flooring(toMultipleOf: 3600)), 12)
+                INSERT INTO budget_ledger (channel_id, at, kind) VALUES
+                (\(channel), \(old), 'priority10'), (\(channel), \(now.addingTimeInterval(-86_400 * 1.5)), 'priority10')
                 """)
             let duty = PruneDuty(pool: db.pool, interval: .seconds(600), plan: PrunePlan(retentionDays: 3, batchSize: 10, maxBatches: 2))
             var report = try await duty.run(at: now)
             #expect(report["deliveries"] == 20)                         // two batches of 10, then the round stops
             #expect(report["events"] == 2)
             #expect(report["stats_minute"] == 1)
-            #expect(report["channel_budget"] == 1)                     // the 1.5-day-old window stays (budget memory)
+            #expect(report["budget_ledger"] == 1)                      // the 1.5-day-old entry stays
             report = try await duty.run(at: now)
             #expect(report["deliveries"] == 5)
             #expect(try await db.count("SELECT count(*)::int FROM deliveries") == 3)
             #expect(try await db.count("SELECT count(*)::int FROM events") == 1)
-            #expect(try await db.count("SELECT count(*)::int FROM channel_budget") == 1)
+            #expect(try await db.count("SELECT count(*)::int FROM budget_ledger") == 1)
             #expect(try await duty.run(at: now).counts.values.allSatisfy { $0 == 0 })
         }
     }

@@ -12,7 +12,7 @@ import TestSupport
 /// alerting-only latency, checked against the rows written.
 @Suite struct GameLiveTests {
     func query(_ db: PollerDatabase) -> StatsQuery {
-        StatsQuery(pool: db.pool, standardPerHour: 12, frequentPerHour: 60, channelLimit: 4)
+        StatsQuery(pool: db.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 4)
     }
 
     @Test func theGameViewShowsItsChannelsDeliveriesBudgetsAndPendingAlerts() async throws {
@@ -36,6 +36,11 @@ import TestSupport
             }
             for i in 0..<5 { rows.append(DeliverySpec(channelID: elsewhere, appID: scores, sentAt: now.addingTimeInterval(Double(-10 + i)))) }
             try await db.insert(rows)
+            // What the workers' completion appends beside each accepted priority-10 delivery.
+            try await db.pool.execute("""
+                INSERT INTO budget_ledger (channel_id, at, kind)
+                SELECT channel_id, sent_at, 'priority10' FROM deliveries WHERE priority = 10 AND outcome = 'sent'
+                """)
 
             // chan-1 owes two announcements (queued out of order), chan-2 only has a state update waiting.
             try await db.addOutbox(channelID: first, dueAt: now)

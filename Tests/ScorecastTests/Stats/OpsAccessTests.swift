@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import HTTPServer
 import Lifecycle
 import PrometheusMetrics
@@ -18,7 +19,7 @@ import TestSupport
         try await PollerDatabase.with { db in
             var router = Router()
             StatsEndpoints(
-                query: StatsQuery(pool: db.pool, standardPerHour: 12, frequentPerHour: 60, channelLimit: 4),
+                query: StatsQuery(pool: db.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 4),
                 registry: MetricsRegistry(), refresher: nil, access: access
             ).register(on: &router)
             ChannelsEndpoint(pool: db.pool).register(on: &router)

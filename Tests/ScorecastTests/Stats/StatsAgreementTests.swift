@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import HTTPServer
 import Postgres
 import PrometheusMetrics
@@ -81,7 +82,7 @@ import Testing
     func router(_ db: PollerDatabase) -> Router {
         var router = Router()
         StatsEndpoints(
-            query: StatsQuery(pool: db.pool, standardPerHour: 12, frequentPerHour: 60, channelLimit: 10_000),
+            query: StatsQuery(pool: db.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 10_000),
             registry: MetricsRegistry(), refresher: nil, clock: { pollerTestNow }
         ).register(on: &router)
         return router

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import PrometheusMetrics
 import TestSupport
 import HTTPServer
@@ -32,12 +33,12 @@ private struct Sample: Decodable {
 /// The statistics endpoints' contract beyond the figures: errors, the live snapshot, the
 /// dashboard page and `/metrics`.
 @Suite struct StatsEndpointsTests {
-    func router(_ db: PollerDatabase, metrics: (ScorecastMetrics, MetricsRegistry)? = nil) throws -> Router {
+    func router(_ db: PollerDatabase, metrics: (ScorecastMetrics, MetricsRegistry)? = nil, scrapedAt: Date = pollerTestNow) throws -> Router {
         var router = Router()
         let registry = metrics?.1 ?? MetricsRegistry()
-        let refresher = try metrics.map { try MetricsRefresher(pool: db.pool, metrics: $0.0, registry: $0.1) }
+        let refresher = try metrics.map { try MetricsRefresher(pool: db.pool, metrics: $0.0, registry: $0.1, clock: { scrapedAt }) }
         StatsEndpoints(
-            query: StatsQuery(pool: db.pool, standardPerHour: 12, frequentPerHour: 60, channelLimit: 4),
+            query: StatsQuery(pool: db.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 4),
             registry: registry, refresher: refresher, clock: { pollerTestNow }
         ).register(on: &router)
         return router
@@ -76,11 +77,16 @@ private struct Sample: Decodable {
             try await db.addGame("old-game", status: "final", finishedAt: pollerTestNow.addingTimeInterval(-86_400))
             let hot = try await db.addChannel(appID: app, game: "live-game")
             let cool = try await db.addChannel(appID: app, game: "live-game")
-            let hour = pollerTestNow.flooring(toMultipleOf: 3600)
-            try await db.pool.execute("""
-                INSERT INTO channel_budget (channel_id, window_start, high_priority_sent, downgraded, throttled, budget_limit)
-                VALUES (\(hot), \(hour), 11, 3, 0, 12), (\(cool), \(hour), 2, 0, 0, 12)
-                """)
+            // The ledger of the hour ending now: 11 priority-10 sends and 3 downgrades (hot), 2 (cool);
+            // the hot channel's sends straddle the clock hour, and one left the rolling hour.
+            let hotSends = (0..<11).map { pollerTestNow.addingTimeInterval(Double(-300 * $0) - 1) } + [pollerTestNow.addingTimeInterval(-3601)]
+            for at in hotSends { try await db.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(hot), \(at), 'priority10')") }
+            for at in [-10.0, -20, -30].map(pollerTestNow.addingTimeInterval) {
+                try await db.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(hot), \(at), 'downgraded')")
+            }
+            for at in [-40.0, -50].map(pollerTestNow.addingTimeInterval) {
+                try await db.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(cool), \(at), 'priority10')")
+            }
             var rows: [DeliverySpec] = []
             for index in 0..<30 {
                 let channel = index % 2 == 0 ? hot : cool
@@ -90,7 +96,6 @@ private struct Sample: Decodable {
                     row.statusCode = 429
                     row.reason = "TooManyRequests"
                 }
-                // Accepted priority-10 sends this hour as the budget rows say: 11 (hot), 2 (cool).
                 if (channel == hot && index >= 24) || (channel == cool && index > 3) { row.priority = 5 }
                 rows.append(row)
             }
@@ -132,10 +137,20 @@ private struct Sample: Decodable {
             try await db.addOutbox(channelID: channels[0], dueAt: now.addingTimeInterval(-90))
             try await db.addOutbox(channelID: channels[1], dueAt: now.addingTimeInterval(-10), leaseOwner: "w", leaseExpiresAt: now.addingTimeInterval(30))
             try await db.addOutbox(channelID: channels[4], dueAt: now.addingTimeInterval(60))
+            // Budgets over the last hour: the first channel spent its 12, the second used 1 of
+            // them, the other app's channel is barred by a 429 for another 30 s.
+            for at in (1...12).map({ now.addingTimeInterval(Double(-60 * $0)) }) + [now.addingTimeInterval(-5)] {
+                let channel = at == now.addingTimeInterval(-5) ? channels[1] : channels[0]
+                try await db.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(channel), \(at), 'priority10')")
+            }
+            try await db.pool.execute("""
+                INSERT INTO budget_ledger (channel_id, at, kind, limit_after, barred_until)
+                VALUES (\(channels[4]), \(now.addingTimeInterval(-30)), 'throttled', 6, \(now.addingTimeInterval(30)))
+                """)
             let registry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: registry)
             metrics.broadcastsSent.increment(SendLabels(app: "com.example.scores", outcome: .accepted, priority: .immediate), by: 5)
-            let response = try await router(db, metrics: (metrics, registry)).respond(to: HTTPRequest(method: .get, path: "/metrics"))
+            let response = try await router(db, metrics: (metrics, registry), scrapedAt: now).respond(to: HTTPRequest(method: .get, path: "/metrics"))
             let scrapedAfter = Date().timeIntervalSince(now)
             #expect(response.status == .ok)
             #expect(response.headers["Content-Type"] == MetricsRegistry.contentType)
@@ -155,6 +170,8 @@ private struct Sample: Decodable {
             #expect(oldest >= 89 && oldest <= 91 + scrapedAfter, "\(oldest)")
             #expect(value("scorecast_channels", ["app": "com.example.scores"]) == 3)
             #expect(value("scorecast_channels", ["app": "com.example.other"]) == 1)
+            #expect(value("scorecast_channels_budget_spent", ["app": "com.example.scores"]) == 1)
+            #expect(value("scorecast_channels_budget_spent", ["app": "com.example.other"]) == 1)
             #expect(value("scorecast_broadcasts_sent_total", ["app": "com.example.scores", "outcome": "accepted", "priority": "10"]) == 5)
             // The process's memory, read at scrape time (how it follows allocations: ProcessMemoryTests).
             let heapInUse = try #require(value("scorecast_heap_in_use_bytes"))

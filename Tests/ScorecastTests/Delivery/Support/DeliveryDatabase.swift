@@ -176,17 +176,19 @@ struct DeliveryDatabase: Sendable {
         return (try row.decode("paused_reason"), try row.decode("paused_at"))
     }
 
-    /// Every `channel_budget` row of a channel, oldest window first.
-    func budgets(_ channelID: Int64) async throws -> [BudgetRow] {
+    /// Every budget ledger entry of a channel, oldest first.
+    func ledger(_ channelID: Int64) async throws -> [ChannelBudget.Entry] {
         try await pool.query("""
-            SELECT window_start, high_priority_sent, downgraded, throttled, budget_limit, shrunk_limit, last_throttled_at
-            FROM channel_budget WHERE channel_id = \(channelID) ORDER BY window_start
+            SELECT at, kind, limit_after, barred_until FROM budget_ledger WHERE channel_id = \(channelID) ORDER BY at, kind
             """).map { row in
-            BudgetRow(
-                windowStart: try row.decode("window_start"), highPrioritySent: try row.decode("high_priority_sent"),
-                downgraded: try row.decode("downgraded"), throttled: try row.decode("throttled"),
-                budgetLimit: try row.decode("budget_limit"), shrunkLimit: try row.decode("shrunk_limit"),
-                lastThrottledAt: try row.decode("last_throttled_at"))
+            let at: Date = try row.decode("at")
+            switch try row.decode("kind", as: String.self) {
+            case "priority10": return .priority10(at: at)
+            case "downgraded": return .downgraded(at: at)
+            default:
+                return .throttled(ChannelBudget.Throttle(
+                    at: at, limitAfter: try row.decode("limit_after"), barredUntil: try row.decode("barred_until")))
+            }
         }
     }
 

@@ -93,7 +93,7 @@ struct DeliveryHarness: Sendable {
     ) -> WorkerSettings {
         WorkerSettings(
             workers: workers, claimBatchSize: batch, leaseDuration: lease, pollInterval: poll, shutdownGrace: grace,
-            routineInterval: routine, budgetStandardPerHour: standardBudget, budgetFrequentPerHour: standardBudget * 5,
+            routineInterval: routine, budgetProfiles: BudgetProfiles(standardPerHour: standardBudget, frequentPerHour: standardBudget * 5),
             retryPolicy: retry,
             breakerPolicy: CircuitBreaker.Policy(failureThreshold: 10, initialOpenInterval: 0.05, maximumOpenInterval: 0.2, probeTimeout: 10),
             apnsRequestTimeout: .seconds(5))
