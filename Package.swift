@@ -131,7 +131,8 @@ let package = Package(
         .target(
             name: "EndToEndSupport", dependencies: ["TestSupport", "JSON", "ScorecastCore", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
-        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore"]),
+        // Scorecast only for the bundled demo match (`DemoFeed`) and ingest's decision (`GameFold`) to check the binary against.
+        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore", "Scorecast"]),
         // The delivery guarantee under faults: the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
         // Deployment: the Debian package installed with dpkg, the systemd units, the container and manifests.
