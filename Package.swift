@@ -134,6 +134,7 @@ let package = Package(
         // What ActivityKit does with the broadcasts the simulator accepted: the phone in the tests.
         .target(name: "PhoneModel", dependencies: ["ScorecastActivity", "JSON", "APNsSimulator"], path: "Tests/PhoneModel"),
         .testTarget(name: "PhoneModelTests", dependencies: ["PhoneModel", "ScorecastActivity", "APNsSimulator"]),
+        // Scorecast only for the bundled demo match (`DemoFeed`) and ingest's decision (`GameFold`) to check the binary against.
         .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore", "PhoneModel", "ScorecastActivity", "Scorecast"]),
         // The delivery guarantee under faults: the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),

@@ -93,6 +93,8 @@ package struct Configuration: Sendable {
     package var ingestTransactions: Int
     package var ingestCreateUnknownGames: Bool
     package var signatureTolerance: Duration
+    /// How often statistics alone are pushed (`SCORECAST_STATS_INTERVAL_SECONDS`).
+    package var statisticsInterval: Duration
     /// `stale-date` = event time + this many seconds, by sport (lower case); `default` for the rest.
     package var staleSeconds: [String: Int]
 
@@ -282,6 +284,7 @@ extension Configuration {
             ingestTransactions: env.integer(.ingestTransactions),
             ingestCreateUnknownGames: env.choice(.unknownGames, ["create": true, "refuse": false]) ?? true,
             signatureTolerance: .seconds(env.integer(.signatureToleranceSeconds)),
+            statisticsInterval: .seconds(env.integer(.statisticsIntervalSeconds)),
             staleSeconds: staleSeconds,
             retentionDays: env.integer(.retentionDays),
             retireGrace: .seconds(60 * env.integer(.retireGraceMinutes)),

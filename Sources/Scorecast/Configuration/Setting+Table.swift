@@ -1,3 +1,5 @@
+import ScorecastCore
+
 /// The table of every setting, in documentation order. Add a setting here and read it in
 /// `Configuration.load` (or the settings struct that owns it) through `EnvironmentReader`.
 extension Setting {
@@ -81,6 +83,7 @@ extension Setting {
     package static let ingestTransactions = Setting("SCORECAST_INGEST_TRANSACTIONS", .integer(default: 2, range: 1...64), "Ingest transactions at once; requests arriving while all are busy share the next one (group commit, up to SCORECAST_INGEST_MAX_BATCH events).")
     package static let unknownGames = Setting("SCORECAST_UNKNOWN_GAMES", .choice(default: "create", options: ["create", "refuse"]), "create: events for unknown games create them; refuse: 422.")
     package static let signatureToleranceSeconds = Setting("SCORECAST_SIGNATURE_TOLERANCE_SECONDS", .integer(default: 300, range: 1...86_400), "Accepted clock skew of signed ingest requests.")
+    package static let statisticsIntervalSeconds = Setting("SCORECAST_STATS_INTERVAL_SECONDS", .integer(default: Int(NoticePolicy.defaultStatisticsInterval), range: 0...3_600), "Statistics alone (a `stats` event's `extra`: possession, shots, corners) reach the phones at most this often, with the next event once it has passed since the last update; plays, scores and corrections go at once. 60 s is the shortest whole minute that keeps a real-density football match (about 2,800 feed events) under one routine push per channel a minute (30 s does not); 0 sends every change.")
     package static let staleSeconds = Setting("SCORECAST_STALE_SECONDS", .text(default: "900"), "Live Activity stale-date after the event: seconds (1–86400), and/or sport=seconds pairs (900,basketball=300).")
 
     // Housekeeping.
@@ -109,7 +112,7 @@ extension Setting {
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes, apnsProxy,
         budgetStandardPerHour, budgetFrequentPerHour, budgetFinalReserve, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
         retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,
-        ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, staleSeconds,
+        ingestMaxBatch, ingestTransactions, unknownGames, signatureToleranceSeconds, statisticsIntervalSeconds, staleSeconds,
         retentionDays, retireGraceMinutes, reconcileFix,
         pollerLeaderCheckMilliseconds, pollerStatsSeconds, pollerRescueSeconds, pollerEnsureSeconds,
         pollerRetireSeconds, pollerReconcileMinutes, pollerPruneMinutes,

@@ -117,7 +117,7 @@ package struct EventIngestor: Sendable {
         var fittedIDs: Set<String> = []
         let fold = GameFold(
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
-            sports: games.mapValues(\.info.sport))
+            sports: games.mapValues(\.info.sport), notice: settings.notice)
 
         // Steps 3–5's writes and reads need nothing from each other in Swift: one pipeline,
         // one round trip instead of up to four.

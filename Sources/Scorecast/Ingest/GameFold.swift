@@ -29,8 +29,12 @@ package struct GameFold: Sendable, Hashable {
     /// Folds `events` (request order) into `games` (the current state of every game named by
     /// an event). `isDuplicate[i]` says whether event `i` was already stored. An event whose
     /// game is missing from `games` starts from ``GameState/initial``. `sports` names each
-    /// game's sport (``SportProfile/for(_:)``; generic when missing).
-    package init(events: [FeedEvent], isDuplicate: [Bool], games: [String: GameState], sports: [String: String] = [:]) {
+    /// game's sport (``SportProfile/for(_:)``; generic when missing). `notice` decides which
+    /// steps change what is shown.
+    package init(
+        events: [FeedEvent], isDuplicate: [Bool], games: [String: GameState], sports: [String: String] = [:],
+        notice: NoticePolicy = NoticePolicy()
+    ) {
         precondition(events.count == isDuplicate.count, "one duplicate flag per event")
         outcomes = isDuplicate.map { $0 ? .duplicate : .stale }
         steps = [:]
@@ -43,7 +47,7 @@ package struct GameFold: Sendable, Hashable {
             let event = events[index]
             let before = current[event.game] ?? .initial
             let profile = SportProfile.for(sports[event.game] ?? "")
-            guard let after = before.applying(event, profile: profile).state else { continue }
+            guard let after = before.applying(event, profile: profile, notice: notice).state else { continue }
             current[event.game] = after
             states[event.game] = after
             steps[event.game, default: []].append(

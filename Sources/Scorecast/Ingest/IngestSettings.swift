@@ -21,6 +21,8 @@ package struct IngestSettings: Sendable, Hashable {
     package var staleness: StalenessPolicy
     /// Games one feed may create per hour (`SCORECAST_FEED_GAMES_PER_HOUR`).
     package var gamesPerFeedPerHour: Int
+    /// Which events are worth a push (`SCORECAST_STATS_INTERVAL_SECONDS`).
+    package var notice: NoticePolicy
 
     /// Creates settings; the defaults are the settings table's.
     package init(
@@ -28,8 +30,10 @@ package struct IngestSettings: Sendable, Hashable {
         maximumBodyBytes: Int = Setting.httpMaxBodyBytes.integerDefault, createUnknownGames: Bool = true,
         signatureTolerance: Int = Setting.signatureToleranceSeconds.integerDefault,
         shaping: ShapingPolicy = ShapingPolicy(routineInterval: Double(Setting.routineIntervalMilliseconds.integerDefault) / 1000),
-        staleness: StalenessPolicy = StalenessPolicy(), gamesPerFeedPerHour: Int = Setting.feedGamesPerHour.integerDefault
+        staleness: StalenessPolicy = StalenessPolicy(), gamesPerFeedPerHour: Int = Setting.feedGamesPerHour.integerDefault,
+        notice: NoticePolicy = NoticePolicy(statisticsInterval: Double(Setting.statisticsIntervalSeconds.integerDefault))
     ) {
+        self.notice = notice
         self.gamesPerFeedPerHour = gamesPerFeedPerHour
         self.maximumBatchSize = maximumBatchSize
         self.transactions = transactions
@@ -52,7 +56,8 @@ package struct IngestSettings: Sendable, Hashable {
             signatureTolerance: Int(configuration.signatureTolerance.components.seconds),
             shaping: ShapingPolicy(routineInterval: Self.seconds(configuration.routineInterval)),
             staleness: StalenessPolicy(defaultSeconds: fallback, bySport: bySport),
-            gamesPerFeedPerHour: configuration.feedGamesPerHour)
+            gamesPerFeedPerHour: configuration.feedGamesPerHour,
+            notice: NoticePolicy(statisticsInterval: Self.seconds(configuration.statisticsInterval)))
     }
 
     private static func seconds(_ duration: Duration) -> Double {

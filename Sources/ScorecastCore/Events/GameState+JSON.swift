@@ -31,6 +31,7 @@ extension GameState {
         if let updatedAt { members["updatedAt"] = .double(updatedAt.timeIntervalSince1970) }
         if let shownAt { members["shownAt"] = .double(shownAt.timeIntervalSince1970) }
         members["shownSeq"] = .integer(shownSeq)
+        members["shownExtra"] = .object(shownExtra)
         if !teams.isEmpty { members["teams"] = TeamIdentity.jsonValue(of: teams) }
         if let lastEvent {
             var event: [String: JSONValue] = [
@@ -99,7 +100,7 @@ extension GameState {
             redCards: try Self.read(ContentState.TeamTally.self, jsonValue["redCards"], "redCards") ?? ContentState.TeamTally(home: 0, away: 0),
             shootout: try Self.read(ContentState.TeamTally.self, jsonValue["shootout"], "shootout"),
             updatedAt: date(jsonValue["updatedAt"]), shownAt: date(jsonValue["shownAt"]),
-            shownSeq: jsonValue["shownSeq"]?.integerValue,
+            shownSeq: jsonValue["shownSeq"]?.integerValue, shownExtra: jsonValue["shownExtra"]?.objectValue,
             appliedSeq: seq,
             teams: try Self.storedTeams(jsonValue["teams"])
         )

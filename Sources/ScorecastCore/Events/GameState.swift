@@ -48,6 +48,9 @@ public struct GameState: Sendable, Hashable {
     /// The `seq` of the event that last moved ``shownAt``: an event whose fold leaves it
     /// unchanged needs no push (events may share a time, so the time alone cannot tell).
     public var shownSeq: Int
+    /// ``extra`` as of the event that last moved ``shownAt``: the statistics the phone shows,
+    /// which ``NoticePolicy`` compares the newest ones with.
+    public var shownExtra: [String: JSONValue]
     /// The highest applied `seq`; 0 before any event.
     public var appliedSeq: Int
     /// The teams' codes and colours as the feed gave them (``FeedEvent/teams``), each part the
@@ -81,6 +84,7 @@ public struct GameState: Sendable, Hashable {
         updatedAt: Date? = nil,
         shownAt: Date? = nil,
         shownSeq: Int? = nil,
+        shownExtra: [String: JSONValue]? = nil,
         appliedSeq: Int = 0,
         teams: [TeamSide: TeamIdentity] = [:]
     ) {
@@ -102,6 +106,7 @@ public struct GameState: Sendable, Hashable {
         self.updatedAt = updatedAt ?? lastEvent?.occurredAt
         self.shownAt = shownAt ?? self.updatedAt
         self.shownSeq = shownSeq ?? appliedSeq
+        self.shownExtra = shownExtra ?? extra
         self.appliedSeq = appliedSeq
         self.teams = teams
     }
@@ -121,11 +126,12 @@ public struct GameState: Sendable, Hashable {
     /// - A notable play becomes ``lastEvent``; a goal joins ``scorers`` (not in a shoot-out),
     ///   a card with a colour joins ``cards`` and counts toward ``redCards``.
     /// - The status follows the table on ``EventKind``.
-    /// - ``shownAt`` moves to the event's time when what the Live Activity shows changed, or when
-    ///   nothing has for the sport's ``SportProfile/refreshInterval``.
+    /// - ``shownAt`` (with ``shownSeq`` and ``shownExtra``) moves to the event's time when a fan
+    ///   would notice the change, as `notice` decides: at once for plays, at its cadence for
+    ///   statistics, after the sport's ``SportProfile/refreshInterval`` for nothing at all.
     /// - The feed's team codes and colours replace the ones it gave before, part by part.
     /// - An event whose `seq` is not greater than ``appliedSeq`` is stale.
-    public func applying(_ event: FeedEvent, profile: SportProfile = .generic) -> GameStateChange {
+    public func applying(_ event: FeedEvent, profile: SportProfile = .generic, notice: NoticePolicy = NoticePolicy()) -> GameStateChange {
         guard event.seq > appliedSeq else { return .stale(appliedSeq: appliedSeq) }
         var next = self
         let board = event.scoreboard
@@ -149,10 +155,10 @@ public struct GameState: Sendable, Hashable {
         for (side, identity) in event.teams { next.teams[side] = identity.filled(from: teams[side] ?? TeamIdentity()) }
         next.updatedAt = event.occurredAt
         next.appliedSeq = event.seq
-        let quietFor = event.occurredAt.timeIntervalSince(shownAt ?? .distantPast)
-        if next.shows(differentlyFrom: self, profile: profile) || quietFor >= profile.refreshInterval {
+        if notice.notices(next, after: self, event: event, profile: profile) {
             next.shownAt = event.occurredAt
             next.shownSeq = event.seq
+            next.shownExtra = next.extra
         }
         return .applied(next)
     }
@@ -231,12 +237,13 @@ public struct GameState: Sendable, Hashable {
 
     /// Whether the Live Activity would show `self` differently from `other`: their
     /// content-states differ in anything but the time of the last event and the clock's text
-    /// (the phone runs the clock from its anchor).
-    public func shows(differentlyFrom other: GameState, profile: SportProfile) -> Bool {
+    /// (the phone runs the clock from its anchor) — nor in `extra` when `statistics` is false.
+    public func shows(differentlyFrom other: GameState, profile: SportProfile, statistics: Bool = true) -> Bool {
         func shown(_ state: GameState) -> ContentState {
             var content = ContentStateRenderer.contentState(of: state, profile: profile, fallbackTime: .distantPast)
             content.updatedAt = .distantPast
             content.clock?.label = nil
+            if !statistics { content.extra = [:] }
             return content
         }
         return shown(self) != shown(other)

@@ -13,6 +13,7 @@ import Testing
     struct Match {
         var state = GameState.initial
         var profile: SportProfile
+        var notice = NoticePolicy()
         var seq = 0
         /// Whether each applied event changed what the Live Activity shows.
         var shown: [Bool] = []
@@ -25,7 +26,7 @@ import Testing
             let event = FeedEvent(
                 id: "e\(seq)", game: "g", seq: seq, occurredAt: SportsFoldTests.kickOff.addingTimeInterval(seconds), kind: kind,
                 scoreboard: board, team: team, player: player, shortName: shortName, ownGoal: ownGoal, penalty: penalty, card: card)
-            let next = try #require(state.applying(event, profile: profile).state)
+            let next = try #require(state.applying(event, profile: profile, notice: notice).state)
             shown.append(next.shownSeq == seq)
             state = next
         }
@@ -102,14 +103,15 @@ import Testing
         #expect(halfTime.lastEvent?.kind == .period)
         #expect(match.shown == [true, true, true, true, true, true])
 
-        try match.apply(.stats, at: 2880, ScoreboardUpdate(extra: ["shotsHome": 9]))
+        try match.apply(.stats, at: 2850, ScoreboardUpdate(extra: ["shotsHome": 9]))
         try match.apply(.period, at: 3720, ScoreboardUpdate(period: .set("2H"), clock: .set("45'")))
         let secondHalf = try #require(match.content.clock)
         #expect(secondHalf.running)
         #expect(secondHalf.seconds == 2700)
         #expect(secondHalf.periodStartedAt == Self.kickOff.addingTimeInterval(3720))
         #expect(match.content.lastEvent?.kind == .period, "stats keep the last notable play")
-        #expect(match.shown.suffix(2) == [true, true], "a shown stat and a new period are visible")
+        #expect(match.shown.suffix(2) == [false, true], "a stat half a minute after the last update waits; the new period goes at once")
+        #expect(match.content.extra["shotsHome"] == "9", "and carries the stat")
 
         try match.apply(.final, at: 9000, ScoreboardUpdate(period: .set("FT"), clock: .set("90+4'")))
         #expect(match.content.clock?.running == false)
@@ -117,7 +119,8 @@ import Testing
     }
 
     @Test func eventsAtTheSameInstantAreJudgedOneByOne() throws {
-        var match = Match(profile: .football)
+        // Every change of statistics noticed at once, so that each event's own change counts.
+        var match = Match(profile: .football, notice: NoticePolicy(statisticsInterval: 0))
         try match.apply(.start, at: 0, ScoreboardUpdate(period: .set("1H"), clock: .set("0'")))
         try match.apply(.stats, at: 60, ScoreboardUpdate(extra: ["corners": 1]))
         try match.apply(.stats, at: 60, ScoreboardUpdate(extra: ["corners": 2]))

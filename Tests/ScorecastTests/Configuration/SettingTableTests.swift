@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 import Testing
 @testable import Scorecast
 
@@ -26,6 +27,7 @@ import Testing
         let loaded = try Configuration.load(from: [:], workingDirectory: workingDirectory)
         #expect(PollerSettings() == loaded.poller)
         #expect(IngestSettings() == IngestSettings(configuration: loaded))
+        #expect(IngestSettings().notice == NoticePolicy(), "the statistics cadence defaults to the core's documented default")
         let defaults = WorkerSettings()
         let configured = WorkerSettings(configuration: loaded)
         #expect(defaults.workers == configured.workers)

@@ -403,7 +403,8 @@ struct IngestEndpointTests {
 
     @Test("a Live Activity over its budget is fitted, never refused: logged and counted")
     func oversizedRender() async throws {
-        try await IngestFixture.with { fixture in
+        // Every change of statistics noticed at once, so that each event renders a content-state.
+        try await IngestFixture.with(configure: { $0.notice = NoticePolicy(statisticsInterval: 0) }) { fixture in
             try await fixture.addGame("g1")
             let channel = try await fixture.addChannel(boundTo: "g1")
             // Every event adds 16 sport-specific values; the state keeps them all.
@@ -433,7 +434,8 @@ struct IngestEndpointTests {
 
     @Test("a channel bound to two games, ingested at once for both: no update is lost")
     func sharedChannelConcurrently() async throws {
-        try await IngestFixture.with { fixture in
+        // Every change of statistics noticed at once, so that every event writes the row.
+        try await IngestFixture.with(configure: { $0.notice = NoticePolicy(statisticsInterval: 0) }) { fixture in
             try await fixture.addGame("g1")
             try await fixture.addGame("g2")
             let channel = try await fixture.addChannel(boundTo: "g1")
