@@ -125,7 +125,7 @@ extension DeliveryWorker {
             context.logger.warning("the APNs host is failing: sends are held back; one probe goes when the breaker half-opens", [
                 "worker": String(index), "probe_in_ms": String(Int(max(0, until.timeIntervalSinceNow) * 1000))])
         case .closed:
-            let released = (try? await context.store.releaseBackoffs()) ?? 0
+            let released = (try? await context.store.releaseBackoffs(at: context.clock.now())) ?? 0
             context.logger.notice("the APNs host answers again: sends resume", [
                 "worker": String(index), "backoffs_released": String(released)])
             context.wakeup.signal()

@@ -124,7 +124,7 @@ struct DeliveryWorker: Sendable {
         while context.wakeup.generation == seen, !context.stopping.isSignalled, !Task.isCancelled {
             let wait: IdleWait
             do {
-                wait = IdleWait.after(secondsUntilNextDue: try await context.store.secondsUntilNextDue(), poll: poll, floor: floor)
+                wait = IdleWait.after(secondsUntilNextDue: try await context.store.secondsUntilNextDue(at: context.clock.now()), poll: poll, floor: floor)
             } catch {
                 wait = IdleWait.after(secondsUntilNextDue: nil, lookFailed: true, poll: poll, floor: floor)
             }
@@ -177,7 +177,7 @@ struct DeliveryWorker: Sendable {
             attempt += 1
             do {
                 let result = try await context.store.complete(
-                    completions, owner: owner, routineInterval: context.settings.routineInterval.seconds)
+                    completions, owner: owner, routineInterval: context.settings.routineInterval.seconds, at: context.clock.now())
                 record(completions, result, bundleIDs: bundleIDs)
                 return result.deleted.count + result.fencedOut.count < completions.count
             } catch {

@@ -31,7 +31,10 @@ extension OutboxStore {
     /// transaction, in one round trip): each is applied only if `owner` still holds the row,
     /// checked under a row lock taken in channel order (so that concurrent writers cannot
     /// deadlock on it). `routineInterval` (seconds) spaces a routine payload that arrived during
-    /// a send after the one just sent.
+    /// a send after the one just sent. `now` is the worker's clock, bound as a parameter: the
+    /// backoffs, the routine spacing and the channel's `last_sent_at` are dated by it, as the
+    /// claim that compares them is (the `updated_at`, `shown_at`, `alert_at` and `paused_at`
+    /// audit columns keep the database's clock: no rule reads them).
     ///
     /// For each completion still held: the `deliveries` row is appended; the outbox row is
     /// deleted or given back as ``OutboxSettlement`` states (superseded, retry with backoff,
@@ -42,9 +45,11 @@ extension OutboxStore {
     /// A deadlock or serialization failure is retried (twice); other errors are thrown and
     /// nothing is written.
     @discardableResult
-    package func complete(_ completions: [DeliveryCompletion], owner: String, routineInterval: Double) async throws -> CompletionResult {
+    package func complete(
+        _ completions: [DeliveryCompletion], owner: String, routineInterval: Double, at now: Date = Date()
+    ) async throws -> CompletionResult {
         guard !completions.isEmpty else { return CompletionResult() }
-        let statement = Self.completionStatement(completions, owner: owner, routineInterval: routineInterval)
+        let statement = Self.completionStatement(completions, owner: owner, routineInterval: routineInterval, now: now)
         var attempt = 0
         while true {
             attempt += 1
@@ -62,7 +67,7 @@ extension OutboxStore {
     /// The completion statement: ``CompletionColumn/rows(of:)`` as `u`, then the rules of
     /// ``OutboxSettlement`` carried out under the row lock (numbers refer to its rules; the
     /// operation and action names are its own, spliced in).
-    private static func completionStatement(_ completions: [DeliveryCompletion], owner: String, routineInterval: Double) -> SQL {
+    private static func completionStatement(_ completions: [DeliveryCompletion], owner: String, routineInterval: Double, now: Date) -> SQL {
         let delete = name(OutboxSettlement.Operation.delete.rawValue)
         let superseded = name(OutboxSettlement.Operation.superseded.rawValue)
         let retry = name(OutboxSettlement.Operation.retry.rawValue)
@@ -115,7 +120,7 @@ extension OutboxStore {
                     updated_at = now(),
                     attempts = CASE p.op WHEN \(retry) THEN o.attempts + 1 WHEN \(superseded) THEN 0 ELSE o.attempts END,
                     not_before = CASE p.op
-                        WHEN \(retry) THEN now() + make_interval(secs => p.delay)
+                        WHEN \(retry) THEN \(now)::timestamptz + make_interval(secs => p.delay)
                         WHEN \(superseded) THEN NULL
                         ELSE o.not_before END,
                     last_error = CASE p.op WHEN \(retry) THEN p.error WHEN \(superseded) THEN NULL ELSE o.last_error END,
@@ -125,7 +130,7 @@ extension OutboxStore {
                     priority = CASE WHEN p.op = \(superseded) AND p.had_alerts AND p.remaining_alerts = '[]'::jsonb
                         THEN \(routinePriority) ELSE o.priority END,
                     due_at = CASE WHEN p.op = \(superseded) AND p.remaining_alerts = '[]'::jsonb AND NOT (o.alerting AND NOT p.had_alerts)
-                        THEN GREATEST(o.due_at, now() + make_interval(secs => \(routineInterval)))
+                        THEN GREATEST(o.due_at, \(now)::timestamptz + make_interval(secs => \(routineInterval)))
                         ELSE o.due_at END,
                     event_ids = CASE WHEN p.op = \(superseded)
                         THEN ARRAY(SELECT t.e FROM unnest(o.event_ids) WITH ORDINALITY AS t(e, n)
@@ -157,7 +162,7 @@ extension OutboxStore {
             touched AS (
                 UPDATE channels c SET
                     last_timestamp = CASE WHEN p.sent_ts IS NULL THEN c.last_timestamp ELSE GREATEST(c.last_timestamp, p.sent_ts) END,
-                    last_sent_at = CASE WHEN p.sent_ts IS NULL THEN c.last_sent_at ELSE now() END,
+                    last_sent_at = CASE WHEN p.sent_ts IS NULL THEN c.last_sent_at ELSE \(now)::timestamptz END,
                     last_shown = CASE WHEN p.sent_ts IS NULL THEN c.last_shown ELSE p.sent_shown END,
                     shown_payload = CASE WHEN p.shown_payload IS NULL THEN c.shown_payload ELSE p.shown_payload::jsonb END,
                     shown_at = CASE WHEN p.shown_payload IS NULL THEN c.shown_at ELSE now() END,

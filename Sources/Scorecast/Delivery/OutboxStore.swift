@@ -104,21 +104,25 @@ package struct OutboxStore: Sendable {
     /// found on the next poll instead. A row whose lease has run out (its worker died) is
     /// claimable like an unleased one, so workers take it over within a poll interval of the
     /// lease's end without waiting for the poller's rescue (a deployment may run no poller
-    /// beside its workers for a while).
-    package func secondsUntilNextDue() async throws -> Double? {
-        let rows = try await pool.query("""
-            SELECT EXTRACT(EPOCH FROM (min(GREATEST(o.due_at, COALESCE(o.not_before, o.due_at))) - now()))::float8 AS wait
+    /// beside its workers for a while). `now` is the claim's clock, bound as a parameter; under
+    /// `ReusablePlans`, so the parameter does not make Postgres plan each look afresh.
+    package func secondsUntilNextDue(at now: Date = Date()) async throws -> Double? {
+        let look: SQL = """
+            SELECT EXTRACT(EPOCH FROM (min(GREATEST(o.due_at, COALESCE(o.not_before, o.due_at))) - \(now)::timestamptz))::float8 AS wait
             FROM (
                 SELECT o.due_at, o.not_before
                 FROM outbox o
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
-                WHERE (o.lease_owner IS NULL OR o.lease_expires_at <= now())
+                WHERE (o.lease_owner IS NULL OR o.lease_expires_at <= \(now))
                   AND c.status IN (\(Self.sendableChannelStatusList)) AND a.paused_at IS NULL
                 ORDER BY o.due_at
                 LIMIT 32
             ) o
-            """)
+            """
+        let rows = try await pool.withTransaction(localSettings: ReusablePlans.settings, opening: [look]) { _, opened in
+            opened[0].rows
+        }
         return try rows.first?.decode("wait", as: Double?.self)
     }
 
@@ -134,12 +138,12 @@ package struct OutboxStore: Sendable {
     }
 
     /// Lets every unleased row's backoff go (the APNs host answers again: the rows backed off
-    /// because of it). Returns how many rows became claimable.
+    /// because of it). Returns how many rows became claimable; `now` is the claim's clock.
     @discardableResult
-    package func releaseBackoffs() async throws -> Int {
+    package func releaseBackoffs(at now: Date = Date()) async throws -> Int {
         try await pool.execute("""
             UPDATE outbox SET not_before = NULL, updated_at = now()
-            WHERE not_before > now() AND lease_owner IS NULL
+            WHERE not_before > \(now) AND lease_owner IS NULL
             """)
     }
 

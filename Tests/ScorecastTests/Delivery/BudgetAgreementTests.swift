@@ -74,15 +74,20 @@ import TestSupport
             let workers = harness.makePool(settings, clock: clock)
             try await harness.running(workers) {
                 try harness.simulator.setBudget(perHour: 0)
-                #expect(try await Self.sendAlert(harness, channel, score: 1) == "5", "the retry after the 429 goes at 5")
+                try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
+                try await harness.eventually("the 429 is written back") { try await harness.database.deliveries(channel.id).count == 1 }
                 try harness.simulator.setBudget(perHour: nil)
+                // The retry waits its backoff (at most 0.2 s here) on the workers' clock.
+                clock.advance(by: .seconds(1))
+                try await harness.eventually("the retry is sent") { try await harness.outboxCount() == 0 }
+                #expect(harness.broadcasts(to: channel.apnsID).map { $0.header("apns-priority") } == ["10", "5"], "the retry goes at 5")
                 #expect(harness.broadcasts(to: channel.apnsID).map(\.status) == [429, 200])
 
                 let barred = try await Self.shown(harness, channel.apnsID, at: clock.now(), settings)
                 #expect(barred.priority10BarredUntil == throttledAt.addingTimeInterval(60))
                 #expect(barred.priority10Limit == 6 && barred.throttled == 1 && barred.downgrades == 1, "\(barred)")
 
-                clock.advance(by: .seconds(59))
+                clock.advance(by: .seconds(58))
                 #expect(try await Self.sendAlert(harness, channel, score: 2) == "5", "still barred at 59 s")
                 clock.advance(by: .seconds(2))
                 #expect(try await Self.shown(harness, channel.apnsID, at: clock.now(), settings).priority10BarredUntil == nil)

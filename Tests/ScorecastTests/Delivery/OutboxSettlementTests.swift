@@ -99,13 +99,13 @@ import TestSupport
             completion.sentAlertKey = testCase.sentAlertKey
             #expect(OutboxSettlement.operation(completion, row: before.row) == testCase.expected)
 
+            // The completion's time, in whole seconds (as Postgres keeps them exactly).
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
             let result = try await OutboxStore(pool: database.pool, logger: TestDatabase.logger)
-                .complete([completion], owner: "w", routineInterval: 30)
+                .complete([completion], owner: "w", routineInterval: 30, at: now)
             let after = try await Self.row(channel, database)
             #expect(result.deleted == (testCase.expected == .delete ? [channel] : []))
             #expect(result.superseded == (testCase.expected == .superseded ? [channel] : []))
-            // The statement's `now()` is the `updated_at` it wrote on a kept row.
-            let now = after?.updatedAt ?? before.updatedAt
             let decided = OutboxSettlement.settle(completion, row: before.row, receivedAt: receivedAt, now: now, routineInterval: 30)
             #expect(after.map { Self.microseconds($0.row) } == decided.map(Self.microseconds))
             #expect(after?.leaseOwner == nil)

@@ -129,14 +129,17 @@ import TestSupport
             $0.retryAfter = .seconds(1)
         }) { harness in
             let channel = try await harness.createChannel()
-            // Time stands still (two days ahead, past every time the database writes itself), so
-            // the retry falls inside the 1 s Retry-After however slow the machine is.
+            // Time moves only when the test moves it (two days ahead, past every time the database
+            // writes itself), so the retry falls inside the 1 s Retry-After however slow the machine is.
             let clock = ManualServiceClock(Date().addingTimeInterval(2 * 86_400))
             let workers = harness.makePool(harness.settings(standardBudget: 10), clock: clock)
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
                 try await harness.eventually("the first update is sent") { try await harness.outboxCount() == 0 }
                 try await harness.enqueue(channelID: channel.id, score: 2, timestamp: 1_750_000_002)
+                try await harness.eventually("the 429 is written back") { try await harness.database.deliveries(channel.id).count == 2 }
+                // Past the retry's backoff (at most 0.2 s here), inside the 1 s Retry-After.
+                clock.advance(by: .seconds(0.5))
                 try await harness.eventually("the second update is sent after a 429") { try await harness.outboxCount() == 0 }
             }
             let received = harness.broadcasts(to: channel.apnsID)
