@@ -32,7 +32,7 @@ import Testing
             app: DeliveryApp(
                 id: 2, bundleID: "com.example.app", environment: .sandbox, teamID: "TEAM000001", keyID: "KEY0000001",
                 keyPath: "/k.p8", frequentUpdates: false, budgetPerHour: nil, dismissalDelaySeconds: delay),
-            budget: nil)
+            budget: ChannelBudget())
     }
 
     @Test(arguments: [0.0, 59.0, 3_600.0, 4 * 3_600.0])
