@@ -126,7 +126,8 @@ let package = Package(
         .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore"]),
         .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Scorecast", "Arguments", "Postgres"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
-        .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"]),
+        // FormerTexts: applied migrations as they were before their comments were corrected.
+        .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"], exclude: ["FormerTexts"]),
         .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging", "CThreadName"]),
         .target(
             name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
