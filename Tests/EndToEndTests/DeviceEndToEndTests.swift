@@ -61,7 +61,7 @@ struct DeviceEndToEndTests {
             }
             // The start event makes the game live: its activities are started.
             try await post(Self.event("e1", seq: 1, minute: 0, kind: "start", #", "scoreboard": {"home": 0, "away": 0, "period": "1H"}"#))
-            try await DeliveryEndToEndTests.eventually("both following devices are started") {
+            try await eventually("both following devices are started") {
                 received()[Self.token(1)]?.starts == 1 && received()[Self.token(2)]?.starts == 1
             }
             #expect(received()[Self.token(1)]?.lastStartInput == channelID)
@@ -70,7 +70,7 @@ struct DeviceEndToEndTests {
             let starts = e2e.simulator.receivedRequests().filter { $0.path.hasPrefix("/3/device/") && $0.status == 200 }
             #expect(starts.count == 2)
             #expect(starts.allSatisfy { $0.notes.isEmpty && $0.header("apns-topic") == "\(Self.bundleID).push-type.liveactivity" })
-            try await DeliveryEndToEndTests.eventually("the dead push-to-start token is pruned") {
+            try await eventually("the dead push-to-start token is pruned") {
                 try await app("GET", "dead-device").json["pushToStartTokenPrunedReason"] as? String == "Unregistered"
             }
 
@@ -80,18 +80,18 @@ struct DeviceEndToEndTests {
             #expect(try await app("PUT", "dead-device/activities/ars-che", #"{"pushToken": "\#(Self.token(30))"}"#).status == 200)
             try e2e.simulator.unregisterDeviceToken(Self.token(30))
             try await post(Self.event("e2", seq: 2, minute: 12, kind: "score", #", "team": "home", "scoreboard": {"home": 1}"#))
-            try await DeliveryEndToEndTests.eventually("the goal reaches the activity token") {
+            try await eventually("the goal reaches the activity token") {
                 e2e.simulator.receivedRequests().contains { $0.path == "/3/device/\(Self.token(21))" && $0.body.contains("\"homeScore\":1") }
             }
             try await post(Self.event("e3", seq: 3, minute: 55, kind: "final"))
-            try await DeliveryEndToEndTests.eventually("the end reaches the activity token") { received()[Self.token(21)]?.ends == 1 }
+            try await eventually("the end reaches the activity token") { received()[Self.token(21)]?.ends == 1 }
             // Token 20 was valid for a moment (a round may have sent it the state current then),
             // but nothing after its rotation: neither the goal nor the end.
             #expect(!e2e.simulator.receivedRequests().contains { $0.path == "/3/device/\(Self.token(20))" && $0.body.contains("\"homeScore\":1") },
                     "the rotated-out token gets no update after its rotation")
             #expect((received()[Self.token(20)]?.ends ?? 0) == 0, "the rotated-out token gets no end")
             #expect(received()[Self.token(1)]?.updates == 0, "channel devices get updates by broadcast, not by token")
-            try await DeliveryEndToEndTests.eventually("the dead activity token is pruned") {
+            try await eventually("the dead activity token is pruned") {
                 try await e2e.pool.query("SELECT 1 FROM activity_tokens WHERE token = \(Self.token(30)) AND status = 'pruned'").count == 1
             }
 

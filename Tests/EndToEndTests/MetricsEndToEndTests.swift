@@ -96,7 +96,7 @@ struct MetricsEndToEndTests {
 
             // 1: a goal, answered 500 then retried and accepted.
             #expect(try await Self.post(url, key: key, Self.event("g1", seq: 1, kind: "score", home: 1, clock: "10'")) == 202)
-            try await DeliveryEndToEndTests.eventually("the first goal is accepted") {
+            try await eventually("the first goal is accepted") {
                 DeliveryEndToEndTests.broadcasts(e2e, to: channelID).contains { $0.status == 200 }
             }
             // 2: three clock updates: routine, so held for the routine interval after the goal;
@@ -113,7 +113,7 @@ struct MetricsEndToEndTests {
             #expect(try await Self.post(url, key: key, Self.event("late", seq: 3, kind: "clock", home: 1, clock: "31'")) == 202)
             #expect(try await Self.post(url, key: key, Self.event("x1", seq: 1, kind: "clock", clock: "1'", game: "nope")) == 422)
 
-            try await DeliveryEndToEndTests.eventually("every update is sent", timeout: .seconds(60)) {
+            try await eventually("every update is sent") {
                 let pending = try await e2e.pool.query("SELECT 1 FROM outbox").count
                 let written = try await e2e.pool.query("SELECT 1 FROM deliveries").count
                 let answered = DeliveryEndToEndTests.broadcasts(e2e, to: channelID).filter { $0.status != nil }.count
@@ -126,7 +126,7 @@ struct MetricsEndToEndTests {
             let sends = try #require(totals["sends"] as? [String: Int])
             // Counters are incremented just after the outcomes are written: wait for the last one.
             var samples: [Sample] = []
-            try await DeliveryEndToEndTests.eventually("/metrics has counted every send") {
+            try await eventually("/metrics has counted every send") {
                 samples = try await Self.scrape(url)
                 return Int(Self.sum(samples, "scorecast_broadcasts_sent_total")) == sends["total"]
             }

@@ -55,7 +55,7 @@ struct PauseResumeEndToEndTests {
             let server = try DeliveryEndToEndTests.serve(e2e, roles: "api,worker,poller")
             let url = try await DeliveryEndToEndTests.apiURL(server)
             try await Self.post(url, key: key, Self.goal(1))
-            try await DeliveryEndToEndTests.eventually("APNs refuses the token and the app is paused") {
+            try await eventually("APNs refuses the token and the app is paused") {
                 try await e2e.pool.query("SELECT 1 FROM apps WHERE paused_at IS NOT NULL").count == 1
             }
             #expect(DeliveryEndToEndTests.broadcasts(e2e, to: channelID).map(\.reason) == ["InvalidProviderToken"])
@@ -80,7 +80,7 @@ struct PauseResumeEndToEndTests {
             // The serve's own log says so, where its operator looks.
             let resumedLine = try await server.waitForLine(containing: "app resumed: its waiting updates are sent again")
             #expect(resumedLine.contains("com.example.live"), "\(resumedLine)")
-            try await DeliveryEndToEndTests.eventually("the waiting goal is delivered") {
+            try await eventually("the waiting goal is delivered") {
                 DeliveryEndToEndTests.broadcasts(e2e, to: channelID).contains { $0.status == 200 && $0.body.contains("\"homeScore\":1") }
             }
             views = try await Self.pausedViews(url)
@@ -94,7 +94,7 @@ struct PauseResumeEndToEndTests {
             try e2e.simulator.registerTeam(SimulatorTeam(
                 teamID: original.teamID, keyID: original.keyID, publicKeyPEM: stranger.publicKeyPEM, bundleIDs: ["com.example.live"]))
             try await Self.post(url, key: key, Self.goal(2))
-            try await DeliveryEndToEndTests.eventually("paused again") {
+            try await eventually("paused again") {
                 try await e2e.pool.query("SELECT 1 FROM apps WHERE paused_at IS NOT NULL").count == 1
             }
             let other = try await TeamKeyFile.make(in: e2e.state, curve: "prime256v1")
@@ -108,7 +108,7 @@ struct PauseResumeEndToEndTests {
                 "apps", "update", "com.example.live", "--team-id", fresh.teamID, "--key-id", fresh.keyID, "--key-file", fresh.path)
             #expect(update.code == 0, "\(update.stderr)")
             #expect(update.stderr.contains("resumed"), "\(update.stderr)")
-            try await DeliveryEndToEndTests.eventually("the second goal is delivered with the new key") {
+            try await eventually("the second goal is delivered with the new key") {
                 DeliveryEndToEndTests.broadcasts(e2e, to: channelID).contains { $0.status == 200 && $0.body.contains("\"homeScore\":2") }
             }
             #expect(try await Self.pausedViews(url).metric == "0")

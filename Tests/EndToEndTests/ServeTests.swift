@@ -107,7 +107,7 @@ import TestSupport
         for pid in try await embeddedPostmasterPIDs(under: folder.url) { kill(pid, SIGINT) }  // fast shutdown
         var body = ""
         // However long the postmaster takes to stop on a loaded machine (a 10 s bound was a margin).
-        try await waitUntil("readyz answers 503 once the database is gone", every: .milliseconds(100)) {
+        try await eventually("readyz answers 503 once the database is gone", every: .milliseconds(100)) {
             let answer = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
             body = String(decoding: answer.body, as: UTF8.self)
             return answer.status == 503

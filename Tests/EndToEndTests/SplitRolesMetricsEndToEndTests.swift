@@ -41,7 +41,7 @@ struct SplitRolesMetricsEndToEndTests {
                 let goal = MetricsEndToEndTests.event("g\(seq)", seq: seq, kind: "score", home: seq, clock: "\(seq * 10)'")
                 #expect(try await MetricsEndToEndTests.post(url, key: key, goal) == 202)
             }
-            try await DeliveryEndToEndTests.eventually("both goals are sent and recorded", timeout: .seconds(60)) {
+            try await eventually("both goals are sent and recorded") {
                 let pending = try await e2e.pool.query("SELECT 1 FROM outbox").count
                 let written = try await e2e.pool.query("SELECT 1 FROM deliveries").count
                 let answered = DeliveryEndToEndTests.broadcasts(e2e, to: channelID).filter { $0.status != nil }.count
@@ -57,7 +57,7 @@ struct SplitRolesMetricsEndToEndTests {
             // The worker's counters are incremented just after the outcomes are written, and the
             // poller exports the database gauges once it leads: wait for both.
             var worker: [MetricsEndToEndTests.Sample] = []
-            try await DeliveryEndToEndTests.eventually("the worker's /metrics has counted every send, and the poller leads") {
+            try await eventually("the worker's /metrics has counted every send, and the poller leads") {
                 worker = try await MetricsEndToEndTests.scrape(ops)
                 return Int(MetricsEndToEndTests.sum(worker, "scorecast_broadcasts_sent_total")) == sends["total"]
                     && worker.contains { $0.name == "scorecast_outbox_pending" }

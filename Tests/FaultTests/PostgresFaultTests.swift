@@ -40,7 +40,7 @@ struct PostgresFaultTests {
                 for game in FaultBed.games {
                     try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)])
                 }
-                try await bed.eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
+                try await eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
                 let channelsURL = url + "/v1/games/g0/channels?bundle-id=com.example.live"
                 #expect(try await Self.get(channelsURL).status == 200)
                 #expect(try await Self.get(url + "/v1/stats").status == 200)
@@ -68,8 +68,8 @@ struct PostgresFaultTests {
                 }
                 // The feed retries what was refused, as its 503 asked: nothing it was told was
                 // stored is lost, and the goals go out once each.
-                try await bed.eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
-                try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
+                try await eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
+                try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
                 for game in FaultBed.games {
                     let verdict = try bed.verdict(game, home: 2, players: ["\(game)-Saka", "\(game)-Havertz"])
                     #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.duplicates == 0 && verdict.inOrder, "\(verdict)")
@@ -106,7 +106,7 @@ struct PostgresFaultTests {
                 for game in FaultBed.games {
                     try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)])
                 }
-                try await bed.eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
+                try await eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
                 let before = try await Self.get(url + "/metrics")
                 let refreshedBefore = try #require(Self.gauge("scorecast_database_gauges_refreshed_timestamp_seconds", in: before.body))
                 #expect(refreshedBefore > 1_700_000_000, "a Unix time, not a constant: \(refreshedBefore)")
@@ -128,10 +128,10 @@ struct PostgresFaultTests {
                 let healed = Date().timeIntervalSince1970
 
                 // The feed retries what was refused, as its 503 asked.
-                try await bed.eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
-                try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
+                try await eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
+                try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
                 // Once Postgres answers, a scrape reads the database gauges afresh: the time moves.
-                try await bed.eventually("the database gauges are read again") {
+                try await eventually("the database gauges are read again") {
                     Self.gauge("scorecast_database_gauges_refreshed_timestamp_seconds", in: try await Self.get(url + "/metrics").body)
                         .map { $0 > refreshedBefore } ?? false
                 }

@@ -20,7 +20,7 @@ struct AccessLogTests {
             _ = try await fetch("GET", server.url("/boom"), headers: ["Authorization": "Bearer header-secret-456"])
 
             // The line is written when the request completes, just after the client has its answer.
-            try await waitUntil("three access lines") { server.sink.lines.filter { $0.contains("http: request ") }.count >= 3 }
+            try await eventually("three access lines") { server.sink.lines.filter { $0.contains("http: request ") }.count >= 3 }
             let lines = server.sink.lines.filter { $0.contains("http: request ") }
             #expect(lines.count == 3)
             let echo = try #require(lines.first { $0.contains("request_id=log-test-1") })
@@ -58,7 +58,7 @@ struct AccessLogTests {
                 "GET /echo?token=fragment-secret-8#frag HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
             ]
             for request in requests { _ = try await RawHTTP.exchange(port: server.port, request) }
-            try await waitUntil("an access line per request") {
+            try await eventually("an access line per request") {
                 server.sink.lines.filter { $0.contains("http: request ") }.count >= requests.count
             }
             let lines = server.sink.lines.filter { $0.contains("http: request ") }

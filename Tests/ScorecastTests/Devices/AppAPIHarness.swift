@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import ScorecastCore
+import TestSupport
 @testable import Scorecast
 
 /// The app API on a `RegistryFixture`'s database, answered in-process by the real router, with

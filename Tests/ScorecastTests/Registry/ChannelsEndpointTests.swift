@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestSupport
 @testable import Scorecast
 
 @Suite("GET /v1/games/{id}/channels")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Testing
 import JSON
+import TestSupport
 @testable import Scorecast
 
 /// A small deterministic generator for scripted rows (the same rows every run).
