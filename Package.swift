@@ -106,7 +106,7 @@ let package = Package(
         .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "JSON", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses", "HTTPServer", "CurlHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity", "APNsCore"]),
@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "EndToEndSupport", dependencies: ["TestSupport", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
-        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "HTTPServer", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore"]),
         // The delivery guarantee under faults: the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
         // Deployment: the Debian package installed with dpkg, the systemd units, the container and manifests.

@@ -164,9 +164,9 @@ struct DeliveryEndToEndTests {
                 return aps["alert"]?["title"]?["loc-args"]?.arrayValue?.compactMap(\.stringValue).first { !$0.hasSuffix("'") }
             }
             #expect(alerts == ["Saka", "Odegaard"], "each alert once, in order, on the new channel")
-            let answer = try await TestHTTP.get(url + "/v1/games/ars-che/channels?bundle-id=com.example.live")
+            let answer = try await TestClient.live(url).get("/v1/games/ars-che/channels?bundle-id=com.example.live")
             #expect(answer.status == 200)
-            let listed = (try TestHTTP.object(answer.body)["channels"] as? [[String: Any]])?.compactMap { $0["channelId"] as? String }
+            let listed = (try jsonObject(answer.body)["channels"] as? [[String: Any]])?.compactMap { $0["channelId"] as? String }
             #expect(listed == [newID], "the app API names the game's current channel")
             server.signal(SIGTERM)
             #expect(await server.waitForExit() == 0, "\(server.errorOutput)")

@@ -1,6 +1,7 @@
 import EndToEndSupport
 import APNsSimulator
 import Foundation
+import HTTPServer
 import Postgres
 import Testing
 import TestSupport
@@ -30,17 +31,16 @@ struct DeviceEndToEndTests {
             let server = try ScorecastProcess(["serve", "--roles", "api,worker"], environment: environment)
             let url = try await DeliveryEndToEndTests.apiURL(server)
 
-            func app(_ method: String, _ path: String, _ body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
-                let answer = try await TestHTTP.request(
-                    method, "\(url)/v1/apps/\(Self.bundleID)/devices/\(path)",
-                    headers: ["Authorization": "Bearer \(clientKey)", "Content-Type": "application/json"], body: body.map { Array($0.utf8) })
-                let json = answer.body.isEmpty ? [:] : (try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] ?? [:])
-                return (answer.status, json)
+            func app(_ method: HTTPMethod, _ path: String, _ body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+                let answer = try await TestClient.live(url).execute(
+                    method, "/v1/apps/\(Self.bundleID)/devices/\(path)",
+                    headers: ["Authorization": "Bearer \(clientKey)", "Content-Type": "application/json"], body: Array((body ?? "").utf8))
+                return (answer.status, answer.body.isEmpty ? [:] : try answer.json())
             }
             func register(_ install: String, token: Int, os: String, follow: String) async throws {
-                let registered = try await app("PUT", install, #"{"environment": "sandbox", "pushToStartToken": "\#(Self.token(token))", "osVersion": "\#(os)"}"#)
+                let registered = try await app(.put, install, #"{"environment": "sandbox", "pushToStartToken": "\#(Self.token(token))", "osVersion": "\#(os)"}"#)
                 #expect(registered.status == 201, "\(registered.json)")
-                #expect(try await app("PUT", "\(install)/follows/\(follow)").status == 201)
+                #expect(try await app(.put, "\(install)/follows/\(follow)").status == 201)
             }
             try await register("channel-device", token: 1, os: "18.2", follow: "team/Arsenal")
             try await register("token-device", token: 2, os: "17.4", follow: "league/EPL")
@@ -48,9 +48,9 @@ struct DeviceEndToEndTests {
             try await register("other-device", token: 4, os: "18.0", follow: "team/Spurs")
             try e2e.simulator.unregisterDeviceToken(Self.token(3))
 
-            let game = try await TestHTTP.get("\(url)/v1/games/ars-che?bundle-id=\(Self.bundleID)&environment=sandbox")
+            let game = try await TestClient.live(url).get("/v1/games/ars-che?bundle-id=\(Self.bundleID)&environment=sandbox")
             #expect(game.status == 200)
-            #expect((try TestHTTP.object(game.body)["channel"] as? [String: Any])?["id"] as? String == channelID)
+            #expect((try jsonObject(game.body)["channel"] as? [String: Any])?["id"] as? String == channelID)
 
             func post(_ json: String) async throws {
                 let sent = try await ScorecastProcess.run(["events", "send", "--url", url, "--json", json], environment: ["SCORECAST_API_KEY": feedKey])
@@ -71,13 +71,13 @@ struct DeviceEndToEndTests {
             #expect(starts.count == 2)
             #expect(starts.allSatisfy { $0.notes.isEmpty && $0.header("apns-topic") == "\(Self.bundleID).push-type.liveactivity" })
             try await eventually("the dead push-to-start token is pruned") {
-                try await app("GET", "dead-device").json["pushToStartTokenPrunedReason"] as? String == "Unregistered"
+                try await app(.get, "dead-device").json["pushToStartTokenPrunedReason"] as? String == "Unregistered"
             }
 
             // The iOS 17 activity hands over its own token (and rotates it once); another is already dead.
-            #expect(try await app("PUT", "token-device/activities/ars-che", #"{"pushToken": "\#(Self.token(20))"}"#).status == 200)
-            #expect(try await app("PUT", "token-device/activities/ars-che", #"{"pushToken": "\#(Self.token(21))"}"#).status == 200)
-            #expect(try await app("PUT", "dead-device/activities/ars-che", #"{"pushToken": "\#(Self.token(30))"}"#).status == 200)
+            #expect(try await app(.put, "token-device/activities/ars-che", #"{"pushToken": "\#(Self.token(20))"}"#).status == 200)
+            #expect(try await app(.put, "token-device/activities/ars-che", #"{"pushToken": "\#(Self.token(21))"}"#).status == 200)
+            #expect(try await app(.put, "dead-device/activities/ars-che", #"{"pushToken": "\#(Self.token(30))"}"#).status == 200)
             try e2e.simulator.unregisterDeviceToken(Self.token(30))
             try await post(Self.event("e2", seq: 2, minute: 12, kind: "score", #", "team": "home", "scoreboard": {"home": 1}"#))
             try await eventually("the goal reaches the activity token") {
@@ -95,12 +95,12 @@ struct DeviceEndToEndTests {
                 try await e2e.pool.query("SELECT 1 FROM activity_tokens WHERE token = \(Self.token(30)) AND status = 'pruned'").count == 1
             }
 
-            let progress = try TestHTTP.object(try await TestHTTP.get("\(url)/v1/stats/devices").body)
+            let progress = try jsonObject(try await TestClient.live(url).get("/v1/stats/devices").body)
             #expect(progress["started"] as? Int == 2)
             #expect((progress["failedByReason"] as? [String: Int]) == ["Unregistered": 1])
             #expect(progress["pushToStartTokensPruned"] as? Int == 1)
             #expect(progress["activityTokensPruned"] as? Int == 1)
-            let metrics = String(decoding: try await TestHTTP.get("\(url)/metrics").body, as: UTF8.self)
+            let metrics = String(decoding: try await TestClient.live(url).get("/metrics").body, as: UTF8.self)
             #expect(metrics.contains(#"scorecast_push_to_start_total{outcome="started"} 2"#), "\(metrics)")
             #expect(metrics.contains(#"scorecast_device_tokens_pruned_total{kind="push-to-start",reason="Unregistered"} 1"#))
             server.signal(SIGTERM)

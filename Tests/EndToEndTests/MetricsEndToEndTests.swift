@@ -29,7 +29,7 @@ struct MetricsEndToEndTests {
 
     /// The samples of a `/metrics` answer, as `prometheus_client` reads them.
     static func scrape(_ url: String) async throws -> [Sample] {
-        let text = try await TestHTTP.get(url + "/metrics")
+        let text = try await TestClient.live(url).get("/metrics")
         #expect(text.status == 200)
         let result = try await ExternalTool.run("python3", ["-c", parser], stdin: Data(text.body), timeout: .seconds(30))
         guard result.status == 0 else { throw TestSupportError("prometheus_client refused /metrics: \(result.stderr)") }
@@ -68,8 +68,8 @@ struct MetricsEndToEndTests {
     }
 
     static func post(_ url: String, key: String, _ body: String) async throws -> Int {
-        try await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+        try await TestClient.live(url).execute(
+            .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
             body: Array(body.utf8)).status
     }
 
@@ -120,7 +120,7 @@ struct MetricsEndToEndTests {
                 return pending == 0 && written == answered
             }
             let log = DeliveryEndToEndTests.broadcasts(e2e, to: channelID).filter { $0.status != nil }
-            let stats = try TestHTTP.object(try await TestHTTP.get(url + "/v1/stats?window=1h").body)
+            let stats = try jsonObject(try await TestClient.live(url).get("/v1/stats?window=1h").body)
             let totals = try #require(stats["totals"] as? [String: Any])
             let events = try #require(totals["events"] as? [String: Int])
             let sends = try #require(totals["sends"] as? [String: Int])
@@ -206,7 +206,7 @@ struct MetricsEndToEndTests {
             // The channel's budget counts accepted priority-10 sends only (a 429 spends the
             // window for the workers but is no use of it).
             let registryID = try #require(created["id"] as? Int)
-            let channelStats = try TestHTTP.object(try await TestHTTP.get(url + "/v1/channels/\(registryID)/stats").body)
+            let channelStats = try jsonObject(try await TestClient.live(url).get("/v1/channels/\(registryID)/stats").body)
             let budget = try #require(channelStats["budget"] as? [String: Any])
             #expect(budget["priority10Used"] as? Int == log.count { $0.status == 200 && $0.header("apns-priority") == "10" }, "\(budget)")
             #expect((budget["priority10Used"] as? Int ?? 0) <= (budget["priority10Limit"] as? Int ?? 0), "\(budget)")

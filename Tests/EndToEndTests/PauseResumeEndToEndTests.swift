@@ -13,19 +13,19 @@ struct PauseResumeEndToEndTests {
     }
 
     static func post(_ url: String, key: String, _ body: String) async throws {
-        let status = try await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+        let status = try await TestClient.live(url).execute(
+            .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
             body: Array(body.utf8)).status
         #expect(status == 202)
     }
 
     /// What `/readyz`, `/v1/stats/live` and `/metrics` say about paused apps.
     static func pausedViews(_ url: String) async throws -> (readyz: [String], live: [String], metric: String?) {
-        let ready = try await TestHTTP.get(url + "/readyz")
+        let ready = try await TestClient.live(url).get("/readyz")
         #expect(ready.status == 200, "a paused app does not make the process unready")
-        let readyz = try TestHTTP.object(ready.body)["pausedApps"] as? [String] ?? ["missing"]
-        let live = try TestHTTP.object(try await TestHTTP.get(url + "/v1/stats/live").body)["pausedApps"] as? [[String: Any]] ?? []
-        let metrics = String(decoding: try await TestHTTP.get(url + "/metrics").body, as: UTF8.self)
+        let readyz = try jsonObject(ready.body)["pausedApps"] as? [String] ?? ["missing"]
+        let live = try jsonObject(try await TestClient.live(url).get("/v1/stats/live").body)["pausedApps"] as? [[String: Any]] ?? []
+        let metrics = String(decoding: try await TestClient.live(url).get("/metrics").body, as: UTF8.self)
         let line = metrics.split(separator: "\n").first { $0.hasPrefix("scorecast_apps_paused{app=\"com.example.live\"}") }
         return (readyz, live.compactMap { $0["app"] as? String }, line.map { String($0.split(separator: " ").last ?? "") })
     }

@@ -76,7 +76,7 @@ import TestSupport
             """)
         let json = try await ScorecastProcess.run(["stats", "--json", "--window", "15m"], environment: environment)
         #expect(json.code == 0, "stderr: \(json.stderr)")
-        let answer = try TestHTTP.object(Array(json.stdout.utf8))
+        let answer = try jsonObject(Array(json.stdout.utf8))
         let totals = try #require(answer["totals"] as? [String: Any])
         let sends = try #require(totals["sends"] as? [String: Any])
         #expect(sends["total"] as? Int == 8 && sends["accepted"] as? Int == 5 && sends["retried"] as? Int == 2 && sends["failed"] as? Int == 1)

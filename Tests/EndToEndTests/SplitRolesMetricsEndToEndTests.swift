@@ -32,10 +32,10 @@ struct SplitRolesMetricsEndToEndTests {
             #expect(!backend.errorOutput.contains("HTTP API listening"))
 
             // Liveness and readiness of the process without the API, on its ops listener.
-            #expect(try await TestHTTP.get(ops + "/healthz").status == 200)
-            let ready = try await TestHTTP.get(ops + "/readyz")
+            #expect(try await TestClient.live(ops).get("/healthz").status == 200)
+            let ready = try await TestClient.live(ops).get("/readyz")
             #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))")
-            #expect(try await TestHTTP.get(ops + "/v1/stats").status == 404, "the API's routes stay in the api role")
+            #expect(try await TestClient.live(ops).get("/v1/stats").status == 404, "the API's routes stay in the api role")
 
             for seq in 1...2 {
                 let goal = MetricsEndToEndTests.event("g\(seq)", seq: seq, kind: "score", home: seq, clock: "\(seq * 10)'")
@@ -48,7 +48,7 @@ struct SplitRolesMetricsEndToEndTests {
                 return pending == 0 && written == answered && answered >= 1
             }
             let log = DeliveryEndToEndTests.broadcasts(e2e, to: channelID).filter { $0.status != nil }
-            let stats = try TestHTTP.object(try await TestHTTP.get(url + "/v1/stats?window=1h").body)
+            let stats = try jsonObject(try await TestClient.live(url).get("/v1/stats?window=1h").body)
             let totals = try #require(stats["totals"] as? [String: Any])
             let sends = try #require(totals["sends"] as? [String: Int])
             let events = try #require(totals["events"] as? [String: Int])

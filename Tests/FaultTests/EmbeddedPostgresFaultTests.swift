@@ -56,7 +56,7 @@ struct EmbeddedPostgresFaultTests {
         try await FaultBed.withEmbeddedServe(extra: ["SCORECAST_EMBEDDED_POSTGRES_RECOVERY_SECONDS": "1"]) { bed, serve, url in
             for game in FaultBed.games { try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)]) }
             try await eventually("the first goals are delivered") { await Self.caughtUp(bed, home: 1) }
-            #expect(try await TestHTTP.get(url + "/healthz").status == 200)
+            #expect(try await TestClient.live(url).get("/healthz").status == 200)
 
             // The server's user can no longer enter its data folder: every restart fails.
             let data = Self.dataFolder(bed).path
@@ -64,7 +64,7 @@ struct EmbeddedPostgresFaultTests {
             #expect(kill(try Self.postmaster(bed), SIGKILL) == 0)
             var body = ""
             try await eventually("/healthz answers 503") {
-                let answer = try await TestHTTP.get(url + "/healthz")
+                let answer = try await TestClient.live(url).get("/healthz")
                 body = String(decoding: answer.body, as: UTF8.self)
                 return answer.status == 503
             }
@@ -73,7 +73,7 @@ struct EmbeddedPostgresFaultTests {
 
             #expect(chmod(data, 0o700) == 0)
             let fixedAt = Date().timeIntervalSince1970
-            try await eventually("/healthz answers 200 again") { try await TestHTTP.get(url + "/healthz").status == 200 }
+            try await eventually("/healthz answers 200 again") { try await TestClient.live(url).get("/healthz").status == 200 }
             for game in FaultBed.games {
                 try await bed.postUntilAccepted(url, [FaultBed.event(game, seq: 2, player: "\(game)-Havertz", home: 2)])
             }

@@ -134,8 +134,8 @@ struct FailoverFaultTests {
 
     /// Posts `events` in one request and returns the status (0 when no answer came).
     private static func post(_ url: String, _ events: [String], key: String) async throws -> Int {
-        let response = try? await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+        let response = try? await TestClient.live(url).execute(
+            .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
             body: Array(#"{"events": [\#(events.joined(separator: ","))]}"#.utf8))
         return response?.status ?? 0
     }

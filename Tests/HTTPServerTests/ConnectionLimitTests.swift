@@ -62,7 +62,7 @@ import TestSupport
             #expect(exchange.partsSent < parts.count, "cut while still trickling (\(exchange.partsSent) of \(parts.count) parts sent)")
             try await eventually("the cut at the header deadline is logged") { server.sink.lines.contains { $0.contains("cut_at_header_deadline=1") } }
             // A well-behaved client is unaffected.
-            let normal = try await RawHTTP.exchange(port: server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let normal = try await server.client.get("/healthz")
             #expect(normal.status == 200)
         }
     }
@@ -74,7 +74,7 @@ import TestSupport
         #expect(headers["content-type"] == "application/problem+json")
         #expect(headers["connection"] == "close")
         #expect(headers["x-request-id"]?.isEmpty == false)
-        let problem = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        let problem = (try? jsonObject(body)) ?? [:]
         #expect(problem["status"] as? Int == 408)
         #expect((problem["detail"] as? String)?.contains(text) == true, "\(problem)")
         #expect(problem["requestId"] as? String == headers["x-request-id"])

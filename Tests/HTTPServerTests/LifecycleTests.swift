@@ -8,12 +8,14 @@ import TestSupport
 @Suite("Concurrency, shutdown and transport limits")
 struct ServerLifecycleTests {
     @Test func twoHundredParallelRequestsAreAllAnswered() async throws {
-        try await withServer(testRouter()) { server in
+        // Each request is a connection of its own, all open at once: the per-address cap (100
+        // by default, for attackers) must admit them.
+        try await withServer(testRouter(), configure: { $0.maxConnectionsPerAddress = 256 }) { server in
             let statuses = try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for index in 0..<200 {
                     group.addTask {
-                        let response = try await fetch("GET", server.url(index % 2 == 0 ? "/v1/games/\(index)/channels" : "/slow?ms=20"))
-                        return (response.status, index % 2 == 0 ? (response.json["game"] as? String ?? "") : response.text)
+                        let response = try await server.client.get(index % 2 == 0 ? "/v1/games/\(index)/channels" : "/slow?ms=20")
+                        return (response.status, index % 2 == 0 ? ((try response.json())["game"] as? String ?? "") : response.text)
                     }
                 }
                 var all: [(Int, String)] = []
@@ -38,9 +40,9 @@ struct ServerLifecycleTests {
             return .text("released")
         }
         try await withServer(router, configure: { $0.threadCount = 1 }) { server in
-            let slow = (0..<3).map { _ in Task { try await fetch("GET", server.url("/held")) } }
+            let slow = (0..<3).map { _ in Task { try await server.client.execute(.get, "/held") } }
             try await eventually("three requests wait in their handler") { server.server.inFlightRequests == 3 }
-            let fast = try await fetch("GET", server.url("/v1/games/1/channels"))
+            let fast = try await server.client.execute(.get, "/v1/games/1/channels")
             #expect(fast.status == 200)
             // The fast request leaves the count just after its answer is written, so the client
             // can read the answer first (seen under AddressSanitizer): wait for the count to
@@ -159,7 +161,7 @@ struct ServerLifecycleTests {
             #expect(gone.status == nil)
             try await eventually("the abandoned request is released") { server.server.inFlightRequests == 0 }
             // The server is still fine.
-            #expect(try await fetch("GET", server.url("/echo")).status == 200)
+            #expect(try await server.client.execute(.get, "/echo").status == 200)
         }
     }
 

@@ -126,19 +126,15 @@ final class IngestFixture: Sendable {
     }
 
     /// Posts raw bytes.
+    /// (Status 0 when no answer came: a test expecting any status then fails with the reason.)
     func post(_ body: [UInt8], headers: HTTPHeaders? = nil) async -> Reply {
-        let request = HTTPRequest(
-            method: .post, path: EventsEndpoint.path,
-            headers: headers ?? ["Authorization": "Bearer \(token.text)", "Content-Type": "application/json"],
-            body: body)
         do {
-            let response = try await router.respond(to: request)
-            return Reply(status: response.status.code, body: response.body)
-        } catch let problem as Problem {
-            let response = problem.response(requestID: nil)
-            return Reply(status: response.status.code, body: response.body)
+            let response = try await TestClient.router(router).execute(
+                .post, EventsEndpoint.path,
+                headers: headers ?? ["Authorization": "Bearer \(token.text)", "Content-Type": "application/json"], body: body)
+            return Reply(status: response.status, body: response.body)
         } catch {
-            return Reply(status: 500, body: Array("\(error)".utf8))
+            return Reply(status: 0, body: Array("no answer: \(error)".utf8))
         }
     }
 
