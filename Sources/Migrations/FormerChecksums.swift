@@ -2,7 +2,7 @@
 /// those sums in `schema_migrations`. A file whose text is unchanged since still yields its
 /// recorded sum (``MigrationFile/formerChecksums``); a file whose comments were corrected after
 /// that change no longer can, so its former whole-text sum is listed here, once, to accept
-/// those databases (their rows are rewritten to the statements' checksum on the next start).
+/// those databases (their rows keep those sums, which a binary from before still matches).
 enum FormerChecksums {
     /// File name → hex SHA-256 of the file's whole text before its comments were corrected.
     static let wholeText: [String: String] = [

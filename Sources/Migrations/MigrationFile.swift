@@ -14,8 +14,8 @@ public struct MigrationFile: Sendable, Equatable {
     public let checksum: String
     /// What migrators recorded before the checksum left comments out: the SHA-256 of the whole
     /// text, this one's and, for a file whose comments were corrected since, the former text's
-    /// (``FormerChecksums``). A record holding one of them is accepted once and rewritten to
-    /// ``checksum``.
+    /// (``FormerChecksums``). A record holding one of them is accepted and left as it is, so a
+    /// binary from before, which sums the whole text, still starts on the database after a rollback.
     public let formerChecksums: Set<String>
 
     /// Creates a migration from a file name and its text; names must look like `0001_words.sql`.
@@ -86,25 +86,12 @@ public struct AppliedMigration: Sendable, Equatable {
     }
 }
 
-/// A record of `schema_migrations` holding a former checksum of its file, to be set to the
-/// file's current one.
-public struct ChecksumRewrite: Sendable, Equatable {
-    /// The file name.
-    public let name: String
-    /// The checksum recorded (one of the file's ``MigrationFile/formerChecksums``).
-    public let recorded: String
-    /// The file's ``MigrationFile/checksum``.
-    public let current: String
-}
-
 /// The decision of what to apply: pure, so its refusals are tested without a database.
 public struct MigrationPlan: Sendable, Equatable {
     /// Files already applied, in order.
     public let applied: [MigrationFile]
     /// Files still to apply, in order.
     public let pending: [MigrationFile]
-    /// Applied files recorded with a former checksum, in name order.
-    public let checksumRewrites: [ChecksumRewrite]
 
     /// Compares the files with what the database has applied; refuses changed or vanished files.
     public init(files: [MigrationFile], applied records: [AppliedMigration]) throws(MigrationError) {
@@ -113,14 +100,12 @@ public struct MigrationPlan: Sendable, Equatable {
             throw .duplicateNumber(next.number, previous.name, next.name)
         }
         let byName = Dictionary(ordered.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var rewrites: [ChecksumRewrite] = []
         for record in records {
             guard let file = byName[record.name] else { throw .appliedButMissing(record.name) }
-            if file.checksum == record.checksum { continue }
-            guard file.formerChecksums.contains(record.checksum) else { throw .changedAfterApply(record.name) }
-            rewrites.append(ChecksumRewrite(name: file.name, recorded: record.checksum, current: file.checksum))
+            guard file.checksum == record.checksum || file.formerChecksums.contains(record.checksum) else {
+                throw .changedAfterApply(record.name)
+            }
         }
-        self.checksumRewrites = rewrites
         let appliedNames = Set(records.map(\.name))
         self.applied = ordered.filter { appliedNames.contains($0.name) }
         self.pending = ordered.filter { !appliedNames.contains($0.name) }

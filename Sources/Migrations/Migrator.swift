@@ -77,15 +77,6 @@ public struct Migrator: Sendable {
             )
             """)
         let plan = try MigrationPlan(files: files, applied: try await appliedMigrations(connection, tableMayBeMissing: false))
-        for rewrite in plan.checksumRewrites {
-            try await connection.execute("""
-                UPDATE schema_migrations SET checksum = \(rewrite.current)
-                WHERE name = \(rewrite.name) AND checksum = \(rewrite.recorded)
-                """)
-        }
-        if !plan.checksumRewrites.isEmpty {
-            logger.info("recorded checksums now leave comments out", ["migrations": "\(plan.checksumRewrites.count)"])
-        }
         var applied: [String] = []
         for file in plan.pending {
             logger.info("applying migration", ["name": file.name])
