@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCrypto
 
 /// One numbered, forward-only SQL file of `Sources/Migrations/Schema/` (`0001_initial.sql`).
 public struct MigrationFile: Sendable, Equatable {
@@ -8,11 +9,17 @@ public struct MigrationFile: Sendable, Equatable {
     public let number: Int
     /// The SQL text.
     public let sql: String
-    /// Hex SHA-256 of the SQL text: an applied file whose checksum changes is refused.
+    /// Hex SHA-256 of the SQL's statements (``statements(of:)``): an applied file whose
+    /// statements change is refused, while its comments may be corrected.
     public let checksum: String
+    /// What migrators recorded before the checksum left comments out: the SHA-256 of the whole
+    /// text, this one's and, for a file whose comments were corrected since, the former text's
+    /// (``FormerChecksums``). A record holding one of them is accepted and left as it is, so a
+    /// binary from before, which sums the whole text, still starts on the database after a rollback.
+    public let formerChecksums: Set<String>
 
     /// Creates a migration from a file name and its text; names must look like `0001_words.sql`.
-    public init(name: String, sql: String, checksum: String) throws(MigrationError) {
+    public init(name: String, sql: String) throws(MigrationError) {
         guard name.hasSuffix(".sql"),
               let underscore = name.firstIndex(of: "_"),
               let number = Int(name[..<underscore]), number > 0,
@@ -21,7 +28,17 @@ public struct MigrationFile: Sendable, Equatable {
         self.name = name
         self.number = number
         self.sql = sql
-        self.checksum = checksum
+        self.checksum = SHA256.hexDigest(Array(Self.statements(of: sql).utf8))
+        self.formerChecksums = Set([SHA256.hexDigest(Array(sql.utf8))] + [FormerChecksums.wholeText[name]].compactMap { $0 })
+    }
+
+    /// The text without its comment lines (those whose first non-blank characters are `--`),
+    /// which is what the checksum covers. Comments after a statement on its line stay covered,
+    /// and so would a line starting with `--` inside a multi-line string literal (none of ours).
+    static func statements(of sql: String) -> String {
+        sql.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("--") }
+            .joined(separator: "\n")
     }
 }
 
@@ -41,7 +58,7 @@ public enum MigrationError: Error, Equatable, CustomStringConvertible {
         case .duplicateNumber(let number, let first, let second):
             "migration number \(number) is used twice: \(first) and \(second)"
         case .changedAfterApply(let name):
-            "migration \(name) was changed after it was applied; migrations are forward-only: restore it and add a new numbered file"
+            "migration \(name) was changed after it was applied (a statement, not only a comment); migrations are forward-only: restore it and add a new numbered file"
         case .appliedButMissing(let name):
             "migration \(name) is applied in the database but not among the schema files (is this binary older than the database?)"
         case .schemaFolderNotFound(let looked):
@@ -85,7 +102,9 @@ public struct MigrationPlan: Sendable, Equatable {
         let byName = Dictionary(ordered.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for record in records {
             guard let file = byName[record.name] else { throw .appliedButMissing(record.name) }
-            guard file.checksum == record.checksum else { throw .changedAfterApply(record.name) }
+            guard file.checksum == record.checksum || file.formerChecksums.contains(record.checksum) else {
+                throw .changedAfterApply(record.name)
+            }
         }
         let appliedNames = Set(records.map(\.name))
         self.applied = ordered.filter { appliedNames.contains($0.name) }

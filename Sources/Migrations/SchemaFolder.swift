@@ -1,4 +1,3 @@
-import ScorecastCrypto
 import Foundation
 
 /// The numbered SQL migrations: the ones embedded in the binary (``BuiltInMigrations``, the
@@ -6,7 +5,7 @@ import Foundation
 /// is set (for trying a migration without rebuilding; the application reads that setting in
 /// `SchemaFolder+Setting.swift`). So `scorecast` migrates from any folder.
 public enum SchemaFolder {
-    /// The migrations built into the binary, checksummed exactly as the files they came from.
+    /// The migrations built into the binary, checksummed as the files they came from.
     public static func embedded() throws(MigrationError) -> [MigrationFile] {
         try BuiltInMigrations.files.map { file throws(MigrationError) in try migration(named: file.name, bytes: file.bytes) }
     }
@@ -19,8 +18,8 @@ public enum SchemaFolder {
         }
     }
 
-    /// One file as a migration, checksummed over its exact bytes (embedded or read, the same sum).
+    /// One file as a migration (embedded or read, the same text and so the same sums).
     private static func migration(named name: String, bytes: [UInt8]) throws(MigrationError) -> MigrationFile {
-        try MigrationFile(name: name, sql: String(decoding: bytes, as: UTF8.self), checksum: SHA256.hexDigest(bytes))
+        try MigrationFile(name: name, sql: String(decoding: bytes, as: UTF8.self))
     }
 }

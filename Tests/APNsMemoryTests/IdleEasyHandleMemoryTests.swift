@@ -63,7 +63,7 @@ struct IdleEasyHandleMemoryTests {
                 for _ in 0..<count {
                     group.addTask { try await client.sendBroadcast(broadcast, credentials: credentials).status }
                 }
-                try await waitUntil("\(count) held answers") { simulator.heldAnswerCount == count }
+                try await eventually("\(count) held answers") { simulator.heldAnswerCount == count }
                 try simulator.setFaults(SimulatorFaults())
                 _ = simulator.releaseHeldAnswers()
                 return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }

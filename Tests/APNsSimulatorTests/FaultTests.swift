@@ -104,7 +104,7 @@ import TestSupport
                                                        "--header", "authorization: bearer \(token)",
                                                        "\(sim.managementURL)/1/apps/\(sim.bundleID)/all-channels"],
                                               timeout: .seconds(60))
-            try await waitUntil("the request sits in the black hole", every: .milliseconds(20)) {
+            try await eventually("the request sits in the black hole", every: .milliseconds(20)) {
                 sim.simulator.receivedRequests().last?.outcome == "ignored"
             }
             let output = try await curl

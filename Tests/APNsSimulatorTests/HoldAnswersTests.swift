@@ -18,7 +18,7 @@ import TestSupport
             let set = try await sim.admin("POST", "/faults", body: #"{"holdAnswers": true}"#)
             #expect(set.json?["holdAnswers"] as? Bool == true)
             async let held = sim.broadcast(channelID: channelID, extra: Self.giveUp)
-            try await waitUntil("the broadcast is held") { try await sim.admin("GET", "/held-answers").json?["held"] as? Int == 1 }
+            try await eventually("the broadcast is held") { try await sim.admin("GET", "/held-answers").json?["held"] as? Int == 1 }
             // While it is held, a device push on the same port (another connection, the same
             // loop thread) is answered, and the broadcast still is not.
             let push = try await sim.curl([
@@ -48,7 +48,7 @@ import TestSupport
             try sim.simulator.setFaults(SimulatorFaults(holdAnswers: true))
             async let first = sim.broadcast(channelID: channelID, extra: Self.giveUp)
             async let second = sim.broadcast(channelID: channelID, extra: Self.giveUp)
-            try await waitUntil("both broadcasts are held") { sim.simulator.heldAnswerCount == 2 }
+            try await eventually("both broadcasts are held") { sim.simulator.heldAnswerCount == 2 }
             _ = try await sim.admin("DELETE", "/faults")
             #expect(try await first.status == 200)
             #expect(try await second.status == 200)
@@ -70,7 +70,7 @@ import TestSupport
         defer { shutdown.trigger() }
         let channelID = try await sim.createChannel()
         async let held = sim.broadcast(channelID: channelID, extra: Self.giveUp)
-        try await waitUntil("the broadcast is held") { simulator.heldAnswerCount == 1 }
+        try await eventually("the broadcast is held") { simulator.heldAnswerCount == 1 }
         shutdown.trigger()
         #expect(try await held.status == 200, "shutdown answers what it held")
         try await withDeadline("the simulator stops") { try await running.value }

@@ -125,7 +125,7 @@ import TestSupport
                                                timeout: .seconds(180))  // past curl's own 120 s: curl, not the runner, gives up
                 }
                 // Wait until the request sits in the black hole, then stop the simulator.
-                try await waitUntil("the request sits in the black hole", every: .milliseconds(20)) { !sim.simulator.receivedRequests().isEmpty }
+                try await eventually("the request sits in the black hole", every: .milliseconds(20)) { !sim.simulator.receivedRequests().isEmpty }
             }
             return try await group.next() ?? nil
         }

@@ -28,6 +28,12 @@ struct CurlHTTPConnectionTests {
             return .text("late")
         }
         router.get("/big") { _ in .text(String(repeating: "x", count: 10_000)) }
+        router.get("/twice") { _ in
+            var response = HTTPResponse.text("two fields")
+            response.headers.add("X-Trace", "first")
+            response.headers.add("X-Trace", "second")
+            return response
+        }
         return router
     }
 
@@ -83,6 +89,14 @@ struct CurlHTTPConnectionTests {
             let answer = try await CurlHTTPConnection.perform(CurlHTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/echo"))
             #expect(answer.status == 200)
             #expect(try Self.json(answer)["path"] == "/echo")
+        }
+    }
+
+    @Test("a repeated header field is one value, joined in order")
+    func repeatedField() async throws {
+        try await Self.withServer { port in
+            let answer = try await CurlHTTPConnection.perform(CurlHTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/twice"))
+            #expect(answer.headers["x-trace"] == "first, second")
         }
     }
 

@@ -111,8 +111,8 @@ import TestSupport
         apiEnvironment["SCORECAST_AUTO_MIGRATE"] = "false"
         let api = try ScorecastProcess(["serve", "--roles", "api"], environment: apiEnvironment, workingDirectory: home, executable: DebianPackage.binary)
         let apiBase = try await baseURL(api)
-        #expect(try await TestHTTP.get(apiBase + "/healthz").status == 200)
-        #expect(try await TestHTTP.get(apiBase + "/readyz").status == 503)
+        #expect(try await TestClient.live(apiBase).get("/healthz").status == 200)
+        #expect(try await TestClient.live(apiBase).get("/readyz").status == 503)
         let port = try #require(apiBase.split(separator: ":").last.map(String.init))
         let waitReady = Task {
             try await ExternalTool.run("env", ["SCORECAST_HTTP_PORT=\(port)", "/usr/lib/scorecast/wait-ready", "api"], timeout: .seconds(120))
@@ -132,9 +132,9 @@ import TestSupport
         let waitedWithoutAPI = try await withoutAPI.value
         #expect(waitedWithoutAPI.status == 0 && waitedWithoutAPI.stdout.contains(":\(port)/readyz answers 200"),
                 "\(waitedWithoutAPI.stdout)\(waitedWithoutAPI.stderr)")
-        let ready = try await TestHTTP.get(apiBase + "/readyz")
+        let ready = try await TestClient.live(apiBase).get("/readyz")
         #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))")
-        let readiness = try TestHTTP.object(ready.body)
+        let readiness = try jsonObject(ready.body)
         #expect(readiness["status"] as? String == "ready")
         #expect(readiness["migrations"] as? Int == migrationCount(migrate.output))
         let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ScorecastProcess.schemaFolder.path)
@@ -144,7 +144,7 @@ import TestSupport
 
         let serve = try ScorecastProcess(["serve"], environment: environment, workingDirectory: home, executable: DebianPackage.binary)
         let base = try await baseURL(serve)
-        #expect(try await TestHTTP.get(base + "/readyz").status == 200)
+        #expect(try await TestClient.live(base).get("/readyz").status == 200)
         serve.signal(SIGTERM)
         #expect(await serve.waitForExit(timeout: .seconds(30)) == 0, "\(serve.errorOutput)")
     }

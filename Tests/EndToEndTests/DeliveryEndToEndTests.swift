@@ -50,11 +50,6 @@ struct DeliveryEndToEndTests {
         e2e.simulator.receivedRequests().filter { $0.port == "send" && $0.header("apns-channel-id") == channelID }
     }
 
-    /// Polls until `condition` holds; fails naming `what` at `timeout`, which only bounds a hang.
-    static func eventually(_ what: String, timeout: Duration = hangDeadline, _ condition: () async throws -> Bool) async throws {
-        try await waitUntil(what, deadline: timeout, every: .milliseconds(50), condition)
-    }
-
     static func postGoal(_ url: String, key: String) async throws {
         let sent = try await ScorecastProcess.run(["events", "send", "--url", url, "--json", goal], environment: ["SCORECAST_API_KEY": key])
         #expect(sent.code == 0, "\(sent.stderr)")
@@ -70,7 +65,7 @@ struct DeliveryEndToEndTests {
             // No latency bound here (the CLI's start-up alone can take seconds on a loaded
             // machine): the benchmark measures ingest-to-send; this checks what is sent.
             try await Self.postGoal(url, key: key)
-            try await Self.eventually("the goal is broadcast") { Self.broadcasts(e2e, to: channelID).contains { $0.status == 200 } }
+            try await eventually("the goal is broadcast") { Self.broadcasts(e2e, to: channelID).contains { $0.status == 200 } }
             let request = try #require(Self.broadcasts(e2e, to: channelID).first)
             #expect(request.path == "/4/broadcasts/apps/com.example.live")
             #expect(request.header("apns-push-type") == "liveactivity")
@@ -78,7 +73,7 @@ struct DeliveryEndToEndTests {
             #expect(request.header("apns-expiration") == "0")
             #expect(request.header("apns-topic") == nil)
             #expect(request.body.contains("\"homeScore\":1") && request.body.contains("\"alert\""), "\(request.body)")
-            try await Self.eventually("the delivery is recorded") {
+            try await eventually("the delivery is recorded") {
                 try await e2e.pool.query("SELECT 1 FROM deliveries WHERE outcome = 'sent'").count == 1
             }
             server.signal(SIGTERM)
@@ -97,16 +92,16 @@ struct DeliveryEndToEndTests {
             let server = try Self.serve(e2e, roles: "api,worker")
             let url = try await Self.apiURL(server)
             try await Self.postGoal(url, key: key)
-            try await Self.eventually("the first goal is in flight, its answer held") { e2e.simulator.heldAnswerCount == 1 }
+            try await eventually("the first goal is in flight, its answer held") { e2e.simulator.heldAnswerCount == 1 }
             for event in [secondGoal, fullTime] {
                 let sent = try await ScorecastProcess.run(["events", "send", "--url", url, "--json", event], environment: ["SCORECAST_API_KEY": key])
                 #expect(sent.code == 0, "\(sent.stderr)")
             }
-            try await Self.eventually("both alerts wait behind the one in flight") {
+            try await eventually("both alerts wait behind the one in flight") {
                 try await e2e.pool.query("SELECT jsonb_array_length(alerts)::int8 AS n FROM outbox").first?.decode("n", as: Int.self) == 3
             }
             try e2e.simulator.setFaults(.none)
-            try await Self.eventually("every alert is sent") { try await e2e.pool.query("SELECT 1 FROM outbox").isEmpty }
+            try await eventually("every alert is sent") { try await e2e.pool.query("SELECT 1 FROM outbox").isEmpty }
             let accepted = try Self.broadcasts(e2e, to: channelID).filter { $0.status == 200 }.map { request in
                 let aps = try #require(try JSONParser().parse(request.body)["aps"])
                 return (
@@ -147,19 +142,19 @@ struct DeliveryEndToEndTests {
             let server = try ScorecastProcess(["serve", "--roles", "api,worker,poller"], environment: environment)
             let url = try await Self.apiURL(server)
             try await Self.postGoal(url, key: key)
-            try await Self.eventually("the first goal is in flight, its answer held") { e2e.simulator.heldAnswerCount == 1 }
+            try await eventually("the first goal is in flight, its answer held") { e2e.simulator.heldAnswerCount == 1 }
             let sent = try await ScorecastProcess.run(["events", "send", "--url", url, "--json", secondGoal], environment: ["SCORECAST_API_KEY": key])
             #expect(sent.code == 0, "\(sent.stderr)")
-            try await Self.eventually("the second goal waits behind the first") {
+            try await eventually("the second goal waits behind the first") {
                 try await e2e.pool.query("SELECT jsonb_array_length(alerts)::int8 AS n FROM outbox").first?.decode("n", as: Int.self) == 2
             }
             try e2e.simulator.setFaults(.none)
-            try await Self.eventually("a new channel is created for the game") {
+            try await eventually("a new channel is created for the game") {
                 let channels = e2e.simulatorChannels("com.example.live")
                 return channels.count == 1 && !channels.contains(oldID)
             }
             let newID = try #require(e2e.simulatorChannels("com.example.live").first)
-            try await Self.eventually("both goals reach the new channel") {
+            try await eventually("both goals reach the new channel") {
                 let pending = try await e2e.pool.query("SELECT 1 FROM outbox").count
                 return pending == 0 && Self.broadcasts(e2e, to: newID).filter { $0.status == 200 && $0.body.contains("\"alert\"") }.count >= 2
             }
@@ -169,9 +164,9 @@ struct DeliveryEndToEndTests {
                 return aps["alert"]?["title"]?["loc-args"]?.arrayValue?.compactMap(\.stringValue).first { !$0.hasSuffix("'") }
             }
             #expect(alerts == ["Saka", "Odegaard"], "each alert once, in order, on the new channel")
-            let answer = try await TestHTTP.get(url + "/v1/games/ars-che/channels?bundle-id=com.example.live")
+            let answer = try await TestClient.live(url).get("/v1/games/ars-che/channels?bundle-id=com.example.live")
             #expect(answer.status == 200)
-            let listed = (try TestHTTP.object(answer.body)["channels"] as? [[String: Any]])?.compactMap { $0["channelId"] as? String }
+            let listed = (try jsonObject(answer.body)["channels"] as? [[String: Any]])?.compactMap { $0["channelId"] as? String }
             #expect(listed == [newID], "the app API names the game's current channel")
             server.signal(SIGTERM)
             #expect(await server.waitForExit() == 0, "\(server.errorOutput)")
@@ -185,7 +180,7 @@ struct DeliveryEndToEndTests {
             try e2e.simulator.setFaults(SimulatorFaults(blackHole: true))
             let doomed = try Self.serve(e2e, roles: "api,worker")
             try await Self.postGoal(try await Self.apiURL(doomed), key: key)
-            try await Self.eventually("the send is in flight") { !Self.broadcasts(e2e, to: channelID).isEmpty }
+            try await eventually("the send is in flight") { !Self.broadcasts(e2e, to: channelID).isEmpty }
             doomed.signal(SIGKILL)
             #expect(await doomed.waitForExit() != nil)
             let held = try await e2e.pool.query("SELECT lease_owner, lease_expires_at FROM outbox")
@@ -195,12 +190,12 @@ struct DeliveryEndToEndTests {
 
             try e2e.simulator.setFaults(.none)
             let rescuer = try Self.serve(e2e, roles: "worker")
-            try await Self.eventually("the rescuer delivers") { Self.broadcasts(e2e, to: channelID).contains { $0.status == 200 } }
+            try await eventually("the rescuer delivers") { Self.broadcasts(e2e, to: channelID).contains { $0.status == 200 } }
             let received = Self.broadcasts(e2e, to: channelID)
             #expect(received.map(\.outcome) == ["ignored", "answered"])
             #expect(received.last?.body == received.first?.body)
             #expect((received.last?.time ?? 0) >= leaseEnds.timeIntervalSince1970 - 0.2)
-            try await Self.eventually("the outbox is empty and the delivery recorded") {
+            try await eventually("the outbox is empty and the delivery recorded") {
                 let pending = try await e2e.pool.query("SELECT 1 FROM outbox").count
                 let sent = try await e2e.pool.query("SELECT 1 FROM deliveries WHERE outcome = 'sent'").count
                 return pending == 0 && sent == 1
@@ -217,7 +212,7 @@ struct DeliveryEndToEndTests {
             try e2e.simulator.setFaults(SimulatorFaults(blackHole: true))
             let server = try Self.serve(e2e, roles: "api,worker")
             try await Self.postGoal(try await Self.apiURL(server), key: key)
-            try await Self.eventually("the send is in flight") { !Self.broadcasts(e2e, to: channelID).isEmpty }
+            try await eventually("the send is in flight") { !Self.broadcasts(e2e, to: channelID).isEmpty }
             server.signal(SIGTERM)
             // Stopped at its 2 s grace, not when the 60 s APNs deadline ended the send: that
             // would have counted an attempt (checked below), so no wall-clock bound is needed.

@@ -29,7 +29,7 @@ struct MetricsEndToEndTests {
 
     /// The samples of a `/metrics` answer, as `prometheus_client` reads them.
     static func scrape(_ url: String) async throws -> [Sample] {
-        let text = try await TestHTTP.get(url + "/metrics")
+        let text = try await TestClient.live(url).get("/metrics")
         #expect(text.status == 200)
         let result = try await ExternalTool.run("python3", ["-c", parser], stdin: Data(text.body), timeout: .seconds(30))
         guard result.status == 0 else { throw TestSupportError("prometheus_client refused /metrics: \(result.stderr)") }
@@ -68,8 +68,8 @@ struct MetricsEndToEndTests {
     }
 
     static func post(_ url: String, key: String, _ body: String) async throws -> Int {
-        try await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+        try await TestClient.live(url).execute(
+            .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
             body: Array(body.utf8)).status
     }
 
@@ -96,7 +96,7 @@ struct MetricsEndToEndTests {
 
             // 1: a goal, answered 500 then retried and accepted.
             #expect(try await Self.post(url, key: key, Self.event("g1", seq: 1, kind: "score", home: 1, clock: "10'")) == 202)
-            try await DeliveryEndToEndTests.eventually("the first goal is accepted") {
+            try await eventually("the first goal is accepted") {
                 DeliveryEndToEndTests.broadcasts(e2e, to: channelID).contains { $0.status == 200 }
             }
             // 2: three clock updates: routine, so held for the routine interval after the goal;
@@ -113,20 +113,20 @@ struct MetricsEndToEndTests {
             #expect(try await Self.post(url, key: key, Self.event("late", seq: 3, kind: "clock", home: 1, clock: "31'")) == 202)
             #expect(try await Self.post(url, key: key, Self.event("x1", seq: 1, kind: "clock", clock: "1'", game: "nope")) == 422)
 
-            try await DeliveryEndToEndTests.eventually("every update is sent", timeout: .seconds(60)) {
+            try await eventually("every update is sent") {
                 let pending = try await e2e.pool.query("SELECT 1 FROM outbox").count
                 let written = try await e2e.pool.query("SELECT 1 FROM deliveries").count
                 let answered = DeliveryEndToEndTests.broadcasts(e2e, to: channelID).filter { $0.status != nil }.count
                 return pending == 0 && written == answered
             }
             let log = DeliveryEndToEndTests.broadcasts(e2e, to: channelID).filter { $0.status != nil }
-            let stats = try TestHTTP.object(try await TestHTTP.get(url + "/v1/stats?window=1h").body)
+            let stats = try jsonObject(try await TestClient.live(url).get("/v1/stats?window=1h").body)
             let totals = try #require(stats["totals"] as? [String: Any])
             let events = try #require(totals["events"] as? [String: Int])
             let sends = try #require(totals["sends"] as? [String: Int])
             // Counters are incremented just after the outcomes are written: wait for the last one.
             var samples: [Sample] = []
-            try await DeliveryEndToEndTests.eventually("/metrics has counted every send") {
+            try await eventually("/metrics has counted every send") {
                 samples = try await Self.scrape(url)
                 return Int(Self.sum(samples, "scorecast_broadcasts_sent_total")) == sends["total"]
             }
@@ -206,7 +206,7 @@ struct MetricsEndToEndTests {
             // The channel's budget counts accepted priority-10 sends only (a 429 spends the
             // window for the workers but is no use of it).
             let registryID = try #require(created["id"] as? Int)
-            let channelStats = try TestHTTP.object(try await TestHTTP.get(url + "/v1/channels/\(registryID)/stats").body)
+            let channelStats = try jsonObject(try await TestClient.live(url).get("/v1/channels/\(registryID)/stats").body)
             let budget = try #require(channelStats["budget"] as? [String: Any])
             #expect(budget["priority10Used"] as? Int == log.count { $0.status == 200 && $0.header("apns-priority") == "10" }, "\(budget)")
             #expect((budget["priority10Used"] as? Int ?? 0) <= (budget["priority10Limit"] as? Int ?? 0), "\(budget)")

@@ -13,19 +13,19 @@ struct PauseResumeEndToEndTests {
     }
 
     static func post(_ url: String, key: String, _ body: String) async throws {
-        let status = try await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+        let status = try await TestClient.live(url).execute(
+            .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
             body: Array(body.utf8)).status
         #expect(status == 202)
     }
 
     /// What `/readyz`, `/v1/stats/live` and `/metrics` say about paused apps.
     static func pausedViews(_ url: String) async throws -> (readyz: [String], live: [String], metric: String?) {
-        let ready = try await TestHTTP.get(url + "/readyz")
+        let ready = try await TestClient.live(url).get("/readyz")
         #expect(ready.status == 200, "a paused app does not make the process unready")
-        let readyz = try TestHTTP.object(ready.body)["pausedApps"] as? [String] ?? ["missing"]
-        let live = try TestHTTP.object(try await TestHTTP.get(url + "/v1/stats/live").body)["pausedApps"] as? [[String: Any]] ?? []
-        let metrics = String(decoding: try await TestHTTP.get(url + "/metrics").body, as: UTF8.self)
+        let readyz = try jsonObject(ready.body)["pausedApps"] as? [String] ?? ["missing"]
+        let live = try jsonObject(try await TestClient.live(url).get("/v1/stats/live").body)["pausedApps"] as? [[String: Any]] ?? []
+        let metrics = String(decoding: try await TestClient.live(url).get("/metrics").body, as: UTF8.self)
         let line = metrics.split(separator: "\n").first { $0.hasPrefix("scorecast_apps_paused{app=\"com.example.live\"}") }
         return (readyz, live.compactMap { $0["app"] as? String }, line.map { String($0.split(separator: " ").last ?? "") })
     }
@@ -55,7 +55,7 @@ struct PauseResumeEndToEndTests {
             let server = try DeliveryEndToEndTests.serve(e2e, roles: "api,worker,poller")
             let url = try await DeliveryEndToEndTests.apiURL(server)
             try await Self.post(url, key: key, Self.goal(1))
-            try await DeliveryEndToEndTests.eventually("APNs refuses the token and the app is paused") {
+            try await eventually("APNs refuses the token and the app is paused") {
                 try await e2e.pool.query("SELECT 1 FROM apps WHERE paused_at IS NOT NULL").count == 1
             }
             #expect(DeliveryEndToEndTests.broadcasts(e2e, to: channelID).map(\.reason) == ["InvalidProviderToken"])
@@ -80,7 +80,7 @@ struct PauseResumeEndToEndTests {
             // The serve's own log says so, where its operator looks.
             let resumedLine = try await server.waitForLine(containing: "app resumed: its waiting updates are sent again")
             #expect(resumedLine.contains("com.example.live"), "\(resumedLine)")
-            try await DeliveryEndToEndTests.eventually("the waiting goal is delivered") {
+            try await eventually("the waiting goal is delivered") {
                 DeliveryEndToEndTests.broadcasts(e2e, to: channelID).contains { $0.status == 200 && $0.body.contains("\"homeScore\":1") }
             }
             views = try await Self.pausedViews(url)
@@ -94,7 +94,7 @@ struct PauseResumeEndToEndTests {
             try e2e.simulator.registerTeam(SimulatorTeam(
                 teamID: original.teamID, keyID: original.keyID, publicKeyPEM: stranger.publicKeyPEM, bundleIDs: ["com.example.live"]))
             try await Self.post(url, key: key, Self.goal(2))
-            try await DeliveryEndToEndTests.eventually("paused again") {
+            try await eventually("paused again") {
                 try await e2e.pool.query("SELECT 1 FROM apps WHERE paused_at IS NOT NULL").count == 1
             }
             let other = try await TeamKeyFile.make(in: e2e.state, curve: "prime256v1")
@@ -108,7 +108,7 @@ struct PauseResumeEndToEndTests {
                 "apps", "update", "com.example.live", "--team-id", fresh.teamID, "--key-id", fresh.keyID, "--key-file", fresh.path)
             #expect(update.code == 0, "\(update.stderr)")
             #expect(update.stderr.contains("resumed"), "\(update.stderr)")
-            try await DeliveryEndToEndTests.eventually("the second goal is delivered with the new key") {
+            try await eventually("the second goal is delivered with the new key") {
                 DeliveryEndToEndTests.broadcasts(e2e, to: channelID).contains { $0.status == 200 && $0.body.contains("\"homeScore\":2") }
             }
             #expect(try await Self.pausedViews(url).metric == "0")

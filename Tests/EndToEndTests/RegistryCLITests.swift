@@ -2,7 +2,6 @@ import APNs
 import APNsSimulator
 import EndToEndSupport
 import Foundation
-import FoundationNetworking
 import Postgres
 import TestSupport
 import Testing
@@ -365,9 +364,8 @@ struct RegistryCLITests {
             let line = try await server.waitForLine(containing: "HTTP API listening")
             let address = try #require(line.split(separator: " ").first { $0.hasPrefix("address=") }?.dropFirst("address=".count))
             func get(_ path: String) async throws -> (Int, [String: Any]) {
-                let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: "\(address)\(path)")))
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+                let response = try await TestClient.live(String(address)).get(path)
+                return (response.status, try response.json())
             }
             let (status, body) = try await get("/v1/games/epl-1/channels?bundle-id=com.example.scores")
             #expect(status == 200)

@@ -23,9 +23,9 @@ import TestSupport
             ["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": "0"], workingDirectory: folder.url)
         let port = try await port(of: serve)
 
-        let health = try await TestHTTP.get("http://127.0.0.1:\(port)/healthz")
+        let health = try await TestClient.live(port: port).get("/healthz")
         #expect(health.status == 200)
-        let ready = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
+        let ready = try await TestClient.live(port: port).get("/readyz")
         #expect(ready.status == 200, "readyz: \(String(decoding: ready.body, as: UTF8.self))")
 
         let postgresPIDs = try await embeddedPostmasterPIDs(under: folder.url)
@@ -57,9 +57,9 @@ import TestSupport
             ["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": "0", "PATH": path], workingDirectory: work.url,
             executable: copy)
         let port = try await port(of: serve)
-        let ready = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
+        let ready = try await TestClient.live(port: port).get("/readyz")
         #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))\n\(serve.errorOutput)")
-        let migrations = try TestHTTP.object(ready.body)["migrations"] as? Int
+        let migrations = try jsonObject(ready.body)["migrations"] as? Int
         let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: ScorecastProcess.schemaFolder.path)
         #expect(migrations == schemaFiles.filter { $0.hasSuffix(".sql") }.count)
         serve.signal(SIGTERM)
@@ -79,7 +79,7 @@ import TestSupport
         _ = try await port(of: serve)
         _ = try await cli("apps", "add", "--bundle-id", "com.example.scores", "--environment", "sandbox", "--generate-key")
         _ = try await cli("games", "add", "--id", "ars-che", "--league", "EPL", "--home", "Arsenal", "--away", "Chelsea", "--starts-at", "2026-11-29T20:00:00Z")
-        let created = try TestHTTP.object(Array(try await cli("channels", "create", "--game", "ars-che", "--app", "com.example.scores", "--json").utf8))
+        let created = try jsonObject(Array(try await cli("channels", "create", "--game", "ars-che", "--app", "com.example.scores", "--json").utf8))
         let channelID = try #require(created["channelId"] as? String)
         serve.signal(SIGTERM)
         #expect(await serve.waitForExit() == 0, "\(serve.errorOutput)")
@@ -102,18 +102,18 @@ import TestSupport
         let serve = try ScorecastProcess(
             ["serve", "--roles", "api"], environment: ["SCORECAST_HTTP_PORT": "0"], workingDirectory: folder.url)
         let port = try await port(of: serve)
-        #expect(try await TestHTTP.get("http://127.0.0.1:\(port)/readyz").status == 200)
+        #expect(try await TestClient.live(port: port).get("/readyz").status == 200)
 
         for pid in try await embeddedPostmasterPIDs(under: folder.url) { kill(pid, SIGINT) }  // fast shutdown
         var body = ""
         // However long the postmaster takes to stop on a loaded machine (a 10 s bound was a margin).
-        try await waitUntil("readyz answers 503 once the database is gone", every: .milliseconds(100)) {
-            let answer = try await TestHTTP.get("http://127.0.0.1:\(port)/readyz")
+        try await eventually("readyz answers 503 once the database is gone", every: .milliseconds(100)) {
+            let answer = try await TestClient.live(port: port).get("/readyz")
             body = String(decoding: answer.body, as: UTF8.self)
             return answer.status == 503
         }
         #expect(body.contains("database unavailable"))
-        #expect(try await TestHTTP.get("http://127.0.0.1:\(port)/healthz").status == 200)
+        #expect(try await TestClient.live(port: port).get("/healthz").status == 200)
         serve.signal(SIGTERM)
         #expect(await serve.waitForExit() == 0)
     }
@@ -184,7 +184,7 @@ import TestSupport
         let again = try await ScorecastProcess.run(["migrate"], environment: environment)
         #expect(again.stdout.contains("schema is up to date"))
         let status = try await ScorecastProcess.run(["migrate", "--status", "--json"], environment: environment)
-        let object = try TestHTTP.object(Array(status.stdout.utf8))
+        let object = try jsonObject(Array(status.stdout.utf8))
         #expect((object["pending"] as? [String]) == [])
     }
 

@@ -32,23 +32,23 @@ struct SplitRolesMetricsEndToEndTests {
             #expect(!backend.errorOutput.contains("HTTP API listening"))
 
             // Liveness and readiness of the process without the API, on its ops listener.
-            #expect(try await TestHTTP.get(ops + "/healthz").status == 200)
-            let ready = try await TestHTTP.get(ops + "/readyz")
+            #expect(try await TestClient.live(ops).get("/healthz").status == 200)
+            let ready = try await TestClient.live(ops).get("/readyz")
             #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))")
-            #expect(try await TestHTTP.get(ops + "/v1/stats").status == 404, "the API's routes stay in the api role")
+            #expect(try await TestClient.live(ops).get("/v1/stats").status == 404, "the API's routes stay in the api role")
 
             for seq in 1...2 {
                 let goal = MetricsEndToEndTests.event("g\(seq)", seq: seq, kind: "score", home: seq, clock: "\(seq * 10)'")
                 #expect(try await MetricsEndToEndTests.post(url, key: key, goal) == 202)
             }
-            try await DeliveryEndToEndTests.eventually("both goals are sent and recorded", timeout: .seconds(60)) {
+            try await eventually("both goals are sent and recorded") {
                 let pending = try await e2e.pool.query("SELECT 1 FROM outbox").count
                 let written = try await e2e.pool.query("SELECT 1 FROM deliveries").count
                 let answered = DeliveryEndToEndTests.broadcasts(e2e, to: channelID).filter { $0.status != nil }.count
                 return pending == 0 && written == answered && answered >= 1
             }
             let log = DeliveryEndToEndTests.broadcasts(e2e, to: channelID).filter { $0.status != nil }
-            let stats = try TestHTTP.object(try await TestHTTP.get(url + "/v1/stats?window=1h").body)
+            let stats = try jsonObject(try await TestClient.live(url).get("/v1/stats?window=1h").body)
             let totals = try #require(stats["totals"] as? [String: Any])
             let sends = try #require(totals["sends"] as? [String: Int])
             let events = try #require(totals["events"] as? [String: Int])
@@ -57,7 +57,7 @@ struct SplitRolesMetricsEndToEndTests {
             // The worker's counters are incremented just after the outcomes are written, and the
             // poller exports the database gauges once it leads: wait for both.
             var worker: [MetricsEndToEndTests.Sample] = []
-            try await DeliveryEndToEndTests.eventually("the worker's /metrics has counted every send, and the poller leads") {
+            try await eventually("the worker's /metrics has counted every send, and the poller leads") {
                 worker = try await MetricsEndToEndTests.scrape(ops)
                 return Int(MetricsEndToEndTests.sum(worker, "scorecast_broadcasts_sent_total")) == sends["total"]
                     && worker.contains { $0.name == "scorecast_outbox_pending" }

@@ -16,7 +16,7 @@ struct APNsFaultTests {
             for game in FaultBed.games {
                 try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)])
             }
-            try await bed.eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
+            try await eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
             let began = ContinuousClock.now
             try bed.e2e.simulator.setFaults(SimulatorFaults(blackHole: true))
             for game in FaultBed.games {
@@ -35,7 +35,7 @@ struct APNsFaultTests {
             let heldBack = try await bed.heldBackPastHangDeadline()
             try bed.e2e.simulator.setFaults(.none)
             let healed = Date().timeIntervalSince1970
-            try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 3) }
+            try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: 3) }
             let verdicts = try FaultBed.games.map { game in
                 try bed.verdict(game, home: 3, players: ["\(game)-Saka", "\(game)-Havertz", "\(game)-Rice", "\(game)-Odegaard"])
             }
@@ -65,7 +65,7 @@ struct APNsFaultTests {
                     try await bed.post(url, (batch..<batch + 10).map { FaultBed.event(game, seq: $0, player: "\(game)-P\($0)", home: $0) })
                 }
             }
-            try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: goals) }
+            try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: goals) }
             let verdicts = try FaultBed.games.map { game in
                 try bed.verdict(game, home: goals, players: (1...goals).map { "\(game)-P\($0)" })
             }

@@ -48,7 +48,7 @@ extension DeliveryFaultTests {
             let replacement = try await secondAgain
 
             let rounds = 10
-            try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: rounds) }
+            try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: rounds) }
             let stored = try await bed.e2e.pool.query("SELECT count(*)::int4 AS n FROM events").first?.decode("n", as: Int32.self)
             #expect(stored == Int32(rounds * FaultBed.games.count), "events stored")
             let verdicts = try FaultBed.games.map { game in
@@ -94,14 +94,14 @@ extension DeliveryFaultTests {
             #expect(await workers[1].process.waitForExit(timeout: .seconds(10)) != nil)
             workers[1] = try await bed.serve(roles: "worker")
             // The poller leader killed: the standby takes the lead; a new standby is started.
-            try await bed.eventually("a poller leads") { pollers.contains { Self.leads($0.process) } }
+            try await eventually("a poller leads") { pollers.contains { Self.leads($0.process) } }
             let leader = try #require(pollers.firstIndex { Self.leads($0.process) })
             let standby = 1 - leader
             #expect(!Self.leads(pollers[standby].process), "two pollers lead at once")
             let killed = ContinuousClock.now
             pollers[leader].process.signal(SIGKILL)
             async let posted: Void = post(rounds: 9...10, bed: bed, balancer: balancer)
-            try await bed.eventually("the standby poller leads") { Self.leads(pollers[standby].process) }
+            try await eventually("the standby poller leads") { Self.leads(pollers[standby].process) }
             let failover = ContinuousClock.now - killed
             try await posted
             #expect(await pollers[leader].process.waitForExit(timeout: .seconds(10)) != nil)
@@ -109,7 +109,7 @@ extension DeliveryFaultTests {
             pollers[leader] = try await bed.serve(roles: "poller")
 
             let rounds = 10
-            try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: rounds) }
+            try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: rounds) }
             let stored = try await bed.e2e.pool.query("SELECT count(*)::int4 AS n FROM events").first?.decode("n", as: Int32.self)
             #expect(stored == Int32(rounds * FaultBed.games.count), "events stored")
             let verdicts = try FaultBed.games.map { game in

@@ -39,7 +39,7 @@ struct DeliveryFaultTests {
                     FaultBed.event(game, seq: 3, player: "\(game)-Odegaard", home: 2),
                 ])
             }
-            try await bed.eventually("every alert is announced") {
+            try await eventually("every alert is announced") {
                 FaultBed.games.allSatisfy { bed.accepted($0).count >= 3 }
             }
             let verdicts = try FaultBed.games.map { game in
@@ -62,7 +62,7 @@ struct DeliveryFaultTests {
                 try await bed.post(try #require(url), [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)])
             }
             // The attempt budget (3) runs out while APNs keeps failing...
-            try await bed.eventually("an update gives up its attempts") {
+            try await eventually("an update gives up its attempts") {
                 try await bed.e2e.pool.query("SELECT 1 FROM deliveries WHERE outcome = 'failed'").count >= 1
             }
             // ...and the feed goes on.
@@ -75,7 +75,7 @@ struct DeliveryFaultTests {
             let outageCost = Self.mostRequestsAnOutageMayCost(failedDuringOutage.map(\.time), updates: 2 * FaultBed.games.count)
             try bed.e2e.simulator.setFaults(.none)
             let healed = Date().timeIntervalSince1970
-            try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
+            try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
             let verdicts = try FaultBed.games.map { game in
                 try bed.verdict(game, home: 2, players: ["\(game)-Saka", "\(game)-Havertz"])
             }
@@ -104,7 +104,7 @@ struct DeliveryFaultTests {
                 for game in FaultBed.games {
                     try await bed.post(try #require(url), [FaultBed.event(game, seq: seq, player: "\(game)-P\(seq)", home: seq)])
                 }
-                try await bed.eventually("goal \(seq) is announced everywhere") {
+                try await eventually("goal \(seq) is announced everywhere") {
                     try FaultBed.games.allSatisfy { try bed.verdict($0, home: seq, players: []).newestStateShown }
                 }
             }
@@ -132,7 +132,7 @@ struct DeliveryFaultTests {
                     FaultBed.event(game, seq: 2, player: "\(game)-Havertz", home: 2),
                 ])
             }
-            try await bed.eventually("the sends are in flight") {
+            try await eventually("the sends are in flight") {
                 bed.e2e.simulator.receivedRequests().filter { $0.port == "send" }.count >= FaultBed.games.count
             }
             doomed.signal(SIGKILL)
@@ -142,7 +142,7 @@ struct DeliveryFaultTests {
             try bed.e2e.simulator.setFaults(.none)
             let restarted = Date().timeIntervalSince1970
             let (rescuer, _) = try await bed.serve(roles: "worker,poller")
-            try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
+            try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
             let verdicts = try FaultBed.games.map { game in
                 try bed.verdict(game, home: 2, players: ["\(game)-Saka", "\(game)-Havertz"])
             }

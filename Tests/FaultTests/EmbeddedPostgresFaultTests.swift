@@ -24,7 +24,7 @@ struct EmbeddedPostgresFaultTests {
     func aKilledPostmaster() async throws {
         try await FaultBed.withEmbeddedServe { bed, serve, url in
             for game in FaultBed.games { try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)]) }
-            try await bed.eventually("the first goals are delivered") { await Self.caughtUp(bed, home: 1) }
+            try await eventually("the first goals are delivered") { await Self.caughtUp(bed, home: 1) }
 
             for game in FaultBed.games { try await bed.post(url, [FaultBed.event(game, seq: 2, player: "\(game)-Havertz", home: 2)]) }
             let killedAt = Date().timeIntervalSince1970
@@ -35,7 +35,7 @@ struct EmbeddedPostgresFaultTests {
                     try await bed.postUntilAccepted(url, [FaultBed.event(game, seq: seq, player: "\(game)-Player\(seq)", home: seq)])
                 }
             }
-            try await bed.eventually("every channel shows its newest state") { await Self.caughtUp(bed, home: 4) }
+            try await eventually("every channel shows its newest state") { await Self.caughtUp(bed, home: 4) }
             let verdicts = try FaultBed.games.map { game in
                 try bed.verdict(game, home: 4, players: ["\(game)-Saka", "\(game)-Havertz", "\(game)-Player3", "\(game)-Player4"])
             }
@@ -55,16 +55,16 @@ struct EmbeddedPostgresFaultTests {
     func aPostmasterThatCannotComeBack() async throws {
         try await FaultBed.withEmbeddedServe(extra: ["SCORECAST_EMBEDDED_POSTGRES_RECOVERY_SECONDS": "1"]) { bed, serve, url in
             for game in FaultBed.games { try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)]) }
-            try await bed.eventually("the first goals are delivered") { await Self.caughtUp(bed, home: 1) }
-            #expect(try await TestHTTP.get(url + "/healthz").status == 200)
+            try await eventually("the first goals are delivered") { await Self.caughtUp(bed, home: 1) }
+            #expect(try await TestClient.live(url).get("/healthz").status == 200)
 
             // The server's user can no longer enter its data folder: every restart fails.
             let data = Self.dataFolder(bed).path
             #expect(chmod(data, 0) == 0)
             #expect(kill(try Self.postmaster(bed), SIGKILL) == 0)
             var body = ""
-            try await bed.eventually("/healthz answers 503") {
-                let answer = try await TestHTTP.get(url + "/healthz")
+            try await eventually("/healthz answers 503") {
+                let answer = try await TestClient.live(url).get("/healthz")
                 body = String(decoding: answer.body, as: UTF8.self)
                 return answer.status == 503
             }
@@ -73,11 +73,11 @@ struct EmbeddedPostgresFaultTests {
 
             #expect(chmod(data, 0o700) == 0)
             let fixedAt = Date().timeIntervalSince1970
-            try await bed.eventually("/healthz answers 200 again") { try await TestHTTP.get(url + "/healthz").status == 200 }
+            try await eventually("/healthz answers 200 again") { try await TestClient.live(url).get("/healthz").status == 200 }
             for game in FaultBed.games {
                 try await bed.postUntilAccepted(url, [FaultBed.event(game, seq: 2, player: "\(game)-Havertz", home: 2)])
             }
-            try await bed.eventually("every channel shows its newest state") { await Self.caughtUp(bed, home: 2) }
+            try await eventually("every channel shows its newest state") { await Self.caughtUp(bed, home: 2) }
             let verdicts = try FaultBed.games.map { game in try bed.verdict(game, home: 2, players: ["\(game)-Saka", "\(game)-Havertz"]) }
             for verdict in verdicts {
                 #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.duplicates == 0 && verdict.inOrder, "\(verdict)")
@@ -94,7 +94,7 @@ struct EmbeddedPostgresFaultTests {
         defer { disk.remove() }
         try await FaultBed.withEmbeddedServe(stateIn: disk.url) { bed, serve, url in
             for game in FaultBed.games { try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)]) }
-            try await bed.eventually("the first goals are delivered") { await Self.caughtUp(bed, home: 1) }
+            try await eventually("the first goals are delivered") { await Self.caughtUp(bed, home: 1) }
 
             // Fill the disk, then make the server start a new WAL segment: it cannot create one,
             // and a failed WAL write is a PANIC (then a crash recovery that has no room either).
@@ -106,7 +106,7 @@ struct EmbeddedPostgresFaultTests {
                 _ = try? await ScorecastProcess.run(
                     ["events", "send", "--url", url, "--json", #"{"events": [\#(goal)]}"#], environment: ["SCORECAST_API_KEY": bed.key])
             }
-            try await bed.eventually("serve reports the full disk") {
+            try await eventually("serve reports the full disk") {
                 serve.errorOutput.contains("disk full: ") && serve.errorOutput.contains("the server needs at least 64.0 MiB to recover")
             }
 
@@ -117,7 +117,7 @@ struct EmbeddedPostgresFaultTests {
                     try await bed.postUntilAccepted(url, [FaultBed.event(game, seq: seq, player: "\(game)-Player\(seq)", home: seq)])
                 }
             }
-            try await bed.eventually("every channel shows its newest state") { await Self.caughtUp(bed, home: 3) }
+            try await eventually("every channel shows its newest state") { await Self.caughtUp(bed, home: 3) }
             let verdicts = try FaultBed.games.map { game in
                 try bed.verdict(game, home: 3, players: ["\(game)-Saka", "\(game)-Player2", "\(game)-Player3"])
             }

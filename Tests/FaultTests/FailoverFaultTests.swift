@@ -65,7 +65,7 @@ struct FailoverFaultTests {
             try #require(try await Self.post(url, Self.events(seq), key: bed.key) == 202)
             acknowledged.withLock { $0 += Self.goals(seq) }
         }
-        try await bed.eventually("goal 2 is announced everywhere") { try await bed.caughtUp(home: 2) }
+        try await eventually("goal 2 is announced everywhere") { try await bed.caughtUp(home: 2) }
 
         // The feed keeps posting, retrying whatever is refused, as its 503s ask.
         let feed = Task {
@@ -80,13 +80,13 @@ struct FailoverFaultTests {
             }
             return refused
         }
-        try await bed.eventually("the feed is under way") { acknowledged.withLock { $0.count } >= 3 * 4 }
+        try await eventually("the feed is under way") { acknowledged.withLock { $0.count } >= 3 * 4 }
         try await failover()
         let promotedAt = Date().timeIntervalSince1970
         let refused = try await feed.value
         let newest = Self.goalsDuringFailover.upperBound
 
-        try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: newest) }
+        try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: newest) }
         let stored = try await bed.e2e.pool.query("SELECT feed_event_id FROM events").map { try $0.decode("feed_event_id", as: String.self) }
         let lost = Set(acknowledged.withLock { $0 }).subtracting(stored)
         #expect(lost.isEmpty, "acknowledged events missing on the promoted standby: \(lost.sorted())")
@@ -101,10 +101,10 @@ struct FailoverFaultTests {
         // On the new primary: the workers' LISTEN and the poller's lead are back.
         let promoted = try await PostgresConnection.connect(configuration: pair.configuration(port: pair.standbyPort), logger: TestDatabase.logger)
         do {
-            try await bed.eventually("serve listens on the new primary") {
+            try await eventually("serve listens on the new primary") {
                 try await !promoted.query("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND datname = 'postgres'").isEmpty
             }
-            try await bed.eventually("the poller leads from the new primary") {
+            try await eventually("the poller leads from the new primary") {
                 try await !promoted.query("""
                     SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
                     WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = 'scorecast-poller-leader'
@@ -134,8 +134,8 @@ struct FailoverFaultTests {
 
     /// Posts `events` in one request and returns the status (0 when no answer came).
     private static func post(_ url: String, _ events: [String], key: String) async throws -> Int {
-        let response = try? await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+        let response = try? await TestClient.live(url).execute(
+            .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
             body: Array(#"{"events": [\#(events.joined(separator: ","))]}"#.utf8))
         return response?.status ?? 0
     }

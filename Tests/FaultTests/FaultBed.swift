@@ -139,11 +139,6 @@ struct FaultBed {
         return try await e2e.pool.query("SELECT 1 FROM outbox WHERE not_before > now() + \(seconds) * interval '1 second'").count
     }
 
-    /// Waits until `condition` holds (polling every 50 ms) or `timeout` (a hang) passes.
-    func eventually(_ what: String, timeout: Duration = hangDeadline, _ condition: () async throws -> Bool) async throws {
-        try await waitUntil(what, deadline: timeout, every: .milliseconds(50), condition)
-    }
-
     /// What the simulator's log says about one game, against what the feed sent.
     struct Verdict: CustomStringConvertible {
         /// Whether the last accepted payload carries the newest score.

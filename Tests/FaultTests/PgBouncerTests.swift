@@ -36,7 +36,7 @@ struct PgBouncerTests {
                         try await fault.post(try #require(url), [FaultBed.event(game, seq: seq, player: "\(game)-P\(seq)", home: seq)])
                     }
                 }
-                try await fault.eventually("every channel shows its newest state") {
+                try await eventually("every channel shows its newest state") {
                     try await fault.caughtUp(home: 2)
                 }
                 for game in FaultBed.games {

@@ -40,10 +40,10 @@ struct PostgresFaultTests {
                 for game in FaultBed.games {
                     try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)])
                 }
-                try await bed.eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
-                let channelsURL = url + "/v1/games/g0/channels?bundle-id=com.example.live"
-                #expect(try await Self.get(channelsURL).status == 200)
-                #expect(try await Self.get(url + "/v1/stats").status == 200)
+                try await eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
+                let channelsTarget = "/v1/games/g0/channels?bundle-id=com.example.live"
+                #expect(try await Self.get(url, channelsTarget).status == 200)
+                #expect(try await Self.get(url, "/v1/stats").status == 200)
                 let goals = FaultBed.games.map { FaultBed.event($0, seq: 2, player: "\($0)-Havertz", home: 2) }
 
                 try postgres.freeze()
@@ -54,8 +54,8 @@ struct PostgresFaultTests {
                     postgres.thaw()
                 }
                 async let ingest = Self.timed { try await Self.post(url, goals, key: bed.key) }
-                async let stats = Self.timed { try await Self.get(url + "/v1/stats") }
-                async let channels = Self.timed { try await Self.get(channelsURL) }
+                async let stats = Self.timed { try await Self.get(url, "/v1/stats") }
+                async let channels = Self.timed { try await Self.get(url, channelsTarget) }
                 let answers = try await [("ingest", ingest), ("stats", stats), ("channels", channels)]
                 thaw.cancel()
                 postgres.thaw()
@@ -68,13 +68,13 @@ struct PostgresFaultTests {
                 }
                 // The feed retries what was refused, as its 503 asked: nothing it was told was
                 // stored is lost, and the goals go out once each.
-                try await bed.eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
-                try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
+                try await eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
+                try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
                 for game in FaultBed.games {
                     let verdict = try bed.verdict(game, home: 2, players: ["\(game)-Saka", "\(game)-Havertz"])
                     #expect(verdict.newestStateShown && verdict.alertsLost.isEmpty && verdict.duplicates == 0 && verdict.inOrder, "\(verdict)")
                 }
-                #expect(try await Self.get(channelsURL).status == 200)
+                #expect(try await Self.get(url, channelsTarget).status == 200)
                 await bed.stop(server)
             }
         }
@@ -106,8 +106,8 @@ struct PostgresFaultTests {
                 for game in FaultBed.games {
                     try await bed.post(url, [FaultBed.event(game, seq: 1, player: "\(game)-Saka", home: 1)])
                 }
-                try await bed.eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
-                let before = try await Self.get(url + "/metrics")
+                try await eventually("goal 1 is announced everywhere") { try await bed.caughtUp(home: 1) }
+                let before = try await Self.get(url, "/metrics")
                 let refreshedBefore = try #require(Self.gauge("scorecast_database_gauges_refreshed_timestamp_seconds", in: before.body))
                 #expect(refreshedBefore > 1_700_000_000, "a Unix time, not a constant: \(refreshedBefore)")
                 let goals = FaultBed.games.map { FaultBed.event($0, seq: 2, player: "\($0)-Havertz", home: 2) }
@@ -116,10 +116,10 @@ struct PostgresFaultTests {
                 let began = ContinuousClock.now
                 let faultBegan = Date().timeIntervalSince1970
                 try await begin(postgres)
-                async let ready = Self.get(url + "/readyz")
+                async let ready = Self.get(url, "/readyz")
                 async let ingest = Self.post(url, goals, key: bed.key)
-                async let stats = Self.get(url + "/v1/stats")
-                async let metrics = Self.get(url + "/metrics")
+                async let stats = Self.get(url, "/v1/stats")
+                async let metrics = Self.get(url, "/metrics")
                 let answers = try await (ready: ready, ingest: ingest, stats: stats, metrics: metrics)
                 let answeredWhileDown = ContinuousClock.now < began + duration
                 try await Task.sleep(until: began + duration)
@@ -128,11 +128,11 @@ struct PostgresFaultTests {
                 let healed = Date().timeIntervalSince1970
 
                 // The feed retries what was refused, as its 503 asked.
-                try await bed.eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
-                try await bed.eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
+                try await eventually("the feed's retry is stored") { try await Self.post(url, goals, key: bed.key).status == 202 }
+                try await eventually("every channel shows its newest state") { try await bed.caughtUp(home: 2) }
                 // Once Postgres answers, a scrape reads the database gauges afresh: the time moves.
-                try await bed.eventually("the database gauges are read again") {
-                    Self.gauge("scorecast_database_gauges_refreshed_timestamp_seconds", in: try await Self.get(url + "/metrics").body)
+                try await eventually("the database gauges are read again") {
+                    Self.gauge("scorecast_database_gauges_refreshed_timestamp_seconds", in: try await Self.get(url, "/metrics").body)
                         .map { $0 > refreshedBefore } ?? false
                 }
                 let verdicts = try FaultBed.games.map { game in
@@ -164,17 +164,17 @@ struct PostgresFaultTests {
         }
     }
 
-    private static func get(_ url: String) async throws -> Answer {
-        answer(try await TestHTTP.get(url))
+    private static func get(_ url: String, _ target: String) async throws -> Answer {
+        answer(try await TestClient.live(url).get(target))
     }
 
     private static func post(_ url: String, _ events: [String], key: String) async throws -> Answer {
-        answer(try await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+        answer(try await TestClient.live(url).execute(
+            .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
             body: Array(#"{"events": [\#(events.joined(separator: ","))]}"#.utf8)))
     }
 
-    private static func answer(_ response: (status: Int, headers: [String: String], body: [UInt8])) -> Answer {
+    private static func answer(_ response: TestResponse) -> Answer {
         Answer(
             status: response.status, contentType: response.headers["content-type"] ?? "", body: String(decoding: response.body, as: UTF8.self),
             retryAfter: response.headers["retry-after"])

@@ -81,7 +81,7 @@ struct ReplicatedPostgres {
         try await tool("pg_ctl", ["-D", standbyData, "-l", root.appendingPathComponent("standby.log").path, "-w", "start"])
         let primary = try await PostgresConnection.connect(configuration: configuration(port: primaryPort), logger: TestDatabase.logger)
         do {
-            try await waitUntil("the standby replicates synchronously") {
+            try await eventually("the standby replicates synchronously") {
                 try await primary.query("SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync' AND state = 'streaming'").count == 1
             }
         } catch {

@@ -8,19 +8,19 @@ import TestSupport
 struct AccessLogTests {
     @Test func oneLinePerRequestWithoutSecrets() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch(
-                "GET", server.url("/echo?token=query-secret-123&x=1"),
+            let response = try await server.client.execute(
+                .get, "/echo?token=query-secret-123&x=1",
                 headers: ["Authorization": "Bearer header-secret-456", "X-Request-ID": "log-test-1"])
             #expect(response.status == 200)
-            let posted = try await fetch(
-                "POST", server.url("/v1/events"),
+            let posted = try await server.client.execute(
+                .post, "/v1/events",
                 headers: ["Authorization": "Bearer header-secret-456", "Content-Type": "application/json"],
-                body: Data(#"{"events":[{"seq":1,"kind":"body-secret-789"}]}"#.utf8))
+                body: Array(#"{"events":[{"seq":1,"kind":"body-secret-789"}]}"#.utf8))
             #expect(posted.status == 202)
-            _ = try await fetch("GET", server.url("/boom"), headers: ["Authorization": "Bearer header-secret-456"])
+            _ = try await server.client.execute(.get, "/boom", headers: ["Authorization": "Bearer header-secret-456"])
 
             // The line is written when the request completes, just after the client has its answer.
-            try await waitUntil("three access lines") { server.sink.lines.filter { $0.contains("http: request ") }.count >= 3 }
+            try await eventually("three access lines") { server.sink.lines.filter { $0.contains("http: request ") }.count >= 3 }
             let lines = server.sink.lines.filter { $0.contains("http: request ") }
             #expect(lines.count == 3)
             let echo = try #require(lines.first { $0.contains("request_id=log-test-1") })
@@ -58,7 +58,7 @@ struct AccessLogTests {
                 "GET /echo?token=fragment-secret-8#frag HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
             ]
             for request in requests { _ = try await RawHTTP.exchange(port: server.port, request) }
-            try await waitUntil("an access line per request") {
+            try await eventually("an access line per request") {
                 server.sink.lines.filter { $0.contains("http: request ") }.count >= requests.count
             }
             let lines = server.sink.lines.filter { $0.contains("http: request ") }
@@ -72,7 +72,7 @@ struct AccessLogTests {
 
     @Test func accessLogCanBeTurnedOff() async throws {
         try await withServer(testRouter(), configure: { $0.accessLog = false }) { server in
-            _ = try await fetch("GET", server.url("/echo"))
+            _ = try await server.client.execute(.get, "/echo")
             try await Task.sleep(for: .milliseconds(50))
             #expect(!server.sink.lines.contains { $0.contains("http: request ") })
         }

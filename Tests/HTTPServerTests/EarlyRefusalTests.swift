@@ -40,7 +40,7 @@ import TestSupport
         #expect(exchange.status == 401, comment)
         let (headers, body) = exchange.headersAndBody
         #expect(headers["content-type"] == "application/problem+json", comment)
-        let problem = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        let problem = (try? jsonObject(body)) ?? [:]
         #expect(problem["detail"] as? String == "the key is not valid", comment)
     }
 

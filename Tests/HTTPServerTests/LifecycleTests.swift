@@ -8,12 +8,14 @@ import TestSupport
 @Suite("Concurrency, shutdown and transport limits")
 struct ServerLifecycleTests {
     @Test func twoHundredParallelRequestsAreAllAnswered() async throws {
-        try await withServer(testRouter()) { server in
+        // Each request is a connection of its own, all open at once: the per-address cap (100
+        // by default, for attackers) must admit them.
+        try await withServer(testRouter(), configure: { $0.maxConnectionsPerAddress = 256 }) { server in
             let statuses = try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for index in 0..<200 {
                     group.addTask {
-                        let response = try await fetch("GET", server.url(index % 2 == 0 ? "/v1/games/\(index)/channels" : "/slow?ms=20"))
-                        return (response.status, index % 2 == 0 ? (response.json["game"] as? String ?? "") : response.text)
+                        let response = try await server.client.get(index % 2 == 0 ? "/v1/games/\(index)/channels" : "/slow?ms=20")
+                        return (response.status, index % 2 == 0 ? ((try response.json())["game"] as? String ?? "") : response.text)
                     }
                 }
                 var all: [(Int, String)] = []
@@ -38,14 +40,14 @@ struct ServerLifecycleTests {
             return .text("released")
         }
         try await withServer(router, configure: { $0.threadCount = 1 }) { server in
-            let slow = (0..<3).map { _ in Task { try await fetch("GET", server.url("/held")) } }
-            try await waitUntil("three requests wait in their handler") { server.server.inFlightRequests == 3 }
-            let fast = try await fetch("GET", server.url("/v1/games/1/channels"))
+            let slow = (0..<3).map { _ in Task { try await server.client.execute(.get, "/held") } }
+            try await eventually("three requests wait in their handler") { server.server.inFlightRequests == 3 }
+            let fast = try await server.client.execute(.get, "/v1/games/1/channels")
             #expect(fast.status == 200)
             // The fast request leaves the count just after its answer is written, so the client
             // can read the answer first (seen under AddressSanitizer): wait for the count to
             // settle. Only the three held requests can keep it at 3; they wait on the gate.
-            try await waitUntil("only the three held requests are in flight") { server.server.inFlightRequests == 3 }
+            try await eventually("only the three held requests are in flight") { server.server.inFlightRequests == 3 }
             gate.trigger()
             for task in slow {
                 let response = try await withDeadline("a held request is answered once released") { try await task.value }
@@ -70,9 +72,9 @@ struct ServerLifecycleTests {
         // The request is inside its handler; the server is asked to stop and starts draining;
         // only then is the handler let go. (A 400 ms sleep here once finished before a slow
         // machine had begun draining, and the answer had no `Connection: close`.)
-        try await waitUntil("the request is in its handler") { server.inFlightRequests == 1 }
+        try await eventually("the request is in its handler") { server.inFlightRequests == 1 }
         shutdown.trigger()
-        try await waitUntil("the server drains") { sink.lines.contains { $0.contains("http server draining") } }
+        try await eventually("the server drains") { sink.lines.contains { $0.contains("http server draining") } }
         gate.open()
         // It stops when its one request is answered, not at the end of the hour's grace: stopping
         // at all before the hang deadline tells them apart, with no margin to miss.
@@ -98,7 +100,7 @@ struct ServerLifecycleTests {
         let shutdown = ShutdownSignal()
         let running = Task { try await server.run(until: shutdown) }
         let inFlight = Task { try await RawHTTP.exchange(port: port, "GET /slow?ms=10000 HTTP/1.1\r\nHost: x\r\n\r\n", readTimeout: 60) }
-        try await waitUntil("the request is in its handler") { server.inFlightRequests == 1 }
+        try await eventually("the request is in its handler") { server.inFlightRequests == 1 }
         shutdown.trigger()
         try await withDeadline("the server stops after its grace period") { try await running.value }
         // Cut at the 200 ms grace, not after the 10 s request: the answer says which (the handler
@@ -121,7 +123,7 @@ struct ServerLifecycleTests {
                 port: server.port, parts: [Array("POST /small HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc".utf8)], readTimeout: 60)
             #expect(stalled.closedByServer)
             #expect(stalled.status == nil)
-            try await waitUntil("the stalled request is released") { server.server.inFlightRequests == 0 }
+            try await eventually("the stalled request is released") { server.server.inFlightRequests == 0 }
             #expect(server.sink.lines.contains { $0.contains("method=POST") && $0.contains("outcome=timeout") })
         }
     }
@@ -148,7 +150,7 @@ struct ServerLifecycleTests {
                 port: server.port, parts: [Array("POST /small HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nshort".utf8)], readTimeout: 0.3)
             #expect(lying.status == nil)
             // Every request context was released (the lying one when its connection closes).
-            try await waitUntil("every request context is released") { server.server.inFlightRequests == 0 }
+            try await eventually("every request context is released") { server.server.inFlightRequests == 0 }
         }
     }
 
@@ -157,9 +159,9 @@ struct ServerLifecycleTests {
             // Send, then hang up before the 300 ms handler answers.
             let gone = try await RawHTTP.exchange(port: server.port, "GET /slow?ms=300 HTTP/1.1\r\nHost: x\r\n\r\n", readTimeout: 0.05)
             #expect(gone.status == nil)
-            try await waitUntil("the abandoned request is released") { server.server.inFlightRequests == 0 }
+            try await eventually("the abandoned request is released") { server.server.inFlightRequests == 0 }
             // The server is still fine.
-            #expect(try await fetch("GET", server.url("/echo")).status == 200)
+            #expect(try await server.client.execute(.get, "/echo").status == 200)
         }
     }
 

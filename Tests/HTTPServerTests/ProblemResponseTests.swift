@@ -5,35 +5,35 @@ import TestSupport
 
 @Suite("Problem responses over HTTP")
 struct ProblemResponseTests {
-    private func expectProblem(_ response: ClientResponse, status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectProblem(_ response: TestResponse, status: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(response.status == status, sourceLocation: sourceLocation)
         #expect(response.header("Content-Type") == "application/problem+json", sourceLocation: sourceLocation)
-        #expect(response.json["status"] as? Int == status, sourceLocation: sourceLocation)
-        #expect(response.json["type"] as? String == "about:blank", sourceLocation: sourceLocation)
-        #expect((response.json["title"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
-        #expect(response.json["requestId"] as? String == response.header("X-Request-ID"), sourceLocation: sourceLocation)
+        #expect((try response.json())["status"] as? Int == status, sourceLocation: sourceLocation)
+        #expect((try response.json())["type"] as? String == "about:blank", sourceLocation: sourceLocation)
+        #expect(((try response.json())["title"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
+        #expect((try response.json())["requestId"] as? String == response.header("X-Request-ID"), sourceLocation: sourceLocation)
     }
 
-    private func firstError(_ response: ClientResponse) -> [String: String] {
-        ((response.json["errors"] as? [[String: Any]])?.first ?? [:]).compactMapValues { $0 as? String }
+    private func firstError(_ response: TestResponse) throws -> [String: String] {
+        (((try response.json())["errors"] as? [[String: Any]])?.first ?? [:]).compactMapValues { $0 as? String }
     }
 
     @Test func unknownPathIs404() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch("GET", server.url("/v2/nothing?secret=1"))
-            expectProblem(response, status: 404)
-            #expect(response.json["title"] as? String == "Not Found")
+            let response = try await server.client.execute(.get, "/v2/nothing?secret=1")
+            try expectProblem(response, status: 404)
+            #expect((try response.json())["title"] as? String == "Not Found")
             #expect(!response.text.contains("secret"))
         }
     }
 
     @Test func wrongMethodIs405WithAllow() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch("POST", server.url("/v1/games/3/channels"), body: Data("x".utf8))
-            expectProblem(response, status: 405)
+            let response = try await server.client.execute(.post, "/v1/games/3/channels", body: Array("x".utf8))
+            try expectProblem(response, status: 405)
             #expect(response.header("Allow") == "GET, HEAD")
 
-            let delete = try await fetch("PUT", server.url("/v1/games/3"))
+            let delete = try await server.client.execute(.put, "/v1/games/3")
             #expect(delete.status == 405)
             #expect(delete.header("Allow") == "DELETE")
         }
@@ -84,76 +84,76 @@ struct ProblemResponseTests {
 
     @Test func routeLimitOverridesServerLimit() async throws {
         try await withServer(testRouter(), configure: { $0.maxBodyBytes = 1024 }) { server in
-            let big = Data(repeating: 0x61, count: 3 << 20)
-            let upload = try await fetch("POST", server.url("/upload"), headers: ["Content-Type": "application/octet-stream"], body: big)
+            let big = [UInt8](repeating: 0x61, count: 3 << 20)
+            let upload = try await server.client.execute(.post, "/upload", headers: ["Content-Type": "application/octet-stream"], body: big)
             #expect(upload.status == 200)
             #expect(upload.text == String(3 << 20))
 
-            let tooBig = try await fetch("POST", server.url("/small"), headers: ["Content-Type": "application/octet-stream"], body: Data(repeating: 0x61, count: 2048))
+            let tooBig = try await server.client.execute(.post, "/small", headers: ["Content-Type": "application/octet-stream"], body: [UInt8](repeating: 0x61, count: 2048))
             #expect(tooBig.status == 413)
         }
     }
 
     @Test func jsonRouteRejectsOtherContentTypesWith415() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch("POST", server.url("/v1/events"), headers: ["Content-Type": "text/plain"], body: Data("{}".utf8))
-            expectProblem(response, status: 415)
-            #expect((response.json["detail"] as? String)?.contains("application/json") == true)
+            let response = try await server.client.execute(.post, "/v1/events", headers: ["Content-Type": "text/plain"], body: Array("{}".utf8))
+            try expectProblem(response, status: 415)
+            #expect(((try response.json())["detail"] as? String)?.contains("application/json") == true)
 
-            let withCharset = try await fetch(
-                "POST", server.url("/v1/events"),
-                headers: ["Content-Type": "application/json; charset=utf-8"], body: Data(#"{"events":[]}"#.utf8))
+            let withCharset = try await server.client.execute(
+                .post, "/v1/events",
+                headers: ["Content-Type": "application/json; charset=utf-8"], body: Array(#"{"events":[]}"#.utf8))
             #expect(withCharset.status == 202)
         }
     }
 
     @Test func malformedJSONIs400WithLocation() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch(
-                "POST", server.url("/v1/events"), headers: ["Content-Type": "application/json"],
-                body: Data("{\"events\": [\n  {\"seq\": 1,, \"kind\": \"goal\"}]}".utf8))
-            expectProblem(response, status: 400)
-            let detail = try #require(response.json["detail"] as? String)
+            let response = try await server.client.execute(
+                .post, "/v1/events", headers: ["Content-Type": "application/json"],
+                body: Array("{\"events\": [\n  {\"seq\": 1,, \"kind\": \"goal\"}]}".utf8))
+            try expectProblem(response, status: 400)
+            let detail = try #require((try response.json())["detail"] as? String)
             #expect(detail == "the request body is not valid JSON: invalid JSON at byte 25: expected a string key in object")
         }
     }
 
     @Test func duplicateKeysAre400() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch(
-                "POST", server.url("/v1/events"), headers: ["Content-Type": "application/json"],
-                body: Data(#"{"events":[],"events":[{"seq":1}]}"#.utf8))
-            expectProblem(response, status: 400)
-            #expect((response.json["detail"] as? String)?.contains(#"duplicate object key "events""#) == true)
+            let response = try await server.client.execute(
+                .post, "/v1/events", headers: ["Content-Type": "application/json"],
+                body: Array(#"{"events":[],"events":[{"seq":1}]}"#.utf8))
+            try expectProblem(response, status: 400)
+            #expect(((try response.json())["detail"] as? String)?.contains(#"duplicate object key "events""#) == true)
         }
     }
 
     @Test func aRouteNamesTheFieldItRefusesWith422() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch(
-                "POST", server.url("/v1/events"), headers: ["Content-Type": "application/json"],
-                body: Data(#"{"events":{"seq":1}}"#.utf8))
-            expectProblem(response, status: 422)
-            #expect(firstError(response)["field"] == "events")
-            #expect(firstError(response)["pointer"] == "/events")
-            #expect(firstError(response)["detail"] == "must be an array")
+            let response = try await server.client.execute(
+                .post, "/v1/events", headers: ["Content-Type": "application/json"],
+                body: Array(#"{"events":{"seq":1}}"#.utf8))
+            try expectProblem(response, status: 422)
+            #expect(try firstError(response)["field"] == "events")
+            #expect(try firstError(response)["pointer"] == "/events")
+            #expect(try firstError(response)["detail"] == "must be an array")
         }
     }
 
     @Test func handlerProblemsKeepTheirStatusAndFields() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch("GET", server.url("/problem"))
-            expectProblem(response, status: 409)
-            #expect(response.json["detail"] as? String == "already exists")
-            #expect(firstError(response)["field"] == "game.id")
-            #expect(firstError(response)["pointer"] == "/game/id")
+            let response = try await server.client.execute(.get, "/problem")
+            try expectProblem(response, status: 409)
+            #expect((try response.json())["detail"] as? String == "already exists")
+            #expect(try firstError(response)["field"] == "game.id")
+            #expect(try firstError(response)["pointer"] == "/game/id")
         }
     }
 
     @Test func otherErrorsAre500WithoutInternals() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch("GET", server.url("/boom"))
-            expectProblem(response, status: 500)
+            let response = try await server.client.execute(.get, "/boom")
+            try expectProblem(response, status: 500)
             #expect(!response.text.contains("hunter2"))
             #expect(!response.text.contains("/srv"))
             #expect(!response.text.contains("LeakyError"))

@@ -9,7 +9,7 @@ import TestSupport
         #expect(exchange.status == status)
         let (headers, body) = exchange.headersAndBody
         #expect(headers["content-type"] == "application/problem+json")
-        let problem = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        let problem = (try? jsonObject(body)) ?? [:]
         #expect(problem["status"] as? Int == status)
         #expect((problem["detail"] as? String)?.contains(text) == true)
     }

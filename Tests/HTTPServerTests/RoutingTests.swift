@@ -7,32 +7,32 @@ import TestSupport
 struct RoutingTests {
     @Test func pathParametersAreCapturedAndDecoded() async throws {
         try await withServer(testRouter()) { server in
-            let plain = try await fetch("GET", server.url("/v1/games/42/channels"))
+            let plain = try await server.client.execute(.get, "/v1/games/42/channels")
             #expect(plain.status == 200)
             #expect(plain.header("Content-Type") == "application/json")
             #expect(plain.text == #"{"channel":"ch-42","game":"42"}"#)
 
             // An encoded slash stays inside its segment.
-            let encoded = try await fetch("GET", server.url("/v1/games/a%2Fb%20c/channels"))
-            #expect(encoded.json["game"] as? String == "a/b c")
+            let encoded = try await server.client.execute(.get, "/v1/games/a%2Fb%20c/channels")
+            #expect((try encoded.json())["game"] as? String == "a/b c")
         }
     }
 
     @Test func literalSegmentsWinOverParameters() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch("GET", server.url("/v1/games/live/channels"))
+            let response = try await server.client.execute(.get, "/v1/games/live/channels")
             #expect(response.text == "the live literal route")
         }
     }
 
     @Test func queryParametersAreDecodedInOrder() async throws {
         try await withServer(testRouter()) { server in
-            let response = try await fetch("GET", server.url("/echo?x=1+2&y=%C3%A9t%C3%A9&x=three&token=s3cr3t"))
+            let response = try await server.client.execute(.get, "/echo?x=1+2&y=%C3%A9t%C3%A9&x=three&token=s3cr3t")
             #expect(response.status == 200)
-            #expect(response.json["x"] as? String == "1 2|three")
-            #expect(response.json["y"] as? String == "été")
-            #expect(response.json["path"] as? String == "/echo")
-            #expect(response.json["remote"] as? String == "127.0.0.1")
+            #expect((try response.json())["x"] as? String == "1 2|three")
+            #expect((try response.json())["y"] as? String == "été")
+            #expect((try response.json())["path"] as? String == "/echo")
+            #expect((try response.json())["remote"] as? String == "127.0.0.1")
         }
     }
 
@@ -54,16 +54,16 @@ struct RoutingTests {
 
     @Test func requestIDIsEchoedOrGenerated() async throws {
         try await withServer(testRouter()) { server in
-            let given = try await fetch("GET", server.url("/echo"), headers: ["X-Request-ID": "feed-7.abc_1"])
+            let given = try await server.client.execute(.get, "/echo", headers: ["X-Request-ID": "feed-7.abc_1"])
             #expect(given.header("X-Request-ID") == "feed-7.abc_1")
-            #expect(given.json["requestID"] as? String == "feed-7.abc_1")
+            #expect((try given.json())["requestID"] as? String == "feed-7.abc_1")
 
             // Unsafe ids are replaced, never echoed.
-            let unsafe = try await fetch("GET", server.url("/echo"), headers: ["X-Request-ID": "bad id with spaces"])
+            let unsafe = try await server.client.execute(.get, "/echo", headers: ["X-Request-ID": "bad id with spaces"])
             let generated = try #require(unsafe.header("X-Request-ID"))
             #expect(generated != "bad id with spaces")
             #expect(generated.count == 16)
-            #expect(unsafe.json["requestID"] as? String == generated)
+            #expect((try unsafe.json())["requestID"] as? String == generated)
         }
     }
 
@@ -85,20 +85,20 @@ struct RoutingTests {
         router.use(order)
         router.post("/v1/games/{id}/events", options: .json(), middleware: [auth]) { _ in .empty(status: .accepted) }
         try await withServer(router) { server in
-            let denied = try await fetch("POST", server.url("/v1/games/9/events"), headers: ["Content-Type": "text/plain"])
+            let denied = try await server.client.execute(.post, "/v1/games/9/events", headers: ["Content-Type": "text/plain"])
             // Authentication is checked before the content type.
             #expect(denied.status == 401)
             #expect(denied.header("WWW-Authenticate") == "Bearer")
             #expect(denied.header("Content-Type") == "application/problem+json")
 
-            let allowed = try await fetch(
-                "POST", server.url("/v1/games/9/events"),
-                headers: ["Authorization": "Bearer right", "Content-Type": "application/json"], body: Data("{}".utf8))
+            let allowed = try await server.client.execute(
+                .post, "/v1/games/9/events",
+                headers: ["Authorization": "Bearer right", "Content-Type": "application/json"], body: Array("{}".utf8))
             #expect(allowed.status == 202)
             #expect(allowed.header("X-Trace") == "auth saw 9, global")
 
             // Global middleware also wraps 404s.
-            let missing = try await fetch("GET", server.url("/nowhere"))
+            let missing = try await server.client.execute(.get, "/nowhere")
             #expect(missing.status == 404)
         }
     }

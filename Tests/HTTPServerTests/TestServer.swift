@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPServer
 import Lifecycle
 import ScorecastLogging
@@ -17,9 +14,8 @@ struct RunningServer {
 
     var port: Int { server.port }
 
-    func url(_ target: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)\(target)")!
-    }
+    /// A client of this server over a real connection.
+    var client: TestClient { .live(port: port) }
 
     /// Triggers shutdown and waits for `run(until:)` to return (failing at the hang deadline).
     func stop() async throws {
@@ -51,47 +47,4 @@ func withServer<T>(
         try? await running.stop()
         throw error
     }
-}
-
-/// A response as a client saw it.
-struct ClientResponse: Sendable {
-    let status: Int
-    let headers: [String: String]
-    let body: Data
-
-    func header(_ name: String) -> String? {
-        headers.first { $0.key.lowercased() == name.lowercased() }?.value
-    }
-
-    var text: String { String(decoding: body, as: UTF8.self) }
-
-    /// The body as a JSON object (empty when it is not one).
-    var json: [String: Any] {
-        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
-    }
-}
-
-/// One URLSession for the suite; generous per-host connections for the parallel test.
-let testSession: URLSession = {
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.httpMaximumConnectionsPerHost = 64
-    configuration.timeoutIntervalForRequest = 20
-    return URLSession(configuration: configuration)
-}()
-
-/// Sends a request with URLSession.
-func fetch(
-    _ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil
-) async throws -> ClientResponse {
-    var request = URLRequest(url: url)
-    request.httpMethod = method
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    request.httpBody = body
-    let (data, response) = try await testSession.data(for: request)
-    let http = try #require(response as? HTTPURLResponse)
-    var fields: [String: String] = [:]
-    for (name, value) in http.allHeaderFields {
-        if let name = name as? String, let value = value as? String { fields[name] = value }
-    }
-    return ClientResponse(status: http.statusCode, headers: fields, body: data)
 }

@@ -9,7 +9,7 @@ import TestSupport
 
 @Suite struct MigrationPlanTests {
     func file(_ name: String, _ sql: String = "SELECT 1;") throws -> MigrationFile {
-        try MigrationFile(name: name, sql: sql, checksum: SHA256.hexDigest(Array(sql.utf8)))
+        try MigrationFile(name: name, sql: sql)
     }
 
     @Test func pendingFilesApplyInNumberOrder() throws {
@@ -18,9 +18,49 @@ import TestSupport
     }
 
     @Test func aChangedAppliedFileIsRefused() throws {
-        let applied = AppliedMigration(name: "0001_a.sql", checksum: SHA256.hexDigest(Array("SELECT 1;".utf8)), appliedAt: Date())
+        let applied = AppliedMigration(name: "0001_a.sql", checksum: try file("0001_a.sql").checksum, appliedAt: Date())
         #expect(throws: MigrationError.changedAfterApply("0001_a.sql")) {
             try MigrationPlan(files: [file("0001_a.sql", "SELECT 2;")], applied: [applied])
+        }
+    }
+
+    @Test func theChecksumLeavesCommentLinesOut() throws {
+        let sql = "-- why\nCREATE TABLE t (x int); -- kept\n  -- indented\n\nSELECT 1;"
+        #expect(MigrationFile.statements(of: sql) == "CREATE TABLE t (x int); -- kept\n\nSELECT 1;")
+        let corrected = try file("0001_a.sql", sql.replacingOccurrences(of: "-- why", with: "-- the reason, corrected"))
+        #expect(corrected.checksum == (try file("0001_a.sql", sql)).checksum)
+        #expect(try file("0001_a.sql", sql.replacingOccurrences(of: "x int", with: "x bigint")).checksum != corrected.checksum)
+    }
+
+    @Test func aCommentCorrectedAfterApplyIsAccepted() throws {
+        let applied = AppliedMigration(name: "0001_a.sql", checksum: try file("0001_a.sql", "-- one\nSELECT 1;").checksum, appliedAt: Date())
+        let plan = try MigrationPlan(files: [file("0001_a.sql", "-- two\nSELECT 1;")], applied: [applied])
+        #expect(plan.applied.map(\.name) == ["0001_a.sql"])
+        #expect(plan.pending.isEmpty)
+    }
+
+    /// Migrators before comments left the checksum recorded the whole text's SHA-256.
+    @Test func aWholeTextRecordIsAccepted() throws {
+        let sql = "-- why\nSELECT 1;"
+        let current = try file("0001_a.sql", sql)
+        let wholeText = SHA256.hexDigest(Array(sql.utf8))
+        let plan = try MigrationPlan(files: [current], applied: [AppliedMigration(name: "0001_a.sql", checksum: wholeText, appliedAt: Date())])
+        #expect(plan.applied.map(\.name) == ["0001_a.sql"])
+        #expect(plan.pending.isEmpty)
+        // A whole-text record of another text is no former sum: its comment changed with no listing.
+        let other = AppliedMigration(name: "0001_a.sql", checksum: SHA256.hexDigest(Array("-- how\nSELECT 1;".utf8)), appliedAt: Date())
+        #expect(throws: MigrationError.changedAfterApply("0001_a.sql")) { try MigrationPlan(files: [current], applied: [other]) }
+    }
+
+    /// Each listed former sum is its file's former text, which differs from today's in comments only.
+    @Test func everyFormerChecksumIsItsFormerTextWithTheSameStatements() throws {
+        let former = try MigratorTests.formerTexts()
+        #expect(Set(former.keys) == Set(FormerChecksums.wholeText.keys))
+        let current = Dictionary(uniqueKeysWithValues: try SchemaFolder.read(ScorecastProcess.schemaFolder).map { ($0.name, $0) })
+        for (name, sql) in former {
+            #expect(SHA256.hexDigest(Array(sql.utf8)) == FormerChecksums.wholeText[name], "\(name)")
+            #expect(try file(name, sql).checksum == current[name]?.checksum, "\(name)")
+            #expect(sql != current[name]?.sql, "\(name)")
         }
     }
 
@@ -37,6 +77,55 @@ import TestSupport
 
     func repositorySchema() throws -> [MigrationFile] {
         try SchemaFolder.read(ScorecastProcess.schemaFolder)
+    }
+
+    /// The applied migrations whose comments were corrected, as they were before: name → text.
+    static func formerTexts() throws -> [String: String] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("FormerTexts")
+        return Dictionary(uniqueKeysWithValues: try SchemaFolder.read(folder).map { ($0.name, $0.sql) })
+    }
+
+    /// A database migrated by a former migrator with the former texts: applied, each recorded
+    /// with its whole text's SHA-256 as migrators recorded it then. The records stay as they
+    /// are, so a binary from before (whole-text sums, former texts) still starts on it.
+    @Test func aDatabaseMigratedWithTheFormerTextsStartsCleanly() async throws {
+        let pool = try await TestDatabase.shared().makePool()
+        let former = try Self.formerTexts()
+        let formerSchema = try repositorySchema().map { file in
+            try former[file.name].map { sql in try MigrationFile(name: file.name, sql: sql) } ?? file
+        }
+        try await Migrator(files: formerSchema, logger: logger).migrate(pool)
+        for file in formerSchema {
+            try await pool.execute("UPDATE schema_migrations SET checksum = \(SHA256.hexDigest(Array(file.sql.utf8))) WHERE name = \(file.name)")
+        }
+        let wholeTextSums = formerSchema.map { [$0.name, SHA256.hexDigest(Array($0.sql.utf8))] }
+
+        let migrator = Migrator(files: try repositorySchema(), logger: logger)
+        #expect(try await migrator.plan(pool).applied.count == formerSchema.count)
+        #expect(try await migrator.migrate(pool).isEmpty)
+        let recorded = try await pool.query("SELECT name, checksum FROM schema_migrations ORDER BY name").map { row in
+            [try row.decode("name", as: String.self), try row.decode("checksum", as: String.self)]
+        }
+        #expect(recorded == wholeTextSums)
+        await pool.close()
+    }
+
+    /// Comments may change after apply; statements still may not, whichever sum is recorded.
+    @Test func aChangedStatementIsStillRefusedWhateverTheRecord() async throws {
+        let pool = try await TestDatabase.shared().makePool()
+        let sql = "-- a table\nCREATE TABLE t (x int);"
+        try await Migrator(files: [try MigrationFile(name: "0001_t.sql", sql: sql)], logger: logger).migrate(pool)
+        let recommented = try MigrationFile(name: "0001_t.sql", sql: "-- the table, better said\nCREATE TABLE t (x int);")
+        #expect(try await Migrator(files: [recommented], logger: logger).migrate(pool).isEmpty)
+        let restated = try MigrationFile(name: "0001_t.sql", sql: "-- a table\nCREATE TABLE t (x bigint);")
+        await #expect(throws: MigrationError.changedAfterApply("0001_t.sql")) {
+            try await Migrator(files: [restated], logger: logger).migrate(pool)
+        }
+        try await pool.execute("UPDATE schema_migrations SET checksum = \(SHA256.hexDigest(Array(sql.utf8)))")
+        await #expect(throws: MigrationError.changedAfterApply("0001_t.sql")) {
+            try await Migrator(files: [restated], logger: logger).migrate(pool)
+        }
+        await pool.close()
     }
 
     @Test func freshThenRerunIsANoOp() async throws {
@@ -136,10 +225,10 @@ import TestSupport
 
     @Test func aFileChangedAfterApplyIsRefusedAndNothingRuns() async throws {
         let pool = try await TestDatabase.shared().makePool()
-        let original = try MigrationFile(name: "0001_t.sql", sql: "CREATE TABLE t (x int);", checksum: "aaa")
+        let original = try MigrationFile(name: "0001_t.sql", sql: "CREATE TABLE t (x int);")
         try await Migrator(files: [original], logger: logger).migrate(pool)
-        let edited = try MigrationFile(name: "0001_t.sql", sql: "CREATE TABLE t (x int, y int);", checksum: "bbb")
-        let next = try MigrationFile(name: "0002_u.sql", sql: "CREATE TABLE u (x int);", checksum: "ccc")
+        let edited = try MigrationFile(name: "0001_t.sql", sql: "CREATE TABLE t (x int, y int);")
+        let next = try MigrationFile(name: "0002_u.sql", sql: "CREATE TABLE u (x int);")
         await #expect(throws: MigrationError.changedAfterApply("0001_t.sql")) {
             try await Migrator(files: [edited, next], logger: logger).migrate(pool)
         }
@@ -150,7 +239,7 @@ import TestSupport
 
     @Test func aFailingFileRollsBackWhole() async throws {
         let pool = try await TestDatabase.shared().makePool()
-        let broken = try MigrationFile(name: "0001_x.sql", sql: "CREATE TABLE x (a int); SELECT * FROM no_such_table;", checksum: "d")
+        let broken = try MigrationFile(name: "0001_x.sql", sql: "CREATE TABLE x (a int); SELECT * FROM no_such_table;")
         await #expect(throws: MigrationError.self) { try await Migrator(files: [broken], logger: logger).migrate(pool) }
         let rows = try await pool.query("SELECT to_regclass('x') IS NULL AS missing")
         #expect(try rows[0].decode("missing", as: Bool.self))

@@ -49,13 +49,13 @@ import Testing
         #expect(server.condition() == .running)
 
         #expect(kill(postmaster, SIGKILL) == 0)
-        try await waitUntil("the postmaster is seen gone", every: .milliseconds(20)) { server.condition() != .running }
+        try await eventually("the postmaster is seen gone", every: .milliseconds(20)) { server.condition() != .running }
         #expect(server.condition() == .stopped(postmasterPID: postmaster))
         #expect(server.stopReport() == "the postmaster is gone and its log says nothing (killed?)")
 
         // Until the killed server's backends have gone, its shared memory is in use and a start
         // fails: the supervisor retries, and so does this test.
-        try await waitUntil("the cluster restarts", every: .milliseconds(200)) {
+        try await eventually("the cluster restarts", every: .milliseconds(200)) {
             (try? await server.restart()) != nil
         }
         #expect(server.condition() == .running)

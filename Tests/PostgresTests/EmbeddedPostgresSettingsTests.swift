@@ -128,7 +128,7 @@ import TestSupport
         // execs (close-on-exec), so the lock is awaited rather than expected at once; one this
         // start kept would never come free.
         let lockPath = state.appendingPathComponent("postgres.lock").path
-        try await waitUntil("the failed start's lock is free") {
+        try await eventually("the failed start's lock is free") {
             let descriptor = open(lockPath, O_RDWR)
             defer { if descriptor >= 0 { close(descriptor) } }
             return descriptor < 0 || flock(descriptor, LOCK_EX | LOCK_NB) == 0

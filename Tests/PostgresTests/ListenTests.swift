@@ -85,7 +85,7 @@ import Testing
         }
         // However long the listener's connection takes to close on a loaded machine (a 5 s
         // bound was a margin); a listener that never closes fails at the hang deadline.
-        try await waitUntil("the listener's connection closes", every: .milliseconds(20)) {
+        try await eventually("the listener's connection closes", every: .milliseconds(20)) {
             try await listenerPIDs(channel: channel).isEmpty
         }
         await pool.close()

@@ -82,7 +82,7 @@ import Testing
         let task = Task { try await pool.query("SELECT pg_sleep(10) AS slept_for_cancel_test") }
         // Cancel once the statement runs on the server (a cancel sent before it arrives has
         // nothing to cancel): waiting for that state, not for a guessed number of milliseconds.
-        try await waitUntil("the statement runs on the server", every: .milliseconds(20)) {
+        try await eventually("the statement runs on the server", every: .milliseconds(20)) {
             try await observer.query("""
                 SELECT count(*)::int AS running FROM pg_stat_activity
                 WHERE state = 'active' AND query LIKE '%slept_for_cancel_test%' AND pid <> pg_backend_pid()

@@ -14,7 +14,7 @@ import Testing
         let admin = try await PostgresConnection.connect(configuration: TestDatabase.shared().configuration, logger: TestDatabase.logger)
         let killed = try await admin.query("SELECT pg_terminate_backend(\(pid)) AS ok")
         #expect(try killed[0].decode("ok", as: Bool.self))
-        try await waitUntil("backend \(pid) is gone") {
+        try await eventually("backend \(pid) is gone") {
             try await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = \(pid)").isEmpty
         }
         await admin.close()
@@ -37,12 +37,11 @@ import Testing
         let sleeper = Task { try await pool.query("SELECT pg_sleep(10) /* \(unsafeSQL: marker) */") }
         let admin = try await PostgresConnection.connect(configuration: TestDatabase.shared().configuration, logger: TestDatabase.logger)
         var pid: Int32?
-        let deadline = ContinuousClock.now + .seconds(5)
-        while pid == nil, ContinuousClock.now < deadline {
+        try await eventually("the sleeping query shows in pg_stat_activity") {
             let rows = try await admin.query(
                 "SELECT pid FROM pg_stat_activity WHERE query LIKE \("%" + marker + "%") AND pid <> pg_backend_pid()")
             pid = try rows.first?.decode("pid", as: Int32.self)
-            if pid == nil { try await Task.sleep(for: .milliseconds(10)) }
+            return pid != nil
         }
         await admin.close()
         let busy = try #require(pid)

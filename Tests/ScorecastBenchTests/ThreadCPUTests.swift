@@ -23,14 +23,13 @@ struct ThreadCPUTests {
             _ = spins
         }
         thread.start()
+        defer { done.store(true, ordering: .relaxed) }
         // The thread is found once it has named itself and run for a scheduler tick.
         var seconds: Double?
-        let deadline = ContinuousClock.now + .seconds(60)
-        while (seconds ?? 0) == 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        try await eventually("the named thread shows CPU time") {
             seconds = ProcFS.threadsCPUSeconds(pid: getpid(), named: name)
+            return (seconds ?? 0) > 0
         }
-        done.store(true, ordering: .relaxed)
         #expect((seconds ?? 0) > 0)
         #expect(ProcFS.threadsCPUSeconds(pid: getpid(), named: "no-such-thread") == nil)
     }

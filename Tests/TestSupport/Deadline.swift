@@ -59,9 +59,10 @@ private final class FirstToFinish<T: Sendable>: Sendable {
     }
 }
 
-/// Polls `condition` until it holds, or throws `DeadlineExceeded` naming `what` once `limit` has
-/// passed. Waits for the event itself: the limit only bounds a hang.
-public func waitUntil(
+/// The one way a test waits for something to happen: polls `condition` until it holds, or throws
+/// `DeadlineExceeded` naming `what` (the condition, in words) once `limit` has passed. Waits for
+/// the event itself: the limit only bounds a hang.
+public func eventually(
     _ what: String, deadline limit: Duration = hangDeadline, every interval: Duration = .milliseconds(10),
     _ condition: () async throws -> Bool
 ) async throws {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A bare TCP client for what URLSession cannot express: malformed requests, bodies that lie
+/// A bare TCP client for what `TestClient` cannot express: malformed requests, bodies that lie
 /// about their length, pauses between bytes. Socket calls block, so each exchange runs on a
 /// thread of its own, never on the concurrency pool.
 public enum RawHTTP {

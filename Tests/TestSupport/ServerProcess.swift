@@ -39,7 +39,7 @@ public final class ServerProcess: Sendable {
     /// naming it when it exits first, or says nothing by the hang deadline.
     public func firstLine() async throws -> String {
         var line = ""
-        try await waitUntil("\(name) prints its first line") {
+        try await eventually("\(name) prints its first line") {
             let text = output
             if let end = text.firstIndex(of: "\n") {
                 line = String(text[..<end])
@@ -56,7 +56,7 @@ public final class ServerProcess: Sendable {
     /// Waits until it accepts TCP connections on 127.0.0.1:`port`; fails naming it when it
     /// exits first, or does not listen by the hang deadline.
     public func waitUntilListening(on port: Int) async throws {
-        try await waitUntil("\(name) listens on \(port)", every: .milliseconds(20)) {
+        try await eventually("\(name) listens on \(port)", every: .milliseconds(20)) {
             if let exit = child.poll() {
                 throw TestSupportError("\(name) exited (\(exit.status)) before listening on \(port): \(errorOutput)")
             }

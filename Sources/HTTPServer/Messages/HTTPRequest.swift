@@ -46,6 +46,18 @@ public struct HTTPRequest: Sendable {
         self.logger = logger.with(["request_id": requestID])
     }
 
+    /// Creates a request for `target` as a client sends it (`/v1/games/g1?since=3`): the path
+    /// kept percent-encoded, the query decoded as the server decodes it; to call a router as
+    /// the server would, without one.
+    /// - Throws: the server's 400 `Problem` when the query is not valid percent-encoded UTF-8.
+    public init(
+        method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], remoteAddress: String? = nil
+    ) throws(Problem) {
+        let parsed = RequestTarget(target)
+        guard let queryItems = RequestTarget.queryItems(of: parsed.query) else { throw RequestTarget.invalidQuery }
+        self.init(method: method, path: parsed.path, queryItems: queryItems, headers: headers, body: body, remoteAddress: remoteAddress)
+    }
+
     /// The first value of query parameter `name`, or `nil`.
     public func query(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value

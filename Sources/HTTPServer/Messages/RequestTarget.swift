@@ -41,6 +41,9 @@ struct RequestTarget: Sendable, Equatable {
         return out
     }
 
+    /// The answer to a query that is not valid percent-encoded UTF-8.
+    static var invalidQuery: Problem { .badRequest("the query string is not valid percent-encoded UTF-8") }
+
     /// The decoded `name=value` pairs of `query` (`+` is a space; a name without `=` has an
     /// empty value); `nil` if any part is not valid percent-encoded UTF-8.
     static func queryItems(of query: String?) -> [QueryItem]? {

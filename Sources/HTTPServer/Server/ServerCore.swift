@@ -264,7 +264,7 @@ final class ServerCore: Sendable {
         }
         let target = context.target
         guard let queryItems = RequestTarget.queryItems(of: target.query) else {
-            return reject(.badRequest("the query string is not valid percent-encoded UTF-8"), on: connection, context: context)
+            return reject(RequestTarget.invalidQuery, on: connection, context: context)
         }
         let request = HTTPRequest(
             method: method,

@@ -1,4 +1,4 @@
--- Bounds on what a feed can make scorecast create (issue 12): which feed key created a game,
+-- Bounds on what a feed can make scorecast create: which feed key created a game,
 -- so that a per-key hourly quota of new games can be counted and games a feed created that
 -- never start or end can be retired after a timeout. NULL: created by an admin (`games add`)
 -- or before this migration.

@@ -1,5 +1,5 @@
 -- Kick-off planning in chunks, overlapped with sending, and the token path's final reserve and
--- downgrade count (issue 15).
+-- downgrade count.
 --
 -- A kick-off no longer plans its whole audience before the first send: the fan-out takes the
 -- next chunk of following devices (in device id order, after `plan_cursor`), records their starts

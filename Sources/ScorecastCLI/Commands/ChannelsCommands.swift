@@ -34,8 +34,9 @@ enum ChannelsCommands {
         let gameID = try arguments.required("game")
         try AppsCommands.checked { try GameDraft.checkID(gameID, option: "--game") }
         let policy = try arguments.choice("policy", from: RegistryNames.storagePolicies).flatMap(RegistryNames.storagePolicy(named:))
+        let appName = try RegistryCLI.appNamed(arguments)
         try await RegistryCLI.run(context, "channels") { cli in
-            let app = try await cli.app(arguments)
+            let app = try await cli.app(appName)
             try await cli.games.requireExisting(gameID)
             let created = try await cli.withChannelRegistry { registry, _ in
                 try await registry.createChannel(gameID: gameID, app: app, policy: policy, another: arguments.flag("another"))
@@ -101,11 +102,11 @@ enum ChannelsCommands {
         let status = try arguments.choice("status", from: ChannelRecord.Status.allCases.map(\.rawValue)).flatMap(ChannelRecord.Status.init(rawValue:))
         let gameID = arguments.value("game")
         if let gameID { try AppsCommands.checked { try GameDraft.checkID(gameID, option: "--game") } }
+        let appName = arguments.value("app") == nil ? nil : try RegistryCLI.appNamed(arguments)
         try await RegistryCLI.run(context, "channels") { cli in
             var appIDs: [Int64]?
-            if let bundleID = arguments.value("app") {
-                try AppValidation.checkBundleID(bundleID, option: "--app")
-                let environment = try RegistryCLI.environment(arguments)
+            if let appName {
+                let (bundleID, environment) = (appName.bundleID, appName.environment)
                 let apps = try await cli.apps.find(bundleID: bundleID).filter { environment == nil || $0.environment == environment }
                 guard !apps.isEmpty else { throw RegistryError(.notFound, "no app \(bundleID) (see `scorecast apps list`)") }
                 appIDs = apps.map(\.id)
@@ -199,12 +200,11 @@ enum ChannelsCommands {
             """
     ) { arguments, context in
         let fix = arguments.flag("fix")
+        let appName = arguments.value("app") == nil ? nil : try RegistryCLI.appNamed(arguments)
         try await RegistryCLI.run(context, "channels") { cli in
             let apps: [AppRecord]
-            if arguments.value("app") != nil {
-                let bundleID = try arguments.required("app")
-                try AppValidation.checkBundleID(bundleID, option: "--app")
-                let environment = try RegistryCLI.environment(arguments)
+            if let appName {
+                let (bundleID, environment) = (appName.bundleID, appName.environment)
                 apps = try await cli.apps.find(bundleID: bundleID).filter { environment == nil || $0.environment == environment }
                 guard !apps.isEmpty else { throw RegistryError(.notFound, "no app \(bundleID) (see `scorecast apps list`)") }
             } else {

@@ -30,9 +30,11 @@ enum DeviceCommands {
         }
         try AppsCommands.checked { try AppValidation.checkBundleID(bundleID, option: "the bundle id") }
         let json = arguments.flag("json")
+        let name = arguments.value("name")
+        guard name != nil || arguments.flag("list") else { throw CommandError.usage("missing --name NAME (or --list)") }
         try await RegistryCLI.run(context, "apps") { cli in
             let store = ClientKeyStore(pool: cli.pool)
-            if arguments.flag("list") {
+            guard let name, !arguments.flag("list") else {
                 let keys = try await store.all(bundleID: bundleID)
                 if json {
                     try cli.terminal.json(keys.map { ["name": $0.name, "prefix": $0.prefix, "revoked": $0.revokedAt == nil ? "no" : "yes"] })
@@ -45,7 +47,6 @@ enum DeviceCommands {
                 cli.terminal.print(keys.isEmpty ? "no client keys for \(bundleID)\n" : table.render())
                 return
             }
-            guard let name = arguments.value("name") else { throw CommandError.usage("missing --name NAME (or --list)") }
             if arguments.flag("revoke") {
                 guard let revoked = try await store.revoke(bundleID: bundleID, name: name) else {
                     throw CommandError.notFound("\(bundleID) has no client key named \(name)")
@@ -115,9 +116,10 @@ enum DeviceCommands {
         guard arguments.positionals.count == 1, let gameID = arguments.positionals.first else {
             throw CommandError.usage("give exactly one game id")
         }
-        let bundleID = try arguments.required("app")
+        try AppsCommands.checked { try GameDraft.checkID(gameID, option: "the game id") }
+        let appName = try RegistryCLI.appNamed(arguments)
         try await RegistryCLI.run(context, "channels") { cli in
-            let app = try await cli.apps.resolve(bundleID: bundleID, environment: try RegistryCLI.environment(arguments))
+            let app = try await cli.app(appName)
             let light = try await cli.withChannelRegistry { registry, _ in try await registry.lightChannel(gameID: gameID, app: app) }
             let channel = light.listing.channel
             if let warning = light.limitWarning { cli.terminal.error("warning: \(warning)") }
@@ -126,11 +128,10 @@ enum DeviceCommands {
                 return
             }
             cli.terminal.line("\(light.alreadyExisted ? "light channel exists" : "created light channel") \(channel.apnsChannelID) "
-                + "for \(gameID) (\(bundleID), \(app.environment.rawValue))")
+                + "for \(gameID) (\(appName.bundleID), \(app.environment.rawValue))")
         }
     }
 
-    /// `games start-activities --json`.
     /// `games start-activities --json`: whether the kick-off was recorded now (`new`) or before.
     struct KickoffRecorded: Encodable {
         let game: String

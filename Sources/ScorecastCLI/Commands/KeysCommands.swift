@@ -85,6 +85,8 @@ enum KeysCommands {
         guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
             throw CommandError.usage("expected exactly one key name (see `scorecast keys list`)")
         }
+        // A name no key can have names none: said without opening the database.
+        guard APIKeyRecord.isValidName(name) else { throw CommandError.notFound("no API key named \(name)") }
         let configuration = try context.configuration()
         let logger = context.logger("keys", configuration)
         let revoked = try await withKeyStore(context, configuration, logger) { try await $0.revoke(name: name) }

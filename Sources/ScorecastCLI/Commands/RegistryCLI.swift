@@ -71,11 +71,19 @@ struct RegistryCLI {
         }
     }
 
-    /// Resolves `--app BUNDLE [--environment E]` to one app.
-    func app(_ arguments: ParsedArguments, option: String = "app") async throws -> AppRecord {
-        let bundleID = try arguments.required(option)
-        try AppValidation.checkBundleID(bundleID, option: "--\(option)")
-        return try await apps.resolve(bundleID: bundleID, environment: try Self.environment(arguments))
+    /// `--app BUNDLE [--environment E]` as given, checked before the database is opened, so a
+    /// mistyped bundle id is a usage error (exit 2) whether or not the database answers.
+    static func appNamed(_ arguments: ParsedArguments, option: String = "app") throws(CommandError) -> AppName {
+        try AppsCommands.checked {
+            let bundleID = try arguments.required(option)
+            try AppValidation.checkBundleID(bundleID, option: "--\(option)")
+            return AppName(bundleID: bundleID, environment: try environment(arguments))
+        }
+    }
+
+    /// The one app `name` names.
+    func app(_ name: AppName) async throws -> AppRecord {
+        try await apps.resolve(bundleID: name.bundleID, environment: name.environment)
     }
 
     /// `--environment sandbox|production`, if given.
@@ -88,6 +96,14 @@ struct RegistryCLI {
         guard let date else { return "-" }
         return RFC3339.format(date).replacingOccurrences(of: "T", with: " ")
     }
+}
+
+/// An app as a command line names it: a checked bundle id and, when given, its environment.
+struct AppName {
+    /// The bundle id.
+    let bundleID: String
+    /// The environment, needed when the bundle id has both.
+    let environment: APNsEnvironment?
 }
 
 /// The `--environment` option shared by commands naming an app.

@@ -283,7 +283,7 @@ struct APNsClientSimulatorTests {
             // Usable again: a send is answered (one may still miss the short deadline on a loaded
             // machine, so the first answered one counts; a broken client is never answered).
             let credentialsAgain = sim.credentials
-            try await waitUntil("the client is answered again") {
+            try await eventually("the client is answered again") {
                 (try? await client.sendBroadcast(broadcast(channel, priority: .opportunistic), credentials: credentialsAgain))?.status == 200
             }
             await client.shutdown()

@@ -26,11 +26,11 @@ import TestSupport
                 pool: harness.pool, settings: IngestSettings(shaping: ShapingPolicy(routineInterval: 0)),
                 logger: Logger(label: "ingest", level: .warning))
             try await harness.running(workers) {
-                try await harness.eventually("the routine row is sent") { harness.broadcasts(to: routine.apnsID).count == 1 }
+                try await eventually("the routine row is sent") { harness.broadcasts(to: routine.apnsID).count == 1 }
                 let body = Array(#"{"id": "goal-1", "game": "g1", "seq": 1, "occurredAt": "2025-11-29T20:10:00Z", "kind": "score", "team": "home", "scoreboard": {"home": 1, "away": 0, "period": "1H", "clock": "10'"}}"#.utf8)
                 let report = try await ingestor.ingest(try FeedEventValidator().events(fromBody: body, now: Date()), feed: "test")
                 #expect(report.results.count == 1)
-                try await harness.eventually("the goal is sent") { harness.broadcasts(to: goal.apnsID).count == 1 }
+                try await eventually("the goal is sent") { harness.broadcasts(to: goal.apnsID).count == 1 }
             }
             let sent = try #require(harness.broadcasts(to: goal.apnsID).first)
             #expect(sent.status == 200)

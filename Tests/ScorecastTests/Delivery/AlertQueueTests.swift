@@ -62,7 +62,7 @@ import TestSupport
                     Self.event("red-card", seq: 2, kind: "card", player: "Rice", home: 1, alert: true),
                     Self.event("goal-2", seq: 3, kind: "score", player: "Odegaard", home: 2),
                 ])
-                try await harness.eventually("the alerts are sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the alerts are sent") { try await harness.outboxCount() == 0 }
             }
             let accepted = harness.broadcasts(to: channel.apnsID).filter { $0.status == 200 }
             let seen = try accepted.map(Self.seen)
@@ -88,7 +88,7 @@ import TestSupport
                 try await Self.ingest(ingestor, [Self.event("goal-1", seq: 1, kind: "score", player: "Saka", home: 1)])
                 try await Task.sleep(for: .milliseconds(5))
                 try await Self.ingest(ingestor, [Self.event("goal-2", seq: 2, kind: "score", player: "Odegaard", home: 2)])
-                try await harness.eventually("the alerts are sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the alerts are sent") { try await harness.outboxCount() == 0 }
             }
             let seen = try harness.broadcasts(to: channel.apnsID).filter { $0.status == 200 }.map(Self.seen)
             let alerts = seen.filter { $0.player != nil }

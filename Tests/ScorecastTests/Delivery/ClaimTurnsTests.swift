@@ -66,7 +66,7 @@ import TestSupport
                 for (index, channel) in channels.enumerated() {
                     try await harness.enqueue(channelID: channel.id, score: index, timestamp: 1_750_000_000 + Int64(index), notify: false)
                     try await harness.pool.notify(channel: settings.notifyChannel)
-                    try await harness.eventually("row \(index) is sent and completed") {
+                    try await eventually("row \(index) is sent and completed") {
                         try await harness.outboxCount() == 0 && workers.statistics.sent == index + 1
                     }
                 }

@@ -19,11 +19,11 @@ import TestSupport
                     AlertQueueTests.event("goal-2", seq: 2, kind: "score", player: "Odegaard", home: 2),
                     AlertQueueTests.event("goal-3", seq: 3, kind: "score", player: "Havertz", home: 3),
                 ])
-                try await harness.eventually("the goals are sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the goals are sent") { try await harness.outboxCount() == 0 }
                 try await AlertQueueTests.ingest(ingestor, [
                     AlertQueueTests.event("final", seq: 4, kind: "final", player: "Saka", home: 3),
                 ])
-                try await harness.eventually("the final whistle is sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the final whistle is sent") { try await harness.outboxCount() == 0 }
             }
             let accepted = harness.broadcasts(to: channel.apnsID).filter { $0.status == 200 }
             #expect(accepted.count == 4)

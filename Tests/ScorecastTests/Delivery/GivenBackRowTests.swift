@@ -26,14 +26,14 @@ import TestSupport
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, notify: false)
                 try await harness.pool.notify(channel: settings.notifyChannel)
-                try await harness.eventually("the first goal is on its way") { harness.simulator.heldAnswerCount == 1 }
+                try await eventually("the first goal is on its way") { harness.simulator.heldAnswerCount == 1 }
                 // The second goal, announced while the first is in flight: the workers it wakes
                 // find the row leased.
                 try await harness.enqueue(channelID: channel.id, score: 2, timestamp: 1_750_000_002, notify: false)
                 try await harness.pool.notify(channel: settings.notifyChannel)
                 #expect(harness.broadcasts(to: channel.apnsID).count == 1, "the second goal waits for the first send")
                 try harness.simulator.setFaults(.none)
-                try await harness.eventually("the second goal is sent after the first") {
+                try await eventually("the second goal is sent after the first") {
                     harness.broadcasts(to: channel.apnsID).contains { $0.status == 200 && $0.body.contains("\"homeScore\":2") }
                 }
             }
@@ -50,7 +50,7 @@ import TestSupport
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, notify: false)
                 try await harness.pool.notify(channel: settings.notifyChannel)
-                try await harness.eventually("the retry is sent") { harness.broadcasts(to: channel.apnsID).contains { $0.status == 200 } }
+                try await eventually("the retry is sent") { harness.broadcasts(to: channel.apnsID).contains { $0.status == 200 } }
             }
             #expect(harness.broadcasts(to: channel.apnsID).map(\.status) == [503, 200])
         }

@@ -44,7 +44,7 @@ import TestSupport
             try await harness.running(workers) {
                 // The workers' first claims are in the statistics (flushed by their backends)
                 // before the window opens.
-                try await harness.eventually("the workers' first claims reach the statistics") {
+                try await eventually("the workers' first claims reach the statistics") {
                     try await Self.outboxScans(harness.pool) >= defaults.workers
                 }
                 let start = try await Self.databaseClock(harness.pool)
@@ -56,7 +56,7 @@ import TestSupport
                 #expect(scans <= 12, "\(scans) scans of the outbox in 20 s while idle")
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, notify: false)
                 try await harness.pool.notify(channel: settings.notifyChannel)
-                try await harness.eventually("the notified row is sent") { harness.broadcasts(to: channel.apnsID).count == 1 }
+                try await eventually("the notified row is sent") { harness.broadcasts(to: channel.apnsID).count == 1 }
             }
         }
     }

@@ -37,7 +37,7 @@ import TestSupport
             }
             let workers = harness.makePool(harness.settings(workers: 2))
             try await harness.running(workers) {
-                try await harness.eventually("the backlog drains") { try await harness.outboxCount() == 0 }
+                try await eventually("the backlog drains") { try await harness.outboxCount() == 0 }
             }
             let received = harness.broadcasts(to: channel.apnsID)
             // Each of the 10 goals is a send of its own (an alert is never coalesced away), each

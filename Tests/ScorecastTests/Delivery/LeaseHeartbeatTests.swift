@@ -33,16 +33,16 @@ import TestSupport
                     channelID: channel.id, payload: DeliveryDatabase.payload(score: 1, timestamp: 1_750_000_001),
                     timestamp: 1_750_000_001, dueIn: -60)
                 try await harness.pool.notify(channel: WorkerSettings.defaultNotifyChannel)
-                try await harness.eventually("the send is held at the simulator") { harness.simulator.heldAnswerCount == 1 }
+                try await eventually("the send is held at the simulator") { harness.simulator.heldAnswerCount == 1 }
                 let firstLeaseEnd = try await Self.leaseEnd(harness)
                 #expect(abs(firstLeaseEnd.timeIntervalSince(clock.now().addingTimeInterval(2))) < 0.001, "dated by the pool's clock")
                 // Through the whole first lease and past it, a heartbeat period at a time: each
                 // heartbeat extends the lease from the time it beats.
                 for beat in 1...4 {
-                    try await harness.eventually("the heartbeat waits for its next beat") { clock.sleeperCount == 1 }
+                    try await eventually("the heartbeat waits for its next beat") { clock.sleeperCount == 1 }
                     clock.advance(by: lease / 3)
                     let expected = clock.now().addingTimeInterval(2)
-                    try await harness.eventually("beat \(beat) extends the lease") {
+                    try await eventually("beat \(beat) extends the lease") {
                         abs(try await Self.leaseEnd(harness).timeIntervalSince(expected)) < 0.001
                     }
                 }
@@ -55,7 +55,7 @@ import TestSupport
                     == "\(workers.ownerPrefix)/w0")
                 #expect(harness.simulator.heldAnswerCount == 1)
                 #expect(harness.simulator.releaseHeldAnswers() == 1)
-                try await harness.eventually("the send completes") { try await harness.outboxCount() == 0 }
+                try await eventually("the send completes") { try await harness.outboxCount() == 0 }
             }
             #expect(harness.broadcasts(to: channel.apnsID).count == 1)
             #expect(workers.statistics.fencedOut == 0)

@@ -16,12 +16,12 @@ import TestSupport
             let workers = harness.makePool(settings)
             let channel = try await harness.createChannel()
             try await harness.running(workers) {
-                try await harness.eventually("the workers listen") {
+                try await eventually("the workers listen") {
                     try await harness.listenerPIDs(on: settings.notifyChannel).count == 1
                 }
                 // Idle: the workers' first claims and looks are done (twice as many outbox scans
                 // as workers).
-                try await harness.eventually("the workers are idle") {
+                try await eventually("the workers are idle") {
                     try await IdleWorkerTests.outboxScans(harness.pool) >= 2 * settings.workers
                 }
                 // A row whose NOTIFY is lost (none is sent), then the subscription drops.
@@ -29,7 +29,7 @@ import TestSupport
                 for pid in try await harness.listenerPIDs(on: settings.notifyChannel) {
                     _ = try await harness.pool.query("SELECT pg_terminate_backend(\(pid))")
                 }
-                try await harness.eventually("the row is sent once the workers listen again") {
+                try await eventually("the row is sent once the workers listen again") {
                     harness.broadcasts(to: channel.apnsID).count == 1
                 }
             }

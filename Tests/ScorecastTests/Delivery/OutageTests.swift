@@ -34,7 +34,7 @@ import TestSupport
                     let body = Array(#"{"events": [\#(Self.goal(game: index, seq: 1, home: 1)), \#(Self.goal(game: index, seq: 2, home: 2))]}"#.utf8)
                     _ = try await ingestor.ingest(try FeedEventValidator().events(fromBody: body, now: Date()), feed: "test")
                 }
-                try await harness.eventually("the rows gave up their attempt budget") {
+                try await eventually("the rows gave up their attempt budget") {
                     let gaveUp = try await harness.pool.query("SELECT count(*)::int8 AS n FROM deliveries WHERE reason LIKE 'ServiceUnavailable' AND outcome = 'failed'")[0]
                     return try gaveUp.decode("n", as: Int.self) >= 2
                 }
@@ -46,7 +46,7 @@ import TestSupport
                 #expect(failedRequests <= 2 * channels.count + workers.statistics.probes, "\(failedRequests) requests")
 
                 try harness.simulator.setFaults(.none)
-                try await harness.eventually("every channel is up to date") { try await harness.outboxCount() == 0 }
+                try await eventually("every channel is up to date") { try await harness.outboxCount() == 0 }
             }
             for (index, channel) in channels.enumerated() {
                 let accepted = try harness.broadcasts(to: channel.apnsID).filter { $0.status == 200 }.map(AlertQueueTests.seen)

@@ -34,16 +34,16 @@ import TestSupport
                 try await AlertQueueTests.ingest(ingestor, [
                     #"{"id": "kickoff", "game": "g1", "seq": 1, "occurredAt": "2025-11-29T20:00:00Z", "kind": "start", "scoreboard": {"home": 0, "away": 0, "period": "1H", "clock": "0'"}}"#,
                 ])
-                try await harness.eventually("the kick-off is in flight") { harness.simulator.heldAnswerCount == 1 }
+                try await eventually("the kick-off is in flight") { harness.simulator.heldAnswerCount == 1 }
                 let before = try await OutboxWrites.count(harness.pool)
                 try await AlertQueueTests.ingest(ingestor, [Self.clockEvent("tick", seq: 2, at: "2025-11-29T20:01:00Z", clock: "1'", home: 0)])
                 let written = try await OutboxWrites.count(harness.pool) - before
                 #expect(written == OutboxWrites(inserted: 0, updated: 0, deleted: 0), "a tick writes nothing: \(written)")
                 try harness.simulator.setFaults(.none)
-                try await harness.eventually("the kick-off is settled") { try await harness.outboxCount() == 0 }
+                try await eventually("the kick-off is settled") { try await harness.outboxCount() == 0 }
                 // Something after the tick that does change the state goes, once.
                 try await AlertQueueTests.ingest(ingestor, [Self.clockEvent("stats", seq: 3, at: "2025-11-29T20:02:00Z", clock: "2'", home: 1)])
-                try await harness.eventually("the score is settled") { try await harness.outboxCount() == 0 }
+                try await eventually("the score is settled") { try await harness.outboxCount() == 0 }
             }
             let accepted = harness.broadcasts(to: channel.apnsID).filter { $0.status == 200 }
             let shown = try accepted.map(Self.shown)
@@ -60,11 +60,11 @@ import TestSupport
             let workers = harness.makePool(harness.settings(workers: 1))
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, priority: 5, alerting: false)
-                try await harness.eventually("the first state is sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the first state is sent") { try await harness.outboxCount() == 0 }
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, priority: 5, alerting: false)
-                try await harness.eventually("the repeat is settled") { try await harness.outboxCount() == 0 }
+                try await eventually("the repeat is settled") { try await harness.outboxCount() == 0 }
                 try await harness.enqueue(channelID: channel.id, score: 2, timestamp: 1_750_000_002, priority: 5, alerting: false)
-                try await harness.eventually("the new state is sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the new state is sent") { try await harness.outboxCount() == 0 }
             }
             let accepted = harness.broadcasts(to: channel.apnsID).filter { $0.status == 200 }
             #expect(try accepted.map(Self.shown) == [

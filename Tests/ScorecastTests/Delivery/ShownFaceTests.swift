@@ -29,7 +29,7 @@ import TestSupport
             func deliver(_ body: [UInt8], sends: Int) async throws {
                 _ = try await ingestor.ingest(try FeedEventValidator().events(fromBody: body, now: Date()), feed: "test")
                 try await harness.running(harness.makePool(harness.settings(workers: 1))) {
-                    try await harness.eventually("the update is accepted") {
+                    try await eventually("the update is accepted") {
                         try await harness.outboxCount() == 0 && harness.broadcasts(to: channel.apnsID).count == sends
                     }
                 }

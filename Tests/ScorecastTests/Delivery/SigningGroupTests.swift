@@ -23,7 +23,7 @@ import TestSupport
             try await harness.enqueue(channelID: stranded, score: 9, timestamp: 1_750_000_001, notify: false)
             let workers = harness.makePool(harness.settings(workers: 1))
             try await harness.running(workers) {
-                try await harness.eventually("the signed rows are sent and the other app paused") {
+                try await eventually("the signed rows are sent and the other app paused") {
                     let paused = try await harness.database.pause(unsigned).at != nil
                     return try await harness.outboxCount() == 1 && paused
                 }

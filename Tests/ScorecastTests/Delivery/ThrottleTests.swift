@@ -21,7 +21,7 @@ import TestSupport
                 for (seq, player) in ["Saka", "Odegaard", "Havertz"].enumerated() {
                     try await AlertQueueTests.ingest(ingestor, [
                         AlertQueueTests.event("goal-\(seq)", seq: seq + 1, kind: "score", player: player, home: seq + 1)])
-                    try await harness.eventually("goal \(seq + 1) is sent") { try await harness.outboxCount() == 0 }
+                    try await eventually("goal \(seq + 1) is sent") { try await harness.outboxCount() == 0 }
                 }
             }
             let received = harness.broadcasts(to: channel.apnsID)

@@ -20,7 +20,7 @@ import TestSupport
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: noStore.id, score: 3, timestamp: 1_750_000_003)
                 try await harness.enqueue(channelID: stored.id, score: 4, timestamp: 1_750_000_004, priority: 5, alerting: false)
-                try await harness.eventually("both rows are sent") { try await harness.outboxCount() == 0 }
+                try await eventually("both rows are sent") { try await harness.outboxCount() == 0 }
             }
             let endedAt = Int(Date().timeIntervalSince1970)
             for (channel, score, timestamp, priority) in [(noStore, 3, 1_750_000_003, "10"), (stored, 4, 1_750_000_004, "5")] {
@@ -79,7 +79,7 @@ import TestSupport
                     try await Task.sleep(for: .milliseconds(5))
                 }
                 enqueueing = ContinuousClock.now - start
-                try await harness.eventually("the backlog drains") { try await harness.outboxCount() == 0 }
+                try await eventually("the backlog drains") { try await harness.outboxCount() == 0 }
             }
             let received = harness.broadcasts(to: channel.apnsID)
             #expect(received.count >= 2)
@@ -109,9 +109,9 @@ import TestSupport
             try await harness.running(workers) {
                 for score in 1...5 {
                     try await harness.enqueue(channelID: channel.id, score: score, timestamp: 1_750_000_000 + Int64(score))
-                    try await harness.eventually("update \(score) is sent") { harness.broadcasts(to: channel.apnsID).count == score }
+                    try await eventually("update \(score) is sent") { harness.broadcasts(to: channel.apnsID).count == score }
                 }
-                try await harness.eventually("the outbox drains") { try await harness.outboxCount() == 0 }
+                try await eventually("the outbox drains") { try await harness.outboxCount() == 0 }
             }
             #expect(harness.broadcasts(to: channel.apnsID).map { $0.header("apns-priority") } == ["10", "10", "5", "5", "5"])
             let deliveries = try await harness.database.deliveries(channel.id)
@@ -135,12 +135,12 @@ import TestSupport
             let workers = harness.makePool(harness.settings(standardBudget: 10), clock: clock)
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
-                try await harness.eventually("the first update is sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the first update is sent") { try await harness.outboxCount() == 0 }
                 try await harness.enqueue(channelID: channel.id, score: 2, timestamp: 1_750_000_002)
-                try await harness.eventually("the 429 is written back") { try await harness.database.deliveries(channel.id).count == 2 }
+                try await eventually("the 429 is written back") { try await harness.database.deliveries(channel.id).count == 2 }
                 // Past the retry's backoff (at most 0.2 s here), inside the 1 s Retry-After.
                 clock.advance(by: .seconds(0.5))
-                try await harness.eventually("the second update is sent after a 429") { try await harness.outboxCount() == 0 }
+                try await eventually("the second update is sent after a 429") { try await harness.outboxCount() == 0 }
             }
             let received = harness.broadcasts(to: channel.apnsID)
             #expect(received.map(\.status) == [200, 429, 200])
@@ -176,7 +176,7 @@ import TestSupport
                     try await harness.enqueue(channelID: channel.id, score: index, timestamp: 1_750_000_000 + Int64(index), notify: false)
                 }
                 try await harness.pool.notify(channel: WorkerSettings.defaultNotifyChannel)
-                try await harness.eventually("every channel got its update") { try await harness.outboxCount() == 0 }
+                try await eventually("every channel got its update") { try await harness.outboxCount() == 0 }
             }
             var failures = 0
             for (index, channel) in channels.enumerated() {
@@ -203,7 +203,7 @@ import TestSupport
             let workers = harness.makePool(harness.settings())
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
-                try await harness.eventually("the update gets through") { try await harness.outboxCount() == 0 }
+                try await eventually("the update gets through") { try await harness.outboxCount() == 0 }
             }
             let deliveries = try await harness.database.deliveries(channel.id)
             #expect(deliveries.last?.outcome == "sent")
@@ -222,12 +222,12 @@ import TestSupport
             let workers = harness.makePool(harness.settings())
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
-                try await harness.eventually("the channel is marked gone") { try await harness.database.channel(channel.id).status == "gone" }
+                try await eventually("the channel is marked gone") { try await harness.database.channel(channel.id).status == "gone" }
                 #expect(try await harness.database.outbox(channel.id) == nil)
                 // Later events for it are never sent; other channels carry on.
                 try await harness.enqueue(channelID: channel.id, score: 2, timestamp: 1_750_000_002)
                 try await harness.enqueue(channelID: healthy.id, score: 2, timestamp: 1_750_000_002)
-                try await harness.eventually("the healthy channel is served") { harness.broadcasts(to: healthy.apnsID).count == 1 }
+                try await eventually("the healthy channel is served") { harness.broadcasts(to: healthy.apnsID).count == 1 }
                 try await Task.sleep(for: .milliseconds(300))
             }
             let received = harness.broadcasts(to: channel.apnsID)
@@ -252,7 +252,7 @@ import TestSupport
             let workers = harness.makePool(harness.settings(workers: 3, batch: 1))
             try await harness.running(workers) {
                 for channel in channels { try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001) }
-                try await harness.eventually("the app is paused") { try await harness.database.pause(harness.appID).at != nil }
+                try await eventually("the app is paused") { try await harness.database.pause(harness.appID).at != nil }
                 try await Task.sleep(for: .milliseconds(300))
             }
             let pause = try await harness.database.pause(harness.appID)
@@ -269,7 +269,7 @@ import TestSupport
             // Fixed key, app resumed: the kept rows go out.
             try await harness.pool.execute("UPDATE apps SET key_path = \(harness.keyPath), key_id = \(harness.keyID), paused_at = NULL, paused_reason = NULL WHERE id = \(harness.appID)")
             try await harness.running(harness.makePool(harness.settings())) {
-                try await harness.eventually("the kept rows are sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the kept rows are sent") { try await harness.outboxCount() == 0 }
             }
             for channel in channels { #expect(harness.broadcasts(to: channel.apnsID).last?.status == 200) }
         }
@@ -282,7 +282,7 @@ import TestSupport
             let workers = harness.makePool(harness.settings())
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
-                try await harness.eventually("the app is paused") { try await harness.database.pause(harness.appID).at != nil }
+                try await eventually("the app is paused") { try await harness.database.pause(harness.appID).at != nil }
             }
             #expect(harness.broadcasts(to: channel.apnsID).isEmpty)
             #expect(try await harness.database.pause(harness.appID).reason?.contains("/nonexistent/AuthKey.p8") == true)
@@ -310,7 +310,7 @@ import TestSupport
 
             let workers = harness.makePool(harness.settings(poll: .milliseconds(50)))
             try await harness.running(workers) {
-                try await harness.eventually("the rescued rows are sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the rescued rows are sent") { try await harness.outboxCount() == 0 }
             }
             for (index, channel) in channels.enumerated() {
                 let received = harness.broadcasts(to: channel.apnsID)
@@ -330,7 +330,7 @@ import TestSupport
             // the hard way (its task cancelled, no grace): its lease stays behind.
             let doomed = harness.makePool(harness.settings(lease: .seconds(1), grace: .zero), ownerPrefix: "doomed")
             let running = Task { try await doomed.run(until: ShutdownSignal()) }
-            try await harness.eventually("the doomed send is in flight") { harness.broadcasts(to: channel.apnsID).count == 1 }
+            try await eventually("the doomed send is in flight") { harness.broadcasts(to: channel.apnsID).count == 1 }
             running.cancel()
             _ = try? await running.value
             let held = try await harness.database.outbox(channel.id)
@@ -339,7 +339,7 @@ import TestSupport
             try harness.simulator.setFaults(.none)
             let rescuer = harness.makePool(harness.settings(lease: .seconds(5)))
             try await harness.running(rescuer) {
-                try await harness.eventually("the rescuer delivers") { try await harness.outboxCount() == 0 }
+                try await eventually("the rescuer delivers") { try await harness.outboxCount() == 0 }
             }
             let answered = harness.broadcasts(to: channel.apnsID).filter { $0.status == 200 }
             #expect(answered.count == 1)
@@ -357,7 +357,7 @@ import TestSupport
             let workers = harness.makePool(harness.settings(grace: hangDeadline))
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
-                try await harness.eventually("the send is in flight") { harness.broadcasts(to: channel.apnsID).count == 1 }
+                try await eventually("the send is in flight") { harness.broadcasts(to: channel.apnsID).count == 1 }
             }
             // run() returned only after the send was answered and completed.
             #expect(try await harness.outboxCount() == 0)
@@ -380,7 +380,7 @@ import TestSupport
             // An hour's lease: rows still leased could not be sent again within the hang deadline.
             let workers = harness.makePool(harness.settings(workers: 2, batch: 2, lease: .seconds(3_600), grace: .milliseconds(200)))
             try await harness.running(workers) {
-                try await harness.eventually("all four sends are in flight") {
+                try await eventually("all four sends are in flight") {
                     channels.allSatisfy { harness.broadcasts(to: $0.apnsID).count == 1 }
                 }
             }
@@ -397,7 +397,7 @@ import TestSupport
             // Released rows go at once to the next pool, without waiting for a lease.
             try harness.simulator.setFaults(.none)
             try await harness.running(harness.makePool(harness.settings())) {
-                try await harness.eventually("the released rows are sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the released rows are sent") { try await harness.outboxCount() == 0 }
             }
         }
     }
@@ -409,14 +409,14 @@ import TestSupport
             let workers = harness.makePool(settings)
             try await harness.running(workers) {
                 // Wait for the listener to subscribe (an event, not a guessed 300 ms).
-                try await waitUntil("the workers listen on \(settings.notifyChannel)") {
+                try await eventually("the workers listen on \(settings.notifyChannel)") {
                     try await harness.listenerPIDs(on: settings.notifyChannel).count == 1
                 }
                 // Polling would take an hour: a send within the hang deadline can only have come
                 // from the NOTIFY (no wall-clock bound: one of 2 s failed at load 25).
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, notify: false)
                 try await harness.pool.notify(channel: settings.notifyChannel)
-                try await harness.eventually("the notified row is sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the notified row is sent") { try await harness.outboxCount() == 0 }
             }
         }
     }
@@ -428,7 +428,7 @@ import TestSupport
             try await harness.running(workers) {
                 try await Task.sleep(for: .milliseconds(200))
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001, notify: false)
-                try await harness.eventually("the row is found by polling") { try await harness.outboxCount() == 0 }
+                try await eventually("the row is found by polling") { try await harness.outboxCount() == 0 }
             }
         }
     }

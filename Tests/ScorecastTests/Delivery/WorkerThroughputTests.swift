@@ -56,7 +56,7 @@ import TestSupport
             let started = ContinuousClock.now
             let elapsed = try await harness.running(workers) {
                 try await harness.pool.notify(channel: WorkerSettings.defaultNotifyChannel)
-                try await harness.eventually("the burst is delivered", timeout: hangDeadline * 4) { try await harness.outboxCount() == 0 }
+                try await eventually("the burst is delivered", deadline: hangDeadline * 4) { try await harness.outboxCount() == 0 }
                 return ContinuousClock.now - started
             }
             let rate = Double(Self.channelCount) / elapsed.seconds

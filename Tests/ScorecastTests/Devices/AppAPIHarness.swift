@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import ScorecastCore
+import TestSupport
 @testable import Scorecast
 
 /// The app API on a `RegistryFixture`'s database, answered in-process by the real router, with
@@ -26,21 +27,14 @@ struct AppAPIHarness {
         return AppAPIHarness(fixture: fixture, router: router, key: token.text)
     }
 
-    /// Answers a request; problems are rendered as the server would.
+    /// Answers a request through the router; problems are rendered as the server would.
     func call(_ method: HTTPMethod, _ path: String, json: String? = nil, query: [(String, String)] = [],
-              headers: HTTPHeaders? = nil, key: String? = nil) async throws -> (status: Int, headers: HTTPHeaders, json: [String: Any]) {
+              headers: HTTPHeaders? = nil, key: String? = nil) async throws -> (status: Int, headers: [String: String], json: [String: Any]) {
         var sent = headers ?? ["Authorization": "Bearer \(key ?? self.key)"]
         if json != nil { sent.replaceOrAdd("Content-Type", "application/json") }
-        let request = HTTPRequest(method: method, path: path, queryItems: query.map { QueryItem(name: $0.0, value: $0.1) },
-                                  headers: sent, body: Array((json ?? "").utf8), remoteAddress: "192.0.2.7")
-        let response: HTTPResponse
-        do {
-            response = try await router.respond(to: request)
-        } catch let problem as Problem {
-            response = problem.response(requestID: nil)
-        }
-        let object = response.body.isEmpty ? [:] : (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:])
-        return (response.status.code, response.headers, object)
+        let response = try await TestClient.router(router).execute(
+            method, TestClient.target(path, query: query), headers: sent, body: Array((json ?? "").utf8), remoteAddress: "192.0.2.7")
+        return (response.status, response.headers, response.body.isEmpty ? [:] : try response.json())
     }
 
     /// Registers a device and returns its path.

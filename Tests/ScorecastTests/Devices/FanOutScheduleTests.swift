@@ -1,6 +1,7 @@
 import Foundation
 import Lifecycle
 import Postgres
+import TestSupport
 import Testing
 @testable import Scorecast
 
@@ -74,9 +75,8 @@ extension KickoffFanOutTests {
             let store = KickoffStore(pool: fixture.pool)
             for (game, started) in [("g1", 3), ("g2", 4)] {
                 #expect(try await store.begin(gameID: game, trigger: .command))
-                let gaveUp = ContinuousClock.now + .seconds(120)
-                while try await store.progress().started < started, ContinuousClock.now < gaveUp {
-                    try await Task.sleep(for: .milliseconds(20))
+                try await eventually("\(game)'s kick-off has started \(started) activities") {
+                    try await store.progress().started >= started
                 }
                 #expect(try await store.progress().started == started)
             }

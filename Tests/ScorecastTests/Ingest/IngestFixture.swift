@@ -106,7 +106,7 @@ final class IngestFixture: Sendable {
 
     /// Waits until another connection waits on a lock that the backend `holderPID` holds.
     func waitForLockWaiter(blockedBy holderPID: Int, _ what: String) async throws {
-        try await waitUntil(what) {
+        try await eventually(what) {
             try await pool.query("""
                 SELECT count(*)::int AS n FROM pg_stat_activity WHERE \(holderPID) = ANY(pg_blocking_pids(pid))
                 """)[0].decode("n", as: Int.self) > 0
@@ -117,7 +117,7 @@ final class IngestFixture: Sendable {
     /// queue. A post reads the endpoint's clock twice before it queues (validation, arrival);
     /// an unsigned key reads it nowhere else before then.
     func waitForArrivals(_ count: Int) async throws {
-        try await waitUntil("\(count) posts arrive at the ingest queue") { clock.reads >= 2 * count }
+        try await eventually("\(count) posts arrive at the ingest queue") { clock.reads >= 2 * count }
     }
 
     /// Posts `body` through the router with the fixture's key (or `headers` as given).
@@ -126,19 +126,15 @@ final class IngestFixture: Sendable {
     }
 
     /// Posts raw bytes.
+    /// (Status 0 when no answer came: a test expecting any status then fails with the reason.)
     func post(_ body: [UInt8], headers: HTTPHeaders? = nil) async -> Reply {
-        let request = HTTPRequest(
-            method: .post, path: EventsEndpoint.path,
-            headers: headers ?? ["Authorization": "Bearer \(token.text)", "Content-Type": "application/json"],
-            body: body)
         do {
-            let response = try await router.respond(to: request)
-            return Reply(status: response.status.code, body: response.body)
-        } catch let problem as Problem {
-            let response = problem.response(requestID: nil)
-            return Reply(status: response.status.code, body: response.body)
+            let response = try await TestClient.router(router).execute(
+                .post, EventsEndpoint.path,
+                headers: headers ?? ["Authorization": "Bearer \(token.text)", "Content-Type": "application/json"], body: body)
+            return Reply(status: response.status, body: response.body)
         } catch {
-            return Reply(status: 500, body: Array("\(error)".utf8))
+            return Reply(status: 0, body: Array("no answer: \(error)".utf8))
         }
     }
 

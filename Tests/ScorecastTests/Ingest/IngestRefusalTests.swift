@@ -1,8 +1,5 @@
 import ScorecastCrypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPServer
 import Lifecycle
 import ScorecastLogging

@@ -2,6 +2,7 @@ import Foundation
 import Lifecycle
 import ScorecastLogging
 import Synchronization
+import TestSupport
 import Testing
 @testable import Scorecast
 
@@ -50,14 +51,14 @@ final class OutageDuty: PollerDuty {
             let outageLines = { sink.lines.filter { $0.contains("com.example.scores") } }
 
             // Ten rounds 30 s apart, ten games each: 100 identical failures.
-            #expect(await eventually { duty.rounds == 1 })
+            try await eventually("the duty runs its first round") { duty.rounds == 1 }
             for round in 2...11 {
-                #expect(await eventually { clock.sleeperCount >= 2 })
+                try await eventually("the duty loop and the lock watcher sleep") { clock.sleeperCount >= 2 }
                 if round == 11 { duty.recover() }
                 clock.advance(by: .seconds(30))
-                #expect(await eventually { duty.rounds == round }, "round \(round)")
+                try await eventually("the duty runs round \(round)") { duty.rounds == round }
             }
-            #expect(await eventually { outageLines().contains { $0.contains("works again") } })
+            try await eventually("the outage log says the duty works again") { outageLines().contains { $0.contains("works again") } }
             let lines = outageLines()
             // The start, a summary per minute of the outage (99 repeats in all), the end.
             #expect(lines.count == 7, "\(lines.joined(separator: "\n"))")

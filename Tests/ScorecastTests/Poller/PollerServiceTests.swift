@@ -28,16 +28,6 @@ final class RecordingDuty: PollerDuty {
     }
 }
 
-/// Waits (real time) until `condition` holds, up to `timeout`, which only bounds a hang.
-func eventually(timeout: Duration = hangDeadline, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return try await condition()
-}
-
 /// The poller service: its schedule on a manual clock, and leadership among instances sharing
 /// one schema with the leader's lock connection killed.
 @Suite struct PollerServiceTests {
@@ -55,14 +45,14 @@ func eventually(timeout: Duration = hangDeadline, _ condition: () async throws -
             let shutdown = ShutdownSignal()
             async let running: Void = poller.run(until: shutdown)
 
-            #expect(await eventually { fast.times.count == 1 && slow.times.count == 1 && broken.times.count == 1 })
+            try await eventually("each duty runs once at start") { fast.times.count == 1 && slow.times.count == 1 && broken.times.count == 1 }
             #expect(poller.isLeader)
             for step in 1...6 {
-                #expect(await eventually { clock.sleeperCount >= 2 })  // the duty loop and the lock watcher wait
+                try await eventually("the duty loop and the lock watcher sleep") { clock.sleeperCount >= 2 }  // the duty loop and the lock watcher wait
                 clock.advance(by: .seconds(10))
-                #expect(await eventually { fast.times.count == step + 1 }, "step \(step)")
+                try await eventually("step \(step): the fast duty runs again") { fast.times.count == step + 1 }
             }
-            #expect(await eventually { slow.times.count == 2 && broken.times.count == 3 })
+            try await eventually("the slow duty runs twice and the broken one three times") { slow.times.count == 2 && broken.times.count == 3 }
             let t0 = pollerTestNow
             #expect(fast.times == (0...6).map { t0.addingTimeInterval(Double($0) * 10) })
             #expect(slow.times == [t0, t0.addingTimeInterval(60)])
@@ -88,12 +78,12 @@ func eventually(timeout: Duration = hangDeadline, _ condition: () async throws -
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<2 { group.addTask { try await pollers[index].run(until: shutdowns[index]) } }
 
-                #expect(await eventually { pollers.filter(\.isLeader).count == 1 })
+                try await eventually("one poller leads") { pollers.filter(\.isLeader).count == 1 }
                 let leaderIndex = pollers.firstIndex { $0.isLeader }
                 let leader = try #require(leaderIndex)
                 let follower = 1 - leader
                 #expect(try await LeaderLock.holder(on: db.pool) == locks[leader].backendPID)
-                #expect(await eventually { !duties[leader].times.isEmpty })    // the leader does the duties
+                try await eventually("the leader runs its duties") { !duties[leader].times.isEmpty }    // the leader does the duties
                 #expect(pollers.filter(\.isLeader).count == 1)                 // still exactly one
                 #expect(duties[follower].times.isEmpty)
 
@@ -102,8 +92,8 @@ func eventually(timeout: Duration = hangDeadline, _ condition: () async throws -
                 _ = try await db.pool.query("SELECT pg_terminate_backend(\(pid))")
                 // No bound on how soon (a 3 s one flaked on a loaded machine): the manual-clock
                 // test above proves the schedule; this one proves the hand-over happens.
-                #expect(await eventually { pollers[follower].isLeader && !pollers[leader].isLeader })
-                #expect(await eventually { !duties[follower].times.isEmpty })
+                try await eventually("the follower takes the lead") { pollers[follower].isLeader && !pollers[leader].isLeader }
+                try await eventually("the new leader runs its duties") { !duties[follower].times.isEmpty }
                 let oldLeaderRuns = duties[leader].times.count
                 try await Task.sleep(for: .milliseconds(300))
                 #expect(duties[leader].times.count == oldLeaderRuns)             // the old leader stopped its duties
@@ -112,7 +102,7 @@ func eventually(timeout: Duration = hangDeadline, _ condition: () async throws -
 
                 // The new leader stops cleanly: the old one, contending again, takes over.
                 shutdowns[follower].trigger()
-                #expect(await eventually { pollers[leader].isLeader })
+                try await eventually("the poller leads again") { pollers[leader].isLeader }
                 #expect(pollers[leader].leadershipTerms == 2)
                 shutdowns[leader].trigger()
                 try await group.waitForAll()

@@ -1,21 +1,14 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestSupport
 @testable import Scorecast
 
 @Suite("GET /v1/games/{id}/channels")
 struct ChannelsEndpointTests {
     private func get(_ router: Router, _ path: String, _ query: [(String, String)]) async throws -> (Int, [String: Any]) {
-        let request = HTTPRequest(method: .get, path: path, queryItems: query.map { QueryItem(name: $0.0, value: $0.1) })
-        do {
-            let response = try await router.respond(to: request)
-            let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
-            return (response.status.code, body)
-        } catch let problem as Problem {
-            let response = problem.response(requestID: nil)
-            let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
-            return (response.status.code, body)
-        }
+        let response = try await TestClient.router(router).get(TestClient.target(path, query: query))
+        return (response.status, try response.json())
     }
 
     @Test func answersTheActiveChannelsOfTheAppForTheGame() async throws {

@@ -39,7 +39,7 @@ import TestSupport
     @Test func withoutATokenEverythingIsOpen() async throws {
         try await withServer(OpsAccess(token: nil)) { base, _ in
             for path in Self.guarded {
-                let status = try await TestHTTP.get(base + path).status
+                let status = try await TestClient.live(base).get(path).status
                 #expect(status == 200 || status == 404, "\(path) answered \(status)")
             }
         }
@@ -48,21 +48,21 @@ import TestSupport
     @Test func withATokenOpsRoutesNeedItAndAppRoutesDoNot() async throws {
         try await withServer(OpsAccess(token: Self.token)) { base, router in
             for path in Self.guarded {
-                let anonymous = try await TestHTTP.get(base + path)
+                let anonymous = try await TestClient.live(base).get(path)
                 #expect(anonymous.status == 401, "\(path) answered \(anonymous.status) without a token")
-                let wrong = try await TestHTTP.get(base + path, headers: ["Authorization": "Bearer \(Self.token)x"])
+                let wrong = try await TestClient.live(base).get(path, headers: ["Authorization": "Bearer \(Self.token)x"])
                 #expect(wrong.status == 401, "\(path) answered \(wrong.status) with a wrong token")
-                let right = try await TestHTTP.get(base + path, headers: ["Authorization": "Bearer \(Self.token)"])
+                let right = try await TestClient.live(base).get(path, headers: ["Authorization": "Bearer \(Self.token)"])
                 #expect(right.status == 200 || right.status == 404, "\(path) answered \(right.status) with the token")
             }
-            let metrics = try await TestHTTP.get(base + "/metrics")
+            let metrics = try await TestClient.live(base).get("/metrics")
             #expect(metrics.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
             #expect(metrics.headers["content-type"] == "application/problem+json")
             // The dashboard shows its login form instead.
-            let page = try await TestHTTP.get(base + "/dashboard")
+            let page = try await TestClient.live(base).get("/dashboard")
             #expect(String(decoding: page.body, as: UTF8.self).contains("action=\"/dashboard/login\""))
             // What iOS apps read stays public.
-            let appRead = try await TestHTTP.get(base + "/v1/games/nope/channels?bundle-id=com.example.scores").status
+            let appRead = try await TestClient.live(base).get("/v1/games/nope/channels?bundle-id=com.example.scores").status
             #expect(appRead == 404, "the app route answered \(appRead)")
 
             // The login form: a wrong token shows it again; the right one sets a cookie that
@@ -76,9 +76,9 @@ import TestSupport
             #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
             #expect(!setCookie.contains(Self.token), "the cookie holds a MAC of the token, not the token")
             let cookie = String(setCookie.prefix { $0 != ";" })
-            #expect(try await TestHTTP.get(base + "/dashboard", headers: ["Cookie": cookie]).status == 200)
-            #expect(try await TestHTTP.get(base + "/v1/stats", headers: ["Cookie": "other=1; " + cookie]).status == 200)
-            #expect(try await TestHTTP.get(base + "/v1/stats", headers: ["Cookie": cookie + "0"]).status == 401)
+            #expect(try await TestClient.live(base).get("/dashboard", headers: ["Cookie": cookie]).status == 200)
+            #expect(try await TestClient.live(base).get("/v1/stats", headers: ["Cookie": "other=1; " + cookie]).status == 200)
+            #expect(try await TestClient.live(base).get("/v1/stats", headers: ["Cookie": cookie + "0"]).status == 401)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Testing
 import JSON
+import TestSupport
 @testable import Scorecast
 
 /// A small deterministic generator for scripted rows (the same rows every run).
@@ -84,22 +85,13 @@ enum ExpectedFigures {
 
 /// Calls a router like a client would and decodes the JSON answer.
 func getJSON<T: Decodable>(_ router: Router, _ path: String, query: [String: String] = [:], as type: T.Type) async throws -> T {
-    let response = try await router.respond(to: HTTPRequest(
-        method: .get, path: path, queryItems: query.map { QueryItem(name: $0.key, value: $0.value) }))
-    #expect(response.status == .ok, "\(path): \(String(decoding: response.body, as: UTF8.self))")
+    let response = try await TestClient.router(router).get(TestClient.target(path, query: query.sorted { $0.key < $1.key }))
+    #expect(response.status == 200, "\(path): \(response.text)")
     return try JSONCoding.decode(T.self, from: response.body)
 }
 
 /// The status and body of a request the router answers with a problem (or not).
-func getStatus(_ router: Router, _ path: String, query: [String: String] = [:]) async -> (status: Int, body: String) {
-    let request = HTTPRequest(method: .get, path: path, queryItems: query.map { QueryItem(name: $0.key, value: $0.value) })
-    do {
-        let response = try await router.respond(to: request)
-        return (response.status.code, String(decoding: response.body, as: UTF8.self))
-    } catch let problem as Problem {
-        let response = problem.response(requestID: nil)
-        return (response.status.code, String(decoding: response.body, as: UTF8.self))
-    } catch {
-        return (500, "\(error)")
-    }
+func getStatus(_ router: Router, _ path: String, query: [String: String] = [:]) async throws -> (status: Int, body: String) {
+    let response = try await TestClient.router(router).get(TestClient.target(path, query: query.sorted { $0.key < $1.key }))
+    return (response.status, response.text)
 }

@@ -160,12 +160,6 @@ struct DeliveryHarness: Sendable {
         simulator.receivedRequests().filter { $0.port == "send" && $0.header("apns-channel-id") == apnsChannelID }
     }
 
-    /// Waits until `condition` holds, polling; fails naming `what` after `timeout`, which only
-    /// bounds a hang (a tight one flakes on a loaded machine).
-    func eventually(_ what: String, timeout: Duration = hangDeadline, _ condition: () async throws -> Bool) async throws {
-        try await waitUntil(what, deadline: timeout, every: .milliseconds(20), condition)
-    }
-
     /// How many outbox rows are left.
     func outboxCount() async throws -> Int {
         try await pool.query("SELECT count(*)::int8 AS n FROM outbox")[0].decode("n")
