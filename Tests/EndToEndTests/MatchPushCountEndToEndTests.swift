@@ -1,6 +1,7 @@
 import APNsSimulator
 import EndToEndSupport
 import Foundation
+import HTTPServer
 import JSON
 import Scorecast
 import ScorecastCore
@@ -92,11 +93,11 @@ struct MatchPushCountEndToEndTests {
             var after: [Int: Int] = [:]
             var seen = 0
             for (index, event) in match.events.enumerated() {
-                let answer = try await TestHTTP.request(
-                    "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+                let answer = try await TestClient.live(url).execute(
+                    .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
                     body: try event.jsonValue.encoded())
                 #expect(answer.status == 202, "event \(event.seq): \(String(decoding: answer.body, as: UTF8.self))")
-                try await waitUntil("the pushes of event \(event.seq) are answered", every: .milliseconds(5)) {
+                try await eventually("the pushes of event \(event.seq) are answered", every: .milliseconds(5)) {
                     try await e2e.pool.query("SELECT 1 FROM outbox").isEmpty
                 }
                 let log = e2e.simulator.receivedRequests(since: seen)

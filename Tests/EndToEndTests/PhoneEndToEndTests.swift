@@ -1,6 +1,7 @@
 import APNsSimulator
 import EndToEndSupport
 import Foundation
+import HTTPServer
 import JSON
 import PhoneModel
 import Postgres
@@ -97,7 +98,7 @@ struct PhoneEndToEndTests {
             case .outageOverTheFinalWhistle:
                 let lastGoal = try #require(events.lastIndex { $0.kind == .score })
                 for event in events[..<lastGoal] { try await feed.post([event]) }
-                try await Self.eventually("everything before the outage is sent") { try await e2e.pool.query("SELECT 1 FROM outbox").isEmpty }
+                try await eventually("everything before the outage is sent") { try await e2e.pool.query("SELECT 1 FROM outbox").isEmpty }
                 try e2e.simulator.setFaults(SimulatorFaults(failPercent: 100, failStatus: 503))
                 for event in events[lastGoal...] { try await feed.post([event]) }
                 let accepted = Date()
@@ -106,17 +107,17 @@ struct PhoneEndToEndTests {
                 // Refused until a whole second after the final was accepted, so the end goes
                 // out in a later second than any date stamped when it was ingested.
                 let aSecondLater = accepted.timeIntervalSince1970.rounded(.down) + 1
-                try await Self.eventually("a send is refused a second after the final whistle was accepted") {
+                try await eventually("a send is refused a second after the final whistle was accepted") {
                     Self.broadcasts(e2e, channelID: channelID, after: afterFinal).contains { $0.status == 503 && $0.time >= aSecondLater }
                 }
                 try e2e.simulator.setFaults(SimulatorFaults(holdAnswers: true))
                 let holding = e2e.simulator.receivedRequests().last?.sequence ?? 0
-                try await Self.eventually("a send accepted with its answer held is made again") {
+                try await eventually("a send accepted with its answer held is made again") {
                     Self.broadcasts(e2e, channelID: channelID, after: holding).filter { $0.status == 200 }.count >= 2
                 }
                 try e2e.simulator.setFaults(.none)
             }
-            try await Self.eventually("every update is sent") { try await e2e.pool.query("SELECT 1 FROM outbox").isEmpty }
+            try await eventually("every update is sent") { try await e2e.pool.query("SELECT 1 FROM outbox").isEmpty }
             server.signal(SIGTERM)
             #expect(await server.waitForExit() == 0, "\(server.errorOutput)")
 
@@ -140,11 +141,6 @@ struct PhoneEndToEndTests {
     static func broadcasts(_ e2e: RegistryE2E, channelID: String, after sequence: Int) -> [SimulatorReceivedRequest] {
         e2e.simulator.receivedRequests(since: sequence).filter { $0.port == "send" && $0.header("apns-channel-id") == channelID }
     }
-
-    /// Polls until `condition` holds; fails naming `what` at the hang deadline.
-    static func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-        try await waitUntil(what, deadline: hangDeadline, every: .milliseconds(50), condition)
-    }
 }
 
 /// A feed posting to `POST /v1/events` with its key.
@@ -155,12 +151,12 @@ struct Feed {
     /// Posts `events` (one alone, several as a batch); each must be accepted.
     func post(_ events: [FeedEvent]) async throws {
         let body = events.count == 1 ? events[0].jsonValue : JSONValue.object(["events": .array(events.map(\.jsonValue))])
-        let answer = try await TestHTTP.request(
-            "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+        let answer = try await TestClient.live(url).execute(
+            .post, "/v1/events", headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
             body: try body.encoded())
         let text = String(decoding: answer.body, as: UTF8.self)
         #expect(answer.status == 202, "\(text)")
-        #expect(try TestHTTP.object(answer.body)["accepted"] as? Int == events.count, "every event accepted: \(text)")
+        #expect(try jsonObject(answer.body)["accepted"] as? Int == events.count, "every event accepted: \(text)")
     }
 }
 

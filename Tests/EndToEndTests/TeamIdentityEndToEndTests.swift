@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 
@@ -30,15 +31,15 @@ struct TeamIdentityEndToEndTests {
             let line = try await server.waitForLine(containing: "HTTP API listening")
             let url = try #require(line.firstMatch(of: /http:\/\/127\.0\.0\.1:[0-9]+/).map { String($0.output) }, "\(line)")
             func post(_ body: String) async throws -> (status: Int, json: [String: Any]) {
-                let answer = try await TestHTTP.request(
-                    "POST", url + "/v1/events", headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                let answer = try await TestClient.live(url).execute(
+                    .post, "/v1/events", headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
                     body: Array(body.utf8))
-                return (answer.status, try TestHTTP.object(answer.body))
+                return (answer.status, try jsonObject(answer.body))
             }
             func game(_ id: String) async throws -> [String: Any] {
-                let answer = try await TestHTTP.get(url + "/v1/games/" + id)
+                let answer = try await TestClient.live(url).get("/v1/games/" + id)
                 #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
-                return try TestHTTP.object(answer.body)
+                return try jsonObject(answer.body)
             }
 
             // A bad code is refused by its path, and nothing of the event is written.
@@ -64,19 +65,19 @@ struct TeamIdentityEndToEndTests {
             // A game the feed created, with neither names nor identity, and a goal with only a full name.
             let goal = try await post(Self.event("e2", game: "feed-only", seq: 1, kind: "score", #", "team": "away", "player": "Cole Palmer", "scoreboard": {"away": 1}"#))
             #expect(goal.status == 202, "\(goal.json)")
-            let listed = try await TestHTTP.get(url + "/v1/games")
-            let games = try #require(try TestHTTP.object(listed.body)["games"] as? [[String: Any]])
+            let listed = try await TestClient.live(url).get("/v1/games")
+            let games = try #require(try jsonObject(listed.body)["games"] as? [[String: Any]])
             let feedOnly = try #require(games.first { $0["id"] as? String == "feed-only" })
             #expect(feedOnly["away"] as? [String: String] == [
                 "name": "Away", "abbreviation": "AWA", "primaryColour": "#8E8E93", "secondaryColour": "#FFFFFF",
             ])
             #expect((games.first { $0["id"] as? String == "ars-che" }?["home"] as? [String: String])?["abbreviation"] == "AFC")
 
-            let metrics = String(decoding: try await TestHTTP.get(url + "/metrics").body, as: UTF8.self)
+            let metrics = String(decoding: try await TestClient.live(url).get("/metrics").body, as: UTF8.self)
             #expect(metrics.contains(#"scorecast_events_without_short_name_total{feed="feed-teams"} 1"#), "\(metrics)")
 
             let shown = try await ScorecastProcess.run(["games", "show", "ars-che", "--json"], environment: setup.environment)
-            let document = try TestHTTP.object(Array(shown.stdout.utf8))
+            let document = try jsonObject(Array(shown.stdout.utf8))
             #expect(document["home"] as? [String: String] == ["code": "AFC", "primaryColour": "#EF0107", "secondaryColour": "#063672"])
 
             server.signal(SIGTERM)

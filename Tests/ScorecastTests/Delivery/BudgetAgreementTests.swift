@@ -27,7 +27,7 @@ import TestSupport
     /// the send that APNs accepted.
     static func sendAlert(_ harness: DeliveryHarness, _ channel: (id: Int64, apnsID: String), score: Int) async throws -> String? {
         try await harness.enqueue(channelID: channel.id, score: score, timestamp: 1_750_000_000 + Int64(score))
-        try await harness.eventually("update \(score) is sent") { try await harness.outboxCount() == 0 }
+        try await eventually("update \(score) is sent") { try await harness.outboxCount() == 0 }
         return harness.broadcasts(to: channel.apnsID).last { $0.status == 200 }?.header("apns-priority")
     }
 
@@ -75,11 +75,11 @@ import TestSupport
             try await harness.running(workers) {
                 try harness.simulator.setBudget(perHour: 0)
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
-                try await harness.eventually("the 429 is written back") { try await harness.database.deliveries(channel.id).count == 1 }
+                try await eventually("the 429 is written back") { try await harness.database.deliveries(channel.id).count == 1 }
                 try harness.simulator.setBudget(perHour: nil)
                 // The retry waits its backoff (at most 0.2 s here) on the workers' clock.
                 clock.advance(by: .seconds(1))
-                try await harness.eventually("the retry is sent") { try await harness.outboxCount() == 0 }
+                try await eventually("the retry is sent") { try await harness.outboxCount() == 0 }
                 #expect(harness.broadcasts(to: channel.apnsID).map { $0.header("apns-priority") } == ["10", "5"], "the retry goes at 5")
                 #expect(harness.broadcasts(to: channel.apnsID).map(\.status) == [429, 200])
 

@@ -21,14 +21,14 @@ import TestSupport
             let workers = harness.makePool(settings, clock: clock)
             try await harness.running(workers) {
                 try await harness.enqueue(channelID: channel.id, score: 1, timestamp: 1_750_000_001)
-                try await harness.eventually("the 503 is written back") { try await harness.database.deliveries(channel.id).count == 1 }
+                try await eventually("the 503 is written back") { try await harness.database.deliveries(channel.id).count == 1 }
                 let row = try #require(try await harness.database.outbox(channel.id), "the retry is still waiting")
                 let notBefore = try #require(row.notBefore)
                 #expect(notBefore > start && notBefore <= start.addingTimeInterval(settings.retryPolicy.maximumDelay), "\(notBefore)")
                 #expect(harness.broadcasts(to: channel.apnsID).map(\.status) == [503])
 
                 clock.advance(by: .seconds(notBefore.timeIntervalSince(start)))
-                try await harness.eventually("the retry goes once the clock passes its backoff") { try await harness.outboxCount() == 0 }
+                try await eventually("the retry goes once the clock passes its backoff") { try await harness.outboxCount() == 0 }
             }
             #expect(harness.broadcasts(to: channel.apnsID).map(\.status) == [503, 200])
             // The send is dated by the same clock (to Postgres' microsecond).
