@@ -32,6 +32,9 @@ package struct MetricsRefresher: Sendable {
     let refreshed: Gauge<NoLabels>
     let memory: ProcessMemoryGauges
     let clock: @Sendable () -> Date
+    /// How long a scrape waits for the database before serving the last values: short, since
+    /// a scraper times out too.
+    let readDeadline: Duration
     /// Whether this process exports the database gauges now.
     package let exportsDatabaseGauges: @Sendable () -> Bool
 
@@ -40,9 +43,11 @@ package struct MetricsRefresher: Sendable {
     /// `budgetProfiles` are the ones the workers send with.
     package init(
         pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry, budgetProfiles: BudgetProfiles = BudgetProfiles(),
-        exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, clock: @escaping @Sendable () -> Date = { Date() }
+        exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, clock: @escaping @Sendable () -> Date = { Date() },
+        readDeadline: Duration = .milliseconds(1500)
     ) throws(MetricsError) {
         self.pool = pool
+        self.readDeadline = readDeadline
         self.budgets = BudgetReader(pool: pool, profiles: budgetProfiles)
         self.clock = clock
         self.exportsDatabaseGauges = exportsDatabaseGauges
@@ -79,13 +84,13 @@ package struct MetricsRefresher: Sendable {
         exportsDatabaseGauges() ? [] : databaseGaugeNames
     }
 
-    /// Reads the gauges' values from the database, within `deadline`: when it does not answer
-    /// in time, the gauges keep their last values and `refreshed` says how old they are. A
-    /// process that does not export the database gauges reads only its own memory.
-    package func refresh(deadline: Duration = .milliseconds(1500)) async throws {
+    /// Reads the gauges' values from the database, within ``readDeadline``: when it does not
+    /// answer in time, the gauges keep their last values and `refreshed` says how old they are.
+    /// A process that does not export the database gauges reads only its own memory.
+    package func refresh() async throws {
         memory.refresh()
         guard exportsDatabaseGauges() else { return }
-        try await PostgresDeadline.within(deadline) { try await read() }
+        try await PostgresDeadline.within(readDeadline) { try await read() }
         refreshed.set(to: clock().timeIntervalSince1970)
     }
 
