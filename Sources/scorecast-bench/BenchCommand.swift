@@ -46,8 +46,19 @@ enum BenchCommand {
         }
         switch verb {
         case "sim":
-            // SCORECAST_BENCH_SIM_LOG_LEVEL (e.g. debug) shows the simulator's connection errors.
-            let level = ProcessInfo.processInfo.environment["SCORECAST_BENCH_SIM_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? .warning
+            // Warnings only, as `scorecast apns-sim`, unless the settings table's SCORECAST_LOG_LEVEL
+            // asks for more (debug shows the simulator's connection errors).
+            let level: LogLevel
+            if ProcessInfo.processInfo.environment[Setting.logLevel.name] == nil {
+                level = .warning
+            } else {
+                do {
+                    level = try Configuration.load().logLevel
+                } catch {
+                    FileHandle.standardError.write(Data("scorecast-bench sim: \(error)\n".utf8))
+                    return 2
+                }
+            }
             return await SimulatorCommand.run(arguments: Array(arguments.dropFirst()), logger: Logger(label: "apns-sim", level: level))
         case "run":
             let options: BenchOptions
