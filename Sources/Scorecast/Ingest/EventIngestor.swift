@@ -37,12 +37,12 @@ package struct EventIngestor: Sendable {
     let pool: PostgresPool
     let settings: IngestSettings
     let logger: Logger
-    let clock: @Sendable () -> Date
+    let clock: any ServiceClock
     /// Each app's renderer while its row is unchanged.
     let appRenderers = AppRenderers()
 
     /// Creates an ingestor; `clock` gives "now" for due times and queue times.
-    package init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+    package init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: any ServiceClock = SystemServiceClock()) {
         self.pool = pool
         self.settings = settings
         self.logger = logger.named("ingest")
@@ -113,7 +113,7 @@ package struct EventIngestor: Sendable {
         _ events: [FeedEvent], feed: String, receivedAt: Date?, games: [String: LockedGame], storedIDs: [String: Int64],
         on connection: PostgresConnection
     ) async throws -> IngestReport {
-        let now = receivedAt ?? clock()
+        let now = receivedAt ?? clock.now()
         var fittedIDs: Set<String> = []
         let fold = GameFold(
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
