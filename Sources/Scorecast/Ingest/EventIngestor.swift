@@ -131,7 +131,7 @@ package struct EventIngestor: Sendable {
         } else {
             statements.append(try updateGames(fold.states, arrivedAt: now))
             let changed = fold.states.keys.sorted()
-            statements.append(Self.lockPendingOutboxRows(of: changed))
+            statements.append(Self.lockPendingOutboxRows(of: changed, leasesJudgedAt: clock.now()))
             statements.append(Self.readChannels(of: changed))
             let results = try await connection.pipeline(statements)
             let targets = try channelTargets(pendingRows: results[results.count - 2].rows, channelRows: results[results.count - 1].rows)
@@ -290,11 +290,12 @@ package struct EventIngestor: Sendable {
 
     /// Locks the outbox rows of the active channels bound to `games`. It runs before
     /// `readChannels`: a worker that finished a send meanwhile has committed both its outbox
-    /// delete and the channel's new last_timestamp.
-    private static func lockPendingOutboxRows(of games: [String]) -> SQL {
+    /// delete and the channel's new last_timestamp. A lease counts until its expiry on the
+    /// service clock (`now`), the clock the workers lease by, not Postgres' `now()`.
+    private static func lockPendingOutboxRows(of games: [String], leasesJudgedAt now: Date) -> SQL {
         """
         SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
-               o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now() AND COALESCE(o.claimed_version = o.version, true)) AS leased
+               o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > \(now) AND COALESCE(o.claimed_version = o.version, true)) AS leased
         FROM outbox o
         WHERE o.channel_id IN (
             SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
