@@ -192,9 +192,12 @@ package struct EventIngestor: Sendable {
                 let unknown = Set(missing)
                 throw IngestError.unknownGames(events.indices.filter { unknown.contains(events[$0].game) })
             }
-            try await checkGameQuota(newGames: missing, events: events, feed: feed, on: connection)
+            // Created at the service clock's time: the quota and the abandoned-games duty count
+            // from it.
+            let now = clock.now()
+            try await checkGameQuota(newGames: missing, events: events, feed: feed, at: now, on: connection)
             try await connection.execute("""
-                INSERT INTO games (id, created_by_feed) SELECT unnest(\(missing)), \(feed) ON CONFLICT (id) DO NOTHING
+                INSERT INTO games (id, created_by_feed, created_at) SELECT unnest(\(missing)), \(feed), \(now) ON CONFLICT (id) DO NOTHING
                 """)
             rows += try await connection.query(Self.lockGamesStatement(missing))
         }
@@ -213,13 +216,16 @@ package struct EventIngestor: Sendable {
         return games
     }
 
-    /// Refuses the request when creating `newGames` would take `feed` past its hourly quota.
-    /// A transaction-scoped advisory lock per feed makes concurrent requests count in turn.
-    private func checkGameQuota(newGames: [String], events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws {
+    /// Refuses the request when creating `newGames` at `now` would take `feed` past its quota for
+    /// the hour before. A transaction-scoped advisory lock per feed makes concurrent requests
+    /// count in turn.
+    private func checkGameQuota(
+        newGames: [String], events: [FeedEvent], feed: String, at now: Date, on connection: PostgresConnection
+    ) async throws {
         let limit = settings.gamesPerFeedPerHour
         try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\("scorecast-feed-games:" + feed)))")
         let rows = try await connection.query("""
-            SELECT count(*) AS n FROM games WHERE created_by_feed = \(feed) AND created_at > now() - interval '1 hour'
+            SELECT count(*) AS n FROM games WHERE created_by_feed = \(feed) AND created_at > \(now.addingTimeInterval(-3_600))
             """)
         let remaining = max(0, limit - (try rows[0].decode("n", as: Int.self)))
         guard newGames.count > remaining else { return }
