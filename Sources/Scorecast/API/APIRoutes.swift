@@ -23,25 +23,27 @@ package enum APIRoutes {
 
     /// The router for `serve` with the api role: health, the device API, ingest, channels,
     /// statistics, metrics and the dashboard. `exportsDatabaseGauges` says, at each scrape,
-    /// whether this process exports the database-wide gauges (the poller's leader does).
+    /// whether this process exports the database-wide gauges (the poller's leader does); `clock`
+    /// is the time ingest, the statistics and the gauges go by.
     package static func router(
         configuration: Configuration, pool: PostgresPool, migrator: Migrator,
         registry: MetricsRegistry, metrics: ScorecastMetrics,
         exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true },
-        unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger
+        unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger,
+        clock: any ServiceClock = SystemServiceClock()
     ) throws -> Router {
         let statsQuery = StatsQuery(pool: pool, configuration: configuration)
         var router = healthRouter(configuration: configuration, pool: pool, migrator: migrator, stats: statsQuery, unhealthyReason: unhealthyReason)
         let access = OpsAccess(token: configuration.opsToken)
         DeviceAPI.register(on: &router, pool: pool, settings: configuration.devices, access: access)
-        EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics).register(on: &router)
+        EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics, clock: clock).register(on: &router)
         ChannelsEndpoint(pool: pool).register(on: &router)
         StatsEndpoints(
             query: statsQuery, registry: registry,
             refresher: try MetricsRefresher(
                 pool: pool, metrics: metrics, registry: registry, budgetProfiles: configuration.budgetProfiles,
-                exportsDatabaseGauges: exportsDatabaseGauges),
-            access: access, logger: logger
+                exportsDatabaseGauges: exportsDatabaseGauges, clock: clock),
+            access: access, clock: clock, logger: logger
         ).register(on: &router)
         return router
     }
@@ -52,7 +54,8 @@ package enum APIRoutes {
         configuration: Configuration, pool: PostgresPool, migrator: Migrator,
         registry: MetricsRegistry, metrics: ScorecastMetrics,
         exportsDatabaseGauges: @escaping @Sendable () -> Bool,
-        unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger
+        unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger,
+        clock: any ServiceClock = SystemServiceClock()
     ) throws -> Router {
         var router = healthRouter(
             configuration: configuration, pool: pool, migrator: migrator,
@@ -61,7 +64,7 @@ package enum APIRoutes {
             registry: registry,
             refresher: try MetricsRefresher(
                 pool: pool, metrics: metrics, registry: registry, budgetProfiles: configuration.budgetProfiles,
-                exportsDatabaseGauges: exportsDatabaseGauges),
+                exportsDatabaseGauges: exportsDatabaseGauges, clock: clock),
             access: OpsAccess(token: configuration.opsToken), repeats: RepeatLog(logger: logger.named("stats"))
         ).register(on: &router)
         return router

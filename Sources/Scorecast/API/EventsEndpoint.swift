@@ -33,20 +33,23 @@ package struct EventsEndpoint: Sendable {
     /// Database failures, summarised: while the database is away every request fails alike.
     let repeats: RepeatLog
     let metrics: ScorecastMetrics?
-    let clock: @Sendable () -> Date
+    let clock: any ServiceClock
 
     /// Creates the endpoint on `pool` with the settings of `configuration`; received events are
     /// counted in `metrics`.
-    package init(pool: PostgresPool, configuration: Configuration, logger: Logger, metrics: ScorecastMetrics? = nil) {
+    package init(
+        pool: PostgresPool, configuration: Configuration, logger: Logger, metrics: ScorecastMetrics? = nil,
+        clock: any ServiceClock = SystemServiceClock()
+    ) {
         self.init(
             pool: pool, settings: IngestSettings(configuration: configuration), keyring: configuration.secretsKeyring, logger: logger,
-            metrics: metrics)
+            metrics: metrics, clock: clock)
     }
 
-    /// Creates the endpoint with explicit settings and clock (tests).
+    /// Creates the endpoint with explicit settings (tests).
     package init(
         pool: PostgresPool, settings: IngestSettings, keyring: SealingKeyring? = nil, logger: Logger, metrics: ScorecastMetrics? = nil,
-        clock: @escaping @Sendable () -> Date = Date.init
+        clock: any ServiceClock = SystemServiceClock()
     ) {
         self.metrics = metrics
         let keys = APIKeyStore(pool: pool, keyring: keyring)
@@ -61,7 +64,7 @@ package struct EventsEndpoint: Sendable {
             lookup: { prefix in try await keyCache.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
         self.settings = settings
         self.logger = logger.named("ingest")
-        self.repeats = RepeatLog(logger: self.logger, clock: clock)
+        self.repeats = RepeatLog(logger: self.logger, clock: { [clock] in clock.now() })
         self.clock = clock
     }
 
@@ -152,7 +155,7 @@ package struct EventsEndpoint: Sendable {
             }
         }
         if report.duplicates > 0 { await tally(duplicates: report.duplicates, rejected: 0, reason: nil, request) }
-        let now = clock()
+        let now = clock.now()
         if feed.needsTouch(now: now) {
             do {
                 try await keys.touch(id: feed.keyID)
@@ -171,7 +174,7 @@ package struct EventsEndpoint: Sendable {
     /// failure to count never fails the request.
     private func tally(duplicates: Int, rejected: Int, reason: IngestRefusal?, _ request: HTTPRequest) async {
         do {
-            try await tallies.record(duplicates: duplicates, rejected: rejected, reason: reason, at: clock())
+            try await tallies.record(duplicates: duplicates, rejected: rejected, reason: reason, at: clock.now())
         } catch {
             request.logger.warning("could not count ingest outcomes for statistics", ["error": "\(error)"])
         }
@@ -196,7 +199,7 @@ package struct EventsEndpoint: Sendable {
             throw IngestRefused(reason: .malformed, feed: feed, events: 1, problem: .badRequest("the request body is not valid JSON: \(error)"))
         }
         do {
-            return (try validator.validate(json, now: clock()), json["events"] != nil)
+            return (try validator.validate(json, now: clock.now()), json["events"] != nil)
         } catch {
             let count = error.errors.count
             // A batch's events were refused together: count them all, or the request when unreadable.

@@ -24,7 +24,7 @@ package struct StatsEndpoints: Sendable {
     let registry: MetricsRegistry
     let refresher: MetricsRefresher?
     let access: OpsAccess
-    let clock: @Sendable () -> Date
+    let clock: any ServiceClock
     /// Database failures, summarised: while the database is away every read fails alike.
     let repeats: RepeatLog
 
@@ -32,9 +32,9 @@ package struct StatsEndpoints: Sendable {
     /// (its gauge can be registered once per registry).
     package init(
         query: StatsQuery, registry: MetricsRegistry, refresher: MetricsRefresher?, access: OpsAccess = OpsAccess(token: nil),
-        clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "stats")
+        clock: any ServiceClock = SystemServiceClock(), logger: Logger = Logger(label: "stats")
     ) {
-        self.repeats = RepeatLog(logger: logger.named("stats"), clock: clock)
+        self.repeats = RepeatLog(logger: logger.named("stats"), clock: { [clock] in clock.now() })
         self.access = access
         self.query = query
         self.registry = registry
@@ -48,15 +48,15 @@ package struct StatsEndpoints: Sendable {
         access.registerLogin(on: &router)
         router.get("/v1/stats", gate: ops) { request in
             let window = try Self.window(request)
-            return try .json(try await guarded(request) { try await query.overview(window: window, now: clock()) })
+            return try .json(try await guarded(request) { try await query.overview(window: window, now: clock.now()) })
         }
         router.get("/v1/stats/live", gate: ops) { request in
-            try .json(try await guarded(request) { try await query.live(now: clock()) })
+            try .json(try await guarded(request) { try await query.live(now: clock.now()) })
         }
         router.get("/v1/channels/{id}/stats", gate: ops) { request in
             let id = try request.pathParameter("id")
             let window = try Self.window(request)
-            guard let answer = try await guarded(request, { try await query.channel(id, window: window, now: clock()) }) else {
+            guard let answer = try await guarded(request, { try await query.channel(id, window: window, now: clock.now()) }) else {
                 throw Problem.notFound("there is no channel \(id)")
             }
             return try .json(answer)
@@ -64,14 +64,14 @@ package struct StatsEndpoints: Sendable {
         router.get("/v1/games/{id}/stats", gate: ops) { request in
             let id = try request.pathParameter("id")
             let window = try Self.window(request)
-            guard let answer = try await guarded(request, { try await query.game(id, window: window, now: clock()) }) else {
+            guard let answer = try await guarded(request, { try await query.game(id, window: window, now: clock.now()) }) else {
                 throw Problem.notFound("there is no game \(id)")
             }
             return try .json(answer)
         }
         router.get("/v1/games/{id}/live", gate: ops) { request in
             let id = try request.pathParameter("id")
-            guard let answer = try await guarded(request, { try await query.gameLive(id, now: clock()) }) else {
+            guard let answer = try await guarded(request, { try await query.gameLive(id, now: clock.now()) }) else {
                 throw Problem.notFound("there is no game \(id)")
             }
             return try .json(answer)
@@ -89,7 +89,7 @@ package struct StatsEndpoints: Sendable {
             }
             do {
                 guard let answer = try await guarded(request, {
-                    try await query.app(bundleID: bundleID, environment: environment, window: window, now: clock())
+                    try await query.app(bundleID: bundleID, environment: environment, window: window, now: clock.now())
                 }) else {
                     throw Problem.notFound("there is no app \(bundleID)\(environment.map { " in \($0.rawValue)" } ?? "")")
                 }

@@ -3,25 +3,25 @@ import ScorecastCore
 import Synchronization
 
 /// The circuit breaker of the APNs host this pool sends to (a process has one send host),
-/// shared by its workers: ``CircuitBreaker`` behind a lock, with the wall clock.
+/// shared by its workers: ``CircuitBreaker`` behind a lock, on the service clock.
 final class HostBreaker: Sendable {
     private let breaker: Mutex<CircuitBreaker>
-    private let clock: @Sendable () -> Date
+    private let clock: any ServiceClock
 
-    init(policy: CircuitBreaker.Policy, clock: @escaping @Sendable () -> Date = Date.init) {
+    init(policy: CircuitBreaker.Policy, clock: any ServiceClock = SystemServiceClock()) {
         breaker = Mutex(CircuitBreaker(policy: policy))
         self.clock = clock
     }
 
     /// What a worker may send now.
     func permission() -> CircuitBreaker.Permission {
-        let now = clock()
+        let now = clock.now()
         return breaker.withLock { $0.permission(now: now) }
     }
 
     /// The probe claimed nothing.
     func probeFoundNothing() {
-        let now = clock()
+        let now = clock.now()
         breaker.withLock { $0.probeFoundNothing(now: now) }
     }
 
@@ -29,7 +29,7 @@ final class HostBreaker: Sendable {
     /// changes nothing.
     func record(_ outcome: CircuitBreaker.HostOutcome?) -> CircuitBreaker.Transition {
         guard let outcome else { return .none }
-        let now = clock()
+        let now = clock.now()
         return breaker.withLock { $0.record(outcome, now: now) }
     }
 

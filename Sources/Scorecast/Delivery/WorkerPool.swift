@@ -54,7 +54,7 @@ package final class WorkerPool: Service {
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
             logger: logger, repeats: RepeatLog(logger: logger), wakeup: WakeSignal(), alerting: WakeSignal(),
             stopping: WakeSignal(), inFlight: InFlightChannels(), turns: ClaimTurns(),
-            counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy), metrics: metrics,
+            counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy, clock: clock), metrics: metrics,
             ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix(), clock: clock)
     }
 

@@ -30,14 +30,14 @@ package final class DeviceFanOut: Service {
     let lease: Duration
     let owner: String
     let logger: Logger
-    let now: @Sendable () -> Date
+    let clock: any ServiceClock
     /// Round failures, summarised: while the database is away every round fails alike.
     let repeats: RepeatLog
 
     /// Creates the worker; `idleLimit` is the longest pause between rounds (10 s by default).
     package init(
         pool: PostgresPool, apns: APNsClientSet, credentials: CredentialStore, configuration: Configuration,
-        metrics: DeviceMetrics?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init,
+        metrics: DeviceMetrics?, logger: Logger, clock: any ServiceClock = SystemServiceClock(),
         idleLimit: Duration? = nil
     ) {
         let logger = logger.named("devices")
@@ -57,8 +57,8 @@ package final class DeviceFanOut: Service {
         self.lease = max(configuration.leaseDuration, configuration.apnsRequestTimeout * 2)
         self.owner = "devices/" + WorkerIdentity.makeOwnerPrefix()
         self.logger = logger
-        self.repeats = RepeatLog(logger: logger, clock: now)
-        self.now = now
+        self.repeats = RepeatLog(logger: logger, clock: { [clock] in clock.now() })
+        self.clock = clock
     }
 
     /// Runs until `shutdown`: a round, then a pause until work falls due or a notification
@@ -81,22 +81,22 @@ package final class DeviceFanOut: Service {
         var lastExpiry = Date.distantPast
         while !shutdown.isTriggered, !Task.isCancelled {
             let seen = wake.generation
-            var wakeTime = now().addingTimeInterval(1)
+            var wakeTime = clock.now().addingTimeInterval(1)
             do {
                 try await tick()
-                if now().timeIntervalSince(lastExpiry) >= 3_600 {
-                    let expired = try await expiry.run(now: now())
+                if clock.now().timeIntervalSince(lastExpiry) >= 3_600 {
+                    let expired = try await expiry.run(now: clock.now())
                     if expired > 0 { logger.info("expired silent devices", ["devices": String(expired)]) }
-                    lastExpiry = now()
+                    lastExpiry = clock.now()
                 }
-                let due = try await schedule.nextDue(now: now(), lead: settings.startLead)
-                wakeTime = FanOutSchedule.wakeTime(roundEnded: now(), nextDue: due, idleLimit: idleLimit)
+                let due = try await schedule.nextDue(now: clock.now(), lead: settings.startLead)
+                wakeTime = FanOutSchedule.wakeTime(roundEnded: clock.now(), nextDue: due, idleLimit: idleLimit)
             } catch {
                 repeats.warning("device fan-out round failed; trying again", ["error": "\(error)"])
             }
             await Self.sleep(settings.pollInterval, orUntil: shutdown)
             while !shutdown.isTriggered, !Task.isCancelled, wake.generation == seen {
-                let remaining = wakeTime.timeIntervalSince(now())
+                let remaining = wakeTime.timeIntervalSince(clock.now())
                 if remaining <= 0 { break }
                 // A notification ends the wait; the short timeout keeps a shutdown noticed promptly.
                 await wake.wait(after: seen, timeout: .milliseconds(Int64(min(remaining, 0.1) * 1_000)))
@@ -124,14 +124,14 @@ package final class DeviceFanOut: Service {
     /// game updates to activity tokens. Returns how many starts were sent.
     @discardableResult
     func tick() async throws -> Int {
-        for due in try await kickoffs.dueKickoffs(now: now(), lead: settings.startLead) {
+        for due in try await kickoffs.dueKickoffs(now: clock.now(), lead: settings.startLead) {
             try await kickoffs.begin(gameID: due.gameID, trigger: due.trigger)
             logger.info("kick-off: starting Live Activities", ["game": due.gameID, "trigger": due.trigger.rawValue])
         }
         let abandoned = try await kickoffs.abandonExpired()
         if abandoned > 0 { logger.warning("push-to-starts interrupted mid-send are not repeated", ["starts": String(abandoned)]) }
         let sent = try await sendDueStarts()
-        try await tokens.round(owner: owner, lease: lease, now: now())
+        try await tokens.round(owner: owner, lease: lease, now: clock.now())
         return sent
     }
 
@@ -144,7 +144,7 @@ package final class DeviceFanOut: Service {
     /// the batches in flight finish and be recorded (cancelling them would turn starts APNs may
     /// have accepted into failures), then is thrown. Returns how many starts were sent.
     func sendDueStarts() async throws -> Int {
-        let (kickoffs, sender, owner, lease, now) = (kickoffs, sender, owner, lease, now)
+        let (kickoffs, sender, owner, lease, clock) = (kickoffs, sender, owner, lease, clock)
         let batch = settings.startBatch
         let outcome = await withTaskGroup(of: Result<Int, any Error>.self) { group -> Result<Int, any Error> in
             var sent = 0
@@ -185,7 +185,7 @@ package final class DeviceFanOut: Service {
                 }
                 inFlight += 1
                 group.addTask {
-                    let completions = await sender.send(claimed, now: now())
+                    let completions = await sender.send(claimed, now: clock.now())
                     do {
                         try await kickoffs.complete(completions, owner: owner)
                         return .success(claimed.count)

@@ -21,18 +21,18 @@ package final class APIKeyCache: Sendable {
     }
 
     private let lookup: IngestAuthenticator.KeyLookup
-    private let clock: @Sendable () -> Date
+    private let clock: any ServiceClock
     private let entries = Mutex<[String: Entry]>([:])
 
     /// A cache in front of `lookup`, timed by `clock`.
-    package init(lookup: @escaping IngestAuthenticator.KeyLookup, clock: @escaping @Sendable () -> Date = Date.init) {
+    package init(lookup: @escaping IngestAuthenticator.KeyLookup, clock: any ServiceClock = SystemServiceClock()) {
         self.lookup = lookup
         self.clock = clock
     }
 
     /// The key with this prefix, revoked or not, as found at most ``lifetime`` ago.
     package func find(prefix: String) async throws -> APIKeyRecord? {
-        let now = clock()
+        let now = clock.now()
         if let entry = entries.withLock({ $0[prefix] }), (0..<Self.lifetime).contains(now.timeIntervalSince(entry.foundAt)) {
             return entry.record
         }

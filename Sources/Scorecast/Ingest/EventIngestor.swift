@@ -37,12 +37,12 @@ package struct EventIngestor: Sendable {
     let pool: PostgresPool
     let settings: IngestSettings
     let logger: Logger
-    let clock: @Sendable () -> Date
+    let clock: any ServiceClock
     /// Each app's renderer while its row is unchanged.
     let appRenderers = AppRenderers()
 
     /// Creates an ingestor; `clock` gives "now" for due times and queue times.
-    package init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+    package init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: any ServiceClock = SystemServiceClock()) {
         self.pool = pool
         self.settings = settings
         self.logger = logger.named("ingest")
@@ -113,7 +113,7 @@ package struct EventIngestor: Sendable {
         _ events: [FeedEvent], feed: String, receivedAt: Date?, games: [String: LockedGame], storedIDs: [String: Int64],
         on connection: PostgresConnection
     ) async throws -> IngestReport {
-        let now = receivedAt ?? clock()
+        let now = receivedAt ?? clock.now()
         var fittedIDs: Set<String> = []
         let fold = GameFold(
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
@@ -131,7 +131,7 @@ package struct EventIngestor: Sendable {
         } else {
             statements.append(try updateGames(fold.states, arrivedAt: now))
             let changed = fold.states.keys.sorted()
-            statements.append(Self.lockPendingOutboxRows(of: changed))
+            statements.append(Self.lockPendingOutboxRows(of: changed, leasesJudgedAt: clock.now()))
             statements.append(Self.readChannels(of: changed))
             let results = try await connection.pipeline(statements)
             let targets = try channelTargets(pendingRows: results[results.count - 2].rows, channelRows: results[results.count - 1].rows)
@@ -192,9 +192,12 @@ package struct EventIngestor: Sendable {
                 let unknown = Set(missing)
                 throw IngestError.unknownGames(events.indices.filter { unknown.contains(events[$0].game) })
             }
-            try await checkGameQuota(newGames: missing, events: events, feed: feed, on: connection)
+            // Created at the service clock's time: the quota and the abandoned-games duty count
+            // from it.
+            let now = clock.now()
+            try await checkGameQuota(newGames: missing, events: events, feed: feed, at: now, on: connection)
             try await connection.execute("""
-                INSERT INTO games (id, created_by_feed) SELECT unnest(\(missing)), \(feed) ON CONFLICT (id) DO NOTHING
+                INSERT INTO games (id, created_by_feed, created_at) SELECT unnest(\(missing)), \(feed), \(now) ON CONFLICT (id) DO NOTHING
                 """)
             rows += try await connection.query(Self.lockGamesStatement(missing))
         }
@@ -213,13 +216,16 @@ package struct EventIngestor: Sendable {
         return games
     }
 
-    /// Refuses the request when creating `newGames` would take `feed` past its hourly quota.
-    /// A transaction-scoped advisory lock per feed makes concurrent requests count in turn.
-    private func checkGameQuota(newGames: [String], events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws {
+    /// Refuses the request when creating `newGames` at `now` would take `feed` past its quota for
+    /// the hour before. A transaction-scoped advisory lock per feed makes concurrent requests
+    /// count in turn.
+    private func checkGameQuota(
+        newGames: [String], events: [FeedEvent], feed: String, at now: Date, on connection: PostgresConnection
+    ) async throws {
         let limit = settings.gamesPerFeedPerHour
         try await connection.execute("SELECT pg_advisory_xact_lock(hashtext(\("scorecast-feed-games:" + feed)))")
         let rows = try await connection.query("""
-            SELECT count(*) AS n FROM games WHERE created_by_feed = \(feed) AND created_at > now() - interval '1 hour'
+            SELECT count(*) AS n FROM games WHERE created_by_feed = \(feed) AND created_at > \(now.addingTimeInterval(-3_600))
             """)
         let remaining = max(0, limit - (try rows[0].decode("n", as: Int.self)))
         guard newGames.count > remaining else { return }
@@ -290,11 +296,12 @@ package struct EventIngestor: Sendable {
 
     /// Locks the outbox rows of the active channels bound to `games`. It runs before
     /// `readChannels`: a worker that finished a send meanwhile has committed both its outbox
-    /// delete and the channel's new last_timestamp.
-    private static func lockPendingOutboxRows(of games: [String]) -> SQL {
+    /// delete and the channel's new last_timestamp. A lease counts until its expiry on the
+    /// service clock (`now`), the clock the workers lease by, not Postgres' `now()`.
+    private static func lockPendingOutboxRows(of games: [String], leasesJudgedAt now: Date) -> SQL {
         """
         SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
-               o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > now() AND COALESCE(o.claimed_version = o.version, true)) AS leased
+               o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > \(now) AND COALESCE(o.claimed_version = o.version, true)) AS leased
         FROM outbox o
         WHERE o.channel_id IN (
             SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id

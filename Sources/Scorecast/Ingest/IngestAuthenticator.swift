@@ -62,11 +62,11 @@ package struct IngestAuthenticator: Sendable {
 
     private let lookup: KeyLookup
     private let signature: RequestSignature
-    private let clock: @Sendable () -> Date
+    private let clock: any ServiceClock
 
     /// Creates an authenticator reading keys with `lookup`; signatures may be `tolerance`
     /// seconds off the clock.
-    package init(lookup: @escaping KeyLookup, tolerance: Int, clock: @escaping @Sendable () -> Date = Date.init) {
+    package init(lookup: @escaping KeyLookup, tolerance: Int, clock: any ServiceClock = SystemServiceClock()) {
         self.lookup = lookup
         self.signature = RequestSignature(tolerance: tolerance)
         self.clock = clock
@@ -80,7 +80,7 @@ package struct IngestAuthenticator: Sendable {
                 try signature.verify(
                     timestamp: request.headers[RequestSignature.timestampHeader],
                     signature: request.headers[RequestSignature.signatureHeader],
-                    body: request.body, secret: secret, now: clock())
+                    body: request.body, secret: secret, now: clock.now())
             } catch {
                 throw Failure.signature(error)
             }

@@ -59,7 +59,7 @@ package final class IngestGroupCommit: Sendable {
     /// - Throws: ``IngestError`` when this request is refused (nothing of it written),
     ///   `PostgresError` when the database fails.
     package func ingest(_ events: [FeedEvent], feed: String) async throws -> IngestReport {
-        let receivedAt = ingestor.clock()
+        let receivedAt = ingestor.clock.now()
         let deadline = PostgresDeadline.ofCurrentTask
         return try await withCheckedThrowingContinuation { answer in
             let startsSlot = state.withLock { state in

@@ -23,14 +23,14 @@ extension Poller {
     }
 
     /// The `poller` role as `serve` runs it: the standard duties, leadership (a session lock) on
-    /// `sessionPool`'s database and schema (by default `pool`'s), the system clock.
+    /// `sessionPool`'s database and schema (by default `pool`'s), the time of `clock`.
     package static func standard(
         configuration: Configuration, pool: PostgresPool, sessionPool: PostgresPool? = nil, registry: ChannelRegistry,
-        metrics: ScorecastMetrics?, logger: Logger
+        metrics: ScorecastMetrics?, logger: Logger, clock: any ServiceClock = SystemServiceClock()
     ) -> Poller {
         Poller(
             duties: standardDuties(configuration: configuration, pool: pool, registry: registry, metrics: metrics),
-            lock: LeaderLock(configuration: (sessionPool ?? pool).configuration, logger: logger.named("poller")),
+            lock: LeaderLock(configuration: (sessionPool ?? pool).configuration, logger: logger.named("poller")), clock: clock,
             leaderCheckInterval: configuration.poller.leaderCheckInterval, logger: logger)
     }
 }

@@ -88,12 +88,14 @@ package struct Application: Sendable {
             // One key store for the process: a key reloaded after APNs refused it is reloaded
             // for channel management too.
             let credentials = CredentialStore()
+            // One clock for every role, so that what they decide agrees on the time.
+            let clock: any ServiceClock = SystemServiceClock()
             let poller = configuration.roles.contains(.poller) ? Poller.standard(
                 configuration: configuration, pool: database.pool, sessionPool: database.sessionPool,
                 registry: ChannelRegistry(
                     pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit,
                     staleness: IngestSettings(configuration: configuration).staleness, logger: logger),
-                metrics: metrics, logger: logger) : nil
+                metrics: metrics, logger: logger, clock: clock) : nil
 
             // Every process serves /healthz, /readyz and /metrics: on the API's port with the
             // api role, on the ops port otherwise. The database-wide gauges come from the
@@ -102,7 +104,7 @@ package struct Application: Sendable {
             let routes = servesAPI ? APIRoutes.router : APIRoutes.opsRouter
             let router = try routes(
                 configuration, database.pool, migrator, metricsRegistry, metrics,
-                { poller?.isLeader ?? false }, { supervisor?.unhealthyReason() }, logger)
+                { poller?.isLeader ?? false }, { supervisor?.unhealthyReason() }, logger, clock)
             let http = try startListener(
                 router: router, port: servesAPI ? configuration.httpPort : configuration.opsPort,
                 portSetting: servesAPI ? .httpPort : .opsPort, logger: logger)
@@ -113,10 +115,10 @@ package struct Application: Sendable {
             if configuration.roles.contains(.worker) {
                 services.append(WorkerPool(
                     pool: database.pool, notifications: database.sessionPool, apns: apns.clients, credentials: credentials,
-                    settings: WorkerSettings(configuration: configuration), logger: logger, metrics: metrics))
+                    settings: WorkerSettings(configuration: configuration), logger: logger, metrics: metrics, clock: clock))
                 services.append(DeviceFanOut(
                     pool: database.pool, apns: apns.clients, credentials: credentials, configuration: configuration,
-                    metrics: deviceMetrics, logger: logger))
+                    metrics: deviceMetrics, logger: logger, clock: clock))
             }
             if let poller { services.append(poller) }
             services += try addOns(Running(

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Where the poller and the worker pool get the time and how they wait: the system clock in
-/// `serve`, a manual one in tests, so that every duty's decision can be driven through hours in
-/// milliseconds, and a lease runs out when a test steps the clock past it.
+/// Where the service gets the time and how it waits — the poller, the workers, the device
+/// fan-out, ingest, the statistics and the gauges alike: one system clock in `serve`, a manual
+/// one in tests, so that every duty's decision can be driven through hours in milliseconds,
+/// and a lease runs out when a test steps the clock past it.
 package protocol ServiceClock: Sendable {
     /// The current wall-clock time.
     func now() -> Date

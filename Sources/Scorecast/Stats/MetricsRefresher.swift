@@ -31,7 +31,7 @@ package struct MetricsRefresher: Sendable {
     let budgets: BudgetReader
     let refreshed: Gauge<NoLabels>
     let memory: ProcessMemoryGauges
-    let clock: @Sendable () -> Date
+    let clock: any ServiceClock
     /// How long a scrape waits for the database before serving the last values: short, since
     /// a scraper times out too.
     let readDeadline: Duration
@@ -43,7 +43,7 @@ package struct MetricsRefresher: Sendable {
     /// `budgetProfiles` are the ones the workers send with.
     package init(
         pool: PostgresPool, metrics: ScorecastMetrics, registry: MetricsRegistry, budgetProfiles: BudgetProfiles = BudgetProfiles(),
-        exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, clock: @escaping @Sendable () -> Date = { Date() },
+        exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true }, clock: any ServiceClock = SystemServiceClock(),
         readDeadline: Duration = .milliseconds(1500)
     ) throws(MetricsError) {
         self.pool = pool
@@ -91,7 +91,7 @@ package struct MetricsRefresher: Sendable {
         memory.refresh()
         guard exportsDatabaseGauges() else { return }
         try await PostgresDeadline.within(readDeadline) { try await read() }
-        refreshed.set(to: clock().timeIntervalSince1970)
+        refreshed.set(to: clock.now().timeIntervalSince1970)
     }
 
     private func read() async throws {
@@ -124,7 +124,7 @@ package struct MetricsRefresher: Sendable {
         metrics.channels.replaceAll(perApp)
         paused.replaceAll(pausedApps)
         var spent = perApp.mapValues { _ in 0.0 }
-        for budget in try await budgets.budgets(.activeThisHour(appID: nil), now: clock(), limit: .max)
+        for budget in try await budgets.budgets(.activeThisHour(appID: nil), now: clock.now(), limit: .max)
         where budget.remaining == 0 || budget.priority10BarredUntil != nil {
             spent[AppLabels(app: budget.app), default: 0] += 1
         }

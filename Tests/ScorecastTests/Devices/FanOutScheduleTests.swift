@@ -59,7 +59,7 @@ extension KickoffFanOutTests {
             configuration.devices.pollInterval = .milliseconds(10)
             let fanOut = DeviceFanOut(
                 pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(), configuration: configuration,
-                metrics: nil, logger: RegistryFixture.logger, now: { Self.kickoff }, idleLimit: .seconds(3_600))
+                metrics: nil, logger: RegistryFixture.logger, clock: ManualServiceClock(Self.kickoff), idleLimit: .seconds(3_600))
             let shutdown = ShutdownSignal()
             let running = Task { try await fanOut.run(until: shutdown) }
             defer { shutdown.trigger() }

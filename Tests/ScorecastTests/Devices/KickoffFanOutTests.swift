@@ -16,7 +16,7 @@ struct KickoffFanOutTests {
         var configuration = try Configuration.load(from: [:], workingDirectory: fixture.folder)
         configuration.devices.startBatch = 3 // several chunks and claims per kick-off
         return DeviceFanOut(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(), configuration: configuration,
-                            metrics: metrics, logger: RegistryFixture.logger, now: { now })
+                            metrics: metrics, logger: RegistryFixture.logger, clock: ManualServiceClock(now))
     }
 
     /// Registers a device and its follows directly in the store.

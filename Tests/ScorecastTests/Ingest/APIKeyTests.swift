@@ -130,7 +130,7 @@ struct APIKeyTests {
             let cache = APIKeyCache(lookup: { prefix in
                 lookups.withLock { $0 += 1 }
                 return try await store.find(prefix: prefix)
-            }, clock: { clock.now })
+            }, clock: clock.service)
 
             #expect(try await cache.find(prefix: key.token.prefix)?.name == "opta")
             clock.advance(APIKeyCache.lifetime / 2)

@@ -337,6 +337,26 @@ struct IngestEndpointTests {
         }
     }
 
+    @Test("a lease is judged on the service clock, the one workers lease by, not on the database's clock")
+    func leaseJudgedOnTheServiceClock() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            let channel = try await fixture.addChannel(boundTo: "g1")
+            _ = await fixture.post(EventJSON.event(id: "goal", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
+            // Leased for 30 s of the service clock, which stands about a year behind Postgres'
+            // here: on the database's clock the lease ran out long ago.
+            let leaseExpires = fixture.clock.now.addingTimeInterval(30)
+            try await fixture.pool.execute(
+                "UPDATE outbox SET lease_owner = 'worker-1', lease_expires_at = \(leaseExpires) WHERE channel_id = \(channel)")
+            fixture.clock.advance(1)
+            _ = await fixture.post(EventJSON.event(id: "tick", seq: 2, at: 1, kind: "clock", scoreboard: #"{"clock": "2'"}"#))
+            let row = try #require(try await fixture.outbox(channel))
+            let goalID = try #require(try await fixture.eventID("goal"))
+            #expect(row.alerts.map { $0["key"]?.stringValue } == [String(goalID)], "the goal's alert is in flight; its completion removes it")
+            #expect(row.dueAt == fixture.clock.now.addingTimeInterval(10), "spaced from the send in flight")
+        }
+    }
+
     @Test("a newer update resets the attempts and backoff of a row that failed (retry state belongs to an attempt)")
     func backoffReset() async throws {
         try await IngestFixture.with { fixture in

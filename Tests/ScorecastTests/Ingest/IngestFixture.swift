@@ -49,7 +49,7 @@ final class IngestFixture: Sendable {
         self.metricsRegistry = registry
         let metrics = try ScorecastMetrics(registry: registry)
         self.metrics = metrics
-        EventsEndpoint(pool: pool, settings: settings, logger: logger, metrics: metrics, clock: { clock.read() }).register(on: &router)
+        EventsEndpoint(pool: pool, settings: settings, logger: logger, metrics: metrics, clock: clock.service).register(on: &router)
         self.router = router
     }
 
@@ -242,6 +242,16 @@ final class TestClock: Sendable {
     }
     func advance(_ seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
     func set(_ date: Date) { current.withLock { $0 = date } }
+
+    /// This clock as the code under test sees it: every read counted.
+    var service: any ServiceClock { Reader(clock: self) }
+
+    private struct Reader: ServiceClock {
+        let clock: TestClock
+        func now() -> Date { clock.read() }
+        /// Sleeps in real time: ingest, the key cache and the signature check only read the time.
+        func sleep(for duration: Duration) async { try? await Task.sleep(for: duration) }
+    }
 }
 
 /// Event JSON for tests.

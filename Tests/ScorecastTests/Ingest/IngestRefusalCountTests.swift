@@ -48,6 +48,20 @@ struct IngestRefusalCountTests {
         }
     }
 
+    @Test("the hourly quota of new games is counted on the service clock: a game it dates over an hour ago no longer counts")
+    func quotaHourIsTheServiceClocks() async throws {
+        try await IngestFixture.with(configure: { $0.gamesPerFeedPerHour = 1 }) { fixture in
+            #expect(await fixture.post(EventJSON.event(id: "a", game: "new-1", seq: 1)).status == 202)
+            #expect(await fixture.post(EventJSON.event(id: "b", game: "new-2", seq: 1)).status == 429, "the hour's one game is taken")
+            // An hour and a second later on the service clock; seconds later on the database's.
+            fixture.clock.advance(3_601)
+            let reply = await fixture.post(EventJSON.event(id: "b", game: "new-2", seq: 1, at: 3_601))
+            #expect(reply.status == 202, "\(reply.text)")
+            let created = try await fixture.pool.query("SELECT created_at FROM games WHERE id = 'new-2'")[0].decode("created_at", as: Date.self)
+            #expect(created == fixture.clock.now, "dated by the service clock")
+        }
+    }
+
     @Test("429: a feed over its hourly quota of new games is counted as game_quota")
     func quotaRefusalIsCounted() async throws {
         try await IngestFixture.with(configure: { $0.gamesPerFeedPerHour = 1 }) { fixture in

@@ -73,9 +73,9 @@ import Testing
             let now = Date()
             let thirteenHoursAgo = now.addingTimeInterval(-13 * 3_600)
             // "silent" last heard of 13 hours ago; "chatty" just now.
-            let then = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: { thirteenHoursAgo })
+            let then = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: ManualServiceClock(thirteenHoursAgo))
             _ = try await then.ingest([starts("silent", at: thirteenHoursAgo)], feed: "f")
-            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: { now })
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: ManualServiceClock(now))
             _ = try await ingestor.ingest([starts("chatty", at: now)], feed: "f")
             try await fixture.pool.execute("UPDATE games SET created_at = \(thirteenHoursAgo) WHERE id = 'admin-game'")
 
@@ -94,7 +94,7 @@ import Testing
             let now = Date()
             // A backfill: the feed sends today a game that happened two days ago.
             let happened = now.addingTimeInterval(-2 * 86_400)
-            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: { now })
+            let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: Self.logger, clock: ManualServiceClock(now))
             let replay = [
                 starts("replayed", at: happened),
                 FeedEvent(id: "goal-replayed", game: "replayed", seq: 2, occurredAt: happened.addingTimeInterval(600), kind: .score,

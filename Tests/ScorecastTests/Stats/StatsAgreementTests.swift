@@ -83,7 +83,7 @@ import Testing
         var router = Router()
         StatsEndpoints(
             query: StatsQuery(pool: db.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 10_000),
-            registry: MetricsRegistry(), refresher: nil, clock: { pollerTestNow }
+            registry: MetricsRegistry(), refresher: nil, clock: ManualServiceClock(pollerTestNow)
         ).register(on: &router)
         return router
     }

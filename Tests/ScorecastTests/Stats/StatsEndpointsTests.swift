@@ -40,11 +40,11 @@ private struct Sample: Decodable {
         // turn into the last values (a database that does not answer is the fault tests'), so
         // only a hang bounds it.
         let refresher = try metrics.map {
-            try MetricsRefresher(pool: db.pool, metrics: $0.0, registry: $0.1, clock: { scrapedAt }, readDeadline: hangDeadline)
+            try MetricsRefresher(pool: db.pool, metrics: $0.0, registry: $0.1, clock: ManualServiceClock(scrapedAt), readDeadline: hangDeadline)
         }
         StatsEndpoints(
             query: StatsQuery(pool: db.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 4),
-            registry: registry, refresher: refresher, clock: { pollerTestNow }
+            registry: registry, refresher: refresher, clock: ManualServiceClock(pollerTestNow)
         ).register(on: &router)
         return router
     }
