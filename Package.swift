@@ -4,8 +4,8 @@ import PackageDescription
 // Layers, one way only: C leaves, and the Swift leaves (JSON, Arguments, CurlHTTP,
 // ScorecastLogging, Lifecycle, ChildProcesses, ScorecastCrypto) → adapters (Postgres, APNs,
 // HTTPServer, APNsSimulator) → the application's modules (PrometheusMetrics, Migrations, then
-// Scorecast, the service, and ScorecastCLI, its command line, which nothing but the executable
-// imports) → the executables. The pure modules (ScorecastCore, the sports domain; APNsCore,
+// the service's own layers, ServiceBase to Demo, and ScorecastCLI, its command line, which
+// nothing but the executable imports) → the executables. The pure modules (ScorecastCore, the sports domain; APNsCore,
 // APNs' vocabulary; ScorecastActivity, the iOS contract) have no I/O and no C. Adapters depend on
 // the leaves (and APNs on APNsCore), never on ScorecastCore, and on each other in one place only:
 // the simulator serves its admin API with HTTPServer. The simulator keeps its own table of APNs
@@ -84,26 +84,39 @@ let package = Package(
         .target(name: "PrometheusMetrics"),
         .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"], resources: [.embedInCode("Schema")]),
 
-        // The service: ingest, delivery, device fan-out, poller, registry, stats, the HTTP API
-        // and dashboard, the demo, and the runtime that starts them as one service group.
-        // It and ScorecastCLI declare `package`, not `public`: nothing outside this package
+        // The service, in layers one way only: ServiceBase (what every part shares: the settings
+        // table and Configuration, the service clock, the metric families and their labels) →
+        // Registry (apps, games and channels, and ingest, which folds feed events into games
+        // and queues their broadcasts) → Delivery (the workers that claim the queue and send) →
+        // Devices (follows, push-to-start, token updates) and Statistics (/v1/stats, the
+        // dashboard, /metrics' gauges) → Server (the runtime that starts every role as one
+        // service group, the HTTP API, the poller) → Demo (the demo match replayed through a
+        // running server). DemoMatch is the bundled match itself, data without I/O.
+        // They and ScorecastCLI declare `package`, not `public`: nothing outside this package
         // imports them (the reusable modules above stay `public`).
+        .target(name: "ServiceBase", dependencies: ["APNs", "APNsCore", "HTTPServer", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "DemoMatch", dependencies: ["JSON", "ScorecastCore"]),
+        .target(name: "Registry", dependencies: ["ServiceBase", "APNs", "APNsCore", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Postgres", "ScorecastActivity", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Delivery", dependencies: ["ServiceBase", "Registry", "APNs", "APNsCore", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastLogging"]),
+        .target(name: "Devices", dependencies: ["ServiceBase", "Registry", "Delivery", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
         .target(
-            name: "Scorecast",
-            dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore", "CMalloc"],
+            name: "Statistics",
+            dependencies: ["ServiceBase", "Registry", "Delivery", "DemoMatch", "APNsCore", "CMalloc", "HTTPServer", "JSON", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "ScorecastCrypto"],
             // The dashboard's page, style sheet and script, carried in the binary (DashboardPage).
             resources: [.embedInCode("Dashboard/Assets")]
         ),
+        .target(name: "Server", dependencies: ["ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "APNs", "APNsCore", "APNsSimulator", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Demo", dependencies: ["ServiceBase", "Registry", "Server", "DemoMatch", "Lifecycle", "Postgres", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
         // The command line on top of the service: the commands, their options, help and output,
         // and exit codes. No business logic: a command parses, calls the service, prints.
         .target(
             name: "ScorecastCLI",
-            dependencies: ["Scorecast", "Arguments", "JSON", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
+            dependencies: ["ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "Arguments", "JSON", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
         ),
         // The one executable: `main.swift` sets up signals and runs the CLI.
         .executableTarget(name: "scorecast", dependencies: ["ScorecastCLI"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "JSON", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "JSON", "ServiceBase", "Registry", "Statistics", "DemoMatch", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses", "HTTPServer", "CurlHTTP"], path: "Tests/TestSupport"),
@@ -121,10 +134,10 @@ let package = Package(
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "ScorecastLogging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
         .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "APNsCore", "ScorecastCrypto", "TestSupport"]),
-        .testTarget(name: "APNsMemoryTests", dependencies: ["APNs", "APNsSimulator", "Scorecast", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "TestSupport"]),
+        .testTarget(name: "APNsMemoryTests", dependencies: ["APNs", "APNsSimulator", "Statistics", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
-        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),
-        .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Scorecast", "Arguments", "Postgres"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),
+        .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Registry", "Statistics", "Server", "Arguments", "Postgres"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         // FormerTexts: applied migrations as they were before their comments were corrected.
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"], exclude: ["FormerTexts"]),
@@ -135,8 +148,8 @@ let package = Package(
         // What ActivityKit does with the broadcasts the simulator accepted: the phone in the tests.
         .target(name: "PhoneModel", dependencies: ["ScorecastActivity", "JSON", "APNsSimulator"], path: "Tests/PhoneModel"),
         .testTarget(name: "PhoneModelTests", dependencies: ["PhoneModel", "ScorecastActivity", "APNsSimulator"]),
-        // Scorecast only for the bundled demo match (`DemoFeed`) and ingest's decision (`GameFold`) to check the binary against.
-        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "HTTPServer", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore", "PhoneModel", "ScorecastActivity", "Scorecast"]),
+        // The bundled demo match (`DemoFeed`) and ingest's decision (`GameFold`) to check the binary against.
+        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "HTTPServer", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore", "PhoneModel", "ScorecastActivity", "DemoMatch", "Registry", "ServiceBase"]),
         // The delivery guarantee under faults: the built binary, real Postgres, the simulator's faults.
         .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
         // Deployment: the Debian package installed with dpkg, the systemd units, the container and manifests.
