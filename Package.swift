@@ -94,7 +94,7 @@ let package = Package(
         // running server). DemoMatch is the bundled match itself, data without I/O.
         // They and ScorecastCLI declare `package`, not `public`: nothing outside this package
         // imports them (the reusable modules above stay `public`).
-        .target(name: "ServiceBase", dependencies: ["APNs", "APNsCore", "HTTPServer", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "ServiceBase", dependencies: ["APNs", "APNsCore", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
         .target(name: "DemoMatch", dependencies: ["JSON", "ScorecastCore"]),
         .target(name: "Registry", dependencies: ["ServiceBase", "APNs", "APNsCore", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Postgres", "ScorecastActivity", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
         .target(name: "Delivery", dependencies: ["ServiceBase", "Registry", "APNs", "APNsCore", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastLogging"]),

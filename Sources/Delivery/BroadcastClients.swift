@@ -1,4 +1,5 @@
 import APNs
+import Registry
 
 /// Where a worker's broadcasts go: the APNs client to use with a set of credentials.
 ///

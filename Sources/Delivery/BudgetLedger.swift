@@ -7,11 +7,11 @@ import ScorecastCore
 /// fragments into one ``ChannelBudget``, which decides everything; the completion appends the
 /// entries that type returned (``CompletionColumn``). Times are bound as parameters, never
 /// taken from the database's clock.
-enum BudgetLedger {
+package enum BudgetLedger {
     /// `LEFT JOIN LATERAL`s bringing the ledger of the channel `channelID` (an SQL expression of
     /// the enclosing query) as the columns of ``columns``: its entries of the window ending at
     /// `now`, and its latest 429 still remembered then.
-    static func joins(channelID: SQL, now: Date, policy: BudgetPolicy) -> SQL {
+    package static func joins(channelID: SQL, now: Date, policy: BudgetPolicy) -> SQL {
         let windowStart = ChannelBudget.windowStart(endingAt: now, policy: policy)
         let memoryStart = ChannelBudget.memoryStart(endingAt: now, policy: policy)
         return """
@@ -33,7 +33,7 @@ enum BudgetLedger {
     }
 
     /// The select list that ``joins(channelID:now:policy:)`` provides, read by ``budget(_:)``.
-    static let columns: SQL = """
+    package static let columns: SQL = """
         budget_window.sends AS budget_sends, budget_window.downgrades AS budget_downgrades,
         budget_window.throttles AS budget_throttles, budget_throttle.at AS budget_throttled_at,
         budget_throttle.limit_after AS budget_limit_after, budget_throttle.barred_until AS budget_barred_until
@@ -41,12 +41,12 @@ enum BudgetLedger {
 
     /// The channels with an entry in the window ending at `now` (the only ones that can be
     /// near their limit), as an SQL condition on `channelID`.
-    static func activeCondition(channelID: SQL, now: Date, policy: BudgetPolicy) -> SQL {
+    package static func activeCondition(channelID: SQL, now: Date, policy: BudgetPolicy) -> SQL {
         "\(channelID) IN (SELECT channel_id FROM budget_ledger WHERE at > \(ChannelBudget.windowStart(endingAt: now, policy: policy)))"
     }
 
     /// The budget state of a row that selected ``columns``.
-    static func budget(_ row: PostgresRow) throws -> ChannelBudget {
+    package static func budget(_ row: PostgresRow) throws -> ChannelBudget {
         var throttle: ChannelBudget.Throttle?
         if let at = try row.decode("budget_throttled_at", as: Date?.self) {
             throttle = ChannelBudget.Throttle(

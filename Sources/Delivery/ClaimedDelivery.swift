@@ -2,6 +2,7 @@ import APNsCore
 import Foundation
 import JSON
 import Postgres
+import Registry
 import ScorecastCore
 
 /// One outbox row a worker holds under lease, with what sending it needs from `channels`,

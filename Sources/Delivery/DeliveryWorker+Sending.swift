@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Registry
 import ScorecastCore
 
 /// Sending a claimed batch: one APNs batch per signing key, so that one task awaits many

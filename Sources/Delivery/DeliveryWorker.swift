@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import ScorecastLogging
 import ScorecastCore
+import ServiceBase
 
 /// One worker: claims a batch of due rows, sends them all at once (the APNs client multiplexes
 /// them over its HTTP/2 connections), and writes every outcome in one fenced transaction.

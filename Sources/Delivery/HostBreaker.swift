@@ -1,5 +1,6 @@
 import Foundation
 import ScorecastCore
+import ServiceBase
 import Synchronization
 
 /// The circuit breaker of the APNs host this pool sends to (a process has one send host),

@@ -2,6 +2,7 @@ import Foundation
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ServiceBase
 
 /// The worker pool's SQL: claiming due outbox rows under a lease, completing sends in one
 /// fenced transaction per batch, and giving leases back.

@@ -1,5 +1,6 @@
 import PrometheusMetrics
 import ScorecastCore
+import ServiceBase
 
 extension ScorecastMetrics {
     /// Counts the send attempts of one written batch, with the definitions of `/v1/stats`

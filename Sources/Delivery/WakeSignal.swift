@@ -5,7 +5,7 @@ import Synchronization
 /// A waiter passes the generation it saw before it last looked for work, so a signal that came
 /// in between is never lost: ``wait(after:timeout:)`` then returns at once. Waiting ends on a
 /// signal, on the timeout, or when the waiting task is cancelled.
-final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -14,14 +14,17 @@ final class WakeSignal: Sendable {
 
     private let state = Mutex(State())
 
+    /// A signal at generation 0.
+    package init() {}
+
     /// The current generation (0 until the first signal).
-    var generation: UInt64 { state.withLock { $0.generation } }
+    package var generation: UInt64 { state.withLock { $0.generation } }
 
     /// Whether ``signal()`` was ever called (for one-shot use, such as "stopping").
-    var isSignalled: Bool { generation > 0 }
+    package var isSignalled: Bool { generation > 0 }
 
     /// Starts a new generation and wakes every waiter.
-    func signal() {
+    package func signal() {
         let waiters = state.withLock { state in
             state.generation &+= 1
             defer { state.waiters.removeAll() }
@@ -32,7 +35,7 @@ final class WakeSignal: Sendable {
 
     /// Returns once the generation differs from `seen`, after `timeout` (`nil`: no limit), or
     /// when the task is cancelled.
-    func wait(after seen: UInt64, timeout: Duration?) async {
+    package func wait(after seen: UInt64, timeout: Duration?) async {
         guard let timeout else {
             await waitForSignal(after: seen)
             return

@@ -1,6 +1,8 @@
 import APNs
 import Foundation
+import Registry
 import ScorecastLogging
+import ServiceBase
 import Synchronization
 
 /// What every worker of one pool shares: the store, the APNs client, credentials, settings,
@@ -51,8 +53,9 @@ final class InFlightChannels: Sendable {
 
 /// A lease owner unique to this process: host name, pid and a random part (pids are reused,
 /// and several processes on several hosts share one database).
-enum WorkerIdentity {
-    static func makeOwnerPrefix() -> String {
+package enum WorkerIdentity {
+    /// A new prefix, `host:pid:random`, for the lease owners of one process.
+    package static func makeOwnerPrefix() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         let host = gethostname(&buffer, buffer.count) == 0
             ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,8 +1,10 @@
 import APNs
 import Foundation
 import Lifecycle
+import Registry
 import ScorecastLogging
 import Postgres
+import ServiceBase
 
 /// The fan-out worker pool of one `serve` process: ``WorkerSettings/workers`` workers in one
 /// task group, each claiming due outbox rows under a lease, sending them to APNs and writing

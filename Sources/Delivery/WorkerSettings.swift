@@ -1,5 +1,7 @@
 import Foundation
+import Registry
 import ScorecastCore
+import ServiceBase
 
 /// How the worker pool behaves: its size, claiming, leases, waking, shutdown, and the delivery
 /// policies (budget profiles, retry schedule, expiration) it hands to the core's decisions.

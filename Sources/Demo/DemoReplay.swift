@@ -1,9 +1,12 @@
+import DemoMatch
+import Registry
 import ScorecastCrypto
 import Foundation
 import Lifecycle
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import Server
 
 /// The first-run demo as a service: sets up a demo app (with a generated key registered with
 /// the built-in simulator), a game and its channel, an API key, then replays the bundled match

@@ -1,4 +1,5 @@
 import Foundation
+import Registry
 import ScorecastCore
 
 /// Every activity on the token path has its own hourly priority-10 budget (apns.md §5: a
@@ -6,10 +7,10 @@ import ScorecastCore
 /// (`activity_priority_sends`). An update that wants priority 10 once it is spent goes at 5
 /// (counted as downgraded); the last ``finalReserve`` of it are kept for the final whistle, as on
 /// channels (`SCORECAST_BUDGET_FINAL_RESERVE`). Pure.
-struct ActivityBudget: Sendable, Hashable {
+package struct ActivityBudget: Sendable, Hashable {
     /// The rolling window the budget is spent over, in seconds; sends older than it count for
     /// nothing and are pruned.
-    static let window: TimeInterval = 3_600
+    package static let window: TimeInterval = 3_600
 
     /// The built-in profiles' priority-10 updates per activity per hour.
     var profiles: BudgetProfiles

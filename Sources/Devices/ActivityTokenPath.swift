@@ -2,9 +2,11 @@ import APNsCore
 import JSON
 import APNs
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ServiceBase
 
 /// Updates for activities that listen to their own push token (devices before iOS 18, or games
 /// without a channel for the app): every game update is rendered once per app, exactly as for

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore

@@ -1,5 +1,6 @@
 import ScorecastCrypto
 import HTTPServer
+import ServiceBase
 
 /// Checks an app request's `Authorization: Bearer <client key>` against the bundle id of its
 /// path. Unknown, wrong, revoked and other apps' keys all get the same `401`, so a caller learns

@@ -1,5 +1,7 @@
 import Foundation
 import Postgres
+import Registry
+import ServiceBase
 
 /// The iOS apps' client keys (`app_client_keys`), made by `scorecast apps client-key`.
 ///

@@ -1,9 +1,12 @@
 import APNs
+import Delivery
 import Foundation
 import Lifecycle
+import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ServiceBase
 
 /// The device side's worker: starts Live Activities at kick-off (push-to-start to every
 /// following device), keeps activities without a channel updated through their own push

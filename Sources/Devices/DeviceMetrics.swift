@@ -1,4 +1,5 @@
 import PrometheusMetrics
+import ServiceBase
 /// The device side's `/metrics` series, counted by this process as it sends:
 /// `scorecast_push_to_start_total{outcome, reason}` (outcome `started`, `failed`, `retried`),
 /// `scorecast_device_tokens_pruned_total{kind, reason}` (kind `push-to-start` or `activity`) and

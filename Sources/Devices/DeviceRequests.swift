@@ -2,6 +2,7 @@ import APNsCore
 import Foundation
 import HTTPServer
 import JSON
+import Registry
 import ScorecastCore
 
 /// The app API's request bodies and path values, and the checks that turn them into values or

@@ -1,4 +1,5 @@
 import APNsCore
+import Registry
 import ScorecastCrypto
 import Foundation
 import HTTPServer

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Registry
 import ScorecastActivity
 import ScorecastCore
 

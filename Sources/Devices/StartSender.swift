@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Postgres
 import ScorecastCore
+import ServiceBase
 
 /// One row of `apps`: an iOS app in one APNs environment, its credentials' location and its
 /// delivery and rendering settings. Shared by the registry, ingest and the workers.

@@ -52,19 +52,9 @@ package final class CredentialStore: Sendable {
         }
     }
 
-    /// The credentials of the app of a claimed send.
-    package func credentials(for app: DeliveryApp) async throws(APNsClientError) -> APNsCredentials {
-        try await credentials(app.keyReference)
-    }
-
     /// Forgets one key, so its next use reads the file again.
     package func invalidate(_ key: KeyReference) {
         _ = cache.withLock { $0.removeValue(forKey: key) }
-    }
-
-    /// Forgets the key of the app of a claimed send (APNs refused it).
-    package func invalidate(app: DeliveryApp) {
-        invalidate(app.keyReference)
     }
 
     /// Forgets every cached key.
@@ -99,12 +89,5 @@ package final class CredentialStore: Sendable {
             throw APNsClientError(.cancelled, "loading the key \(key.keyID) was cancelled", neverProcessed: true)
         }
         return try result.get()
-    }
-}
-
-extension DeliveryApp {
-    /// The key this app's sends are signed with.
-    package var keyReference: CredentialStore.KeyReference {
-        CredentialStore.KeyReference(teamID: teamID, keyID: keyID, path: keyPath)
     }
 }

@@ -1,6 +1,7 @@
 import APNsCore
 import Foundation
 import ScorecastCrypto
+import ServiceBase
 
 /// A signing key made here instead of issued by Apple: only the built-in simulator accepts it.
 /// `scorecast apps add --generate-key` and the demo's app use it, with random team and key ids.

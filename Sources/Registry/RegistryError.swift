@@ -1,5 +1,6 @@
 import APNs
 import Postgres
+import ServiceBase
 
 /// The one error type of the registry: what went wrong (`code`) and a message for people that
 /// names the app, game, channel or file at fault and never contains key material.

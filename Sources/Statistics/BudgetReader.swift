@@ -1,3 +1,4 @@
+import Delivery
 import Foundation
 import Postgres
 import ScorecastCore

@@ -16,9 +16,9 @@ import Postgres
 /// | latencies | `percentile_cont` (p50/p95/p99) of `ingest_to_send_ms` and `apns_latency_ms`, NULLs ignored |
 ///
 /// Failures by reason: every attempt not `sent`, by `reason` (`unknown` when there is none).
-enum DeliveryAggregates {
+package enum DeliveryAggregates {
     /// Aggregate expressions named like the `stats_minute` columns.
-    static let columns: SQL = """
+    package static let columns: SQL = """
         count(*) FILTER (WHERE outcome = 'sent') AS sent,
         count(*) FILTER (WHERE outcome = 'failed') AS failed,
         count(*) FILTER (WHERE outcome = 'retry') AS retried,
@@ -40,18 +40,18 @@ enum DeliveryAggregates {
         """
 
     /// The column names `columns` produces, in order.
-    static let names = [
+    package static let names = [
         "sent", "failed", "retried", "throttled", "gone", "paused", "downgraded", "coalesced", "priority_10", "priority_5",
         "ingest_samples", "ingest_p50_ms", "ingest_p95_ms", "ingest_p99_ms",
         "apns_samples", "apns_p50_ms", "apns_p95_ms", "apns_p99_ms",
     ]
 
     /// The failed attempts' reason expression (for rows with `outcome <> 'sent'`).
-    static let reason: SQL = "coalesce(reason, 'unknown')"
+    package static let reason: SQL = "coalesce(reason, 'unknown')"
 
     /// The start of the `seconds`-long bucket holding `column`, aligned to 1970-01-01 UTC
     /// whatever the session's time zone.
-    static func bucket(_ column: String, seconds: Int) -> SQL {
+    package static func bucket(_ column: String, seconds: Int) -> SQL {
         "date_bin(make_interval(secs => \(unsafeSQL: String(max(1, seconds)))), \(unsafeSQL: column), TIMESTAMPTZ '1970-01-01 00:00:00+00')"
     }
 }

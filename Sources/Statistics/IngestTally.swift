@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import ServiceBase
 
 /// Counts the feed events that leave no row in `events` — duplicates and rejected ones — per
 /// minute in `stats_minute_events` (rejected ones by reason in `stats_minute_refusals` too), so

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import PrometheusMetrics
 import ScorecastCore
+import ServiceBase
 
 /// Sets the database-backed and memory gauges of `/metrics` just before each scrape: outbox queue depth,
 /// how long the oldest due row has waited, rows leased to workers right now, channels per app,

@@ -1,3 +1,4 @@
+import DemoMatch
 import Foundation
 
 // Example responses for the statistics documentation and the dashboard test: fifteen minutes of the demo match

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceBase
 
 /// `GET /v1/stats/live`: what the dashboard shows besides the charts — games in play, the
 /// channels closest to their budget and the latest deliveries.

@@ -1,4 +1,5 @@
 import Foundation
+import Registry
 
 /// `GET /v1/channels/{id}/stats?window=…`: one channel's figures and budget.
 package struct ChannelStatsResponse: Codable, Sendable, Equatable {

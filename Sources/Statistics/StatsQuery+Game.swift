@@ -2,6 +2,7 @@ import APNsCore
 import Foundation
 import JSON
 import Postgres
+import Registry
 import ScorecastCore
 
 extension StatsQuery {

@@ -1,6 +1,8 @@
 import Foundation
 import Postgres
+import Registry
 import ScorecastCore
+import ServiceBase
 
 extension StatsQuery {
     /// Games the live snapshot lists: in play, starting within this long, or ended this long ago.

@@ -1,7 +1,9 @@
 import APNsCore
 import Foundation
 import Postgres
+import Registry
 import ScorecastCore
+import ServiceBase
 
 /// The statistics API's reads: delivery figures over a window (all apps, one app, one game,
 /// one channel), budgets and channel usage, and the live snapshot for the dashboard. Used by

@@ -3,7 +3,7 @@ import Arguments
 import Foundation
 import Postgres
 import ScorecastLogging
-import Scorecast
+import ServiceBase
 
 /// `scorecast-bench`'s command line.
 enum BenchCommand {

@@ -3,10 +3,10 @@ import Foundation
 import Lifecycle
 import ScorecastCrypto
 import ScorecastLogging
+import Statistics
 import Testing
 import TestSupport
 import APNs
-import Scorecast
 
 /// What the APNs client's pool of idle libcurl easy handles keeps on the heap after a burst.
 ///

@@ -1,10 +1,12 @@
 import APNsSimulator
+import DemoMatch
 import EndToEndSupport
 import Foundation
 import HTTPServer
 import JSON
-import Scorecast
+import Registry
 import ScorecastCore
+import ServiceBase
 import Testing
 import TestSupport
 

@@ -1,11 +1,11 @@
 import APNsSimulator
+import DemoMatch
 import EndToEndSupport
 import Foundation
 import HTTPServer
 import JSON
 import PhoneModel
 import Postgres
-import Scorecast
 import ScorecastActivity
 import ScorecastCore
 import Testing

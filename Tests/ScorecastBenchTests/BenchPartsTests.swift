@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Scorecast
 import ScorecastCore
+import Statistics
 import Testing
 @testable import scorecast_bench
 

@@ -1,5 +1,5 @@
+import DemoMatch
 import Foundation
-import Scorecast
 import ScorecastCore
 import Testing
 @testable import scorecast_bench

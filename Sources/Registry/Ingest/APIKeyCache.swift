@@ -1,4 +1,5 @@
 import Foundation
+import ServiceBase
 import Synchronization
 
 /// Feed keys found in the last second, so that a busy feed's requests do not each look their

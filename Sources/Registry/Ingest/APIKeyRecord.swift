@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import ScorecastCrypto
+import ServiceBase
 
 /// One row of `api_keys`: a feed's key. Its `name` is the `feed` of every event it posts, so
 /// idempotency is per (key name, event id).

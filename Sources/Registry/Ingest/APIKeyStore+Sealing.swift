@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import ScorecastCrypto
+import ServiceBase
 
 extension APIKeyStore {
     /// What `sealStoredSecrets` did, and what it found.

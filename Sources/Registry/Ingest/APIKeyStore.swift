@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import ScorecastCrypto
+import ServiceBase
 
 /// Creates, lists, revokes and finds feed API keys in `api_keys`.
 package struct APIKeyStore: Sendable {

@@ -3,6 +3,7 @@ import JSON
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ServiceBase
 
 /// Stores validated feed events and turns them into outbox rows, in one transaction per request.
 ///

@@ -1,5 +1,6 @@
 import CurlHTTP
 import Foundation
+import ServiceBase
 
 /// Posts events to a running scorecast (`POST /v1/events`), as a feed would: for
 /// `scorecast events send` and for trying things out.

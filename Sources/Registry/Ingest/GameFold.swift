@@ -1,4 +1,5 @@
 import ScorecastCore
+import ServiceBase
 
 /// Folds one request's new events into their games' states: the pure middle of an ingest.
 ///

@@ -1,6 +1,7 @@
 import ScorecastCrypto
 import Foundation
 import HTTPServer
+import ServiceBase
 
 /// Who posted an ingest request: the key's row, once its token (and signature, when the key
 /// requires one) checked out.

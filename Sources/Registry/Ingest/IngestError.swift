@@ -1,3 +1,4 @@
+import ServiceBase
 /// Why an ingest was refused after validation; nothing was written.
 package enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Events name games that do not exist and unknown games are refused
@@ -10,7 +11,7 @@ package enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
     case gameQuotaExceeded(indices: [Int], new: Int, remaining: Int, limit: Int)
 
     /// The reason it is counted under.
-    var refusal: IngestRefusal {
+    package var refusal: IngestRefusal {
         switch self {
         case .unknownGames: .unknownGame
         case .unrenderable: .unrenderable

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import ScorecastLogging
 import ScorecastCore
+import ServiceBase
 import Synchronization
 
 /// Ingests concurrent requests in shared transactions: group commit for the feed.

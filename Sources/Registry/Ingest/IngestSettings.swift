@@ -1,4 +1,5 @@
 import ScorecastCore
+import ServiceBase
 
 /// What ingest reads from the configuration.
 package struct IngestSettings: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import ScorecastCrypto
 import Foundation
+import ServiceBase
 
 /// The optional HMAC-SHA256 signature of an ingest request.
 ///

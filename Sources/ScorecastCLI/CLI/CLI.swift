@@ -1,7 +1,7 @@
 import Arguments
 import Foundation
 import Migrations
-import Scorecast
+import Server
 
 /// The `scorecast` command line: finds the command named by the leading words, parses its
 /// options, runs it, and maps what it throws to an exit code.

@@ -1,6 +1,7 @@
 import Postgres
-import Scorecast
 import ScorecastLogging
+import Server
+import ServiceBase
 
 /// The database and APNs for one command, opened and closed around its body.
 extension CommandContext {

@@ -1,6 +1,7 @@
 import Foundation
 import ScorecastLogging
-import Scorecast
+import Server
+import ServiceBase
 
 /// What every command gets: the environment, the terminal, and the validated configuration.
 package struct CommandContext: Sendable {

@@ -1,6 +1,7 @@
 import Arguments
 import Postgres
-import Scorecast
+import Server
+import ServiceBase
 
 /// Maps errors from the layers below to what the CLI says and the exit code it ends with.
 enum ErrorMapping {

@@ -1,5 +1,5 @@
 import Arguments
-import Scorecast
+import ServiceBase
 
 /// The options every command shares, taken out of the command line before the command is
 /// looked up: `--env-file PATH` (anywhere before a `--`) adds the variables of an environment

@@ -1,5 +1,5 @@
 import Arguments
-import Scorecast
+import ServiceBase
 
 /// `SCORECAST_*` variables no setting reads: a misspelt one (`SCORECAST_HTTP_PROT`) would
 /// otherwise be ignored in silence while the default applies. Every command warns about them

@@ -1,8 +1,10 @@
 import APNsCore
 import Arguments
 import Foundation
+import Registry
 import ScorecastCore
-import Scorecast
+import Server
+import ServiceBase
 
 /// `scorecast apps add|list|show|update`: the iOS apps scorecast sends for, with their APNs
 /// credentials (the key's path only) and delivery settings.

@@ -1,7 +1,7 @@
 import Arguments
 import Foundation
+import Registry
 import ScorecastCore
-import Scorecast
 
 /// `scorecast channels create|ensure|list|show|delete|reconcile`: APNs broadcast channels and
 /// the registry that records which game each one serves.

@@ -1,4 +1,4 @@
-import Scorecast
+import ServiceBase
 /// `scorecast config`: every setting with the value in effect and where it came from, and
 /// whether the environment is valid.
 enum ConfigCommand {

@@ -1,4 +1,7 @@
-import Scorecast
+import Demo
+import DemoMatch
+import Server
+import ServiceBase
 /// `scorecast demo`: the whole system on embedded defaults, with a match replayed through it.
 enum DemoCommand {
     static let all: [CommandDefinition] = [

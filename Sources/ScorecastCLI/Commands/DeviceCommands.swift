@@ -1,6 +1,7 @@
+import Devices
 import Foundation
+import Registry
 import ScorecastCore
-import Scorecast
 
 /// The device side's commands: `apps client-key` (the iOS app's key for the app API) and
 /// `games start-activities` (kick-off fan-out now).

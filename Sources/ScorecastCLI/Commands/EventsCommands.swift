@@ -1,8 +1,9 @@
 import Arguments
 import Foundation
 import JSON
+import Registry
 import ScorecastCore
-import Scorecast
+import ServiceBase
 
 /// `scorecast events send`: posts events to a running server, as a feed would.
 enum EventsCommands {

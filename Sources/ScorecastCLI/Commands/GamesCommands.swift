@@ -1,6 +1,6 @@
 import Foundation
+import Registry
 import ScorecastCore
-import Scorecast
 
 /// `scorecast games add|list|show`: the games channels are made for. Feeds usually create
 /// games themselves through ingest; these commands are for setting one up by hand.

@@ -1,8 +1,9 @@
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore
-import Scorecast
+import ServiceBase
 
 /// `scorecast keys create|list|revoke`: the feeds' API keys.
 enum KeysCommands {

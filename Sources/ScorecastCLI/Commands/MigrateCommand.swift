@@ -1,6 +1,5 @@
 import Foundation
 import Migrations
-import Scorecast
 
 /// `scorecast migrate [--status]`.
 enum MigrateCommand {

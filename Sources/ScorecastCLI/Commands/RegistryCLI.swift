@@ -1,10 +1,12 @@
 import APNsCore
 import Arguments
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore
-import Scorecast
+import Server
+import ServiceBase
 
 /// What the `apps`, `games` and `channels` commands share: opening the database (and APNs when
 /// needed), mapping registry and database errors to exit codes, and common option parsing.

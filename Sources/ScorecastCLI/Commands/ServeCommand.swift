@@ -1,5 +1,6 @@
 import Foundation
-import Scorecast
+import Server
+import ServiceBase
 
 /// `scorecast serve`: the API, the workers and the poller, with everything they need.
 enum ServeCommand {

@@ -1,6 +1,5 @@
 import APNsSimulator
 import ScorecastLogging
-import Scorecast
 
 /// `scorecast apns-sim`: the APNs simulator on its own, with its own flags.
 enum SimulatorCommands {

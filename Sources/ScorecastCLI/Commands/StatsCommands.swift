@@ -1,7 +1,7 @@
 import Foundation
 import Lifecycle
 import Postgres
-import Scorecast
+import Statistics
 
 /// `scorecast stats [--window 15m] [--watch] [--json]`: delivery figures in the terminal,
 /// read from the database directly (the same figures as `GET /v1/stats`).

@@ -1,6 +1,5 @@
 import Foundation
 import Postgres
-import Scorecast
 
 /// What `scorecast stats --watch` says about the database between rounds: while it is away (a
 /// restart of Postgres or of the server's embedded cluster) the watch keeps trying and says so;

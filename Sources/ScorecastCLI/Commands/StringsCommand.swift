@@ -1,5 +1,4 @@
 import ScorecastCore
-import Scorecast
 
 /// `scorecast strings`: the String Catalog of every alert key, for the iOS app.
 enum StringsCommand {

@@ -3,6 +3,8 @@ import Migrations
 import PrometheusMetrics
 import ScorecastLogging
 import Postgres
+import ServiceBase
+import Statistics
 
 /// Every route `serve` answers, registered in one place, and the few that anyone may call.
 ///

@@ -1,6 +1,7 @@
 import APNsCore
 import HTTPServer
 import Postgres
+import Registry
 import ScorecastCore
 
 /// `GET /v1/games/{id}/channels?bundle-id=…[&environment=…]`: the channel(s) an iOS app

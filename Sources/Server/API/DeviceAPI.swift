@@ -1,5 +1,7 @@
+import Devices
 import HTTPServer
 import Postgres
+import ServiceBase
 
 /// The device side's HTTP routes: the app API (`/v1/apps/{bundle-id}/devices/…`), game reads
 /// (`/v1/games/{id}`, `/v1/games`) and kick-off progress (`/v1/stats/devices`, an operator

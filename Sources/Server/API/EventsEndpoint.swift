@@ -1,10 +1,13 @@
 import Foundation
+import Registry
 import ScorecastCrypto
 import HTTPServer
 import JSON
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ServiceBase
+import Statistics
 
 /// `POST /v1/events`: a feed posts one event, or `{"events": [...]}`.
 ///

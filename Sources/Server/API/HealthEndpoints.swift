@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Migrations
 import Postgres
+import Statistics
 
 /// `/healthz` (the process is alive: `503` once the embedded Postgres it supervises has been
 /// down past its recovery limit, so that a supervisor restarts the process) and `/readyz` (the database answers and is fully

@@ -1,6 +1,7 @@
 import HTTPServer
 import PrometheusMetrics
 import ScorecastLogging
+import Statistics
 
 /// `GET /metrics`: the process's metrics as Prometheus text, the database gauges refreshed at
 /// scrape time when this process exports them (`MetricsRefresher`). Served by every `serve`,

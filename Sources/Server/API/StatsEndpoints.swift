@@ -2,9 +2,12 @@ import APNsCore
 import Foundation
 import HTTPServer
 import PrometheusMetrics
+import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ServiceBase
+import Statistics
 
 /// The statistics API, `/metrics` and the dashboard page:
 ///

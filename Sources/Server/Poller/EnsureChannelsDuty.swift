@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Registry
 import Synchronization
 
 /// `channels ensure` for games that lack a channel: every game not over yet that some app with

@@ -1,6 +1,7 @@
 import Foundation
 import ScorecastLogging
 import Postgres
+import ServiceBase
 
 /// Makes outbox rows whose lease expired claimable again: a worker that died (or lost its
 /// database connection) mid-send leaves its rows leased; clearing the lease puts them back in

@@ -1,6 +1,8 @@
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
+import ServiceBase
 
 extension Poller {
     /// Every duty of the `poller` role, on the intervals of `configuration`:

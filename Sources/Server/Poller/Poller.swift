@@ -1,6 +1,7 @@
 import Foundation
 import Lifecycle
 import ScorecastLogging
+import ServiceBase
 import Synchronization
 
 /// The `poller` role: on every instance it contends for leadership (`LeaderLock`); the one

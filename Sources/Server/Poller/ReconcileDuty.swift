@@ -1,4 +1,5 @@
 import Foundation
+import Registry
 
 /// Compares each app's channels with APNs' list, the same way `channels reconcile` does
 /// (`ChannelRegistry.reconcile(app:fix:)`): reporting only, unless `SCORECAST_RECONCILE_FIX`

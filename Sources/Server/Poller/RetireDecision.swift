@@ -1,4 +1,5 @@
 import Foundation
+import Registry
 
 /// What becomes of a live channel whose games have all ended. Pure.
 ///

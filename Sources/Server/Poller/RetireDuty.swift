@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Registry
 import Synchronization
 
 /// Retires the channels of finished games (`RetireDecision`): marks them `retiring` when their

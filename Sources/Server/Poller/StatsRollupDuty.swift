@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Statistics
 
 /// Writes the per-minute statistics: `stats_minute` (sends by outcome and priority, coalesced,
 /// downgraded, retried, throttled, latency percentiles per app), `stats_minute_reasons`

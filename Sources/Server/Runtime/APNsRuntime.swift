@@ -2,8 +2,10 @@ import APNs
 import APNsSimulator
 import Foundation
 import Lifecycle
+import Registry
 import ScorecastLogging
 import Postgres
+import ServiceBase
 
 /// How a process reaches APNs: clients on the configured hosts, or on the built-in simulator.
 ///

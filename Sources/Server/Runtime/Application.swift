@@ -1,11 +1,15 @@
+import Delivery
+import Devices
 import Foundation
 import HTTPServer
 import Lifecycle
 import Migrations
 import PrometheusMetrics
+import Registry
 import ScorecastCrypto
 import ScorecastLogging
 import Postgres
+import ServiceBase
 
 /// The running service: opens the database (embedded or not), migrates, starts the roles
 /// as services of one group — the pool, the APNs clients, the simulator and the HTTP server

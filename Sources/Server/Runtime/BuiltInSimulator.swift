@@ -1,8 +1,10 @@
 import APNsSimulator
+import Registry
 import ScorecastCrypto
 import Foundation
 import Lifecycle
 import ScorecastLogging
+import ServiceBase
 
 /// The APNs simulator that `scorecast serve` runs in-process when no APNs hosts are configured.
 ///

@@ -1,5 +1,6 @@
 import APNsSimulator
 import Foundation
+import Registry
 import ScorecastCrypto
 
 extension BuiltInSimulatorAdmin {

@@ -2,6 +2,7 @@ import APNsSimulator
 import CurlHTTP
 import Foundation
 import JSON
+import Registry
 
 /// A small client for the APNs simulator's admin API (plain HTTP/1.1 JSON on loopback): probe
 /// it, read its teams, register a team. Used by CLI commands that talk to the simulator of a

@@ -1,6 +1,7 @@
 import APNsSimulator
 import Foundation
 import JSON
+import Registry
 
 /// `<state>/apns-sim/endpoints.json`: where the built-in APNs simulator of a running
 /// `scorecast serve` listens, so CLI commands in other processes can reach it.

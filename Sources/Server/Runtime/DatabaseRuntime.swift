@@ -1,6 +1,7 @@
 import Foundation
 import ScorecastLogging
 import Postgres
+import ServiceBase
 
 /// The database a process uses: a pool on the configured URL, or on the embedded cluster it
 /// started (and stops again on `shutdown`).

@@ -1,5 +1,3 @@
-import HTTPServer
-
 /// Why `POST /v1/events` refused a request: the `reason` label of
 /// `scorecast_events_ingested_total{outcome="rejected"}` and the keys of `/v1/stats`' `refusals`.
 package enum IngestRefusal: String, Sendable, CaseIterable, Codable {
@@ -19,14 +17,4 @@ package enum IngestRefusal: String, Sendable, CaseIterable, Codable {
     case gameQuota = "game_quota"
     /// `422`: an event whose Live Activity could not be sent.
     case unrenderable
-}
-
-/// A refused ingest request on its way out of `EventsEndpoint`: the answer, and what to count.
-struct IngestRefused: Error {
-    let reason: IngestRefusal
-    /// The key's name; empty when the request was not authenticated.
-    let feed: String
-    /// Events in the request; 1 when they were never read (the request is the unit then).
-    let events: Int
-    let problem: Problem
 }

@@ -1,9 +1,10 @@
 import ChildProcesses
 import APNs
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
-import Scorecast
+import ServiceBase
 import Synchronization
 import JSON
 

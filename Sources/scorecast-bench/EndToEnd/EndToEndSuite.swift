@@ -2,7 +2,7 @@ import ChildProcesses
 import Foundation
 import Postgres
 import ScorecastLogging
-import Scorecast
+import ServiceBase
 
 /// Parts 3–5 and 7: `scorecast serve` (release) as real processes against a durable Postgres and the
 /// simulator process; the feed is this process, posting over HTTP.

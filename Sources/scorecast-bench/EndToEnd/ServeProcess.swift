@@ -1,7 +1,7 @@
 import ChildProcesses
 import CurlHTTP
 import Foundation
-import Scorecast
+import ServiceBase
 
 /// `scorecast serve` as a real process (release build), started with the run's settings.
 struct ServeProcess: Sendable {

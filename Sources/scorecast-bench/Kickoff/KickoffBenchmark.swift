@@ -1,7 +1,7 @@
 import Foundation
 import ScorecastLogging
 import Postgres
-import Scorecast
+import ServiceBase
 
 /// Part 6: kick-off fan-out. N devices (100k quick, 1M full) follow one game; `scorecast games
 /// start-activities` records the kick-off and a worker-only `serve` plans a push-to-start for each,

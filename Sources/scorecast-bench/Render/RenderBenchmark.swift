@@ -1,6 +1,6 @@
 import Arguments
 import Foundation
-import Scorecast
+import Registry
 import ScorecastCore
 
 /// `scorecast-bench render`: the CPU cost of rendering inside an ingest, without

@@ -1,5 +1,5 @@
+import DemoMatch
 import Foundation
-import Scorecast
 import ScorecastCore
 
 /// The bundled match (``DemoFeed``) as the Saturday's pattern, and its events rewritten for one

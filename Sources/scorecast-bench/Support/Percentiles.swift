@@ -1,4 +1,4 @@
-import Scorecast
+import Statistics
 
 /// Percentiles of a sample, by the product's one definition (``Percentile``: PostgreSQL's
 /// `percentile_cont`, linear interpolation between the nearest ranks), so the p99 the bench

@@ -1,5 +1,5 @@
 import Arguments
-import Scorecast
+import Server
 import Testing
 @testable import ScorecastCLI
 

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Scorecast
+@testable import Statistics
 import Testing
 @testable import ScorecastCLI
 

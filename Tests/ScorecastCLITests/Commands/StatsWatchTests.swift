@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-@testable import Scorecast
+@testable import Statistics
 import Testing
 @testable import ScorecastCLI
 

@@ -1,7 +1,7 @@
 import HTTPServer
 import Postgres
+@testable import Server
 import Testing
-@testable import Scorecast
 
 /// Every request runs under the database wait, and what a stalled or absent database makes a
 /// route throw leaves as a `503` that says when to retry.

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Scorecast
+@testable import ServiceBase
 
 extension Configuration {
     /// The problems `load` reports for `environment` (none when it loads).

@@ -1,7 +1,8 @@
+@testable import Delivery
 import Foundation
+@testable import ServiceBase
 import Testing
 import ScorecastCore
-@testable import Scorecast
 
 @Suite struct ConfigurationTests {
     let workingDirectory = URL(fileURLWithPath: "/srv/scorecast")

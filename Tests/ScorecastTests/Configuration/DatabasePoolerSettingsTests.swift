@@ -1,6 +1,6 @@
 import Foundation
+@testable import ServiceBase
 import Testing
-@testable import Scorecast
 
 /// `SCORECAST_DATABASE_POOLER` and `SCORECAST_DATABASE_DIRECT_URL`: read, checked together,
 /// and the direct URL never echoed.

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
+@testable import ServiceBase
 import Testing
-@testable import Scorecast
 
 /// `SCORECAST_EMBEDDED_POSTGRES_SETTINGS`: read into the embedded cluster's extra settings,
 /// each bad item named, and refused beside a database URL (it would change nothing there).

@@ -1,5 +1,5 @@
 import Foundation
-import Scorecast
+import ServiceBase
 import Testing
 
 /// `--env-file` reads a file as systemd's `EnvironmentFile=` does: quoting, escapes, comments,

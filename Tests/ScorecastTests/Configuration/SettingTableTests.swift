@@ -1,7 +1,9 @@
+@testable import Delivery
 import Foundation
+@testable import Registry
 import ScorecastCore
+@testable import ServiceBase
 import Testing
-@testable import Scorecast
 
 /// The settings table is the one place a default, a range or a meaning is written: the loader,
 /// the settings structs' defaults, `scorecast config` and docs/operations.md all follow it.

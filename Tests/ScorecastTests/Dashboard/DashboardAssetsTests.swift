@@ -1,8 +1,8 @@
 import Foundation
 import HTTPServer
+@testable import Statistics
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// The dashboard's files as the router serves them: the right types, the policy, caching by
 /// entity tag, and a page that loads nothing from anywhere but the server.

@@ -3,8 +3,9 @@ import JSON
 import TestSupport
 import Testing
 
-@testable import Scorecast
 import TestSupport
+@testable import DemoMatch
+@testable import Statistics
 
 /// Loads the dashboard in headless Chromium against the example responses.
 @Suite("Dashboard in headless Chromium", .serialized)

@@ -1,7 +1,7 @@
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

@@ -1,9 +1,9 @@
 import APNsSimulator
 import Foundation
 import JSON
+import Registry
 import ScorecastLogging
 import Postgres
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

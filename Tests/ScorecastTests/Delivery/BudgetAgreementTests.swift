@@ -1,7 +1,8 @@
 import APNsSimulator
+import Delivery
 import Foundation
-import Scorecast
 import ScorecastCore
+import Statistics
 import Testing
 import TestSupport
 

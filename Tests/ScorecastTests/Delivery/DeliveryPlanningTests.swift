@@ -1,7 +1,7 @@
 import APNs
 import APNsCore
+import Delivery
 import Foundation
-import Scorecast
 import ScorecastCore
 import Testing
 

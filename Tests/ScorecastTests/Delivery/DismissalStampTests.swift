@@ -1,7 +1,7 @@
 import APNsCore
+import Delivery
 import Foundation
 import PhoneModel
-import Scorecast
 import ScorecastCore
 import Testing
 

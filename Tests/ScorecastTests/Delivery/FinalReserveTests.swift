@@ -1,5 +1,4 @@
 import Foundation
-import Scorecast
 import Testing
 import TestSupport
 

@@ -1,7 +1,7 @@
 import APNsSimulator
+@testable import Delivery
 import Foundation
 import Postgres
-@testable import Scorecast
 import Testing
 import TestSupport
 

@@ -1,8 +1,8 @@
 import APNsSimulator
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

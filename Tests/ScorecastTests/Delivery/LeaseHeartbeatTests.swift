@@ -1,7 +1,7 @@
 import APNsSimulator
+import Delivery
 import Foundation
 import ScorecastLogging
-import Scorecast
 import Testing
 import TestSupport
 

@@ -1,6 +1,5 @@
 import Foundation
 import Postgres
-@testable import Scorecast
 import Testing
 import TestSupport
 

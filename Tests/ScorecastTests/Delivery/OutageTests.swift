@@ -1,7 +1,7 @@
 import APNsSimulator
 import Foundation
+import Registry
 import ScorecastLogging
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

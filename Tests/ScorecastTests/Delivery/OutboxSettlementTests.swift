@@ -1,6 +1,6 @@
+@testable import Delivery
 import Foundation
 import Postgres
-@testable import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

@@ -1,6 +1,6 @@
+import Delivery
 import Foundation
 import Postgres
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

@@ -1,7 +1,6 @@
 import APNsSimulator
 import Foundation
 import JSON
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

@@ -1,8 +1,9 @@
 import Foundation
 import JSON
+import Registry
 import ScorecastLogging
-import Scorecast
 import ScorecastCore
+import Statistics
 import Testing
 import TestSupport
 

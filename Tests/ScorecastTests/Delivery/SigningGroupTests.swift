@@ -1,7 +1,6 @@
 import APNs
 import Foundation
 import Postgres
-import Scorecast
 import Testing
 import TestSupport
 

@@ -1,7 +1,6 @@
 import APNsSimulator
 import Foundation
 import ScorecastLogging
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

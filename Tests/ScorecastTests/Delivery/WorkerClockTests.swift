@@ -1,6 +1,5 @@
 import APNsSimulator
 import Foundation
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

@@ -1,10 +1,10 @@
 import APNs
 import APNsSimulator
+import Delivery
 import ScorecastCrypto
 import Foundation
 import Lifecycle
 import Postgres
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

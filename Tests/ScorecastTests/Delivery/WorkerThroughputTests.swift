@@ -1,8 +1,8 @@
 import APNs
 import APNsSimulator
+import Delivery
 import Foundation
 import Postgres
-import Scorecast
 import ScorecastCore
 import Testing
 import TestSupport

@@ -1,7 +1,7 @@
+@testable import DemoMatch
 import Foundation
 import Testing
 
-@testable import Scorecast
 
 @Suite("Demo match feed")
 struct DemoFeedTests {

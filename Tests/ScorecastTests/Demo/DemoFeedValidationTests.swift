@@ -1,8 +1,8 @@
+@testable import DemoMatch
 import Foundation
 import ScorecastCore
 import Testing
 
-@testable import Scorecast
 
 /// The demo match must pass the ingest API's own validator (ScorecastCore's
 /// `FeedEventValidator`, which implements `Schema/event.schema.json`), one event at a time and

@@ -1,9 +1,10 @@
+@testable import DemoMatch
 import Foundation
 import JSON
+@testable import Registry
 import ScorecastCore
 import Testing
 
-@testable import Scorecast
 
 /// How many updates the bundled match costs a channel once the phone runs the clock: the demo
 /// feed at real-time pace (speed 1), folded as ingest folds it, counting the events that write

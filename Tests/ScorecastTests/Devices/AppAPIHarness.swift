@@ -1,8 +1,8 @@
+@testable import Devices
 import Foundation
 import HTTPServer
 import ScorecastCore
 import TestSupport
-@testable import Scorecast
 
 /// The app API on a `RegistryFixture`'s database, answered in-process by the real router, with
 /// a client key for `com.example.scores` and an injectable clock for the rate limits.

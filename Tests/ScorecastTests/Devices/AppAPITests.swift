@@ -1,10 +1,11 @@
+@testable import Devices
 import Foundation
 import HTTPServer
 import Postgres
+@testable import Registry
 import ScorecastCore
 import Synchronization
 import Testing
-@testable import Scorecast
 
 @Suite("The app API (/v1/apps/{bundle-id}/…)")
 struct AppAPITests {

@@ -1,9 +1,11 @@
+@testable import Devices
 import Foundation
 import Lifecycle
 import Postgres
+@testable import Registry
+@testable import ServiceBase
 import TestSupport
 import Testing
-@testable import Scorecast
 
 /// An idle fan-out waits for due times read from the tables or a NOTIFY, not a poll.
 extension KickoffFanOutTests {

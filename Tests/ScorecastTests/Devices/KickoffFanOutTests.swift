@@ -1,10 +1,12 @@
 import APNsSimulator
+@testable import Devices
 import Foundation
+@testable import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+@testable import ServiceBase
 import Testing
-@testable import Scorecast
 
 /// Kick-off fan-out and the token path against real Postgres and the simulator over HTTP/2 TLS.
 @Suite("Kick-off fan-out and activity tokens")

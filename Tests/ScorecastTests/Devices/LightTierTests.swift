@@ -1,8 +1,8 @@
 import Foundation
 import Postgres
+@testable import Registry
 import ScorecastCore
 import Testing
-@testable import Scorecast
 
 /// The lighter channel tier (frequent updates off): every update, priority 10 only for
 /// kick-off, goals and full time — through the real ingest into the outbox.

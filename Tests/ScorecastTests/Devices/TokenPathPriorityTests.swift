@@ -1,8 +1,10 @@
+@testable import Devices
 import Foundation
 import PrometheusMetrics
+@testable import Registry
 import ScorecastCore
+@testable import ServiceBase
 import Testing
-@testable import Scorecast
 
 /// The token path's priorities: the light tier, like the channels, and a budget per activity.
 extension KickoffFanOutTests {

@@ -1,8 +1,9 @@
 import Migrations
+import Registry
 import ScorecastCrypto
 import Foundation
 import Postgres
-import Scorecast
+import ServiceBase
 import Synchronization
 import Testing
 import TestSupport

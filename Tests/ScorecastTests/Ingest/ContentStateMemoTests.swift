@@ -1,7 +1,7 @@
 import APNsCore
 import Foundation
 import JSON
-import Scorecast
+import Registry
 import ScorecastCore
 import Testing
 

@@ -4,7 +4,7 @@ import HTTPServer
 import JSON
 import Lifecycle
 import Postgres
-import Scorecast
+import Registry
 import ScorecastCore
 import Testing
 import TestSupport

@@ -2,11 +2,13 @@ import Foundation
 import HTTPServer
 import JSON
 import Migrations
+import Registry
 import ScorecastLogging
 import Postgres
 import PrometheusMetrics
-import Scorecast
 import ScorecastCore
+import Server
+import ServiceBase
 import Synchronization
 import Testing
 import TestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-@testable import Scorecast
+@testable import Registry
 import ScorecastCore
 import Testing
 import TestSupport

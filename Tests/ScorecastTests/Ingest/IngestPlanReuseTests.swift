@@ -1,8 +1,9 @@
 import Foundation
+import Registry
 import ScorecastLogging
 import Postgres
-import Scorecast
 import ScorecastCore
+import ServiceBase
 import Testing
 import TestSupport
 

@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import Scorecast
+import Registry
 import ScorecastCore
 import Testing
 

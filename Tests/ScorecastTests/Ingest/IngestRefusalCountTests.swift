@@ -1,7 +1,8 @@
 import Foundation
 import ScorecastCore
 import HTTPServer
-import Scorecast
+import ServiceBase
+import Statistics
 import Testing
 import TestSupport
 

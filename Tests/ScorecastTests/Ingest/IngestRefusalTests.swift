@@ -1,11 +1,12 @@
+import Registry
 import ScorecastCrypto
 import Foundation
 import HTTPServer
 import Lifecycle
 import ScorecastLogging
 import Postgres
-import Scorecast
 import ScorecastCore
+import ServiceBase
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
-import Scorecast
+import Registry
 import ScorecastCore
+import ServiceBase
 import Testing
 
 @Suite("Ingest settings from the environment")

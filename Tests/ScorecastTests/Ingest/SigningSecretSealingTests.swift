@@ -1,8 +1,8 @@
 import Migrations
+import Registry
 import ScorecastCrypto
 import Foundation
 import Postgres
-import Scorecast
 import Testing
 import TestSupport
 

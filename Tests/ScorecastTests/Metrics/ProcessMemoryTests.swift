@@ -1,7 +1,7 @@
 import PrometheusMetrics
+@testable import Statistics
 import Testing
 
-@testable import Scorecast
 
 /// `/metrics`'s memory gauges against memory the test allocates itself: 64 MiB touched and
 /// kept alive must show in RSS and heap in use, and leave heap in use when freed.

@@ -4,8 +4,8 @@ import TestSupport
 import ScorecastCore
 import Testing
 
-@testable import Scorecast
 import TestSupport
+@testable import ServiceBase
 
 /// Parses an exposition with the official Python client's parser (an implementation that owes
 /// nothing to ours) and prints every sample as JSON.

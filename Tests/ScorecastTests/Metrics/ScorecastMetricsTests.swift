@@ -1,9 +1,9 @@
 import APNsCore
 import PrometheusMetrics
 import ScorecastCore
+@testable import ServiceBase
 import Testing
 
-@testable import Scorecast
 
 /// The application's metric set (`ScorecastMetrics`) on the registry: label cleaning and
 /// concurrent updates. The registry itself is tested in `PrometheusMetricsTests`.

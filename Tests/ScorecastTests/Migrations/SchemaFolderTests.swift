@@ -2,7 +2,6 @@ import Foundation
 import Migrations
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// The binary carries every migration file, byte for byte, and `SCORECAST_SCHEMA_DIR` replaces them.
 @Suite struct SchemaFolderTests {

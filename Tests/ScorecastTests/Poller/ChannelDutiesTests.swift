@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
+@testable import Registry
+@testable import Server
 import Testing
-@testable import Scorecast
 
 /// The duties that go through the registry to APNs — retire, ensure, reconcile — against a real
 /// schema and the APNs simulator over TLS.

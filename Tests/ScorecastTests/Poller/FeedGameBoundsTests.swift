@@ -1,9 +1,10 @@
 import Foundation
+@testable import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore
+@testable import Server
 import Testing
-@testable import Scorecast
 
 /// What a feed can make scorecast create is bounded: games per key per hour, channels only
 /// for games near their start or live, and games it abandons are retired.

@@ -1,7 +1,8 @@
 import Foundation
 import PrometheusMetrics
+@testable import Server
+@testable import ServiceBase
 import Testing
-@testable import Scorecast
 
 /// The rescue of expired leases against a real schema, time from a manual clock.
 @Suite struct LeaseRescueDutyTests {

@@ -1,7 +1,8 @@
 import Foundation
 import ScorecastCore
+@testable import Server
+@testable import Statistics
 import Testing
-@testable import Scorecast
 
 /// The poller's pure decisions, driven through time without I/O.
 @Suite struct PollerDecisionTests {

@@ -1,10 +1,10 @@
 import Foundation
 import Lifecycle
 import ScorecastLogging
+@testable import Server
 import Synchronization
 import TestSupport
 import Testing
-@testable import Scorecast
 
 /// A duty whose every round fails for ten games of one app (as `ensure` does while APNs is
 /// down for the app) until the test lets it work again.

@@ -1,10 +1,10 @@
 import Foundation
 import Lifecycle
 import Postgres
+@testable import Server
 import Synchronization
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// A duty that records the times it ran (and may fail).
 final class RecordingDuty: PollerDuty {

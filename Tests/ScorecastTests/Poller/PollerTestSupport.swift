@@ -2,10 +2,10 @@ import Foundation
 import Migrations
 import ScorecastLogging
 import Postgres
+@testable import ServiceBase
 import Synchronization
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// A clock that moves only when a test advances it; sleepers wake when their time comes (or
 /// when their task is cancelled).

@@ -1,6 +1,6 @@
 import Foundation
+@testable import Server
 import Testing
-@testable import Scorecast
 
 /// Pruning past the retention against a real schema.
 @Suite struct PruneDutyTests {

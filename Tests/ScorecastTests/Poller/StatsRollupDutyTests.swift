@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
+@testable import Server
+@testable import Statistics
 import Testing
-@testable import Scorecast
 
 /// Per-minute roll-ups against a real schema: checked row by row against figures computed
 /// here, in Swift, from the scripted deliveries.

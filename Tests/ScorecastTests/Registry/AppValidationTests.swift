@@ -1,7 +1,7 @@
 import APNsCore
+@testable import Registry
 import ScorecastCore
 import Testing
-@testable import Scorecast
 
 @Suite("App validation")
 struct AppValidationTests {

@@ -1,12 +1,14 @@
 import APNs
 import APNsSimulator
+@testable import Registry
 import ScorecastCrypto
 import Foundation
 import Lifecycle
 import ScorecastLogging
 import ScorecastCore
+@testable import Server
+@testable import ServiceBase
 import Testing
-@testable import Scorecast
 
 @Suite("Built-in simulator and the APNs runtime")
 struct BuiltInSimulatorTests {

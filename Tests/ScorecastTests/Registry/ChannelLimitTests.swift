@@ -1,5 +1,5 @@
+@testable import Registry
 import Testing
-@testable import Scorecast
 
 @Suite("ChannelLimit")
 struct ChannelLimitTests {

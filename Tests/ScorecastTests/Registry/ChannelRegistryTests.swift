@@ -1,11 +1,11 @@
 import APNs
 import APNsSimulator
+@testable import Registry
 import ScorecastCrypto
 import Foundation
 import Postgres
 import ScorecastCore
 import Testing
-@testable import Scorecast
 
 @Suite("ChannelRegistry against Postgres and the simulator")
 struct ChannelRegistryTests {

@@ -1,11 +1,11 @@
 import Foundation
 import JSON
+@testable import Registry
 import ScorecastLogging
 import Postgres
 import ScorecastCore
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// A new channel gets its game's current state at once (create, ensure, or re-created after
 /// APNs said it was gone), instead of waiting for the game's next event.

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPServer
+@testable import Server
 import Testing
 import TestSupport
-@testable import Scorecast
 
 @Suite("GET /v1/games/{id}/channels")
 struct ChannelsEndpointTests {

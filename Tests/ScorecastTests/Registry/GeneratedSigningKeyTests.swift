@@ -1,8 +1,9 @@
 import Foundation
+@testable import Registry
 import ScorecastCrypto
+@testable import ServiceBase
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// The keys `apps add --generate-key` and the demo make for the built-in simulator.
 @Suite struct GeneratedSigningKeyTests {

@@ -2,6 +2,7 @@ import APNs
 import APNsCore
 import APNsSimulator
 import Migrations
+@testable import Registry
 import ScorecastCrypto
 import Foundation
 import Lifecycle
@@ -9,7 +10,6 @@ import ScorecastLogging
 import Postgres
 import ScorecastCore
 import TestSupport
-@testable import Scorecast
 
 /// A migrated schema of the test's own, a real APNs simulator over TLS and a client on it.
 struct RegistryFixture: Sendable {

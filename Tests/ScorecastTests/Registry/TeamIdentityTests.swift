@@ -1,8 +1,9 @@
+@testable import Devices
 import Foundation
 import JSON
+@testable import Registry
 import ScorecastCore
 import Testing
-@testable import Scorecast
 
 /// A game's team codes and colours: checked and normalised at registration, stored, and read
 /// back as the push-to-start's attributes carry them.

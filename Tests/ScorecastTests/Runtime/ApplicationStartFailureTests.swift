@@ -4,9 +4,10 @@ import Lifecycle
 import Migrations
 import ScorecastLogging
 import Postgres
+@testable import Server
+@testable import ServiceBase
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// Every resource `Application.run` starts is a service of one group, so a start-up that fails
 /// half-way stops what it had started instead of leaking it.

@@ -1,5 +1,5 @@
+@testable import Server
 import Testing
-@testable import Scorecast
 
 /// The check of a pooled session's settings (the formats the decoders read).
 @Suite struct PoolerSessionCheckTests {

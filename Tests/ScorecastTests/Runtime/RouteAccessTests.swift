@@ -4,9 +4,10 @@ import Lifecycle
 import Migrations
 import PrometheusMetrics
 import ScorecastLogging
+@testable import Server
+@testable import ServiceBase
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// Every route `serve` registers is either public on purpose (`APIRoutes.publicRoutes`, each
 /// with its reason) or refuses a request without credentials — on its headers, before the body

@@ -1,8 +1,8 @@
 import Foundation
 import JSON
 import ScorecastCore
+@testable import Statistics
 import Testing
-@testable import Scorecast
 
 /// Reading what a phone shows from an accepted body: pure.
 @Suite struct ActivityFaceTests {

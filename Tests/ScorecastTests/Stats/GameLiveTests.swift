@@ -4,9 +4,9 @@ import HTTPServer
 import JSON
 import Postgres
 import ScorecastCore
+@testable import Statistics
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// The dashboard's game view (`/v1/games/{id}/live`), the apps' channel usage and the
 /// alerting-only latency, checked against the rows written.

@@ -4,9 +4,10 @@ import HTTPServer
 import Lifecycle
 import PrometheusMetrics
 import ScorecastLogging
+@testable import Server
+@testable import Statistics
 import Testing
 import TestSupport
-@testable import Scorecast
 
 /// `SCORECAST_OPS_TOKEN` guards the operator routes; app-facing reads stay public; `serve`
 /// refuses an open exposure on a public address.

@@ -1,5 +1,5 @@
 import Postgres
-import Scorecast
+import Statistics
 import Testing
 import TestSupport
 

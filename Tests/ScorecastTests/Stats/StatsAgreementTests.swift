@@ -3,8 +3,9 @@ import ScorecastCore
 import HTTPServer
 import Postgres
 import PrometheusMetrics
+@testable import Server
+@testable import Statistics
 import Testing
-@testable import Scorecast
 
 /// After a scripted run, every figure of `/v1/stats` (and of the app, game and channel
 /// answers) agrees with the `deliveries` and `events` tables, computed independently here.

@@ -1,11 +1,13 @@
 import Foundation
 import ScorecastCore
 import PrometheusMetrics
+@testable import Server
+@testable import ServiceBase
+@testable import Statistics
 import TestSupport
 import HTTPServer
 import Postgres
 import Testing
-@testable import Scorecast
 import TestSupport
 
 /// Parses an exposition with the Python reference client and prints `name labels value` JSON.

@@ -1,8 +1,8 @@
 import Foundation
 import JSON
+@testable import Statistics
 import Testing
 
-@testable import Scorecast
 
 @Suite("Stats models")
 struct StatsModelsTests {

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPServer
+@testable import Statistics
 import Testing
 import JSON
 import TestSupport
-@testable import Scorecast
 
 /// A small deterministic generator for scripted rows (the same rows every run).
 struct ScriptedRandom {

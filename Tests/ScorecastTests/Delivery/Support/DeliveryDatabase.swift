@@ -2,7 +2,6 @@ import Foundation
 import Migrations
 import ScorecastLogging
 import Postgres
-import Scorecast
 import ScorecastCore
 import TestSupport
 

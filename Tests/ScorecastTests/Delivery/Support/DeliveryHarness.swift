@@ -1,13 +1,14 @@
 import APNs
 import APNsCore
 import APNsSimulator
+import Delivery
 import ScorecastCrypto
 import Foundation
 import Lifecycle
 import ScorecastLogging
 import Postgres
-import Scorecast
 import ScorecastCore
+import ServiceBase
 import TestSupport
 
 /// A migrated schema, an APNs simulator over real HTTP/2 + TLS with one registered team, an
