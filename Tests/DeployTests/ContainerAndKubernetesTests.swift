@@ -120,18 +120,20 @@ enum DeployFilesCheck {
              "--settings", settings.path, "--routes", routes.path, "--depends", "Depends: \(depends)", "--deploy", deploy.path])
     }
 
-    /// The GET routes the service registers (`router.get("/…")` in Sources/Scorecast).
+    /// The GET routes the service registers (`router.get("/…")` in the modules that add routes).
     static func serverRoutes() throws -> [String] {
-        let sources = ExternalTool.packageRoot.appendingPathComponent("Sources/Scorecast")
-        guard let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
-            throw TestSupportError("cannot read \(sources.path)")
-        }
         var routes: Set<String> = []
-        for case let file as URL in files where file.pathExtension == "swift" {
-            let text = try String(contentsOf: file, encoding: .utf8)
-            for match in text.matches(of: /router\.get\("(\/[^"]*)"/) { routes.insert(String(match.output.1)) }
+        for module in ["Server", "Devices", "Statistics"] {
+            let sources = ExternalTool.packageRoot.appendingPathComponent("Sources/\(module)")
+            guard let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
+                throw TestSupportError("cannot read \(sources.path)")
+            }
+            for case let file as URL in files where file.pathExtension == "swift" {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for match in text.matches(of: /router\.get\("(\/[^"]*)"/) { routes.insert(String(match.output.1)) }
+            }
         }
-        guard routes.contains("/healthz") else { throw TestSupportError("no route /healthz found in \(sources.path): has the router changed?") }
+        guard routes.contains("/healthz") else { throw TestSupportError("no route /healthz found in Sources/Server: has the router changed?") }
         return routes.sorted()
     }
 }

@@ -34,7 +34,7 @@ import TestSupport
             #expect(response.headers["Content-Security-Policy"] == DashboardPage.contentSecurityPolicy, "\(path)")
             #expect(response.headers["Cache-Control"] == "no-cache", "\(path)")
             #expect(response.headers["X-Content-Type-Options"] == "nosniff", "\(path)")
-            let onDisk = try Data(contentsOf: ScorecastProcess.packageRoot.appendingPathComponent("Sources/Scorecast/Dashboard/Assets/\(file)"))
+            let onDisk = try Data(contentsOf: ScorecastProcess.packageRoot.appendingPathComponent("Sources/Statistics/Dashboard/Assets/\(file)"))
             #expect(response.body == Array(onDisk), "\(path) is not Assets/\(file)")
             let tag = try #require(response.headers["ETag"])
             #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && tag.count == 26, "\(tag)")
