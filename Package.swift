@@ -90,8 +90,9 @@ let package = Package(
         // and queues their broadcasts) → Delivery (the workers that claim the queue and send) →
         // Devices (follows, push-to-start, token updates) and Statistics (/v1/stats, the
         // dashboard, /metrics' gauges) → Server (the runtime that starts every role as one
-        // service group, the HTTP API, the poller) → Demo (the demo match replayed through a
-        // running server). DemoMatch is the bundled match itself, data without I/O.
+        // service group, the HTTP API, the poller) → Demo (the built-in APNs simulator, which the
+        // server knows only as a `BuiltInAPNs` the command line hands it, and the demo match
+        // replayed through a running server). DemoMatch is the bundled match itself, data without I/O.
         // They and ScorecastCLI declare `package`, not `public`: nothing outside this package
         // imports them (the reusable modules above stay `public`).
         .target(name: "ServiceBase", dependencies: ["APNs", "APNsCore", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
@@ -105,8 +106,8 @@ let package = Package(
             // The dashboard's page, style sheet and script, carried in the binary (DashboardPage).
             resources: [.embedInCode("Dashboard/Assets")]
         ),
-        .target(name: "Server", dependencies: ["ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "APNs", "APNsCore", "APNsSimulator", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
-        .target(name: "Demo", dependencies: ["ServiceBase", "Registry", "Server", "DemoMatch", "Lifecycle", "Postgres", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Server", dependencies: ["ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Demo", dependencies: ["ServiceBase", "Registry", "Server", "DemoMatch", "APNs", "APNsSimulator", "CurlHTTP", "JSON", "Lifecycle", "Postgres", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
         // The command line on top of the service: the commands, their options, help and output,
         // and exit codes. No business logic: a command parses, calls the service, prints.
         .target(

@@ -1,3 +1,4 @@
+import Demo
 import Postgres
 import ScorecastLogging
 import Server
@@ -10,7 +11,7 @@ extension CommandContext {
     package func withAPNs<T: Sendable>(
         _ configuration: Configuration, logger: Logger, _ body: (APNsRuntime) async throws -> T
     ) async throws -> T {
-        let runtime = try await APNsRuntime.connect(configuration, logger: logger)
+        let runtime = try await APNsRuntime.connect(configuration, builtIn: BuiltInSimulatorAPNs(), logger: logger)
         do {
             let result = try await body(runtime)
             await runtime.shutdown()

@@ -1,5 +1,6 @@
 import APNsCore
 import Arguments
+import Demo
 import Foundation
 import Registry
 import ScorecastCore

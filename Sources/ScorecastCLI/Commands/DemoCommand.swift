@@ -21,7 +21,9 @@ enum DemoCommand {
             environment[Setting.roles.name] = "api,worker,poller"
             if !context.logLevelIsSet { environment[Setting.logLevel.name] = "warning" }
             let configuration = try CommandContext(environment: environment, terminal: context.terminal).configuration()
-            try await Application(configuration: configuration, environment: environment, terminal: context.terminal) { running in
+            try await Application(
+                configuration: configuration, environment: environment, terminal: context.terminal, builtInAPNs: BuiltInSimulatorAPNs()
+            ) { running in
                 [DemoReplay(running: running, speedup: Double(speed))]
             }.run()
         }

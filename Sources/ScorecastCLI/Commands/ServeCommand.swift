@@ -1,3 +1,4 @@
+import Demo
 import Foundation
 import Server
 import ServiceBase
@@ -25,7 +26,9 @@ enum ServeCommand {
             if let roles = arguments.value("roles") { environment[Setting.roles.name] = roles }
             if let port = arguments.value("ops-port") { environment[Setting.opsPort.name] = port }
             let configuration = try CommandContext(environment: environment, terminal: context.terminal).configuration()
-            try await Application(configuration: configuration, environment: environment, terminal: context.terminal).run()
+            try await Application(
+                configuration: configuration, environment: environment, terminal: context.terminal, builtInAPNs: BuiltInSimulatorAPNs()
+            ).run()
         }
     ]
 }

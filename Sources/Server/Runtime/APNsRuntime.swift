@@ -1,5 +1,4 @@
 import APNs
-import APNsSimulator
 import Foundation
 import Lifecycle
 import Registry
@@ -7,13 +6,14 @@ import ScorecastLogging
 import Postgres
 import ServiceBase
 
-/// How a process reaches APNs: clients on the configured hosts, or on the built-in simulator.
+/// How a process reaches APNs: clients on the configured hosts, or on the built-in simulator
+/// (a ``BuiltInAPNs``, which the caller provides).
 ///
-/// - `serve` calls ``start(_:pool:logger:)``: with `SCORECAST_APNS_*` hosts its clients go to
-///   them; without, it starts the simulator in-process (``simulator``, a service to run),
-///   registers every app's key with it and its clients go to the simulator's ports.
-/// - CLI commands call ``connect(_:logger:)``: the configured hosts, or the simulator of a
-///   running `serve` found through `<state>/apns-sim/endpoints.json`.
+/// - `serve` calls ``start(_:pool:builtIn:logger:connectionObserver:)``: with `SCORECAST_APNS_*`
+///   hosts its clients go to them; without, it starts the simulator in-process (``simulator``, a
+///   service to run), registers every app's key with it and its clients go to the simulator's ports.
+/// - CLI commands call ``connect(_:builtIn:logger:)``: the configured hosts, or the simulator of
+///   a running `serve`.
 ///
 /// APNs takes one team per connection, so there is one client per signing key:
 /// ``clients``' `client(for: credentials)` (it also routes channel management by itself).
@@ -22,20 +22,14 @@ package struct APNsRuntime: Sendable {
     /// The APNs clients, one per team and key.
     package let clients: APNsClientSet
     /// The in-process simulator `serve` started (run it as a service), if any.
-    package let simulator: BuiltInSimulator?
+    package let simulator: (any BuiltInAPNsService)?
     /// Where the simulator a CLI command uses listens, when it uses the built-in one.
-    package let simulatorEndpoints: SimulatorEndpoints?
-
-    /// The message when the built-in simulator is needed but not running.
-    package static let simulatorNotRunning = """
-        the built-in APNs simulator is not running: start `scorecast serve` (or `scorecast demo`) in another \
-        terminal, or configure SCORECAST_APNS_* for Apple's servers
-        """
+    package let simulatorEndpoints: BuiltInAPNsEndpoints?
 
     /// For `serve`: clients on the configured hosts, or the built-in simulator started
-    /// in-process with every app of the database registered.
+    /// in-process (`builtIn`) with every app of the database registered.
     /// - Parameter connectionObserver: told of every connection the clients open or close.
-    package static func start(_ configuration: Configuration, pool: PostgresPool, logger: Logger,
+    package static func start(_ configuration: Configuration, pool: PostgresPool, builtIn: any BuiltInAPNs, logger: Logger,
                              connectionObserver: (any APNsConnectionObserver)? = nil) async throws -> APNsRuntime {
         switch configuration.apns {
         case .remote(let send, let management):
@@ -43,7 +37,7 @@ package struct APNsRuntime: Sendable {
                                           connectionObserver: connectionObserver, logger: logger)
             return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: nil)
         case .builtInSimulator:
-            let (simulator, endpoints) = try BuiltInSimulator.start(configuration: configuration, logger: logger)
+            let (simulator, endpoints) = try builtIn.start(configuration, logger: logger)
             do {
                 let apps: [AppRecord]
                 do {
@@ -64,38 +58,24 @@ package struct APNsRuntime: Sendable {
     }
 
     /// For CLI commands: clients on the configured hosts, or on the simulator of a running
-    /// `serve` (exit code 1 with ``simulatorNotRunning`` when there is none).
-    package static func connect(_ configuration: Configuration, logger: Logger) async throws -> APNsRuntime {
+    /// `serve` (`builtIn`'s; exit code 1 when there is none).
+    package static func connect(_ configuration: Configuration, builtIn: any BuiltInAPNs, logger: Logger) async throws -> APNsRuntime {
         switch configuration.apns {
         case .remote(let send, let management):
             let clients = try makeClients(configuration, send: endpoint(send), management: endpoint(management), logger: logger)
             return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: nil)
         case .builtInSimulator:
-            let endpoints = try await runningSimulator(configuration)
+            let endpoints = try await builtIn.running(configuration)
             let clients = try makeClients(configuration, endpoints: endpoints, logger: logger)
             return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: endpoints)
         }
     }
 
-    /// The endpoints of the built-in simulator of a running `serve`: its file exists, its
-    /// process is alive and its admin port answers. Throws `RuntimeError(.failure, …)` otherwise.
-    package static func runningSimulator(_ configuration: Configuration) async throws -> SimulatorEndpoints {
-        guard let file = try BuiltInSimulatorFile.read(stateDirectory: configuration.stateDirectory),
-              BuiltInSimulatorFile.processIsAlive(file.pid),
-              await BuiltInSimulatorAdmin(port: file.adminPort).isAnswering()
-        else {
-            throw RuntimeError(.failure, simulatorNotRunning)
-        }
-        return file.endpoints
-    }
-
-    /// Clients for the simulator at `endpoints` (loopback, trusting its CA file).
-    package static func makeClients(_ configuration: Configuration, endpoints: SimulatorEndpoints,
+    /// Clients for the simulator at `endpoints` (on this machine: never through a proxy).
+    package static func makeClients(_ configuration: Configuration, endpoints: BuiltInAPNsEndpoints,
                                    connectionObserver: (any APNsConnectionObserver)? = nil, logger: Logger) throws -> APNsClientSet {
         try makeClients(
-            configuration,
-            send: APNsEndpoint(host: "127.0.0.1", port: endpoints.sendPort, caFile: endpoints.caCertificatePath),
-            management: APNsEndpoint(host: "127.0.0.1", port: endpoints.managementPort, caFile: endpoints.caCertificatePath),
+            configuration, send: endpoints.send, management: endpoints.management,
             proxy: .direct, connectionObserver: connectionObserver, logger: logger)
     }
 

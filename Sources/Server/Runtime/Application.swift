@@ -29,17 +29,20 @@ package struct Application: Sendable {
     let configuration: Configuration
     let environment: [String: String]
     let terminal: Terminal
+    let builtInAPNs: any BuiltInAPNs
     let addOns: @Sendable (Running) throws -> [any Service]
 
-    /// Creates the application for a validated configuration. `addOns` adds services that
-    /// start last (and stop first), given the running pieces.
+    /// Creates the application for a validated configuration. `builtInAPNs` is started when no
+    /// APNs hosts are configured; `addOns` adds services that start last (and stop first), given
+    /// the running pieces.
     package init(
-        configuration: Configuration, environment: [String: String], terminal: Terminal,
+        configuration: Configuration, environment: [String: String], terminal: Terminal, builtInAPNs: any BuiltInAPNs,
         addOns: @escaping @Sendable (Running) throws -> [any Service] = { _ in [] }
     ) {
         self.configuration = configuration
         self.environment = environment
         self.terminal = terminal
+        self.builtInAPNs = builtInAPNs
         self.addOns = addOns
     }
 
@@ -86,7 +89,7 @@ package struct Application: Sendable {
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
             let deviceMetrics = try DeviceMetrics(registry: metricsRegistry)
             let apns = try await APNsRuntime.start(
-                configuration, pool: database.pool, logger: logger, connectionObserver: APNsConnectionGauge(metrics.apnsConnections))
+                configuration, pool: database.pool, builtIn: builtInAPNs, logger: logger, connectionObserver: APNsConnectionGauge(metrics.apnsConnections))
             services.append(ReleaseOnShutdown("apns-clients") { await apns.shutdown() })
             if let simulator = apns.simulator { services.append(simulator) }
             // One key store for the process: a key reloaded after APNs refused it is reloaded

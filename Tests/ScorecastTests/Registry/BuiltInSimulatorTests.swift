@@ -1,5 +1,6 @@
 import APNs
 import APNsSimulator
+@testable import Demo
 @testable import Registry
 import ScorecastCrypto
 import Foundation
@@ -31,7 +32,7 @@ struct BuiltInSimulatorTests {
         #expect(configuration.apns == .builtInSimulator)
         let logger = Logger(label: "test", level: .warning)
 
-        let notRunning = try await #require(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
+        let notRunning = try await #require(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, builtIn: BuiltInSimulatorAPNs(), logger: logger) }
         #expect(notRunning.code == .failure)
         #expect(notRunning.message.contains("the built-in APNs simulator is not running"))
         #expect(notRunning.message.contains("SCORECAST_APNS_"))
@@ -52,8 +53,8 @@ struct BuiltInSimulatorTests {
         let shutdown = ShutdownSignal()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await simulator.run(until: shutdown) }
-            let runtime = try await APNsRuntime.connect(configuration, logger: logger)
-            #expect(runtime.simulatorEndpoints == endpoints)
+            let runtime = try await APNsRuntime.connect(configuration, builtIn: BuiltInSimulatorAPNs(), logger: logger)
+            #expect(runtime.simulatorEndpoints == BuiltInSimulatorAPNs.endpoints(endpoints))
             let credentials = try await CredentialStore().credentials(for: app)
             let created = try await runtime.clients.create(bundleID: app.bundleID, policy: .noMessageStored, credentials: credentials)
             #expect(runtime.clients.count == 1)
@@ -75,7 +76,7 @@ struct BuiltInSimulatorTests {
             try await group.waitForAll()
         }
         #expect(try BuiltInSimulatorFile.read(stateDirectory: state) == nil)
-        await #expect(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, logger: logger) }
+        await #expect(throws: RuntimeError.self) { try await APNsRuntime.connect(configuration, builtIn: BuiltInSimulatorAPNs(), logger: logger) }
     }
 
     /// `apps add` and `apps update` with the built-in simulator: the key reaches the simulator of
@@ -117,12 +118,12 @@ struct BuiltInSimulatorTests {
         let stale = BuiltInSimulatorFile(
             pid: 99_999_999, endpoints: SimulatorEndpoints(sendPort: 1, managementPort: 2, adminPort: 3, caCertificatePath: "/nope"))
         try stale.write(stateDirectory: state)
-        let error = try await #require(throws: RuntimeError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
+        let error = try await #require(throws: RuntimeError.self) { try await BuiltInSimulatorAPNs().running(try configuration(state: state)) }
         #expect(error.message.contains("not running"))
         // Alive pid (ours) but nothing on the admin port.
         try BuiltInSimulatorFile(pid: getpid(), endpoints: SimulatorEndpoints(sendPort: 1, managementPort: 2, adminPort: 1, caCertificatePath: "/nope"))
             .write(stateDirectory: state)
-        await #expect(throws: RuntimeError.self) { try await APNsRuntime.runningSimulator(try configuration(state: state)) }
+        await #expect(throws: RuntimeError.self) { try await BuiltInSimulatorAPNs().running(try configuration(state: state)) }
     }
 
     @Test func remoteConfigurationMakesAClientOnTheConfiguredHosts() async throws {
@@ -133,7 +134,7 @@ struct BuiltInSimulatorTests {
             "SCORECAST_APNS_MANAGEMENT_HOST": "127.0.0.1", "SCORECAST_APNS_MANAGEMENT_PORT": "4444",
             "SCORECAST_APNS_TIMEOUT_MS": "1500",
         ])
-        let runtime = try await APNsRuntime.connect(configuration, logger: Logger(label: "test", level: .warning))
+        let runtime = try await APNsRuntime.connect(configuration, builtIn: BuiltInSimulatorAPNs(), logger: Logger(label: "test", level: .warning))
         #expect(runtime.clients.configuration.sendEndpoint == APNsEndpoint(host: "127.0.0.1", port: 4443))
         #expect(runtime.clients.configuration.managementEndpoint == APNsEndpoint(host: "127.0.0.1", port: 4444))
         #expect(runtime.clients.configuration.requestTimeout == .milliseconds(1500))

@@ -1,3 +1,4 @@
+@testable import Demo
 import Foundation
 import HTTPServer
 import Lifecycle
@@ -41,7 +42,7 @@ struct ApplicationStartFailureTests {
         let configuration = try Configuration.load(from: environment)
         #expect(configuration.apns == .builtInSimulator)
 
-        let application = Application(configuration: configuration, environment: environment, terminal: Terminal())
+        let application = Application(configuration: configuration, environment: environment, terminal: Terminal(), builtInAPNs: BuiltInSimulatorAPNs())
         // It fails, and for the taken port, not for anything before the simulator started.
         let error = await #expect(throws: (any Error).self) { try await application.run() }
         #expect("\(error.map { "\($0)" } ?? "")".contains(String(holder.port)), "\(error.map { "\($0)" } ?? "")")
