@@ -112,7 +112,7 @@ let package = Package(
         // and exit codes. No business logic: a command parses, calls the service, prints.
         .target(
             name: "ScorecastCLI",
-            dependencies: ["ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "Arguments", "JSON", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
+            dependencies: ["ServiceBase", "Registry", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "Arguments", "JSON", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
         ),
         // The one executable: `main.swift` sets up signals and runs the CLI.
         .executableTarget(name: "scorecast", dependencies: ["ScorecastCLI"]),
