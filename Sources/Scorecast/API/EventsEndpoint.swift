@@ -158,7 +158,7 @@ package struct EventsEndpoint: Sendable {
         let now = clock.now()
         if feed.needsTouch(now: now) {
             do {
-                try await keys.touch(id: feed.keyID)
+                try await keys.touch(id: feed.keyID, now: now)
                 keyCache.noteUsed(keyID: feed.keyID, at: now)
             } catch {
                 request.logger.warning("could not record the key's last use", ["feed": feed.name])

@@ -94,7 +94,7 @@ package struct Application: Sendable {
                 configuration: configuration, pool: database.pool, sessionPool: database.sessionPool,
                 registry: ChannelRegistry(
                     pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit,
-                    staleness: IngestSettings(configuration: configuration).staleness, logger: logger),
+                    staleness: IngestSettings(configuration: configuration).staleness, logger: logger, clock: clock),
                 metrics: metrics, logger: logger, clock: clock) : nil
 
             // Every process serves /healthz, /readyz and /metrics: on the API's port with the
