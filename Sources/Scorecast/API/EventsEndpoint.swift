@@ -64,7 +64,7 @@ package struct EventsEndpoint: Sendable {
             lookup: { prefix in try await keyCache.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
         self.settings = settings
         self.logger = logger.named("ingest")
-        self.repeats = RepeatLog(logger: self.logger, clock: { [clock] in clock.now() })
+        self.repeats = RepeatLog(logger: self.logger, clock: clock)
         self.clock = clock
     }
 

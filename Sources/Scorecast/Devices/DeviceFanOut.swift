@@ -57,7 +57,7 @@ package final class DeviceFanOut: Service {
         self.lease = max(configuration.leaseDuration, configuration.apnsRequestTimeout * 2)
         self.owner = "devices/" + WorkerIdentity.makeOwnerPrefix()
         self.logger = logger
-        self.repeats = RepeatLog(logger: logger, clock: { [clock] in clock.now() })
+        self.repeats = RepeatLog(logger: logger, clock: clock)
         self.clock = clock
     }
 
