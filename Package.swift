@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, one way only: C leaves, and the Swift leaves (JSON, Arguments, CurlHTTP,
+// Layers, one way only: C leaves, and the Swift leaves (JSON, Arguments, Clocks, CurlHTTP,
 // ScorecastLogging, Lifecycle, ChildProcesses, ScorecastCrypto) → adapters (Postgres, APNs,
 // HTTPServer, APNsSimulator) → the application's modules (PrometheusMetrics, Migrations, then
 // the service's own layers, ServiceBase to Demo, and ScorecastCLI, its command line, which
@@ -41,6 +41,10 @@ let package = Package(
         .target(name: "JSON"),
         // The one command-line parser (the CLI, `apns-sim` and the bench): a leaf.
         .target(name: "Arguments"),
+        // The one clock the service reads and waits on (wall time for what is stored, a monotonic
+        // reading for deadlines), and the manual one tests move: a leaf, Foundation only. The
+        // simulator keeps a clock of its own: it plays Apple, another party.
+        .target(name: "Clocks"),
 
         // The iOS contract (Swift + Foundation only; builds for iOS, macOS and Linux). The
         // String Catalog is for the app's own target, not a resource of this module.
@@ -61,7 +65,7 @@ let package = Package(
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CThreadName"]),
 
         // Cross-cutting leaves: levelled logging, and services run and stopped by one group.
-        .target(name: "ScorecastLogging", dependencies: ["JSON"]),
+        .target(name: "ScorecastLogging", dependencies: ["JSON", "Clocks"]),
         .target(name: "Lifecycle", dependencies: ["ScorecastLogging", "CThreadName"]),
         // The one way to run a child process (posix_spawn, output to files, reaped by `wait4` on
         // its own pid): the embedded Postgres, the benchmark and the tests.
@@ -74,7 +78,7 @@ let package = Package(
         // Adapters.
         .target(name: "Postgres", dependencies: ["CLibPQ", "JSON", "ScorecastLogging", "ChildProcesses"]),
         // APNs' HTTP/2 transport is libcurl's multi interface (docs/decisions/libcurl.md).
-        .target(name: "APNs", dependencies: ["JSON", "APNsCore", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP", "CThreadName"]),
+        .target(name: "APNs", dependencies: ["JSON", "APNsCore", "Clocks", "ScorecastCrypto", "ScorecastLogging", "CCurl", "CurlHTTP", "CThreadName"]),
         .target(name: "HTTPServer", dependencies: ["JSON", "ScorecastLogging", "Lifecycle", "CMicroHTTPD", "CThreadName"]),
         .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer", "CThreadName"]),
 
@@ -95,7 +99,7 @@ let package = Package(
         // replayed through a running server). DemoMatch is the bundled match itself, data without I/O.
         // They and ScorecastCLI declare `package`, not `public`: nothing outside this package
         // imports them (the reusable modules above stay `public`).
-        .target(name: "ServiceBase", dependencies: ["APNs", "APNsCore", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "ServiceBase", dependencies: ["APNs", "APNsCore", "Clocks", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
         .target(name: "DemoMatch", dependencies: ["JSON", "ScorecastCore"]),
         .target(name: "Registry", dependencies: ["ServiceBase", "APNs", "APNsCore", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Postgres", "ScorecastActivity", "ScorecastCore", "ScorecastCrypto", "ScorecastLogging"]),
         .target(name: "Delivery", dependencies: ["ServiceBase", "Registry", "APNs", "APNsCore", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastCore", "ScorecastLogging"]),
@@ -128,13 +132,13 @@ let package = Package(
         // Captured/ holds payloads the tests read from their own folder (not bundled resources).
         .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"], exclude: ["Captured"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "ScorecastLogging"]),
-        .testTarget(name: "ScorecastLoggingTests", dependencies: ["ScorecastLogging"]),
+        .testTarget(name: "ScorecastLoggingTests", dependencies: ["ScorecastLogging", "Clocks"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "ScorecastCryptoTests", dependencies: ["ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "ScorecastLogging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
-        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "APNsCore", "ScorecastCrypto", "TestSupport"]),
+        .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "Clocks", "CCurl", "APNsSimulator", "APNsCore", "ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "APNsMemoryTests", dependencies: ["APNs", "APNsSimulator", "Statistics", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "ScorecastTests", dependencies: ["JSON", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),

@@ -26,15 +26,18 @@ struct ActivityTokenPath: Sendable {
     let budget: ActivityBudget
     let metrics: DeviceMetrics?
     let logger: Logger
+    /// The time every due time, lease and rolling budget hour is reckoned on.
+    let clock: any ServiceClock
     static let retry = RetryPolicy(baseDelay: 0.5, maximumDelay: 60, maximumAttempts: 8)
 
     /// Queues new game updates for tokens, then sends every due one.
-    func round(owner: String, lease: Duration, now: Date) async throws {
-        try await queueUpdates(now: now)
+    func round(owner: String, lease: Duration) async throws {
+        try await queueUpdates(now: clock.now())
         while true {
-            let claimed = try await claim(owner: owner, lease: lease)
+            let claimed = try await claim(owner: owner, lease: lease, now: clock.now())
             if claimed.isEmpty { return }
-            try await complete(await send(claimed), owner: owner)
+            let outcomes = await send(claimed)
+            try await complete(outcomes, owner: owner, now: clock.now())
             if claimed.count < batch { return }
         }
     }
@@ -42,7 +45,7 @@ struct ActivityTokenPath: Sendable {
     // MARK: - Queueing
 
     /// Renders each game with active tokens whose applied seq moved past what the token path
-    /// has seen, and upserts one outbox row per active token.
+    /// has seen, and upserts one outbox row per active token, due at `now`.
     func queueUpdates(now: Date) async throws {
         let games = try await pool.query("""
             SELECT g.id, g.applied_seq, COALESCE(c.applied_seq, 0) AS seen
@@ -84,7 +87,8 @@ struct ActivityTokenPath: Sendable {
                 let update = try event.map { event throws(LiveActivityPayloadError) in
                     try renderer.render(state: state, game: info, event: event, channelLastTimestamp: nil, receivedAt: now)
                 } ?? renderer.renderSnapshot(state: state, game: info, now: now, channelLastTimestamp: nil)
-                try await enqueue(update, final: event?.kind == .final, gameID: gameID, appID: appID, frequentUpdates: frequentUpdates)
+                try await enqueue(
+                    update, final: event?.kind == .final, gameID: gameID, appID: appID, frequentUpdates: frequentUpdates, now: now)
             }
         }
         try await pool.execute("""
@@ -94,13 +98,16 @@ struct ActivityTokenPath: Sendable {
     }
 
     /// Upserts `update` into the outbox row of every active token of `gameID` on devices of
-    /// `appID` whose frequent-updates setting is `frequentUpdates`; `final` marks the final
-    /// whistle's update (it may spend the budget's reserve).
-    private func enqueue(_ update: RenderedUpdate, final: Bool, gameID: String, appID: Int64, frequentUpdates: Bool) async throws {
+    /// `appID` whose frequent-updates setting is `frequentUpdates`, due at `now`; `final` marks
+    /// the final whistle's update (it may spend the budget's reserve). `updated_at` is an audit
+    /// column (no rule reads it): it keeps the database's clock.
+    private func enqueue(
+        _ update: RenderedUpdate, final: Bool, gameID: String, appID: Int64, frequentUpdates: Bool, now: Date
+    ) async throws {
         let body = try update.payload.encode(for: .device)
             try await pool.execute("""
                 INSERT INTO activity_outbox AS o (activity_token_id, payload, payload_timestamp, priority, alerting, final, due_at)
-                SELECT t.id, \(body), \(Int64(update.timestamp)), \(Int32(update.priority.rawValue)), \(update.isAlerting), \(final), now()
+                SELECT t.id, \(body), \(Int64(update.timestamp)), \(Int32(update.priority.rawValue)), \(update.isAlerting), \(final), \(now)
                 FROM activity_tokens t JOIN devices d ON d.id = t.device_id
                 WHERE t.game_id = \(gameID) AND t.status = 'active' AND d.app_id = \(appID) AND d.frequent_updates = \(frequentUpdates)
                 ON CONFLICT (activity_token_id) DO UPDATE SET
@@ -113,7 +120,7 @@ struct ActivityTokenPath: Sendable {
                     payload_timestamp = EXCLUDED.payload_timestamp,
                     priority = GREATEST(o.priority, EXCLUDED.priority), alerting = o.alerting OR EXCLUDED.alerting,
                     final = o.final OR EXCLUDED.final,
-                    version = o.version + 1, due_at = LEAST(o.due_at, now()), updated_at = now()
+                    version = o.version + 1, due_at = LEAST(o.due_at, \(now)), updated_at = now()
                 """)
     }
 
@@ -150,22 +157,23 @@ struct ActivityTokenPath: Sendable {
         var bundleID = ""
     }
 
-    private func claim(owner: String, lease: Duration) async throws -> [Claimed] {
+    /// Leases the rows due at `now`, with each activity's priority-10 sends in the hour before.
+    private func claim(owner: String, lease: Duration, now: Date) async throws -> [Claimed] {
         try await pool.query("""
             WITH picked AS (
                 SELECT activity_token_id FROM activity_outbox
-                WHERE due_at <= now() AND (lease_owner IS NULL OR lease_expires_at <= now())
+                WHERE due_at <= \(now) AND (lease_owner IS NULL OR lease_expires_at <= \(now))
                 ORDER BY due_at LIMIT \(batch)
                 FOR UPDATE SKIP LOCKED
             ), claimed AS (
                 UPDATE activity_outbox o SET lease_owner = \(owner),
-                    lease_expires_at = now() + make_interval(secs => \(Double(lease.components.seconds))), attempts = o.attempts + 1
+                    lease_expires_at = \(now)::timestamptz + make_interval(secs => \(Double(lease.components.seconds))), attempts = o.attempts + 1
                 FROM picked p WHERE o.activity_token_id = p.activity_token_id
                 RETURNING o.activity_token_id, o.version, o.attempts, o.priority, o.payload_timestamp, o.payload, o.final
             )
             SELECT c.*, t.token, d.app_id, d.frequent_updates,
                    (SELECT count(*) FROM activity_priority_sends s
-                    WHERE s.activity_token_id = c.activity_token_id AND s.sent_at > now() - make_interval(secs => \(ActivityBudget.window))) AS spent
+                    WHERE s.activity_token_id = c.activity_token_id AND s.sent_at > \(now)::timestamptz - make_interval(secs => \(ActivityBudget.window))) AS spent
             FROM claimed c
             JOIN activity_tokens t ON t.id = c.activity_token_id JOIN devices d ON d.id = t.device_id
             """).map { row in
@@ -219,7 +227,8 @@ struct ActivityTokenPath: Sendable {
         }
     }
 
-    private func complete(_ outcomes: [Outcome], owner: String) async throws {
+    /// Writes the outcomes back as of `now`.
+    private func complete(_ outcomes: [Outcome], owner: String, now: Date) async throws {
         var random = SystemRandomNumberGenerator()
         try await pool.withTransaction { connection in
             for outcome in outcomes {
@@ -233,13 +242,14 @@ struct ActivityTokenPath: Sendable {
                             downgraded = downgraded + \(outcome.downgraded ? 1 : 0)
                         WHERE id = \(item.tokenID)
                         """)
-                    if outcome.immediate { try await spendBudget(item, on: connection) }
+                    if outcome.immediate { try await spendBudget(item, now: now, on: connection) }
                     try await connection.execute("""
                         DELETE FROM activity_outbox WHERE activity_token_id = \(item.tokenID) AND version = \(item.version) AND lease_owner = \(owner)
                         """)
                 case .pruneToken(let reason):
                     metrics?.updates.increment(.init(outcome: "failed", reason: reason))
                     metrics?.pruned.increment(.init(kind: "activity", reason: reason))
+                    // `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
                     try await connection.execute("""
                         UPDATE activity_tokens SET status = 'pruned', pruned_reason = \(reason), updated_at = now()
                         WHERE id = \(item.tokenID) AND token = \(item.token)
@@ -250,38 +260,40 @@ struct ActivityTokenPath: Sendable {
                     try await connection.execute("""
                         DELETE FROM activity_outbox WHERE activity_token_id = \(item.tokenID) AND version = \(item.version) AND lease_owner = \(owner)
                         """)
-                    try await release(item, owner: owner, delay: 0, error: reason, on: connection)
+                    try await release(item, owner: owner, delay: 0, error: reason, now: now, on: connection)
                 case .retry(let reason):
                     let again = Self.retry.allowsRetry(afterAttempt: item.attempts)
                     metrics?.updates.increment(.init(outcome: again ? "retried" : "failed", reason: reason))
                     if again {
                         let delay = Self.retry.delay(afterAttempt: item.attempts, retryAfter: outcome.retryAfter, using: &random)
-                        try await release(item, owner: owner, delay: delay, error: reason, on: connection)
+                        try await release(item, owner: owner, delay: delay, error: reason, now: now, on: connection)
                     } else {
                         try await connection.execute("""
                             DELETE FROM activity_outbox WHERE activity_token_id = \(item.tokenID) AND version = \(item.version) AND lease_owner = \(owner)
                             """)
-                        try await release(item, owner: owner, delay: 0, error: reason, on: connection)
+                        try await release(item, owner: owner, delay: 0, error: reason, now: now, on: connection)
                     }
                 }
             }
         }
     }
 
-    /// Records a priority-10 update delivered to the activity, dropping its sends older than the
-    /// rolling hour.
-    private func spendBudget(_ item: Claimed, on connection: PostgresConnection) async throws {
+    /// Records a priority-10 update delivered to the activity at `now`, dropping its sends older
+    /// than the rolling hour.
+    private func spendBudget(_ item: Claimed, now: Date, on connection: PostgresConnection) async throws {
         try await connection.execute("""
-            DELETE FROM activity_priority_sends WHERE activity_token_id = \(item.tokenID) AND sent_at <= now() - make_interval(secs => \(ActivityBudget.window))
+            DELETE FROM activity_priority_sends WHERE activity_token_id = \(item.tokenID) AND sent_at <= \(now)::timestamptz - make_interval(secs => \(ActivityBudget.window))
             """)
-        try await connection.execute("INSERT INTO activity_priority_sends (activity_token_id, sent_at) VALUES (\(item.tokenID), now())")
+        try await connection.execute("INSERT INTO activity_priority_sends (activity_token_id, sent_at) VALUES (\(item.tokenID), \(now))")
     }
 
-    /// Gives the row back (a newer version, or a retry after `delay` seconds).
-    private func release(_ item: Claimed, owner: String, delay: Double, error: String, on connection: PostgresConnection) async throws {
+    /// Gives the row back (a newer version, or a retry `delay` seconds after `now`).
+    private func release(
+        _ item: Claimed, owner: String, delay: Double, error: String, now: Date, on connection: PostgresConnection
+    ) async throws {
         try await connection.execute("""
             UPDATE activity_outbox SET lease_owner = NULL, lease_expires_at = NULL, last_error = \(error),
-                due_at = CASE WHEN version = \(item.version) THEN now() + make_interval(secs => \(delay)) ELSE due_at END,
+                due_at = CASE WHEN version = \(item.version) THEN \(now)::timestamptz + make_interval(secs => \(delay)) ELSE due_at END,
                 attempts = CASE WHEN version = \(item.version) THEN attempts ELSE 0 END
             WHERE activity_token_id = \(item.tokenID) AND lease_owner = \(owner)
             """)

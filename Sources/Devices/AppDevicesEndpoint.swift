@@ -20,9 +20,9 @@ package struct AppDevicesEndpoint: Sendable {
     let store: DeviceStore
     let guardian: AppAPIGuard
 
-    /// Creates the endpoint on `pool`, guarded by `guardian`.
-    package init(pool: PostgresPool, guardian: AppAPIGuard) {
-        self.store = DeviceStore(pool: pool)
+    /// Creates the endpoint on `pool`, guarded by `guardian`; devices are seen at `clock`'s time.
+    package init(pool: PostgresPool, guardian: AppAPIGuard, clock: any ServiceClock = SystemServiceClock()) {
+        self.store = DeviceStore(pool: pool, clock: clock)
         self.guardian = guardian
     }
 

@@ -73,7 +73,8 @@ package struct ClientKeyStore: Sendable {
             .map(Record.init(row:))
     }
 
-    /// Revokes `bundleID`'s key `name`; `nil` when there is none.
+    /// Revokes `bundleID`'s key `name`; `nil` when there is none. `revoked_at` keeps the
+    /// database's clock: it records when, and no rule reads the time (only whether it is set).
     package func revoke(bundleID: String, name: String) async throws -> Record? {
         try await pool.query("""
             UPDATE app_client_keys SET revoked_at = COALESCE(revoked_at, now())

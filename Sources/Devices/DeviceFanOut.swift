@@ -53,14 +53,14 @@ package final class DeviceFanOut: Service {
         self.tokens = ActivityTokenPath(
             pool: pool, apns: apns, credentials: credentials, staleness: staleness, batch: configuration.devices.startBatch,
             budget: ActivityBudget(profiles: configuration.budgetProfiles, finalReserve: configuration.budgetFinalReserve),
-            metrics: metrics, logger: logger)
+            metrics: metrics, logger: logger, clock: clock)
         self.expiry = DeviceExpiry(pool: pool, ttl: configuration.devices.deviceTTL)
         self.schedule = FanOutSchedule(pool: pool)
         self.idleLimit = idleLimit ?? FanOutSchedule.idleLimit
         self.lease = max(configuration.leaseDuration, configuration.apnsRequestTimeout * 2)
         self.owner = "devices/" + WorkerIdentity.makeOwnerPrefix()
         self.logger = logger
-        self.repeats = RepeatLog(logger: logger, clock: { [clock] in clock.now() })
+        self.repeats = RepeatLog(logger: logger, clock: clock)
         self.clock = clock
     }
 
@@ -69,10 +69,10 @@ package final class DeviceFanOut: Service {
     package func run(until shutdown: ShutdownSignal) async throws {
         logger.info("device fan-out starting", ["lead": "\(settings.startLead)", "rate": String(settings.startsPerSecond)])
         let wake = WakeSignal()
-        let (pool, logger) = (schedule.pool, logger)
+        let (pool, logger, clock) = (schedule.pool, logger, clock)
         await withTaskGroup(of: Void.self) { group in
             for channel in [EventIngestor.notificationChannel, KickoffStore.notificationChannel] {
-                group.addTask { await Self.listen(channel, pool: pool, wake: wake, logger: logger) }
+                group.addTask { await Self.listen(channel, pool: pool, wake: wake, clock: clock, logger: logger) }
             }
             await rounds(until: shutdown, wake: wake)
             group.cancelAll()
@@ -97,20 +97,32 @@ package final class DeviceFanOut: Service {
             } catch {
                 repeats.warning("device fan-out round failed; trying again", ["error": "\(error)"])
             }
-            await Self.sleep(settings.pollInterval, orUntil: shutdown)
-            while !shutdown.isTriggered, !Task.isCancelled, wake.generation == seen {
-                let remaining = wakeTime.timeIntervalSince(clock.now())
-                if remaining <= 0 { break }
-                // A notification ends the wait; the short timeout keeps a shutdown noticed promptly.
-                await wake.wait(after: seen, timeout: .milliseconds(Int64(min(remaining, 0.1) * 1_000)))
+            // At least `pollInterval` between rounds, then until the wake time or a notification
+            // (a signal during the round ends the wait at once), all on the service's clock.
+            let (clock, pollInterval) = (clock, settings.pollInterval)
+            await firstOf([{ await clock.sleep(for: pollInterval) }], orUntil: shutdown)
+            let remaining = wakeTime.timeIntervalSince(clock.now())
+            if remaining > 0 {
+                let untilDue = Duration.milliseconds(Int64((remaining * 1_000).rounded(.up)))
+                await firstOf([{ await clock.sleep(for: untilDue) }, { await wake.wait(after: seen, timeout: nil) }], orUntil: shutdown)
             }
+        }
+    }
+
+    /// Waits until the first of `waits` ends, or `shutdown`; the others are cancelled.
+    private func firstOf(_ waits: [@Sendable () async -> Void], orUntil shutdown: ShutdownSignal) async {
+        await withTaskGroup(of: Void.self) { group in
+            for wait in waits { group.addTask { await wait() } }
+            group.addTask { await shutdown.wait() }
+            await group.next()
+            group.cancelAll()
         }
     }
 
     /// Signals `wake` on every notification on `channel`, and each time the subscription becomes
     /// active (a notification sent while nobody listened is lost; the round it wakes finds the
     /// work itself); subscribes again after a failure.
-    private static func listen(_ channel: String, pool: PostgresPool, wake: WakeSignal, logger: Logger) async {
+    private static func listen(_ channel: String, pool: PostgresPool, wake: WakeSignal, clock: any ServiceClock, logger: Logger) async {
         while !Task.isCancelled {
             do {
                 for try await _ in pool.listen(channel) { wake.signal() }
@@ -119,7 +131,7 @@ package final class DeviceFanOut: Service {
                 logger.warning("listening for notifications failed; due times only meanwhile", ["channel": channel, "error": "\(error)"])
             }
             wake.signal()
-            try? await Task.sleep(for: .seconds(1))
+            await clock.sleep(for: .seconds(1))
         }
     }
 
@@ -128,19 +140,19 @@ package final class DeviceFanOut: Service {
     @discardableResult
     func tick() async throws -> Int {
         for due in try await kickoffs.dueKickoffs(now: clock.now(), lead: settings.startLead) {
-            try await kickoffs.begin(gameID: due.gameID, trigger: due.trigger)
+            try await kickoffs.begin(gameID: due.gameID, trigger: due.trigger, now: clock.now())
             logger.info("kick-off: starting Live Activities", ["game": due.gameID, "trigger": due.trigger.rawValue])
         }
-        let abandoned = try await kickoffs.abandonExpired()
+        let abandoned = try await kickoffs.abandonExpired(now: clock.now())
         if abandoned > 0 { logger.warning("push-to-starts interrupted mid-send are not repeated", ["starts": String(abandoned)]) }
         let sent = try await sendDueStarts()
-        try await tokens.round(owner: owner, lease: lease, now: clock.now())
+        try await tokens.round(owner: owner, lease: lease)
         return sent
     }
 
     /// Sends every due start, keeping up to `startBatchesInFlight` claimed batches on their way:
     /// starts due for a retry first, then kick-offs' next chunks, each planned and claimed in one
-    /// write (``KickoffStore/planAndClaim(limit:owner:lease:)``) while the chunks before it are
+    /// write (``KickoffStore/planAndClaim(limit:owner:lease:now:)``) while the chunks before it are
     /// sent, so the first push-to-start goes out after one chunk is planned, not the whole
     /// audience. The next claim and the write-back of finished batches overlap the sends of the
     /// others, so the APNs client always has requests queued. A failure stops claiming but lets
@@ -170,11 +182,11 @@ package final class DeviceFanOut: Service {
                 var planning = false
                 do {
                     if retriesLeft {
-                        claimed = try await kickoffs.claim(limit: batch, owner: owner, lease: lease)
+                        claimed = try await kickoffs.claim(limit: batch, owner: owner, lease: lease, now: clock.now())
                         retriesLeft = claimed.count == batch
                     }
                     if claimed.isEmpty {
-                        let chunk = try await kickoffs.planAndClaim(limit: batch, owner: owner, lease: lease)
+                        let chunk = try await kickoffs.planAndClaim(limit: batch, owner: owner, lease: lease, now: clock.now())
                         (claimed, planning) = (chunk.claimed, chunk.planned)
                     }
                 } catch {
@@ -190,7 +202,7 @@ package final class DeviceFanOut: Service {
                 group.addTask {
                     let completions = await sender.send(claimed, now: clock.now())
                     do {
-                        try await kickoffs.complete(completions, owner: owner)
+                        try await kickoffs.complete(completions, owner: owner, now: clock.now())
                         return .success(claimed.count)
                     } catch {
                         return .failure(error)
@@ -201,14 +213,5 @@ package final class DeviceFanOut: Service {
             return failure.map { .failure($0) } ?? .success(sent)
         }
         return try outcome.get()
-    }
-
-    /// Sleeps `duration`, returning early on shutdown (`ShutdownSignal.wait()` cannot be
-    /// cancelled, so the signal is looked at every 50 ms).
-    private static func sleep(_ duration: Duration, orUntil shutdown: ShutdownSignal) async {
-        let end = ContinuousClock.now + duration
-        while !shutdown.isTriggered, ContinuousClock.now < end {
-            try? await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
-        }
     }
 }

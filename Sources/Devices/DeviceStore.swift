@@ -21,19 +21,27 @@ package struct DeviceStore: Sendable {
     }
 
     let pool: PostgresPool
+    /// The time a device is last seen at (device expiry reads it on the same clock).
+    let clock: any ServiceClock
 
-    /// Creates a store on `pool`.
-    package init(pool: PostgresPool) { self.pool = pool }
+    /// Creates a store on `pool`, going by `clock`.
+    package init(pool: PostgresPool, clock: any ServiceClock = SystemServiceClock()) {
+        self.pool = pool
+        self.clock = clock
+    }
 
     /// Registers the install or refreshes it (token, OS, settings, last seen). A new token clears
     /// the record of an earlier one being pruned. Returns the device and whether it is new.
+    /// `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
     package func register(bundleID: String, installID: String, _ registration: DeviceRegistration) async throws -> (DeviceRecord, created: Bool) {
+        let now = clock.now()
         let rows = try await pool.query("""
             WITH app AS (SELECT id FROM apps WHERE bundle_id = \(bundleID) AND environment = \(registration.environment.rawValue)),
             upserted AS (
-                INSERT INTO devices AS d (app_id, install_id, push_to_start_token, os_version, supports_channels, frequent_updates, locale)
+                INSERT INTO devices AS d (app_id, install_id, push_to_start_token, os_version, supports_channels, frequent_updates, locale,
+                                          last_seen_at)
                 SELECT app.id, \(installID), \(registration.pushToStartToken), \(registration.osVersionText),
-                       \(registration.osVersion.supportsChannels), \(registration.frequentUpdates), \(registration.locale)
+                       \(registration.osVersion.supportsChannels), \(registration.frequentUpdates), \(registration.locale), \(now)
                 FROM app
                 ON CONFLICT (app_id, install_id) DO UPDATE SET
                     push_to_start_token = EXCLUDED.push_to_start_token,
@@ -45,7 +53,7 @@ package struct DeviceStore: Sendable {
                                                THEN NULL ELSE d.token_pruned_reason END,
                     token_pruned_at = CASE WHEN EXCLUDED.push_to_start_token IS DISTINCT FROM d.push_to_start_token
                                            THEN NULL ELSE d.token_pruned_at END,
-                    last_seen_at = now(), updated_at = now()
+                    last_seen_at = \(now), updated_at = now()
                 RETURNING d.*, (xmax = 0) AS created
             )
             SELECT \(unsafeSQL: DeviceRecord.columns), d.created FROM upserted d JOIN apps a ON a.id = d.app_id
@@ -64,12 +72,14 @@ package struct DeviceStore: Sendable {
             """).first.map(DeviceRecord.init(row:))
     }
 
-    /// The device, or `unknownDevice`; marks it seen.
+    /// The device, or `unknownDevice`; marks it seen (at most once a minute: a write per request
+    /// would be wasted on a busy device).
     package func require(bundleID: String, installID: String) async throws -> DeviceRecord {
         guard let device = try await find(bundleID: bundleID, installID: installID) else { throw Refusal.unknownDevice(installID: installID) }
+        let now = clock.now()
         try await pool.execute("""
-            UPDATE devices SET last_seen_at = now()
-            WHERE id = \(device.id) AND last_seen_at < now() - interval '1 minute'
+            UPDATE devices SET last_seen_at = \(now)
+            WHERE id = \(device.id) AND last_seen_at < \(now.addingTimeInterval(-60))
             """)
         return device
     }
@@ -116,6 +126,7 @@ package struct DeviceStore: Sendable {
 
     /// Registers the push token of the device's activity for `gameID`, replacing the activity's
     /// previous token (rotation). Returns the token's id and whether a different token was replaced.
+    /// `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
     package func registerActivityToken(deviceID: Int64, gameID: String, token: String) async throws -> (id: Int64, replaced: Bool) {
         do {
             let rows = try await pool.query("""
@@ -135,11 +146,12 @@ package struct DeviceStore: Sendable {
     }
 
     /// Records that the device's activity for `gameID` ended: its token gets nothing more.
-    /// Returns whether there was an activity token.
+    /// Returns whether there was an activity token. `updated_at` is an audit column (no rule
+    /// reads it): it keeps the database's clock.
     @discardableResult
     package func endActivity(deviceID: Int64, gameID: String) async throws -> Bool {
         try await pool.execute("""
-            UPDATE activity_tokens SET status = 'ended', ended_at = now(), updated_at = now()
+            UPDATE activity_tokens SET status = 'ended', ended_at = \(clock.now()), updated_at = now()
             WHERE device_id = \(deviceID) AND game_id = \(gameID) AND status <> 'ended'
             """) > 0
     }

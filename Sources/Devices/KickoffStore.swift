@@ -49,16 +49,18 @@ package struct KickoffStore: Sendable {
     /// Creates a store on `pool`.
     package init(pool: PostgresPool) { self.pool = pool }
 
-    /// Records the kick-off of `gameID` (once; the first trigger is kept) and wakes the fan-out,
-    /// which plans its starts chunk by chunk while it sends (``planAndClaim(limit:owner:lease:)``).
+    /// Records the kick-off of `gameID` at `now` (once; the first trigger is kept) and wakes the
+    /// fan-out, which plans its starts chunk by chunk while it sends
+    /// (``planAndClaim(limit:owner:lease:now:)``).
     /// A `command` trigger for a kick-off planned already plans it again from the first device,
     /// for devices that followed since (no device is started twice). Returns whether the kick-off
     /// was new.
     @discardableResult
-    package func begin(gameID: String, trigger: Trigger) async throws -> Bool {
+    package func begin(gameID: String, trigger: Trigger, now: Date) async throws -> Bool {
         try await pool.withTransaction { connection in
             let inserted = try await connection.execute("""
-                INSERT INTO kickoffs (game_id, trigger) VALUES (\(gameID), \(trigger.rawValue)) ON CONFLICT (game_id) DO NOTHING
+                INSERT INTO kickoffs (game_id, trigger, created_at) VALUES (\(gameID), \(trigger.rawValue), \(now))
+                ON CONFLICT (game_id) DO NOTHING
                 """)
             if inserted == 0, trigger == .command {
                 try await connection.execute("""
@@ -81,11 +83,11 @@ package struct KickoffStore: Sendable {
     /// Plans the next chunk of the oldest kick-off still being planned: up to `limit` following
     /// devices after its cursor (in device id order), each with a push-to-start token and no
     /// activity or start for the game yet, recorded as starts already `sending` under a lease of
-    /// `owner` — planned and claimed in one write — and moves the cursor past them, all in one
+    /// `owner` from `now` — planned and claimed in one write — and moves the cursor past them, all in one
     /// statement (one round trip on the fan-out's serial path). A process that dies after it
     /// leaves those starts to run out their lease (never sent twice) and the cursor where the next
     /// chunk goes on. Processes planning the same kick-off take turns on its row.
-    package func planAndClaim(limit: Int, owner: String, lease: Duration) async throws -> PlannedChunk {
+    package func planAndClaim(limit: Int, owner: String, lease: Duration, now: Date) async throws -> PlannedChunk {
         let leaseSeconds = Double(lease.components.seconds)
         // `chunk`: each target's followers after the cursor in device order, one index-only range
         // scan each on `follows_target_device`; the `limit` smallest of their union. Empty names
@@ -115,7 +117,7 @@ package struct KickoffStore: Sendable {
                 ORDER BY f.device_id LIMIT \(limit)
             ), claimed AS (
                 INSERT INTO activity_starts (device_id, game_id, status, attempts, lease_owner, lease_expires_at)
-                SELECT c.device_id, k.game_id, 'sending', 1, \(owner), now() + make_interval(secs => \(leaseSeconds))
+                SELECT c.device_id, k.game_id, 'sending', 1, \(owner), \(now)::timestamptz + make_interval(secs => \(leaseSeconds))
                 FROM chunk c CROSS JOIN kickoff k JOIN devices d ON d.id = c.device_id
                 WHERE d.push_to_start_token IS NOT NULL
                   AND NOT EXISTS (SELECT 1 FROM activity_tokens a WHERE a.device_id = c.device_id AND a.game_id = k.game_id)
@@ -124,7 +126,7 @@ package struct KickoffStore: Sendable {
             ), moved AS (
                 UPDATE kickoffs SET plan_cursor = COALESCE((SELECT max(device_id) FROM chunk), kickoffs.plan_cursor),
                     planned = kickoffs.planned + (SELECT count(*) FROM claimed),
-                    planned_at = CASE WHEN (SELECT count(*) FROM chunk) < \(limit) THEN now() END
+                    planned_at = CASE WHEN (SELECT count(*) FROM chunk) < \(limit) THEN \(now)::timestamptz END
                 FROM kickoff k WHERE kickoffs.game_id = k.game_id
                 RETURNING kickoffs.game_id
             )
@@ -162,19 +164,19 @@ package struct KickoffStore: Sendable {
         }
     }
 
-    /// Claims up to `limit` planned starts that are due, under a lease of `owner`.
-    package func claim(limit: Int, owner: String, lease: Duration) async throws -> [ClaimedStart] {
+    /// Claims up to `limit` planned starts that are due at `now`, under a lease of `owner`.
+    package func claim(limit: Int, owner: String, lease: Duration, now: Date) async throws -> [ClaimedStart] {
         let leaseSeconds = Double(lease.components.seconds)
         return try await pool.query("""
             WITH picked AS (
                 SELECT device_id, game_id FROM activity_starts
-                WHERE status = 'pending' AND (not_before IS NULL OR not_before <= now())
+                WHERE status = 'pending' AND (not_before IS NULL OR not_before <= \(now)::timestamptz)
                 LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
             ), claimed AS (
                 UPDATE activity_starts s
                 SET status = 'sending', lease_owner = \(owner),
-                    lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), attempts = s.attempts + 1
+                    lease_expires_at = \(now)::timestamptz + make_interval(secs => \(leaseSeconds)), attempts = s.attempts + 1
                 FROM picked p WHERE s.device_id = p.device_id AND s.game_id = p.game_id
                 RETURNING s.device_id, s.game_id, s.attempts
             )
@@ -189,17 +191,18 @@ package struct KickoffStore: Sendable {
         }
     }
 
-    /// Records how claimed starts ended (only rows still leased to `owner`), and drops the
-    /// push-to-start tokens APNs called dead — unless the device registered a new one since.
-    package func complete(_ completions: [Completion], owner: String) async throws {
+    /// Records how claimed starts ended at `now` (only rows still leased to `owner`; a retry is
+    /// due `retryAfter` seconds from `now`), and drops the push-to-start tokens APNs called dead —
+    /// unless the device registered a new one since.
+    package func complete(_ completions: [Completion], owner: String, now: Date) async throws {
         guard !completions.isEmpty else { return }
         try await pool.withTransaction { connection in
             try await connection.execute("""
                 UPDATE activity_starts s SET
                     status = v.status, input = NULLIF(v.input, ''), status_code = NULLIF(v.code, 0), reason = NULLIF(v.reason, ''),
                     apns_id = NULLIF(v.apns_id, ''), lease_owner = NULL, lease_expires_at = NULL,
-                    not_before = CASE WHEN v.status = 'pending' THEN now() + make_interval(secs => v.delay) END,
-                    finished_at = CASE WHEN v.status = 'pending' THEN NULL ELSE now() END
+                    not_before = CASE WHEN v.status = 'pending' THEN \(now)::timestamptz + make_interval(secs => v.delay) END,
+                    finished_at = CASE WHEN v.status = 'pending' THEN NULL ELSE \(now)::timestamptz END
                 FROM unnest(\(completions.map(\.deviceID)), \(completions.map(\.gameID)), \(completions.map(\.status.rawValue)),
                             \(completions.map(\.input)), \(completions.map { Int64($0.statusCode) }), \(completions.map(\.reason)),
                             \(completions.map(\.apnsID)), \(completions.map(\.retryAfter)))
@@ -208,15 +211,17 @@ package struct KickoffStore: Sendable {
                 """)
             let pruned = completions.filter { $0.pruneReason != nil }
             guard !pruned.isEmpty else { return }
+            // `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
             try await connection.execute("""
-                UPDATE devices d SET push_to_start_token = NULL, token_pruned_reason = v.reason, token_pruned_at = now(), updated_at = now()
+                UPDATE devices d SET push_to_start_token = NULL, token_pruned_reason = v.reason, token_pruned_at = \(now),
+                    updated_at = now()
                 FROM unnest(\(pruned.map(\.deviceID)), \(pruned.map(\.token)), \(pruned.map { $0.pruneReason ?? "" }))
                      AS v(device_id, token, reason)
                 WHERE d.id = v.device_id AND d.push_to_start_token = v.token
                 """)
             // Starts still planned for a device whose token just died can never be sent.
             try await connection.execute("""
-                UPDATE activity_starts s SET status = 'failed', reason = 'TokenPruned', finished_at = now()
+                UPDATE activity_starts s SET status = 'failed', reason = 'TokenPruned', finished_at = \(now)
                 FROM devices d
                 WHERE s.device_id = d.id AND s.status = 'pending' AND d.push_to_start_token IS NULL
                   AND d.id = ANY(\(pruned.map(\.deviceID)))
@@ -224,15 +229,15 @@ package struct KickoffStore: Sendable {
         }
     }
 
-    /// Starts whose lease expired while `sending`: APNs may have accepted them, so they are
-    /// not sent again (a second start would show a second activity); they end `failed`,
+    /// Starts whose lease expired by `now` while `sending`: APNs may have accepted them, so they
+    /// are not sent again (a second start would show a second activity); they end `failed`,
     /// reason `Interrupted`. Returns how many.
     @discardableResult
-    package func abandonExpired() async throws -> Int {
+    package func abandonExpired(now: Date) async throws -> Int {
         try await pool.execute("""
             UPDATE activity_starts SET status = 'failed', reason = 'Interrupted', lease_owner = NULL, lease_expires_at = NULL,
-                                       finished_at = now()
-            WHERE status = 'sending' AND lease_expires_at < now()
+                                       finished_at = \(now)
+            WHERE status = 'sending' AND lease_expires_at < \(now)
             """)
     }
 

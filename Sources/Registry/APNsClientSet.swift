@@ -15,16 +15,21 @@ package final class APNsClientSet: ChannelManaging {
     package let configuration: APNsClientConfiguration
     private let logger: Logger
     private let connectionObserver: (any APNsConnectionObserver)?
+    private let clock: any ServiceClock
     private let clients = Mutex<[String: APNsClient]>([:])
 
     /// Checks `configuration`; no client (and no thread) exists until one is asked for.
-    /// - Parameter connectionObserver: told of every connection each client opens or closes.
+    /// - Parameters:
+    ///   - connectionObserver: told of every connection each client opens or closes.
+    ///   - clock: the service's clock, every client's deadlines and tokens go by.
     package init(configuration: APNsClientConfiguration, logger: Logger,
-                connectionObserver: (any APNsConnectionObserver)? = nil) throws(APNsClientError) {
+                connectionObserver: (any APNsConnectionObserver)? = nil,
+                clock: any ServiceClock = SystemServiceClock()) throws(APNsClientError) {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
         self.connectionObserver = connectionObserver
+        self.clock = clock
     }
 
     /// The client for `credentials`' team and key.
@@ -33,7 +38,7 @@ package final class APNsClientSet: ChannelManaging {
         return try clients.withLock { (clients: inout [String: APNsClient]) throws(APNsClientError) -> APNsClient in
             if let client = clients[key] { return client }
             let client = try APNsClient(configuration: configuration, logger: logger.with(["team": credentials.teamID]),
-                                        connectionObserver: connectionObserver)
+                                        connectionObserver: connectionObserver, clock: clock)
             clients[key] = client
             return client
         }

@@ -68,6 +68,7 @@ extension AppStore {
         try settings.validate()
         let rows: [PostgresRow]
         do {
+            // `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
             rows = try await pool.query("""
                 UPDATE apps SET team_id = \(teamID), key_id = \(keyID), key_path = \(keyPath),
                     frequent_updates = \(settings.frequentUpdates), budget_per_hour = \(settings.budgetPerHour as Int?),

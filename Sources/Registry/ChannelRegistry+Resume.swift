@@ -38,6 +38,7 @@ extension ChannelRegistry {
         let resumed: Bool
         do {
             resumed = try await pool.withTransaction { connection in
+                // `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
                 let rows = try await connection.query("""
                     UPDATE apps SET paused_reason = NULL, paused_at = NULL, updated_at = now()
                     WHERE id = \(app.id) AND paused_at IS NOT NULL

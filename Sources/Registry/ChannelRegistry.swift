@@ -26,14 +26,17 @@ package struct ChannelRegistry: Sendable {
     package let channelLimit: ChannelLimit
     /// `stale-date` per sport, for the current state a new channel is seeded with.
     package let staleness: StalenessPolicy
+    /// The time games are added and new channels' seeds fall due at (the workers claim by it).
+    package let clock: any ServiceClock
     let logger: Logger
 
     /// Creates a registry; `staleness` is ingest's (`IngestSettings.staleness`).
     package init(
         pool: PostgresPool, apns: any ChannelManaging, credentials: CredentialStore, channelLimit: Int,
-        staleness: StalenessPolicy = StalenessPolicy(), logger: Logger
+        staleness: StalenessPolicy = StalenessPolicy(), logger: Logger, clock: any ServiceClock = SystemServiceClock()
     ) {
         self.staleness = staleness
+        self.clock = clock
         self.pool = pool
         self.apns = apns
         self.credentials = credentials
@@ -42,7 +45,7 @@ package struct ChannelRegistry: Sendable {
     }
 
     var apps: AppStore { AppStore(pool: pool) }
-    var games: GameStore { GameStore(pool: pool) }
+    var games: GameStore { GameStore(pool: pool, clock: clock) }
     var channels: ChannelStore { ChannelStore(pool: pool) }
 
     // MARK: - Create
@@ -204,7 +207,7 @@ package struct ChannelRegistry: Sendable {
                 let record = try await channels.insert(
                     appID: app.id, apnsChannelID: channelID, policy: policy, gameID: gameID,
                     tier: mode == .light ? "light" : "standard", on: connection)
-                try await ChannelSeed(staleness: staleness).seed(channelID: record.id, app: app, gameID: gameID, on: connection)
+                try await ChannelSeed(staleness: staleness, clock: clock).seed(channelID: record.id, app: app, gameID: gameID, on: connection)
                 guard let listing = try await channels.find(id: record.id, on: connection) else {
                     throw PostgresError(.queryFailed, "the new channel could not be read back")
                 }

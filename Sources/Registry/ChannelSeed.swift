@@ -15,6 +15,8 @@ import ScorecastCore
 /// the same transaction). With alerts the seed is alerting, at priority 10; without, routine.
 struct ChannelSeed {
     let staleness: StalenessPolicy
+    /// The seed is rendered, and falls due, at this clock's time (the workers claim by it).
+    let clock: any ServiceClock
 
     /// Writes the seed row of channel `channelID` of `app`, bound to `gameID`, if the game has
     /// events. An app whose content-state mapping cannot render leaves the channel unseeded
@@ -28,8 +30,9 @@ struct ChannelSeed {
         else { return false }
         let state = try EventIngestor.state(of: row)
         let game = GameInfo(sport: try row.decode("sport"), homeName: try row.decode("home_team"), awayName: try row.decode("away_team"))
+        let now = clock.now()
         guard let settings = try? app.renderSettings(staleness: staleness),
-            let update = try? LiveActivityRenderer(settings: settings).renderSnapshot(state: state, game: game, now: Date(), channelLastTimestamp: nil)
+            let update = try? LiveActivityRenderer(settings: settings).renderSnapshot(state: state, game: game, now: now, channelLastTimestamp: nil)
         else { return false }
         let (leftBehind, alerts) = try await alertsLeftBehind(appID: app.id, gameID: gameID, on: connection)
         let priority = alerts.isEmpty ? update.priority : .immediate
@@ -40,7 +43,7 @@ struct ChannelSeed {
                 INSERT INTO outbox (channel_id, payload, payload_timestamp, priority, alerting, alerts, event_ids, first_ingested_at, due_at)
                 VALUES (\(channelID), convert_to(\(String(decoding: update.body, as: UTF8.self)), 'UTF8'), \(Int64(update.timestamp)),
                         \(Int16(priority.rawValue)), \(!alerts.isEmpty), \(QueuedAlert.encodedQueue(alerts))::jsonb, '{}'::bigint[],
-                        now(), now())
+                        \(now), \(now))
                 ON CONFLICT (channel_id) DO NOTHING
                 RETURNING channel_id
             )

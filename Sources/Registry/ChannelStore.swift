@@ -166,6 +166,8 @@ package struct ChannelStore: Sendable {
     /// automatic channels. Returns the games that opted out, sorted.
     func markDeleted(id: Int64, optOutAppID: Int64?) async throws -> [String] {
         try await pool.withTransaction { connection in
+            // `deleted_at` and `updated_at` are audit columns (no rule reads them): they keep the
+            // database's clock.
             try await connection.execute("""
                 UPDATE channels SET status = 'deleted', deleted_at = coalesce(deleted_at, now()), updated_at = now()
                 WHERE id = \(id) AND status <> 'deleted'
@@ -204,6 +206,7 @@ package struct ChannelStore: Sendable {
     @discardableResult
     func markGone(ids: [Int64], on connection: PostgresConnection) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
+        // `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
         let changed = try await connection.execute("""
             UPDATE channels SET status = 'gone', updated_at = now()
             WHERE id = ANY(\(ids)) AND status IN ('active', 'retiring')

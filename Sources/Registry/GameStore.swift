@@ -4,11 +4,16 @@ import Postgres
 /// Reads and adds games for the registry (the ingest path folds events into them).
 package struct GameStore: Sendable {
     let pool: PostgresPool
+    /// The time a game is added at.
+    let clock: any ServiceClock
 
-    /// Creates a store on `pool`.
-    package init(pool: PostgresPool) { self.pool = pool }
+    /// Creates a store on `pool`, going by `clock`.
+    package init(pool: PostgresPool, clock: any ServiceClock = SystemServiceClock()) {
+        self.pool = pool
+        self.clock = clock
+    }
 
-    /// Adds a game; `alreadyExists` when the id is taken.
+    /// Adds a game, created at the clock's time; `alreadyExists` when the id is taken.
     package func add(_ draft: GameDraft) async throws -> GameRecord {
         try draft.validate()
         let rows: [PostgresRow]
@@ -16,12 +21,13 @@ package struct GameStore: Sendable {
             rows = try await pool.query("""
                 INSERT INTO games (
                     id, league, sport, home_team, away_team, starts_at,
-                    home_code, away_code, home_primary_colour, home_secondary_colour, away_primary_colour, away_secondary_colour)
+                    home_code, away_code, home_primary_colour, home_secondary_colour, away_primary_colour, away_secondary_colour,
+                    created_at)
                 VALUES (
                     \(draft.id), \(draft.league), \(draft.sport), \(draft.homeTeam), \(draft.awayTeam), \(draft.startsAt as Date?),
                     \(draft.homeIdentity.code), \(draft.awayIdentity.code),
                     \(draft.homeIdentity.primaryColour), \(draft.homeIdentity.secondaryColour),
-                    \(draft.awayIdentity.primaryColour), \(draft.awayIdentity.secondaryColour))
+                    \(draft.awayIdentity.primaryColour), \(draft.awayIdentity.secondaryColour), \(clock.now()))
                 ON CONFLICT (id) DO NOTHING
                 RETURNING \(unsafeSQL: GameRecord.columns)
                 """)

@@ -1,3 +1,4 @@
+import Clocks
 import Dispatch
 import Foundation
 import Synchronization
@@ -12,11 +13,11 @@ import Synchronization
 /// ```
 public final class RepeatLog: Sendable {
     private let logger: Logger
-    private let clock: @Sendable () -> Date
+    private let clock: any ServiceClock
     private let state: Mutex<(summary: RepeatSummary, flushScheduled: Bool)>
 
-    /// Summarises `logger`'s repeated lines over `interval` seconds (60 by default).
-    public init(logger: Logger, interval: TimeInterval = 60, clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// Summarises `logger`'s repeated lines over `interval` seconds (60 by default) of `clock`'s time.
+    public init(logger: Logger, interval: TimeInterval = 60, clock: any ServiceClock = SystemServiceClock()) {
         self.logger = logger
         self.clock = clock
         self.state = Mutex((RepeatSummary(interval: interval), false))
@@ -33,7 +34,7 @@ public final class RepeatLog: Sendable {
         guard logger.isEnabled(level) else { return }
         let line = RepeatSummary.Line(level: level, message: message, fields: fields)
         let (lines, flushAt) = state.withLock { state in
-            let lines = state.summary.record(cause: cause ?? message, line, now: clock(), gathering: gathering, untilRecovered: untilRecovered)
+            let lines = state.summary.record(cause: cause ?? message, line, now: clock.now(), gathering: gathering, untilRecovered: untilRecovered)
             return (lines, scheduleIfNeeded(&state))
         }
         write(lines)
@@ -51,7 +52,7 @@ public final class RepeatLog: Sendable {
     /// logged `untilRecovered` and had not recovered yet; otherwise writes nothing of it.
     public func recovered(cause: String, _ message: String, _ fields: [String: String] = [:]) {
         let line = RepeatSummary.Line(level: .notice, message: message, fields: fields)
-        let lines = state.withLock { $0.summary.recovered(cause: cause, line, now: clock()) }
+        let lines = state.withLock { $0.summary.recovered(cause: cause, line, now: clock.now()) }
         write(lines)
     }
 
@@ -64,7 +65,7 @@ public final class RepeatLog: Sendable {
     public func flush() {
         let (lines, flushAt) = state.withLock { state in
             state.flushScheduled = false
-            let lines = state.summary.flush(now: clock())
+            let lines = state.summary.flush(now: clock.now())
             return (lines, scheduleIfNeeded(&state))
         }
         write(lines)
@@ -78,7 +79,7 @@ public final class RepeatLog: Sendable {
     }
 
     private func schedule(at date: Date) {
-        let delay = max(0.001, date.timeIntervalSince(clock()))
+        let delay = max(0.001, date.timeIntervalSince(clock.now()))
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.flush() }
     }
 

@@ -95,14 +95,16 @@ package struct MetricsRefresher: Sendable {
         refreshed.set(to: clock.now().timeIntervalSince1970)
     }
 
+    /// Reads the gauges as of the clock's time, the time the workers lease and claim by.
     private func read() async throws {
+        let now = clock.now()
         let queue = try await pool.query("""
             SELECT (SELECT count(*) FROM outbox)::int AS pending,
-                   (SELECT count(*) FROM outbox WHERE lease_owner IS NOT NULL AND lease_expires_at > now())::int AS leased,
-                   (SELECT coalesce(EXTRACT(EPOCH FROM now() - min(greatest(due_at, coalesce(not_before, due_at)))), 0)::float8
+                   (SELECT count(*) FROM outbox WHERE lease_owner IS NOT NULL AND lease_expires_at > \(now))::int AS leased,
+                   (SELECT coalesce(EXTRACT(EPOCH FROM \(now)::timestamptz - min(greatest(due_at, coalesce(not_before, due_at)))), 0)::float8
                     FROM outbox
-                    WHERE due_at <= now() AND (not_before IS NULL OR not_before <= now())
-                      AND (lease_owner IS NULL OR lease_expires_at <= now())) AS oldest
+                    WHERE due_at <= \(now) AND (not_before IS NULL OR not_before <= \(now))
+                      AND (lease_owner IS NULL OR lease_expires_at <= \(now))) AS oldest
             """)
         if let row = queue.first {
             metrics.queueDepth.set(to: Double(try row.decode("pending", as: Int.self)))
@@ -125,7 +127,7 @@ package struct MetricsRefresher: Sendable {
         metrics.channels.replaceAll(perApp)
         paused.replaceAll(pausedApps)
         var spent = perApp.mapValues { _ in 0.0 }
-        for budget in try await budgets.budgets(.activeThisHour(appID: nil), now: clock.now(), limit: .max)
+        for budget in try await budgets.budgets(.activeThisHour(appID: nil), now: now, limit: .max)
         where budget.remaining == 0 || budget.priority10BarredUntil != nil {
             spent[AppLabels(app: budget.app), default: 0] += 1
         }

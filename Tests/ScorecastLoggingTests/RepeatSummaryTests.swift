@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import ScorecastLogging
 import Synchronization
@@ -53,14 +54,14 @@ import Testing
 
     @Test func aRepeatLogWritesSummariesOnItsClockAndStaysQuietBetween() {
         let sink = MemorySink()
-        let now = Mutex(start)
-        let log = RepeatLog(logger: Logger(label: "worker", sink: sink), interval: 60, clock: { now.withLock { $0 } })
+        let clock = ManualServiceClock(start)
+        let log = RepeatLog(logger: Logger(label: "worker", sink: sink), interval: 60, clock: clock)
         for second in 0..<20 {
-            now.withLock { $0 = start.addingTimeInterval(Double(second)) }
+            if second > 0 { clock.advance(by: .seconds(1)) }
             for _ in 0..<145 { log.warning(cause: "claim", "claiming outbox rows failed; retrying") }
         }
         #expect(sink.lines.count == 1)
-        now.withLock { $0 = start.addingTimeInterval(60) }
+        clock.advance(by: .seconds(41))
         log.flush()
         #expect(sink.lines.count == 2)
         #expect(sink.lines.last?.contains("claiming outbox rows failed; retrying (2899 more in the last 60 s)") == true)
@@ -68,7 +69,7 @@ import Testing
 
     @Test func linesBelowTheLoggersLevelAreNotCounted() {
         let sink = MemorySink()
-        let log = RepeatLog(logger: Logger(label: "x", level: .error, sink: sink), interval: 60, clock: { start })
+        let log = RepeatLog(logger: Logger(label: "x", level: .error, sink: sink), interval: 60, clock: ManualServiceClock(start))
         log.warning("ignored")
         log.flush()
         #expect(sink.lines.isEmpty)

@@ -1,3 +1,4 @@
+import Clocks
 import APNsCore
 import Foundation
 import ScorecastLogging
@@ -27,18 +28,21 @@ public final class APNsClient: Sendable {
     /// Creates a client and starts its HTTP/2 loop thread.
     /// - Parameters:
     ///   - tokens: a cache to share with other clients; by default a new one using
-    ///     `configuration.tokenRenewalAge` and the system clock.
+    ///     `configuration.tokenRenewalAge` and `clock`.
     ///   - connectionObserver: told each time a connection opens or closes (for a gauge).
+    ///   - clock: the service's clock (the system's by default): the transport's deadlines and
+    ///     ages, and the default token cache's tokens.
     /// - Throws: `APNsClientError.invalidConfiguration` naming the bad setting.
     public init(configuration: APNsClientConfiguration, logger: Logger = Logger(label: "apns"),
-                tokens: TokenCache? = nil, connectionObserver: (any APNsConnectionObserver)? = nil) throws(APNsClientError) {
+                tokens: TokenCache? = nil, connectionObserver: (any APNsConnectionObserver)? = nil,
+                clock: any ServiceClock = SystemServiceClock()) throws(APNsClientError) {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
         if let tokens {
             self.tokens = tokens
         } else {
-            self.tokens = try TokenCache(renewalAge: configuration.tokenRenewalAge, logger: logger)
+            self.tokens = try TokenCache(renewalAge: configuration.tokenRenewalAge, logger: logger, clock: clock)
         }
         self.builder = APNsRequestBuilder(sendEndpoint: configuration.sendEndpoint,
                                           managementEndpoint: configuration.managementEndpoint)
@@ -46,7 +50,7 @@ public final class APNsClient: Sendable {
         let openConnections = OpenConnections { endpoint, delta in
             connectionObserver?.connectionsChanged(host: endpoint == sendEndpoint ? .send : .management, delta: delta)
         }
-        self.transport = try HTTP2Transport(options: configuration.transportOptions, openConnections: openConnections, logger: logger)
+        self.transport = try HTTP2Transport(options: configuration.transportOptions(clock: clock), openConnections: openConnections, logger: logger)
         if case .url = configuration.proxy {
             logger.info("APNs connections go through a proxy", ["proxy": configuration.proxy.description])
         }

@@ -1,3 +1,4 @@
+import Clocks
 import APNsCore
 
 /// Everything an `APNsClient` needs to know besides credentials.
@@ -75,13 +76,14 @@ public struct APNsClientConfiguration: Sendable, Hashable {
         try proxy.validate()
     }
 
-    var transportOptions: TransportOptions {
+    /// The transport's settings, its deadlines and ages read on `clock`.
+    func transportOptions(clock: any ServiceClock) -> TransportOptions {
         TransportOptions(
             maxConnectionsPerHost: maxConnectionsPerHost, maxConcurrentStreams: maxConcurrentStreams,
             connectTimeout: connectTimeout, maxConnectionRetries: maxConnectionRetries,
             idleConnectionMaxAgeSeconds: Int(idleConnectionMaxAge.components.seconds),
             keepAliveIdleSeconds: Int(keepAliveInterval.components.seconds),
             keepAliveIntervalSeconds: Int(keepAliveInterval.components.seconds),
-            maxResponseBytes: maxResponseBytes, proxy: proxy.curlValue)
+            maxResponseBytes: maxResponseBytes, proxy: proxy.curlValue, clock: clock)
     }
 }

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import ScorecastLogging
 import Synchronization
@@ -19,31 +20,31 @@ public final class TokenCache: Sendable {
     /// Age at which a token is replaced.
     public let renewalAge: Duration
     private let renewalSeconds: Int
-    private let now: @Sendable () -> Date
+    private let clock: any ServiceClock
     private let logger: Logger
     private let tokens = Mutex<[String: ProviderToken]>([:])
 
     /// Creates an empty cache.
     /// - Parameters:
     ///   - renewalAge: between 20 and 59 minutes.
-    ///   - now: the clock (the system clock by default).
+    ///   - clock: the service's clock (the system's by default); a token's `iat` is its wall time.
     /// - Throws: `APNsClientError.invalidConfiguration` for an age outside 20–59 minutes.
     public init(renewalAge: Duration = TokenCache.defaultRenewalAge, logger: Logger = Logger(label: "apns-token"),
-                now: @escaping @Sendable () -> Date = { Date() }) throws(APNsClientError) {
+                clock: any ServiceClock = SystemServiceClock()) throws(APNsClientError) {
         guard renewalAge >= Self.minimumRenewalAge, renewalAge <= Self.maximumRenewalAge else {
             throw APNsClientError(.invalidConfiguration,
                                   "the token renewal age must be 20–59 minutes, got \(renewalAge.components.seconds) s")
         }
         self.renewalAge = renewalAge
         self.renewalSeconds = Int(renewalAge.components.seconds)
-        self.now = now
+        self.clock = clock
         self.logger = logger
     }
 
     /// The current token for `credentials`' team, signing a new one when there is none, it was
     /// made by another key, it reached the renewal age, or the clock went back before it.
     public func token(for credentials: APNsCredentials) throws(APNsClientError) -> ProviderToken {
-        let nowSeconds = Int(now().timeIntervalSince1970)
+        let nowSeconds = Int(clock.now().timeIntervalSince1970)
         // Signing happens under the lock so concurrent requests never mint two tokens for one
         // team (each extra token would count as a token update on some connection).
         return try tokens.withLock { (cache: inout [String: ProviderToken]) throws(APNsClientError) -> ProviderToken in

@@ -1,3 +1,4 @@
+import Clocks
 internal import CCurl
 internal import CThreadName
 import CurlHTTP
@@ -54,7 +55,7 @@ final class CurlEventLoop {
         self.logger = logger
         self.resendPolicy = ResendPolicy(maxConnectionRetries: options.maxConnectionRetries)
         self.ageLimit = IdleAgeLimit(maxIdle: .seconds(options.idleConnectionMaxAgeSeconds))
-        self.lastSweep = options.clock.now()
+        self.lastSweep = options.clock.monotonicNow()
     }
 
     /// Creates the multi handle and starts the curl thread; returns the mailbox to reach it.
@@ -161,7 +162,7 @@ final class CurlEventLoop {
             transfer.fail(TransportErrorMapping.cancelled(onStream: false))
             return
         }
-        let now = options.clock.now()
+        let now = options.clock.monotonicNow()
         guard now < transfer.deadline else {
             transfer.fail(TransportErrorMapping.deadlineWhileQueued())
             return
@@ -205,7 +206,7 @@ final class CurlEventLoop {
     /// Finishes every transfer libcurl reports done; returns how many.
     @discardableResult
     private func drainCompletions() -> Int {
-        let now = options.clock.now()
+        let now = options.clock.monotonicNow()
         var finished = 0
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
@@ -289,7 +290,7 @@ final class CurlEventLoop {
     /// Fails queued transfers whose deadline passed while every stream was busy: checks the
     /// front of each queue every turn and the whole queue every `sweepInterval`.
     private func expireQueued() {
-        let now = options.clock.now()
+        let now = options.clock.monotonicNow()
         let sweepAll = now - lastSweep >= Self.sweepInterval
         if sweepAll { lastSweep = now }
         for lane in lanes where !lane.queue.isEmpty {

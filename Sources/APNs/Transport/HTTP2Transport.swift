@@ -1,3 +1,4 @@
+import Clocks
 import ScorecastLogging
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 final class HTTP2Transport: Sendable {
     private let mailbox: LoopMailbox
     private let nextID = Atomic<UInt64>(0)
-    private let clock: TransportClock
+    private let clock: any ServiceClock
     /// The connections the loop holds open now, per endpoint.
     let openConnections: OpenConnections
 
@@ -27,7 +28,7 @@ final class HTTP2Transport: Sendable {
     /// - Throws: `APNsClientError` for timeout, connection, TLS, cancellation or shutdown.
     func perform(_ request: HTTPRequest, timeout: Duration) async throws(APNsClientError) -> HTTPResponse {
         let id = nextID.add(1, ordering: .relaxed).newValue
-        let deadline = clock.now() + timeout
+        let deadline = clock.monotonicNow() + timeout
         let cancellation = CancellationFlag()
         let mailbox = self.mailbox
         do {
@@ -57,7 +58,7 @@ final class HTTP2Transport: Sendable {
         let count = UInt64(requests.count)
         let first = nextID.add(count, ordering: .relaxed).newValue - count + 1
         let ids = first..<first + count
-        let deadline = clock.now() + timeout
+        let deadline = clock.monotonicNow() + timeout
         let cancellation = CancellationFlag()
         let mailbox = self.mailbox
         return await withTaskCancellationHandler {

@@ -1,3 +1,4 @@
+import Clocks
 import Synchronization
 
 /// One request on its way through the transport's loop thread: what to send, by when, and who
@@ -75,8 +76,9 @@ struct TransportOptions: Sendable {
     /// The proxy every request goes through (`CURLOPT_PROXY`, e.g. `http://user:pass@host:3128`);
     /// `nil` lets libcurl follow the standard `HTTPS_PROXY` / `NO_PROXY` variables.
     var proxy: String? = nil
-    /// Every instant the transport compares (deadlines, the idle age) comes from here.
-    var clock: TransportClock = .continuous
+    /// Every instant the transport compares (deadlines, the idle age) is this clock's monotonic
+    /// reading, so that tests move time forward instead of waiting on the wall clock.
+    var clock: any ServiceClock = SystemServiceClock()
 
     /// The most requests in flight to one endpoint: every connection's streams.
     var inFlightCapPerEndpoint: Int { maxConnectionsPerHost * maxConcurrentStreams }

@@ -78,6 +78,8 @@ package struct APIKeyStore: Sendable {
 
     /// Revokes the key named `name`: its requests fail from now on. Returns the row, or `nil`
     /// when there is no such key; revoking twice keeps the first time.
+    /// `revoked_at` keeps the database's clock: it records when, and no rule reads the time
+    /// (only whether it is set).
     package func revoke(name: String) async throws -> APIKeyRecord? {
         try await pool.query("""
             UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE name = \(name)
@@ -85,12 +87,12 @@ package struct APIKeyStore: Sendable {
             """).first.map { try APIKeyRecord(row: $0, keyring: keyring) }
     }
 
-    /// Records that the key was used, at most once a minute per key (so busy feeds do not
-    /// contend on the row).
-    package func touch(id: Int64) async throws {
+    /// Records that the key was used at `now`, at most once a minute per key (so busy feeds do
+    /// not contend on the row).
+    package func touch(id: Int64, now: Date) async throws {
         try await pool.execute("""
-            UPDATE api_keys SET last_used_at = now()
-            WHERE id = \(id) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+            UPDATE api_keys SET last_used_at = \(now)
+            WHERE id = \(id) AND (last_used_at IS NULL OR last_used_at < \(now.addingTimeInterval(-60)))
             """)
     }
 }

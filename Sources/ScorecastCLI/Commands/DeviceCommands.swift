@@ -89,7 +89,7 @@ enum DeviceCommands {
         try AppsCommands.checked { try GameDraft.checkID(gameID, option: "the game id") }
         try await RegistryCLI.run(context, "games") { cli in
             guard try await cli.games.find(id: gameID) != nil else { throw CommandError.notFound("there is no game \(gameID)") }
-            let new = try await KickoffStore(pool: cli.pool).begin(gameID: gameID, trigger: .command)
+            let new = try await KickoffStore(pool: cli.pool).begin(gameID: gameID, trigger: .command, now: SystemServiceClock().now())
             if arguments.flag("json") {
                 try cli.terminal.json(KickoffRecorded(game: gameID, new: new))
                 return

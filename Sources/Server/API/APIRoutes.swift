@@ -26,7 +26,7 @@ package enum APIRoutes {
     /// The router for `serve` with the api role: health, the device API, ingest, channels,
     /// statistics, metrics and the dashboard. `exportsDatabaseGauges` says, at each scrape,
     /// whether this process exports the database-wide gauges (the poller's leader does); `clock`
-    /// is the time ingest, the statistics and the gauges go by.
+    /// is the time ingest, the device API, the statistics and the gauges go by.
     package static func router(
         configuration: Configuration, pool: PostgresPool, migrator: Migrator,
         registry: MetricsRegistry, metrics: ScorecastMetrics,
@@ -37,7 +37,7 @@ package enum APIRoutes {
         let statsQuery = StatsQuery(pool: pool, configuration: configuration)
         var router = healthRouter(configuration: configuration, pool: pool, migrator: migrator, stats: statsQuery, unhealthyReason: unhealthyReason)
         let access = OpsAccess(token: configuration.opsToken)
-        DeviceAPI.register(on: &router, pool: pool, settings: configuration.devices, access: access)
+        DeviceAPI.register(on: &router, pool: pool, settings: configuration.devices, access: access, clock: clock)
         EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics, clock: clock).register(on: &router)
         ChannelsEndpoint(pool: pool).register(on: &router)
         StatsEndpoints(

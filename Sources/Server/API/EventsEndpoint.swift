@@ -67,7 +67,7 @@ package struct EventsEndpoint: Sendable {
             lookup: { prefix in try await keyCache.find(prefix: prefix) }, tolerance: settings.signatureTolerance, clock: clock)
         self.settings = settings
         self.logger = logger.named("ingest")
-        self.repeats = RepeatLog(logger: self.logger, clock: { [clock] in clock.now() })
+        self.repeats = RepeatLog(logger: self.logger, clock: clock)
         self.clock = clock
     }
 
@@ -161,7 +161,7 @@ package struct EventsEndpoint: Sendable {
         let now = clock.now()
         if feed.needsTouch(now: now) {
             do {
-                try await keys.touch(id: feed.keyID)
+                try await keys.touch(id: feed.keyID, now: now)
                 keyCache.noteUsed(keyID: feed.keyID, at: now)
             } catch {
                 request.logger.warning("could not record the key's last use", ["feed": feed.name])

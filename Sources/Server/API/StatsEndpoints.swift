@@ -37,7 +37,7 @@ package struct StatsEndpoints: Sendable {
         query: StatsQuery, registry: MetricsRegistry, refresher: MetricsRefresher?, access: OpsAccess = OpsAccess(token: nil),
         clock: any ServiceClock = SystemServiceClock(), logger: Logger = Logger(label: "stats")
     ) {
-        self.repeats = RepeatLog(logger: logger.named("stats"), clock: { [clock] in clock.now() })
+        self.repeats = RepeatLog(logger: logger.named("stats"), clock: clock)
         self.access = access
         self.query = query
         self.registry = registry

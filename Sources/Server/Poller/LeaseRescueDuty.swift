@@ -35,6 +35,7 @@ package struct LeaseRescueDuty: PollerDuty {
     /// Clears the expired leases (expired at `now`) and counts them per app and minute.
     package func run(at now: Date) async throws -> DutyReport {
         let rescued = try await pool.withTransaction { connection -> [(bundleID: String, appID: Int64, count: Int)] in
+            // `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
             let rows = try await connection.query("""
                 WITH expired AS (
                     SELECT channel_id FROM outbox

@@ -46,7 +46,7 @@ package final class Poller: Service {
         self.clock = clock
         self.leaderCheckInterval = leaderCheckInterval
         self.logger = logger.named("poller")
-        self.repeats = RepeatLog(logger: self.logger, clock: { [clock] in clock.now() })
+        self.repeats = RepeatLog(logger: self.logger, clock: clock)
         self.observer = observer
     }
 

@@ -70,6 +70,7 @@ package final class RetireDuty: PollerDuty {
             }
         }
         var report = DutyReport()
+        // `updated_at` is an audit column (no rule reads a channel's): it keeps the database's clock.
         report.counts["marked_retiring"] = toMark.isEmpty ? 0 : try await pool.execute("""
             UPDATE channels SET status = 'retiring', updated_at = now() WHERE id = ANY(\(toMark)) AND status = 'active'
             """)

@@ -28,13 +28,16 @@ package struct APNsRuntime: Sendable {
 
     /// For `serve`: clients on the configured hosts, or the built-in simulator started
     /// in-process (`builtIn`) with every app of the database registered.
-    /// - Parameter connectionObserver: told of every connection the clients open or close.
+    /// - Parameters:
+    ///   - connectionObserver: told of every connection the clients open or close.
+    ///   - clock: the service's clock, the clients' deadlines and tokens go by.
     package static func start(_ configuration: Configuration, pool: PostgresPool, builtIn: any BuiltInAPNs, logger: Logger,
-                             connectionObserver: (any APNsConnectionObserver)? = nil) async throws -> APNsRuntime {
+                             connectionObserver: (any APNsConnectionObserver)? = nil,
+                             clock: any ServiceClock = SystemServiceClock()) async throws -> APNsRuntime {
         switch configuration.apns {
         case .remote(let send, let management):
             let clients = try makeClients(configuration, send: endpoint(send), management: endpoint(management),
-                                          connectionObserver: connectionObserver, logger: logger)
+                                          connectionObserver: connectionObserver, clock: clock, logger: logger)
             return APNsRuntime(clients: clients, simulator: nil, simulatorEndpoints: nil)
         case .builtInSimulator:
             let (simulator, endpoints) = try builtIn.start(configuration, logger: logger)
@@ -47,7 +50,8 @@ package struct APNsRuntime: Sendable {
                 }
                 let teams = simulator.register(apps: apps)
                 logger.info("registered apps with the built-in APNs simulator", ["apps": String(apps.count), "teams": String(teams)])
-                let clients = try makeClients(configuration, endpoints: endpoints, connectionObserver: connectionObserver, logger: logger)
+                let clients = try makeClients(
+                    configuration, endpoints: endpoints, connectionObserver: connectionObserver, clock: clock, logger: logger)
                 return APNsRuntime(clients: clients, simulator: simulator, simulatorEndpoints: endpoints)
             } catch {
                 // The simulator is listening already: stop it rather than leak its ports and file.
@@ -73,10 +77,11 @@ package struct APNsRuntime: Sendable {
 
     /// Clients for the simulator at `endpoints` (on this machine: never through a proxy).
     package static func makeClients(_ configuration: Configuration, endpoints: BuiltInAPNsEndpoints,
-                                   connectionObserver: (any APNsConnectionObserver)? = nil, logger: Logger) throws -> APNsClientSet {
+                                   connectionObserver: (any APNsConnectionObserver)? = nil,
+                                   clock: any ServiceClock = SystemServiceClock(), logger: Logger) throws -> APNsClientSet {
         try makeClients(
             configuration, send: endpoints.send, management: endpoints.management,
-            proxy: .direct, connectionObserver: connectionObserver, logger: logger)
+            proxy: .direct, connectionObserver: connectionObserver, clock: clock, logger: logger)
     }
 
     /// The client settings for `send` and `management` with the configured connection count,
@@ -93,14 +98,14 @@ package struct APNsRuntime: Sendable {
         return settings
     }
 
-    /// Clients (one per signing key, made on first use) on `send` and `management`.
+    /// Clients (one per signing key, made on first use) on `send` and `management`, going by `clock`.
     package static func makeClients(_ configuration: Configuration, send: APNsEndpoint, management: APNsEndpoint,
                                    proxy: APNsProxy? = nil, connectionObserver: (any APNsConnectionObserver)? = nil,
-                                   logger: Logger) throws -> APNsClientSet {
+                                   clock: any ServiceClock = SystemServiceClock(), logger: Logger) throws -> APNsClientSet {
         do {
             return try APNsClientSet(
                 configuration: clientConfiguration(configuration, send: send, management: management, proxy: proxy), logger: logger.named("apns"),
-                connectionObserver: connectionObserver)
+                connectionObserver: connectionObserver, clock: clock)
         } catch {
             throw RuntimeError(.invalidSettings, "the APNs settings are unusable: \(error.message)")
         }

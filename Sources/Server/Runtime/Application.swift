@@ -88,20 +88,21 @@ package struct Application: Sendable {
             let metricsRegistry = MetricsRegistry()
             let metrics = try ScorecastMetrics(registry: metricsRegistry)
             let deviceMetrics = try DeviceMetrics(registry: metricsRegistry)
+            // One clock for every role, so that what they decide agrees on the time.
+            let clock: any ServiceClock = SystemServiceClock()
             let apns = try await APNsRuntime.start(
-                configuration, pool: database.pool, builtIn: builtInAPNs, logger: logger, connectionObserver: APNsConnectionGauge(metrics.apnsConnections))
+                configuration, pool: database.pool, builtIn: builtInAPNs, logger: logger,
+                connectionObserver: APNsConnectionGauge(metrics.apnsConnections), clock: clock)
             services.append(ReleaseOnShutdown("apns-clients") { await apns.shutdown() })
             if let simulator = apns.simulator { services.append(simulator) }
             // One key store for the process: a key reloaded after APNs refused it is reloaded
             // for channel management too.
             let credentials = CredentialStore()
-            // One clock for every role, so that what they decide agrees on the time.
-            let clock: any ServiceClock = SystemServiceClock()
             let poller = configuration.roles.contains(.poller) ? Poller.standard(
                 configuration: configuration, pool: database.pool, sessionPool: database.sessionPool,
                 registry: ChannelRegistry(
                     pool: database.pool, apns: apns.clients, credentials: credentials, channelLimit: configuration.channelLimit,
-                    staleness: IngestSettings(configuration: configuration).staleness, logger: logger),
+                    staleness: IngestSettings(configuration: configuration).staleness, logger: logger, clock: clock),
                 metrics: metrics, logger: logger, clock: clock) : nil
 
             // Every process serves /healthz, /readyz and /metrics: on the API's port with the

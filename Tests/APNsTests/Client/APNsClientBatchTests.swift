@@ -1,3 +1,4 @@
+import Clocks
 import APNsCore
 import APNsSimulator
 import Foundation
@@ -46,7 +47,7 @@ struct APNsClientBatchTests {
             let channel = try #require(try await client.createChannel(
                 bundleID: Self.bundleID, policy: .noMessageStored, credentials: sim.credentials).channelID)
             let first = try client.tokens.token(for: sim.credentials)
-            sim.clientClock.advance(minutes: 31)
+            sim.clientClock.advance(by: .seconds(31 * 60))
             sim.simulatorClock.advance(by: 31 * 60)
             // The send host's first request goes alone (one stream until it answers): the
             // batch's first broadcast is the one that meets the injected 503, before any token check.

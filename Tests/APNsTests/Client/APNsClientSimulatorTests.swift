@@ -1,3 +1,4 @@
+import Clocks
 import APNsCore
 import APNsSimulator
 import Foundation
@@ -145,7 +146,7 @@ struct APNsClientSimulatorTests {
             let client = try sim.client()
             #expect(try await client.listChannels(bundleID: Self.bundleID, credentials: sim.credentials).status == 200)
             let first = try client.tokens.token(for: sim.credentials)
-            sim.clientClock.advance(minutes: 31)
+            sim.clientClock.advance(by: .seconds(31 * 60))
             sim.simulatorClock.advance(by: 31 * 60)
             let response = try await client.listChannels(bundleID: Self.bundleID, credentials: sim.credentials)
             #expect(response.status == 200)
@@ -181,7 +182,7 @@ struct APNsClientSimulatorTests {
             let client = try sim.client { $0.maxConnectionsPerHost = 1 }
             #expect(try await client.listChannels(bundleID: Self.bundleID, credentials: sim.credentials).status == 200)
             client.tokens.invalidate(try client.tokens.token(for: sim.credentials))
-            sim.clientClock.advance(minutes: 1)
+            sim.clientClock.advance(by: .seconds(60))
             let response = try await client.listChannels(bundleID: Self.bundleID, credentials: sim.credentials)
             #expect(response.status == 429)
             #expect(response.reason == .tooManyProviderTokenUpdates)

@@ -1,3 +1,4 @@
+import Clocks
 import APNsSimulator
 import ScorecastCrypto
 import Foundation
@@ -18,7 +19,7 @@ struct SimulatorHarness: Sendable {
     /// The simulator's clock (UNIX seconds).
     let simulatorClock: ManualSimulatorClock
     /// The client's token clock.
-    let clientClock: ManualClock
+    let clientClock: ManualServiceClock
 
     var sendEndpoint: APNsEndpoint { APNsEndpoint(host: "localhost", port: endpoints.sendPort, caFile: endpoints.caCertificatePath) }
     var managementEndpoint: APNsEndpoint {
@@ -31,7 +32,7 @@ struct SimulatorHarness: Sendable {
         var configuration = APNsClientConfiguration(sendEndpoint: sendEndpoint, managementEndpoint: managementEndpoint)
         configuration.requestTimeout = .seconds(10)
         configure(&configuration)
-        let tokens = try TokenCache(renewalAge: configuration.tokenRenewalAge, logger: logger, now: clientClock.now)
+        let tokens = try TokenCache(renewalAge: configuration.tokenRenewalAge, logger: logger, clock: clientClock)
         return try APNsClient(configuration: configuration, logger: logger, tokens: tokens, connectionObserver: connectionObserver)
     }
 
@@ -56,7 +57,7 @@ struct SimulatorHarness: Sendable {
         let simulator = try APNsSimulator(configuration: configuration, logger: Logger(label: "apns-sim", level: .warning))
         let endpoints = try simulator.start()
         let harness = SimulatorHarness(simulator: simulator, endpoints: endpoints, credentials: credentials,
-                                       simulatorClock: simulatorClock, clientClock: ManualClock(start))
+                                       simulatorClock: simulatorClock, clientClock: ManualServiceClock(Date(timeIntervalSince1970: start)))
         let shutdown = ShutdownSignal()
         try await whileRunning("the APNs simulator", { try await simulator.run(until: shutdown) }, stop: shutdown.trigger) {
             try await body(harness)

@@ -1,31 +1,26 @@
+import Clocks
 import Foundation
 import Synchronization
 import Testing
 @testable import APNs
 
-/// A clock the test moves by hand.
-final class ManualClock: Sendable {
-    private let seconds: Mutex<TimeInterval>
-
-    init(_ start: TimeInterval = 1_764_453_600) { seconds = Mutex(start) }
-
-    func advance(minutes: Double) { seconds.withLock { $0 += minutes * 60 } }
-    func advance(seconds delta: TimeInterval) { seconds.withLock { $0 += delta } }
-    var now: @Sendable () -> Date { { [self] in Date(timeIntervalSince1970: seconds.withLock { $0 }) } }
+extension ManualServiceClock {
+    /// A clock at the tests' usual start, 2025-11-29 22:00 UTC.
+    static func tokenTestStart() -> ManualServiceClock { ManualServiceClock(Date(timeIntervalSince1970: 1_764_453_600)) }
 }
 
 @Suite("token cache")
 struct TokenCacheTests {
     @Test("one token per team, reused until the renewal age, then renewed")
     func renewal() throws {
-        let clock = ManualClock()
-        let cache = try TokenCache(renewalAge: .seconds(40 * 60), logger: TestLog.logger, now: clock.now)
+        let clock = ManualServiceClock.tokenTestStart()
+        let cache = try TokenCache(renewalAge: .seconds(40 * 60), logger: TestLog.logger, clock: clock)
         let credentials = try ProviderTokenTests.credentials()
         let first = try cache.token(for: credentials)
         #expect(first.issuedAt == 1_764_453_600)
-        clock.advance(minutes: 39.9)
+        clock.advance(by: .seconds(39 * 60 + 54))
         #expect(try cache.token(for: credentials) == first)
-        clock.advance(minutes: 0.1)
+        clock.advance(by: .seconds(6))
         let second = try cache.token(for: credentials)
         #expect(second != first)
         #expect(second.issuedAt == first.issuedAt + 40 * 60)
@@ -33,7 +28,7 @@ struct TokenCacheTests {
 
     @Test("teams have separate tokens; another key of the same team replaces the token")
     func perTeam() throws {
-        let cache = try TokenCache(logger: TestLog.logger, now: ManualClock().now)
+        let cache = try TokenCache(logger: TestLog.logger, clock: ManualServiceClock.tokenTestStart())
         let teamA = try ProviderTokenTests.credentials(team: "TEAMAAAAAA")
         let teamB = try ProviderTokenTests.credentials(team: "TEAMBBBBBB")
         let tokenA = try cache.token(for: teamA)
@@ -46,8 +41,8 @@ struct TokenCacheTests {
 
     @Test("invalidate renews once: a token already replaced is left alone")
     func invalidateOnce() throws {
-        let clock = ManualClock()
-        let cache = try TokenCache(logger: TestLog.logger, now: clock.now)
+        let clock = ManualServiceClock.tokenTestStart()
+        let cache = try TokenCache(logger: TestLog.logger, clock: clock)
         let credentials = try ProviderTokenTests.credentials()
         let old = try cache.token(for: credentials)
         cache.invalidate(old)
@@ -60,17 +55,30 @@ struct TokenCacheTests {
 
     @Test("a clock that went back renews the token")
     func clockWentBack() throws {
-        let clock = ManualClock()
-        let cache = try TokenCache(logger: TestLog.logger, now: clock.now)
+        let clock = ManualServiceClock.tokenTestStart()
+        let cache = try TokenCache(logger: TestLog.logger, clock: clock)
         let credentials = try ProviderTokenTests.credentials()
         let first = try cache.token(for: credentials)
-        clock.advance(seconds: -120)
+        clock.setWallClock(to: Date(timeIntervalSince1970: 1_764_453_600 - 120))
         #expect(try cache.token(for: credentials) != first)
+    }
+
+    @Test("a client's own token cache dates its tokens by the service clock the client is given")
+    func clientClock() async throws {
+        let clock = ManualServiceClock.tokenTestStart()
+        let client = try APNsClient(configuration: APNsClientConfiguration(environment: .sandbox), logger: TestLog.logger, clock: clock)
+        let credentials = try ProviderTokenTests.credentials()
+        let first = try client.tokens.token(for: credentials)
+        clock.advance(by: client.configuration.tokenRenewalAge)
+        let renewed = try client.tokens.token(for: credentials)
+        await client.shutdown()
+        #expect(first.issuedAt == 1_764_453_600)
+        #expect(renewed.issuedAt == 1_764_453_600 + Int(client.configuration.tokenRenewalAge.components.seconds))
     }
 
     @Test("many concurrent callers share one token")
     func concurrentCallers() async throws {
-        let cache = try TokenCache(logger: TestLog.logger, now: ManualClock().now)
+        let cache = try TokenCache(logger: TestLog.logger, clock: ManualServiceClock.tokenTestStart())
         let credentials = try ProviderTokenTests.credentials()
         let tokens = try await withThrowingTaskGroup(of: ProviderToken.self) { group in
             for _ in 0..<64 { group.addTask { try cache.token(for: credentials) } }

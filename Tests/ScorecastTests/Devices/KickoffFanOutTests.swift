@@ -13,12 +13,14 @@ import Testing
 struct KickoffFanOutTests {
     static let kickoff = Date(timeIntervalSince1970: 1_795_993_200)
 
-    /// A fan-out on the fixture, whose clock reads `now`.
-    func fanOut(_ fixture: RegistryFixture, now: Date = kickoff, metrics: DeviceMetrics? = nil) throws -> DeviceFanOut {
+    /// A fan-out on the fixture going by `clock`, or else a clock that reads `now`.
+    func fanOut(
+        _ fixture: RegistryFixture, now: Date = kickoff, clock: ManualServiceClock? = nil, metrics: DeviceMetrics? = nil
+    ) throws -> DeviceFanOut {
         var configuration = try Configuration.load(from: [:], workingDirectory: fixture.folder)
         configuration.devices.startBatch = 3 // several chunks and claims per kick-off
         return DeviceFanOut(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(), configuration: configuration,
-                            metrics: metrics, logger: RegistryFixture.logger, clock: ManualServiceClock(now))
+                            metrics: metrics, logger: RegistryFixture.logger, clock: clock ?? ManualServiceClock(now))
     }
 
     /// Registers a device and its follows directly in the store.
@@ -117,12 +119,14 @@ struct KickoffFanOutTests {
             try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(86_400))
             for n in 1...7 { try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")]) }
             let store = KickoffStore(pool: fixture.pool)
-            #expect(try await store.begin(gameID: "g1", trigger: .command))
-            // A process plans and claims a chunk of two starts and dies before recording them
-            // (its lease has run out).
-            let lost = try await store.planAndClaim(limit: 2, owner: "crashed", lease: .zero).claimed
+            #expect(try await store.begin(gameID: "g1", trigger: .command, now: Self.kickoff.addingTimeInterval(-700)))
+            // A process plans and claims a chunk of two starts and dies before recording them; by
+            // the service clock its 10-minute lease ran out a second ago.
+            let lost = try await store.planAndClaim(
+                limit: 2, owner: "crashed", lease: .seconds(600), now: Self.kickoff.addingTimeInterval(-601)).claimed
             #expect(lost.count == 2)
-            try await Task.sleep(for: .milliseconds(20))
+            // Still within it, nothing is given up.
+            #expect(try await store.abandonExpired(now: Self.kickoff.addingTimeInterval(-2)) == 0)
 
             #expect(try await fanOut(fixture).tick() == 5)
             let started = Set(fixture.simulator.deviceTokens().filter { $0.starts == 1 }.map(\.token))
@@ -134,7 +138,7 @@ struct KickoffFanOutTests {
             #expect(progress.pending == 0 && progress.sending == 0)
 
             // The command again plans the whole audience again, and adds nobody.
-            #expect(try await store.begin(gameID: "g1", trigger: .command) == false)
+            #expect(try await store.begin(gameID: "g1", trigger: .command, now: Self.kickoff) == false)
             #expect(try await fanOut(fixture).tick() == 0, "planning again adds nobody")
             progress = try await store.progress()
             #expect(progress.started == 5 && progress.failed == 2)
@@ -149,15 +153,15 @@ struct KickoffFanOutTests {
             var devices: [DeviceRecord] = []
             for n in 1...7 { devices.append(try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")])) }
             let store = KickoffStore(pool: fixture.pool)
-            #expect(try await store.begin(gameID: "g1", trigger: .command))
+            #expect(try await store.begin(gameID: "g1", trigger: .command, now: Self.kickoff))
             // A process plans a first chunk of three, sends it and records it, then dies before
             // taking the next chunk.
-            let first = try await store.planAndClaim(limit: 3, owner: "crashed", lease: .seconds(600))
+            let first = try await store.planAndClaim(limit: 3, owner: "crashed", lease: .seconds(600), now: Self.kickoff)
             #expect(first.planned && first.claimed.map(\.deviceID).sorted() == devices.prefix(3).map(\.id))
             try await store.complete(first.claimed.map { start in
                 KickoffStore.Completion(deviceID: start.deviceID, gameID: start.gameID, status: .started, input: "token", statusCode: 200,
                                         reason: "", apnsID: "", retryAfter: 0, pruneReason: nil, token: start.token)
-            }, owner: "crashed")
+            }, owner: "crashed", now: Self.kickoff)
             let cursor = try await fixture.pool.query("SELECT plan_cursor, planned, planned_at FROM kickoffs WHERE game_id = 'g1'").first
             #expect(try cursor?.decode("plan_cursor", as: Int64.self) == devices[2].id)
             #expect(try cursor?.decode("planned", as: Int32.self) == 3)
@@ -181,7 +185,7 @@ struct KickoffFanOutTests {
             _ = try await fixture.addApp(environment: .sandbox)
             try await addGame(fixture, startsAt: Self.kickoff.addingTimeInterval(86_400))
             for n in 1...20 { try await device(fixture, "d\(n)", token: n, follows: [(.team, "Arsenal")]) }
-            #expect(try await KickoffStore(pool: fixture.pool).begin(gameID: "g1", trigger: .command))
+            #expect(try await KickoffStore(pool: fixture.pool).begin(gameID: "g1", trigger: .command, now: Self.kickoff))
             // Two processes (owners of their own) plan and send chunks of 3 of the same kick-off at once.
             let (one, other) = (try fanOut(fixture), try fanOut(fixture))
             async let sentByOne = one.tick()
@@ -201,11 +205,18 @@ struct KickoffFanOutTests {
             try await addGame(fixture)
             try await device(fixture, "d1", token: 1, follows: [(.team, "Arsenal")])
             try fixture.simulator.setFaults(SimulatorFaults(failNext: 1, failStatus: 503))
-            #expect(try await fanOut(fixture).tick() == 1)
+            let clock = ManualServiceClock(Self.kickoff)
+            let fanOut = try fanOut(fixture, clock: clock)
+            #expect(try await fanOut.tick() == 1)
             var progress = try await KickoffStore(pool: fixture.pool).progress()
             #expect(progress.pending == 1, "503 ServiceUnavailable: planned again after a backoff")
-            try await fixture.pool.execute("UPDATE activity_starts SET not_before = now()")
-            #expect(try await fanOut(fixture).tick() == 1)
+            // The backoff after a first attempt (0.05 s to 1 s) runs on the service clock.
+            let retryAt = try #require(try await fixture.pool.query("SELECT not_before FROM activity_starts").first?
+                .decode("not_before", as: Date?.self))
+            #expect(retryAt >= Self.kickoff.addingTimeInterval(0.05) && retryAt <= Self.kickoff.addingTimeInterval(1), "\(retryAt)")
+            #expect(try await fanOut.tick() == 0, "not due before its backoff")
+            clock.advance(by: .seconds(1))
+            #expect(try await fanOut.tick() == 1)
             progress = try await KickoffStore(pool: fixture.pool).progress()
             #expect(progress.started == 1)
             #expect(fixture.simulator.deviceTokens().first?.starts == 1)
@@ -264,6 +275,33 @@ struct KickoffFanOutTests {
     }
 }
 
+extension KickoffFanOutTests {
+    @Test func aDeviceIsSeenAndExpiresOnTheServiceClock() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            let clock = ManualServiceClock(Self.kickoff)
+            let store = DeviceStore(pool: fixture.pool, clock: clock)
+            _ = try await store.register(bundleID: "com.example.scores", installID: "d1", DeviceRegistration(
+                environment: .sandbox, pushToStartToken: nil, osVersion: OSVersion(major: 18, minor: 1), osVersionText: "18.1",
+                frequentUpdates: true, locale: "en"))
+            func lastSeen() async throws -> Date? {
+                try await fixture.pool.query("SELECT last_seen_at FROM devices").first?.decode("last_seen_at", as: Date.self)
+            }
+            #expect(try await lastSeen() == Self.kickoff)
+            clock.advance(by: .seconds(59))
+            _ = try await store.require(bundleID: "com.example.scores", installID: "d1")
+            #expect(try await lastSeen() == Self.kickoff, "seen again within the minute: not written")
+            clock.advance(by: .seconds(2))
+            _ = try await store.require(bundleID: "com.example.scores", installID: "d1")
+            #expect(try await lastSeen() == Self.kickoff.addingTimeInterval(61))
+
+            let expiry = DeviceExpiry(pool: fixture.pool, ttl: .seconds(90 * 86_400))
+            #expect(try await expiry.run(now: Self.kickoff.addingTimeInterval(61 + 90 * 86_400)) == 0)
+            #expect(try await expiry.run(now: Self.kickoff.addingTimeInterval(62 + 90 * 86_400)) == 1)
+        }
+    }
+}
+
 /// The token path's coalescing keeps announcements: a goal still pending when a routine update
 /// arrives in a later round is sent with the newer state and the goal's alert.
 @Suite struct ActivityCoalescingTests {
@@ -278,7 +316,8 @@ struct KickoffFanOutTests {
             _ = try await store.registerActivityToken(deviceID: device.id, gameID: "g1", token: AppAPIHarness.token(1))
             let ingestor = EventIngestor(pool: fixture.pool, settings: IngestSettings(), logger: RegistryFixture.logger)
             let path = ActivityTokenPath(pool: fixture.pool, apns: fixture.client, credentials: CredentialStore(),
-                                         staleness: StalenessPolicy(), batch: 10, budget: ActivityBudget(profiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), finalReserve: 1), metrics: nil, logger: RegistryFixture.logger)
+                                         staleness: StalenessPolicy(), batch: 10, budget: ActivityBudget(profiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), finalReserve: 1), metrics: nil, logger: RegistryFixture.logger,
+                                         clock: SystemServiceClock())
             func post(_ json: String) async throws {
                 _ = try await ingestor.ingest(try FeedEventValidator().events(fromBody: Array(json.utf8), now: Date()), feed: "test")
                 try await path.queueUpdates(now: Date())

@@ -78,6 +78,36 @@ extension KickoffFanOutTests {
         }
     }
 
+    @Test func anActivitysBudgetComesBackAnHourAfterItsSendOnTheServiceClock() async throws {
+        try await RegistryFixture.with { fixture in
+            _ = try await fixture.addApp(environment: .sandbox)
+            // One free priority-10 update an hour, the second kept for the final whistle.
+            try await fixture.pool.execute("UPDATE apps SET budget_per_hour = 2")
+            try await addGame(fixture)
+            let device = try await device(fixture, "d1", token: 1, os: "17.4", follows: [])
+            _ = try await DeviceStore(pool: fixture.pool).registerActivityToken(deviceID: device.id, gameID: "g1", token: AppAPIHarness.token(11))
+
+            let post = feed(fixture)
+            let clock = ManualServiceClock(Self.kickoff)
+            let fanOut = try fanOut(fixture, clock: clock)
+            try await post(#"{"id":"e1","game":"g1","seq":1,"occurredAt":"2026-11-29T20:00:00Z","kind":"start","scoreboard":{"home":0,"away":0,"period":"1H"}}"#)
+            try await fanOut.tick()
+            try await post(#"{"id":"e2","game":"g1","seq":2,"occurredAt":"2026-11-29T20:12:00Z","kind":"score","team":"home","scoreboard":{"home":1}}"#)
+            try await fanOut.tick()
+            // An hour and a second after the start's send, by the service clock, it leaves the rolling hour.
+            clock.advance(by: .seconds(3_601))
+            try await post(#"{"id":"e3","game":"g1","seq":3,"occurredAt":"2026-11-29T21:01:00Z","kind":"score","team":"home","scoreboard":{"home":2}}"#)
+            try await fanOut.tick()
+
+            let priorities = fixture.simulator.receivedRequests().filter { $0.path == "/3/device/\(AppAPIHarness.token(11))" }
+                .map { request in request.headers.first { $0.name == "apns-priority" }?.value }
+            #expect(priorities == ["10", "5", "10"])
+            let sentAt = try await fixture.pool.query("SELECT sent_at FROM activity_priority_sends ORDER BY sent_at")
+                .map { try $0.decode("sent_at", as: Date.self) }
+            #expect(sentAt == [Self.kickoff.addingTimeInterval(3_601)], "the start's send left the ledger; the second goal's is dated by the service clock")
+        }
+    }
+
     @Test func theActivityBudgetFollowsTheAppAndTheDevice() {
         let budget = ActivityBudget(profiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), finalReserve: 1)
         var app = AppRecord(id: 1, bundleID: "com.example.scores", environment: .sandbox, teamID: "TEAM123456", keyID: "KEY1234567", keyPath: "/nonexistent")

@@ -117,8 +117,14 @@ struct APIKeyTests {
             #expect(again.revokedAt == revoked.revokedAt, "revoking twice keeps the first time")
             #expect(try await store.revoke(name: "nobody") == nil)
 
-            try await store.touch(id: plain.record.id)
-            #expect(try await store.find(prefix: plain.token.prefix)?.lastUsedAt != nil)
+            // The last use is dated by the service clock, and written at most once a minute.
+            let used = Date(timeIntervalSince1970: 1_795_993_200)
+            try await store.touch(id: plain.record.id, now: used)
+            #expect(try await store.find(prefix: plain.token.prefix)?.lastUsedAt == used)
+            try await store.touch(id: plain.record.id, now: used.addingTimeInterval(59))
+            #expect(try await store.find(prefix: plain.token.prefix)?.lastUsedAt == used, "used again within the minute: not written")
+            try await store.touch(id: plain.record.id, now: used.addingTimeInterval(61))
+            #expect(try await store.find(prefix: plain.token.prefix)?.lastUsedAt == used.addingTimeInterval(61))
         }
     }
 

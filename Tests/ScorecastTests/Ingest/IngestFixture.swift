@@ -251,6 +251,8 @@ final class TestClock: Sendable {
     private struct Reader: ServiceClock {
         let clock: TestClock
         func now() -> Date { clock.read() }
+        /// The process's monotonic clock: ingest, the key cache and the signature check keep no deadlines.
+        func monotonicNow() -> ContinuousClock.Instant { ContinuousClock.now }
         /// Sleeps in real time: ingest, the key cache and the signature check only read the time.
         func sleep(for duration: Duration) async { try? await Task.sleep(for: duration) }
     }

@@ -7,58 +7,6 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// A clock that moves only when a test advances it; sleepers wake when their time comes (or
-/// when their task is cancelled).
-final class ManualServiceClock: ServiceClock {
-    private struct Sleeper {
-        let deadline: Date
-        let continuation: CheckedContinuation<Void, Never>
-    }
-
-    private struct State {
-        var now: Date
-        var sleepers: [UUID: Sleeper] = [:]
-    }
-
-    private let state: Mutex<State>
-
-    init(_ start: Date) { state = Mutex(State(now: start)) }
-
-    func now() -> Date { state.withLock { $0.now } }
-
-    /// How many tasks are sleeping on this clock.
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
-
-    func sleep(for duration: Duration) async {
-        let id = UUID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    let deadline = state.now.adding(duration)
-                    if deadline <= state.now || Task.isCancelled { return true }
-                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume()
-        }
-    }
-
-    /// Moves the time on and wakes every sleeper whose time came.
-    func advance(by duration: Duration) {
-        let due = state.withLock { state -> [Sleeper] in
-            state.now = state.now.adding(duration)
-            let now = state.now
-            let due = state.sleepers.filter { $0.value.deadline <= now }
-            for key in due.keys { state.sleepers[key] = nil }
-            return Array(due.values)
-        }
-        for sleeper in due { sleeper.continuation.resume() }
-    }
-}
-
 /// A migrated schema of the test's own with helpers to write the rows the poller reads.
 struct PollerDatabase: Sendable {
     let pool: PostgresPool

@@ -46,6 +46,24 @@ import TestSupport
         }
     }
 
+    @Test func aSeedFallsDueAndAGameIsAddedAtTheRegistrysClock() async throws {
+        try await RegistryFixture.with { fixture in
+            let app = try await fixture.addApp()
+            let at = Date(timeIntervalSince1970: 1_795_993_200)
+            let registry = fixture.registry(clock: ManualServiceClock(at))
+            let game = try await registry.games.add(GameDraft(id: "g1", league: "EPL", homeTeam: "Arsenal", awayTeam: "Chelsea", startsAt: at))
+            #expect(game.createdAt == at)
+            try await Self.ingestGoals(fixture)
+            let created = try await registry.createChannel(gameID: "g1", app: app)
+            // The workers claim by the service clock: a seed dated by the database's would wait
+            // for it (or jump the queue) whenever the two disagree.
+            let row = try #require(try await fixture.pool.query(
+                "SELECT due_at, first_ingested_at FROM outbox WHERE channel_id = \(created.listing.channel.id)").first)
+            #expect(try row.decode("due_at", as: Date.self) == at)
+            #expect(try row.decode("first_ingested_at", as: Date.self) == at)
+        }
+    }
+
     @Test func ensureSeedsToo_andAGameWithoutEventsIsNotSeeded() async throws {
         try await RegistryFixture.with { fixture in
             _ = try await fixture.addApp()

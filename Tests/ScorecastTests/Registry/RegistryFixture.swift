@@ -52,9 +52,9 @@ struct RegistryFixture: Sendable {
         }
     }
 
-    /// A registry on this fixture's database and simulator.
-    func registry(limit: Int = 10_000, apns: (any ChannelManaging)? = nil) -> ChannelRegistry {
-        ChannelRegistry(pool: pool, apns: apns ?? client, credentials: CredentialStore(), channelLimit: limit, logger: Self.logger)
+    /// A registry on this fixture's database and simulator, going by `clock` (the system's by default).
+    func registry(limit: Int = 10_000, apns: (any ChannelManaging)? = nil, clock: any ServiceClock = SystemServiceClock()) -> ChannelRegistry {
+        ChannelRegistry(pool: pool, apns: apns ?? client, credentials: CredentialStore(), channelLimit: limit, logger: Self.logger, clock: clock)
     }
 
     /// Adds an app with a fresh key the simulator accepts.
