@@ -53,6 +53,10 @@ let package = Package(
 
         // The domain: no I/O, no C. It renders through ScorecastActivity's types.
         .target(name: "ScorecastCore", dependencies: ["JSON", "ScorecastActivity", "APNsCore"]),
+        // The delivery engine's rules, no I/O: a channel's outbox as one state machine (merge,
+        // compose, settle), its budget, retries and the host breaker. The store only applies
+        // what it decides; time is an input of every rule.
+        .target(name: "DeliveryEngine", dependencies: ["JSON", "APNsCore", "ScorecastCore"]),
 
         // The project's one HTTP client library: libcurl's global setup and header lists shared
         // by APNs' HTTP/2 transport (multi interface), and CurlHTTPConnection (easy interface)
@@ -90,7 +94,7 @@ let package = Package(
         // imports them (the reusable modules above stay `public`).
         .target(
             name: "Scorecast",
-            dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore", "CMalloc"],
+            dependencies: ["JSON", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastLogging", "Lifecycle", "Postgres", "ScorecastCrypto", "APNs", "HTTPServer", "APNsSimulator", "CurlHTTP", "PrometheusMetrics", "Migrations", "APNsCore", "CMalloc"],
             // The dashboard's page, style sheet and script, carried in the binary (DashboardPage).
             resources: [.embedInCode("Dashboard/Assets")]
         ),
@@ -98,18 +102,19 @@ let package = Package(
         // and exit codes. No business logic: a command parses, calls the service, prints.
         .target(
             name: "ScorecastCLI",
-            dependencies: ["Scorecast", "Arguments", "JSON", "ScorecastCore", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
+            dependencies: ["Scorecast", "Arguments", "JSON", "ScorecastCore", "DeliveryEngine", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
         ),
         // The one executable: `main.swift` sets up signals and runs the CLI.
         .executableTarget(name: "scorecast", dependencies: ["ScorecastCLI"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "JSON", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "JSON", "Scorecast", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "DeliveryEngine", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses", "HTTPServer", "CurlHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
-        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity", "APNsCore"]),
+        .testTarget(name: "ScorecastCoreTests", dependencies: ["ScorecastCore", "JSON", "ScorecastActivity", "APNsCore", "TestSupport"]),
+        .testTarget(name: "DeliveryEngineTests", dependencies: ["DeliveryEngine", "ScorecastCore", "JSON", "APNsCore", "TestSupport"]),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "JSON"]),
         // Captured/ holds payloads the tests read from their own folder (not bundled resources).
         .testTarget(name: "ScorecastActivityTests", dependencies: ["ScorecastActivity", "ScorecastCore"], exclude: ["Captured"]),
@@ -123,22 +128,22 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "CCurl", "APNsSimulator", "APNsCore", "ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "APNsMemoryTests", dependencies: ["APNs", "APNsSimulator", "Scorecast", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
-        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "Scorecast", "ScorecastCore", "DeliveryEngine", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),
         .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Scorecast", "Arguments", "Postgres"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         // FormerTexts: applied migrations as they were before their comments were corrected.
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"], exclude: ["FormerTexts"]),
-        .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging", "CThreadName"]),
+        .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "DeliveryEngine", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging", "CThreadName"]),
         .target(
-            name: "EndToEndSupport", dependencies: ["TestSupport", "JSON", "ScorecastCore", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
+            name: "EndToEndSupport", dependencies: ["TestSupport", "JSON", "ScorecastCore", "DeliveryEngine", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
         // What ActivityKit does with the broadcasts the simulator accepted: the phone in the tests.
         .target(name: "PhoneModel", dependencies: ["ScorecastActivity", "JSON", "APNsSimulator"], path: "Tests/PhoneModel"),
         .testTarget(name: "PhoneModelTests", dependencies: ["PhoneModel", "ScorecastActivity", "APNsSimulator"]),
         // Scorecast only for the bundled demo match (`DemoFeed`) and ingest's decision (`GameFold`) to check the binary against.
-        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "HTTPServer", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore", "PhoneModel", "ScorecastActivity", "Scorecast"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "HTTPServer", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore", "DeliveryEngine", "PhoneModel", "ScorecastActivity", "Scorecast"]),
         // The delivery guarantee under faults: the built binary, real Postgres, the simulator's faults.
-        .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore"]),
+        .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore", "DeliveryEngine"]),
         // Deployment: the Debian package installed with dpkg, the systemd units, the container and manifests.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport", "Postgres"]),
         // The README and docs/: links resolve, the code's `apns.md §N` references are headings.

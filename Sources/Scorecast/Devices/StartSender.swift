@@ -1,4 +1,5 @@
 import APNs
+import DeliveryEngine
 import Foundation
 import ScorecastLogging
 import Postgres

@@ -1,3 +1,4 @@
+import DeliveryEngine
 import ScorecastCore
 
 /// What ingest reads from the configuration.

@@ -1,4 +1,5 @@
 import Arguments
+import DeliveryEngine
 import Foundation
 import Scorecast
 import ScorecastCore

@@ -1,5 +1,6 @@
 import APNs
 import APNsCore
+import DeliveryEngine
 import Foundation
 import Scorecast
 import ScorecastCore

@@ -1,5 +1,6 @@
 import APNs
 import APNsSimulator
+import DeliveryEngine
 import ScorecastCrypto
 import Foundation
 import Lifecycle

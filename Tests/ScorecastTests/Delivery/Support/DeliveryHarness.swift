@@ -1,6 +1,7 @@
 import APNs
 import APNsCore
 import APNsSimulator
+import DeliveryEngine
 import ScorecastCrypto
 import Foundation
 import Lifecycle
