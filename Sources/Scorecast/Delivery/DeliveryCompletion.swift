@@ -91,20 +91,6 @@ package struct DeliveryCompletion: Sendable, Hashable {
     }
 }
 
-/// The `deliveries.outcome` of one attempt.
-package enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
-    /// APNs accepted it (2xx).
-    case sent
-    /// It failed and will be sent again.
-    case retry
-    /// It failed for good (a terminal reason, or retries exhausted).
-    case failed
-    /// The channel does not exist at APNs any more.
-    case gone
-    /// The app's credentials were refused; the app is paused.
-    case paused
-}
-
 /// One row of `deliveries`: an attempt and APNs' answer.
 package struct DeliveryRecord: Sendable, Hashable {
     /// The events the payload carried.
