@@ -1,4 +1,5 @@
 import APNsCore
+import DeliveryEngine
 import Foundation
 import JSON
 import Postgres
@@ -54,6 +55,9 @@ package struct ClaimedDelivery: Sendable, Hashable {
     /// that may spend the budget's final reserve.
     package var headAlertIsFinal: Bool
 
+    /// The row as the claim read it, for its settlement; `nil` when a claim is built by hand.
+    package var row: OutboxSettlement.Row?
+
     /// The number of the attempt a send of this row makes (1-based).
     package var attempt: Int { attempts + 1 }
 
@@ -94,22 +98,16 @@ package struct ClaimedDelivery: Sendable, Hashable {
         version = try row.decode("version")
         payload = try row.decode("payload")
         payloadTimestamp = try row.decode("payload_timestamp")
-        let priority: Int = try row.decode("priority")
-        guard let requested = BroadcastPriority(rawValue: priority) else {
-            throw PostgresError(.decodingFailed, "outbox.priority holds \(priority), not 5 or 10", column: "priority")
-        }
-        requestedPriority = requested
-        alerting = try row.decode("alerting")
-        if let head = try row.decode("head_alert", as: PostgresJSON?.self) {
-            headAlert = try QueuedAlert(jsonValue: try JSONParser().parse(head.bytes))
-        } else {
-            headAlert = nil
-        }
-        queuedAlerts = try row.decode("queued_alerts")
-        eventIDs = try row.decode("event_ids")
-        firstIngestedAt = try row.decode("first_ingested_at")
-        coalesced = try row.decode("coalesced")
-        attempts = try row.decode("attempts")
+        let stored = try OutboxSettlement.Row(stored: row)
+        requestedPriority = stored.priority
+        alerting = stored.alerting
+        headAlert = stored.alerts.first
+        queuedAlerts = stored.alerts.count
+        eventIDs = stored.eventIDs
+        firstIngestedAt = stored.firstIngestedAt
+        coalesced = stored.coalesced
+        attempts = stored.attempts
+        self.row = stored
         leaseOwner = try row.decode("lease_owner")
         claimedAt = try row.decode("claimed_at")
         apnsChannelID = try row.decode("apns_channel_id")
@@ -123,6 +121,15 @@ package struct ClaimedDelivery: Sendable, Hashable {
         app = try DeliveryApp(row: row)
         budget = try BudgetLedger.budget(row)
         headAlertIsFinal = try row.decode("head_alert_final")
+    }
+
+    /// `outbox.alerts`, oldest first, from a row that selected it.
+    static func alerts(_ row: PostgresRow) throws -> [QueuedAlert] {
+        let stored: PostgresJSON = try row.decode("alerts")
+        guard let elements = try JSONParser().parse(stored.bytes).arrayValue else {
+            throw PostgresError(.decodingFailed, "outbox.alerts is not an array", column: "alerts")
+        }
+        return try elements.map { try QueuedAlert(jsonValue: $0) }
     }
 }
 

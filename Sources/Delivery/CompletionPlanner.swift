@@ -1,10 +1,11 @@
 import APNs
+import DeliveryEngine
 import Foundation
 import ScorecastCore
 
-/// Turns a send's outcome into what the worker writes (``DeliveryCompletion``), by way of the
-/// core's classification (apns.md §8) and ``DeliveryDecision``. Pure: time and randomness are
-/// passed in.
+/// Turns a send's outcome into what the worker writes (``DeliveryCompletion``): the client's own
+/// failures here, APNs' answers by way of ``DeliveryDecision`` and ``AnsweredSend`` (apns.md
+/// §8). Pure: time and randomness are passed in.
 package enum CompletionPlanner {
     /// What follows `outcome` for `claim`, sent as `plan` says; `now` is when the answer came,
     /// `plannedAt` when the worker, having claimed the row, planned its send (`nil`: not known).
@@ -14,7 +15,7 @@ package enum CompletionPlanner {
     /// broken, and the app is paused like for any other credential error.
     package static func completion(
         for claim: ClaimedDelivery,
-        plan: SendPlan,
+        plan: PlannedSend,
         outcome: SendOutcome,
         now: Date,
         plannedAt: Date? = nil,
@@ -93,52 +94,19 @@ package enum CompletionPlanner {
 
         let decision = DeliveryDecision.decide(
             after: result, attempt: claim.attempt, tokenWasRenewed: true, now: now, policy: policy, random: &random)
-        switch decision {
-        case .done:
-            record.outcome = .sent
-            completion.action = .finish
+        let answered = AnsweredSend(decision, on: result, plan: plan, now: now, minimumDelay: policy.minimumDelay)
+        record.outcome = answered.outcome
+        if record.reason == nil { record.reason = answered.reason }
+        completion.action = answered.action
+        completion.alert = answered.alert
+        completion.budgetEntry = answered.budgetEntry
+        if answered.accepted {
             completion.sentTimestamp = plan.timestamp
             completion.sentShown = plan.shown
             completion.acceptedBody = plan.body
             completion.acceptedBodyAlerts = plan.carriesAlert
-            settleAlert(dropped: plan.alertDropped)
-            completion.budgetEntry = plan.budget.accepted(priority: plan.priority, downgraded: plan.downgraded, at: now)
-        case .retry(let at, let reason):
-            record.outcome = .retry
-            completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
-        case .throttled(let at, let priorityTenAfter, let reason):
-            record.outcome = .retry
-            completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
-            completion.budgetEntry = plan.budget.throttled(now: now, barredUntil: priorityTenAfter, policy: plan.budgetPolicy)
-        case .renewTokenAndRetry:
-            // Not produced with `tokenWasRenewed: true`; kept total: send again at once.
-            record.outcome = .retry
-            completion.action = .retry(delay: policy.minimumDelay, error: result.label)
-        case .gaveUp(let at, let reason, let alert):
-            // The attempt failed for good; the state does not: it stays pending.
-            record.outcome = .failed
-            if record.reason == nil { record.reason = reason }
-            completion.action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
-            completion.alert = alert ? "\(reason); the newest state stays pending and goes when APNs answers again" : nil
-        case .fail(let reason, let alert):
-            record.outcome = .failed
-            if record.reason == nil { record.reason = reason }
-            completion.action = .finish
-            settleAlert(dropped: true)
-            completion.alert = alert ? reason : nil
-        case .channelGone:
-            record.outcome = .gone
-            completion.action = .cancelChannel
-            completion.alert = "APNs no longer knows the channel (ChannelNotRegistered); it is marked gone"
-        case .deviceTokenGone:
-            // A device-token answer to a broadcast: nothing to forget, the send failed.
-            record.outcome = .failed
-            completion.action = .finish
-            settleAlert(dropped: true)
-        case .pauseApp(let reason, _):
-            record.outcome = .paused
-            completion.action = .pauseApp(reason: reason)
         }
+        if answered.settlesAlert { settleAlert(dropped: answered.alertDropped) }
         completion.delivery = record
         return completion
     }

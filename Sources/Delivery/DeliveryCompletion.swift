@@ -1,31 +1,12 @@
 import APNsCore
+import DeliveryEngine
 import Foundation
 import ScorecastCore
 
-/// Everything a worker writes after one send, in one fenced transaction (``OutboxStore/complete(_:owner:routineInterval:)``).
+/// Everything a worker writes after one send, fenced on its lease and version (``OutboxStore/complete(_:owner:routineInterval:at:)``).
 ///
 /// Built by ``CompletionPlanner`` from the send's outcome; the store only carries it out.
 package struct DeliveryCompletion: Sendable, Hashable {
-    /// What becomes of the outbox row; ``OutboxSettlement`` states what each action leaves of it.
-    package enum RowAction: Sendable, Hashable {
-        /// The send is over (accepted, or failed for good): the row is deleted if its version is
-        /// still the claimed one and no alert is left; otherwise it keeps only what the send did
-        /// not carry, so the new payload goes next.
-        case finish
-        /// Send again after `delay` seconds: attempts + 1, backoff in `not_before`, lease released.
-        case retry(delay: Double, error: String)
-        /// APNs says the channel does not exist: the channel becomes `gone`; its row is deleted
-        /// whatever its version unless alerts APNs never accepted wait in it: then it is kept,
-        /// unleased and never claimed again, until the channel that replaces it for the same
-        /// game adopts those alerts (``ChannelSeed``).
-        case cancelChannel
-        /// The app's credentials were refused: the app is paused with `reason`, the row is kept
-        /// (lease released) for when an admin resumes it.
-        case pauseApp(reason: String)
-        /// Nothing was sent (shutdown, cancellation): release the lease, change nothing else.
-        case release
-    }
-
     /// The channel (outbox row) completed.
     package var channelID: Int64
     /// The version the worker claimed (and sent).
@@ -33,7 +14,7 @@ package struct DeliveryCompletion: Sendable, Hashable {
     /// The channel's app.
     package var appID: Int64
     /// What becomes of the row.
-    package var action: RowAction
+    package var action: OutboxSettlement.Action
     /// The `deliveries` row to append; `nil` when nothing was attempted.
     package var delivery: DeliveryRecord?
     /// The entry to append to the channel's budget ledger (``ChannelBudget``); `nil` when the
@@ -62,13 +43,16 @@ package struct DeliveryCompletion: Sendable, Hashable {
     package var sentAlertKey: String?
     /// Whether the settled alert was dropped rather than sent (counted as dropped by policy).
     package var alertDropped = false
+    /// The row as the claim read it (what the completion settles first, fenced on its version);
+    /// `nil` when not known, and then the store reads it.
+    package var claimedRow: OutboxSettlement.Row?
     /// Set when an operator must hear about this outcome (a configuration error, retries
     /// exhausted, a channel gone): what to say. Expected failures are only counted.
     package var alert: String?
 
     /// Creates a completion.
     package init(
-        channelID: Int64, claimedVersion: Int64, appID: Int64, action: RowAction, delivery: DeliveryRecord?,
+        channelID: Int64, claimedVersion: Int64, appID: Int64, action: OutboxSettlement.Action, delivery: DeliveryRecord?,
         budgetEntry: ChannelBudget.Entry? = nil, sentTimestamp: Int64?, alert: String? = nil, claimedEventIDs: [Int64] = [],
         claimedCoalesced: Int = 0, claimedAt: Date? = nil
     ) {
@@ -85,32 +69,26 @@ package struct DeliveryCompletion: Sendable, Hashable {
         self.claimedAt = claimedAt
     }
 
-    /// A completion of `claim` with nothing decided yet (``RowAction/release``, no delivery).
+    /// A completion of `claim` with nothing decided yet (``OutboxSettlement/Action/release``, no delivery).
     package init(claim: ClaimedDelivery) {
         self.init(
             channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .release,
             delivery: nil, sentTimestamp: nil, claimedEventIDs: claim.eventIDs,
             claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
+        claimedRow = claim.row
+    }
+
+    /// What the row's settlement needs of this completion (``OutboxSettlement``).
+    package var completed: OutboxSettlement.Completed {
+        OutboxSettlement.Completed(
+            action: action, claimedVersion: claimedVersion, claimedEventIDs: claimedEventIDs,
+            claimedCoalesced: claimedCoalesced, claimedAt: claimedAt, sentAlertKey: sentAlertKey)
     }
 
     /// A completion that only gives the row back (nothing was sent).
     package static func release(_ claim: ClaimedDelivery) -> DeliveryCompletion {
         DeliveryCompletion(claim: claim)
     }
-}
-
-/// The `deliveries.outcome` of one attempt.
-package enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
-    /// APNs accepted it (2xx).
-    case sent
-    /// It failed and will be sent again.
-    case retry
-    /// It failed for good (a terminal reason, or retries exhausted).
-    case failed
-    /// The channel does not exist at APNs any more.
-    case gone
-    /// The app's credentials were refused; the app is paused.
-    case paused
 }
 
 /// One row of `deliveries`: an attempt and APNs' answer.

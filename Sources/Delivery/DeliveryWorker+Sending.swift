@@ -1,4 +1,5 @@
 import APNs
+import DeliveryEngine
 import Foundation
 import Registry
 import ScorecastCore
@@ -66,7 +67,7 @@ extension DeliveryWorker {
     /// whose send would repeat the channel's last accepted one is finished unsent.
     private func send(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
         let plannedAt = context.clock.now()
-        let allPlans = claimed.map { SendPlan(claim: $0, now: plannedAt, settings: context.settings) }
+        let allPlans = claimed.map { PlannedSend(claim: $0, now: plannedAt, settings: context.settings) }
         var completions = [DeliveryCompletion?](repeating: nil, count: claimed.count)
         var sending: [Int] = []
         for (position, plan) in allPlans.enumerated() {
@@ -84,7 +85,7 @@ extension DeliveryWorker {
     }
 
     /// Sends `claims` as `plans` say, as one batch, and decides what follows each.
-    private func send(_ claims: [ClaimedDelivery], plans: [SendPlan], plannedAt: Date) async -> [DeliveryCompletion] {
+    private func send(_ claims: [ClaimedDelivery], plans: [PlannedSend], plannedAt: Date) async -> [DeliveryCompletion] {
         let outcomes: [SendOutcome]
         do {
             let credentials = try await context.credentials.credentials(for: claims[0].app)

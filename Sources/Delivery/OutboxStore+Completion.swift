@@ -1,8 +1,10 @@
 import APNsCore
+import DeliveryEngine
 import Foundation
 import Postgres
 
-/// Completing a batch of sends: every outcome written in one fenced statement.
+/// Completing a batch of sends: the rows ``OutboxSettlement`` computed, written in one statement
+/// fenced on each row's lease owner and version.
 extension OutboxStore {
     /// An app a completion paused.
     package struct PausedApp: Sendable, Hashable {
@@ -25,36 +27,98 @@ extension OutboxStore {
         package var newlyPausedApps: [PausedApp] = []
         /// Deliveries rows written.
         package var deliveriesWritten = 0
+
+        mutating func add(_ other: CompletionResult) {
+            fencedOut += other.fencedOut
+            deleted += other.deleted
+            superseded += other.superseded
+            newlyPausedApps += other.newlyPausedApps
+            deliveriesWritten += other.deliveriesWritten
+        }
     }
 
-    /// Writes the completions of one batch of `owner`'s sends in one statement (so in one
-    /// transaction, in one round trip): each is applied only if `owner` still holds the row,
-    /// checked under a row lock taken in channel order (so that concurrent writers cannot
-    /// deadlock on it). `routineInterval` (seconds) spaces a routine payload that arrived during
+    /// Writes the completions of one batch of `owner`'s sends. Each row's settlement is computed
+    /// by ``OutboxSettlement`` on the row as its claim read it and written in one statement,
+    /// fenced on `owner` still holding the row at that version; the rows ingest changed during
+    /// the send (or whose claimed state is not known) are then read again under their row lock
+    /// and settled on what they hold now, in one transaction. Nothing of a row `owner` no longer
+    /// holds is written. `routineInterval` (seconds) spaces a routine payload that arrived during
     /// a send after the one just sent. `now` is the worker's clock, bound as a parameter: the
     /// backoffs, the routine spacing and the channel's `last_sent_at` are dated by it, as the
     /// claim that compares them is (the `updated_at`, `shown_at`, `alert_at` and `paused_at`
     /// audit columns keep the database's clock: no rule reads them).
     ///
-    /// For each completion still held: the `deliveries` row is appended; the outbox row is
-    /// deleted or given back as ``OutboxSettlement`` states (superseded, retry with backoff,
-    /// paused, released); the channel's `last_timestamp`, `last_sent_at` and the body its
-    /// phones show (`shown_payload`, `alert_payload`) follow a send, its status becomes `gone` when APNs says so; the budget
-    /// ledger entry is appended; the app is paused (reported once, by whichever completion paused it).
+    /// With each row: the `deliveries` row is appended; the channel's `last_timestamp`,
+    /// `last_sent_at` and the body its phones show (`shown_payload`, `alert_payload`) follow an
+    /// accepted send, its status becomes `gone` when APNs says so; the budget ledger entry is
+    /// appended; the app is paused (reported once, by whichever completion paused it).
     ///
-    /// A deadlock or serialization failure is retried (twice); other errors are thrown and
-    /// nothing is written.
+    /// A deadlock or serialization failure is retried (twice); other errors are thrown, and
+    /// what was not yet written stays leased until the lease runs out.
     @discardableResult
     package func complete(
         _ completions: [DeliveryCompletion], owner: String, routineInterval: Double, at now: Date = Date()
     ) async throws -> CompletionResult {
         guard !completions.isEmpty else { return CompletionResult() }
-        let statement = Self.completionStatement(completions, owner: owner, routineInterval: routineInterval, now: now)
+        var result = CompletionResult()
+        var unsettled: [DeliveryCompletion] = []
+        var writes: [CompletionWrite] = []
+        for completion in completions {
+            if let claimed = completion.claimedRow {
+                writes.append(CompletionWrite(completion, row: claimed, receivedAt: [:], now: now, routineInterval: routineInterval))
+            } else {
+                unsettled.append(completion)
+            }
+        }
+        if !writes.isEmpty {
+            let written = try await retryingConflicts { try await pool.query(Self.writeStatement(writes, owner: owner)) }
+            let outcome = try Self.outcome(written, of: writes)
+            result.add(outcome.result)
+            unsettled += completions.filter { outcome.stale.contains($0.channelID) }
+        }
+        if !unsettled.isEmpty {
+            result.add(try await retryingConflicts { try await settleAgain(unsettled, owner: owner, routineInterval: routineInterval, now: now) })
+        }
+        result.fencedOut.sort()
+        result.superseded.sort()
+        result.deleted.sort()
+        result.newlyPausedApps.sort { $0.id < $1.id }
+        return result
+    }
+
+    /// Reads the rows of `completions` that `owner` still holds under their row lock, settles
+    /// them on what they hold now and writes the result, in one transaction.
+    private func settleAgain(
+        _ completions: [DeliveryCompletion], owner: String, routineInterval: Double, now: Date
+    ) async throws -> CompletionResult {
+        let ids = completions.map(\.channelID).sorted()
+        return try await pool.withTransaction { connection in
+            var current: [Int64: (row: OutboxSettlement.Row, receivedAt: [Int64: Date])] = [:]
+            for row in try await connection.query(Self.lockedRows(ids, owner: owner)) {
+                current[try row.decode("channel_id")] = (try OutboxSettlement.Row(stored: row), try Self.receivedAt(row))
+            }
+            let writes = completions.compactMap { completion in
+                current[completion.channelID].map {
+                    CompletionWrite(completion, row: $0.row, receivedAt: $0.receivedAt, now: now, routineInterval: routineInterval)
+                }
+            }
+            var result = CompletionResult()
+            result.fencedOut = ids.filter { current[$0] == nil }
+            if !writes.isEmpty {
+                result.add(try Self.outcome(try await connection.query(Self.writeStatement(writes, owner: owner)), of: writes).result)
+            }
+            return result
+        }
+    }
+
+    /// Runs `body` again (twice at most) when Postgres chose it as a deadlock's victim or
+    /// refused it to keep transactions serializable.
+    private func retryingConflicts<T>(_ body: () async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try Self.completionResult(try await pool.query(statement))
+                return try await body()
             } catch let error as PostgresError
                 where attempt < 3
                 && (error.sqlState == PostgresError.SQLState.deadlockDetected || error.sqlState == PostgresError.SQLState.serializationFailure)
@@ -64,164 +128,173 @@ extension OutboxStore {
         }
     }
 
-    /// The completion statement: ``CompletionColumn/rows(of:)`` as `u`, then the rules of
-    /// ``OutboxSettlement`` carried out under the row lock (numbers refer to its rules; the
-    /// operation and action names are its own, spliced in).
-    private static func completionStatement(_ completions: [DeliveryCompletion], owner: String, routineInterval: Double, now: Date) -> SQL {
-        let delete = name(OutboxSettlement.Operation.delete.rawValue)
-        let superseded = name(OutboxSettlement.Operation.superseded.rawValue)
-        let retry = name(OutboxSettlement.Operation.retry.rawValue)
-        let release = name(OutboxSettlement.Operation.release.rawValue)
-        let finishAction = name(DeliveryCompletion.RowAction.finish.name)
-        let retryAction = name(DeliveryCompletion.RowAction.retry(delay: 0, error: "").name)
-        let cancelAction = name(DeliveryCompletion.RowAction.cancelChannel.name)
-        let pauseAction = name(DeliveryCompletion.RowAction.pauseApp(reason: "").name)
-        let routinePriority = SQL.unsafeSQL(String(BroadcastPriority.opportunistic.rawValue))
-        return """
-            WITH u AS MATERIALIZED (\(CompletionColumn.rows(of: completions))),
-            -- The fence: the rows `owner` still holds, locked in channel order, at their newest version.
-            held AS MATERIALIZED (
-                SELECT o.channel_id, o.version, o.alerts FROM outbox o
-                WHERE o.channel_id IN (SELECT channel_id FROM u) AND o.lease_owner = \(owner)
-                ORDER BY o.channel_id
-                FOR UPDATE
-            ),
-            -- Rule 2: the alerts left once the one this send settled is removed, by key.
-            remaining AS MATERIALIZED (
-                SELECT u.channel_id,
-                       CASE WHEN u.sent_alert IS NULL THEN h.alerts ELSE COALESCE(
-                           (SELECT jsonb_agg(t.a ORDER BY t.n) FROM jsonb_array_elements(h.alerts) WITH ORDINALITY AS t(a, n)
-                            WHERE t.a ->> 'key' IS DISTINCT FROM u.sent_alert),
-                           '[]'::jsonb) END AS alerts
-                FROM u JOIN held h ON h.channel_id = u.channel_id
-            ),
-            -- Rule 1: the operation.
-            plan AS MATERIALIZED (
-                SELECT u.*, r.alerts AS remaining_alerts, h.alerts <> '[]'::jsonb AS had_alerts, CASE
-                    WHEN (u.action = \(cancelAction) AND r.alerts = '[]'::jsonb)
-                      OR (u.action = \(finishAction) AND h.version = u.claimed_version AND r.alerts = '[]'::jsonb) THEN \(delete)
-                    WHEN u.action = \(finishAction) THEN \(superseded)
-                    WHEN u.action = \(retryAction) THEN \(retry)
-                    ELSE \(release) END AS op
-                FROM u JOIN held h ON h.channel_id = u.channel_id JOIN remaining r ON r.channel_id = u.channel_id
-            ),
-            deleted AS (
-                DELETE FROM outbox o USING plan p
-                WHERE o.channel_id = p.channel_id AND p.op = \(delete) AND o.lease_owner = \(owner)
-                RETURNING o.channel_id
-            ),
-            -- Rules 2–9 on every kept row. Ingest may have merged into the row in flight (it
-            -- still lists the sent events) or written a fresh row (nothing of the sent one left).
-            given_back AS (
-                UPDATE outbox o SET
-                    lease_owner = NULL,
-                    lease_expires_at = NULL,
-                    claimed_version = NULL,
-                    updated_at = now(),
-                    attempts = CASE p.op WHEN \(retry) THEN o.attempts + 1 WHEN \(superseded) THEN 0 ELSE o.attempts END,
-                    not_before = CASE p.op
-                        WHEN \(retry) THEN \(now)::timestamptz + make_interval(secs => p.delay)
-                        WHEN \(superseded) THEN NULL
-                        ELSE o.not_before END,
-                    last_error = CASE p.op WHEN \(retry) THEN p.error WHEN \(superseded) THEN NULL ELSE o.last_error END,
-                    alerts = CASE p.op WHEN \(superseded) THEN p.remaining_alerts ELSE o.alerts END,
-                    alerting = CASE p.op WHEN \(superseded)
-                        THEN p.remaining_alerts <> '[]'::jsonb OR (o.alerting AND NOT p.had_alerts) ELSE o.alerting END,
-                    priority = CASE WHEN p.op = \(superseded) AND p.had_alerts AND p.remaining_alerts = '[]'::jsonb
-                        THEN \(routinePriority) ELSE o.priority END,
-                    due_at = CASE WHEN p.op = \(superseded) AND p.remaining_alerts = '[]'::jsonb AND NOT (o.alerting AND NOT p.had_alerts)
-                        THEN GREATEST(o.due_at, \(now)::timestamptz + make_interval(secs => \(routineInterval)))
-                        ELSE o.due_at END,
-                    event_ids = CASE WHEN p.op = \(superseded)
-                        THEN ARRAY(SELECT t.e FROM unnest(o.event_ids) WITH ORDINALITY AS t(e, n)
-                                   WHERE t.e <> ALL(p.claimed_events) ORDER BY t.n)
-                        ELSE o.event_ids END,
-                    coalesced = CASE WHEN p.op = \(superseded) AND o.event_ids && p.claimed_events
-                        THEN GREATEST(0, o.coalesced - p.claimed_coalesced - 1)
-                        ELSE o.coalesced END,
-                    first_ingested_at = CASE WHEN p.op = \(superseded)
-                        THEN COALESCE(
-                            (SELECT min(ev.received_at) FROM events ev
-                             WHERE ev.id = ANY(o.event_ids) AND ev.id <> ALL(p.claimed_events)),
-                            GREATEST(o.first_ingested_at, p.claimed_at))
-                        ELSE o.first_ingested_at END
-                FROM plan p
-                WHERE o.channel_id = p.channel_id AND p.op <> \(delete) AND o.lease_owner = \(owner)
-                RETURNING o.channel_id
-            ),
-            delivered AS (
-                INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
-                                        downgraded, coalesced, attempt, outcome, status_code, reason, apns_request_id,
-                                        apns_unique_id, apns_latency_ms, ingest_to_send_ms, ingest_to_claim_ms)
-                SELECT p.channel_id, p.app_id, p.d_event_ids, p.d_version, p.d_requested, p.d_priority,
-                       p.d_downgraded, p.d_coalesced, p.d_attempt, p.d_outcome, p.d_status, p.d_reason, p.d_request_id,
-                       p.d_unique_id, p.d_latency, p.d_ingest, p.d_claim_wait
-                FROM plan p WHERE p.d_outcome IS NOT NULL
-                RETURNING 1
-            ),
-            touched AS (
-                UPDATE channels c SET
-                    last_timestamp = CASE WHEN p.sent_ts IS NULL THEN c.last_timestamp ELSE GREATEST(c.last_timestamp, p.sent_ts) END,
-                    last_sent_at = CASE WHEN p.sent_ts IS NULL THEN c.last_sent_at ELSE \(now)::timestamptz END,
-                    last_shown = CASE WHEN p.sent_ts IS NULL THEN c.last_shown ELSE p.sent_shown END,
-                    shown_payload = CASE WHEN p.shown_payload IS NULL THEN c.shown_payload ELSE p.shown_payload::jsonb END,
-                    shown_at = CASE WHEN p.shown_payload IS NULL THEN c.shown_at ELSE now() END,
-                    alert_payload = CASE WHEN p.shown_alert THEN p.shown_payload::jsonb ELSE c.alert_payload END,
-                    alert_at = CASE WHEN p.shown_alert THEN now() ELSE c.alert_at END,
-                    status = CASE WHEN p.action = \(cancelAction) AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
-                    updated_at = now()
-                FROM plan p
-                WHERE c.id = p.channel_id AND (p.sent_ts IS NOT NULL OR p.action = \(cancelAction))
-                RETURNING c.id
-            ),
-            -- The budget ledger entry ChannelBudget returned, dated by the worker's clock.
-            budgeted AS (
-                INSERT INTO budget_ledger (channel_id, at, kind, limit_after, barred_until)
-                SELECT p.channel_id, p.b_at, p.b_kind, p.b_limit_after, p.b_barred_until FROM plan p WHERE p.b_kind IS NOT NULL
-                RETURNING 1
-            ),
-            paused AS (
-                UPDATE apps a SET paused_reason = p.pause_reason, paused_at = now(), updated_at = now()
-                FROM (SELECT DISTINCT ON (app_id) app_id, pause_reason FROM plan WHERE action = \(pauseAction) ORDER BY app_id) p
-                WHERE a.id = p.app_id AND a.paused_at IS NULL
-                RETURNING a.id, a.bundle_id
-            )
-            SELECT 'fenced' AS kind, u.channel_id AS id, NULL::text AS bundle_id
-                FROM u WHERE u.channel_id NOT IN (SELECT channel_id FROM held)
-            UNION ALL SELECT 'superseded', channel_id, NULL FROM plan WHERE op = \(superseded)
-            UNION ALL SELECT 'deleted', channel_id, NULL FROM deleted
-            UNION ALL SELECT 'given_back', channel_id, NULL FROM given_back
-            UNION ALL SELECT 'paused', id, bundle_id FROM paused
-            UNION ALL SELECT 'deliveries', count(*), NULL FROM delivered
-            UNION ALL SELECT 'channels', count(*), NULL FROM touched
-            UNION ALL SELECT 'budgets', count(*), NULL FROM budgeted
-            """
+    /// `owner`'s rows among `ids`, locked in channel order (so that concurrent writers cannot
+    /// deadlock on them), with the receive times of the events they list.
+    private static func lockedRows(_ ids: [Int64], owner: String) -> SQL {
+        """
+        SELECT o.channel_id, o.version, o.alerts, o.alerting, o.priority, o.due_at, o.not_before, o.attempts, o.last_error,
+               o.event_ids, o.coalesced, o.first_ingested_at,
+               ARRAY(SELECT e.id FROM events e WHERE e.id = ANY(o.event_ids) ORDER BY e.id) AS known_events,
+               ARRAY(SELECT e.received_at FROM events e WHERE e.id = ANY(o.event_ids) ORDER BY e.id) AS known_received_at
+        FROM outbox o
+        WHERE o.channel_id = ANY(\(ids)) AND o.lease_owner = \(owner)
+        ORDER BY o.channel_id
+        FOR UPDATE
+        """
     }
 
-    /// A constant name (an operation or action) as a SQL string literal; spliced, so the
-    /// statement text stays the same for the statement cache.
-    private static func name(_ value: String) -> SQL {
-        .unsafeSQL("'" + value + "'")
+    private static func receivedAt(_ row: PostgresRow) throws -> [Int64: Date] {
+        let ids: [Int64] = try row.decode("known_events")
+        let times: [Date] = try row.decode("known_received_at")
+        return Dictionary(zip(ids, times), uniquingKeysWith: { first, _ in first })
     }
 
-    private static func completionResult(_ rows: [PostgresRow]) throws -> CompletionResult {
+    /// The write: ``CompletionColumn/rows(of:)`` as `w`, applied to the rows `owner` still
+    /// holds at the version each write was computed on. It decides nothing: every value comes
+    /// from the settlement; rows held at another version are reported `stale` and left alone.
+    private static func writeStatement(_ writes: [CompletionWrite], owner: String) -> SQL {
+        """
+        WITH w AS MATERIALIZED (\(CompletionColumn.rows(of: writes))),
+        -- The fence: the rows `owner` still holds, locked in channel order.
+        held AS MATERIALIZED (
+            SELECT o.channel_id, o.version FROM outbox o
+            WHERE o.channel_id IN (SELECT channel_id FROM w) AND o.lease_owner = \(owner)
+            ORDER BY o.channel_id
+            FOR UPDATE
+        ),
+        fit AS MATERIALIZED (
+            SELECT w.* FROM w JOIN held h ON h.channel_id = w.channel_id AND h.version = w.expected_version
+        ),
+        deleted AS (
+            DELETE FROM outbox o USING fit
+            WHERE o.channel_id = fit.channel_id AND NOT fit.keep
+            RETURNING o.channel_id
+        ),
+        kept AS (
+            UPDATE outbox o SET
+                lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now(),
+                alerts = fit.alerts, alerting = fit.alerting, priority = fit.priority, due_at = fit.due_at,
+                not_before = fit.not_before, attempts = fit.attempts, last_error = fit.last_error,
+                event_ids = fit.event_ids, coalesced = fit.coalesced, first_ingested_at = fit.first_ingested_at
+            FROM fit
+            WHERE o.channel_id = fit.channel_id AND fit.keep
+            RETURNING o.channel_id
+        ),
+        delivered AS (
+            INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
+                                    downgraded, coalesced, attempt, outcome, status_code, reason, apns_request_id,
+                                    apns_unique_id, apns_latency_ms, ingest_to_send_ms, ingest_to_claim_ms)
+            SELECT f.channel_id, f.app_id, f.d_event_ids, f.d_version, f.d_requested, f.d_priority,
+                   f.d_downgraded, f.d_coalesced, f.d_attempt, f.d_outcome, f.d_status, f.d_reason, f.d_request_id,
+                   f.d_unique_id, f.d_latency, f.d_ingest, f.d_claim_wait
+            FROM fit f WHERE f.d_outcome IS NOT NULL
+            RETURNING 1
+        ),
+        touched AS (
+            UPDATE channels c SET
+                last_timestamp = GREATEST(c.last_timestamp, f.sent_ts),
+                last_sent_at = COALESCE(f.sent_at, c.last_sent_at),
+                last_shown = CASE WHEN f.sent_ts IS NULL THEN c.last_shown ELSE f.sent_shown END,
+                shown_payload = COALESCE(f.shown_payload::jsonb, c.shown_payload),
+                shown_at = CASE WHEN f.shown_payload IS NULL THEN c.shown_at ELSE now() END,
+                alert_payload = CASE WHEN f.shown_alert THEN f.shown_payload::jsonb ELSE c.alert_payload END,
+                alert_at = CASE WHEN f.shown_alert THEN now() ELSE c.alert_at END,
+                status = CASE WHEN f.retire AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
+                updated_at = now()
+            FROM fit f
+            WHERE c.id = f.channel_id AND (f.sent_ts IS NOT NULL OR f.retire)
+            RETURNING c.id
+        ),
+        budgeted AS (
+            INSERT INTO budget_ledger (channel_id, at, kind, limit_after, barred_until)
+            SELECT f.channel_id, f.b_at, f.b_kind, f.b_limit_after, f.b_barred_until FROM fit f WHERE f.b_kind IS NOT NULL
+            RETURNING 1
+        ),
+        paused AS (
+            UPDATE apps a SET paused_reason = p.pause_reason, paused_at = now(), updated_at = now()
+            FROM (SELECT DISTINCT ON (app_id) app_id, pause_reason FROM fit WHERE pause_reason IS NOT NULL ORDER BY app_id) p
+            WHERE a.id = p.app_id AND a.paused_at IS NULL
+            RETURNING a.id, a.bundle_id
+        )
+        SELECT 'fenced' AS kind, w.channel_id AS id, NULL::text AS bundle_id
+            FROM w WHERE w.channel_id NOT IN (SELECT channel_id FROM held)
+        UNION ALL SELECT 'stale', w.channel_id, NULL
+            FROM w JOIN held h ON h.channel_id = w.channel_id AND h.version <> w.expected_version
+        UNION ALL SELECT 'written', channel_id, NULL FROM fit
+        UNION ALL SELECT 'paused', id, bundle_id FROM paused
+        UNION ALL SELECT 'deliveries', count(*), NULL FROM delivered
+        UNION ALL SELECT 'kept', count(*), NULL FROM kept
+        UNION ALL SELECT 'deleted', count(*), NULL FROM deleted
+        UNION ALL SELECT 'channels', count(*), NULL FROM touched
+        UNION ALL SELECT 'budgets', count(*), NULL FROM budgeted
+        """
+    }
+
+    /// What the write did, and the rows it left alone because they changed since they were read.
+    private static func outcome(_ rows: [PostgresRow], of writes: [CompletionWrite]) throws -> (result: CompletionResult, stale: Set<Int64>) {
         var result = CompletionResult()
+        var stale: Set<Int64> = []
+        var written: Set<Int64> = []
         for row in rows {
             let kind: String = try row.decode("kind")
             let id: Int64 = try row.decode("id")
             switch kind {
             case "fenced": result.fencedOut.append(id)
-            case "superseded": result.superseded.append(id)
-            case "deleted": result.deleted.append(id)
+            case "stale": stale.insert(id)
+            case "written": written.insert(id)
             case "paused": result.newlyPausedApps.append(PausedApp(id: id, bundleID: try row.decode("bundle_id")))
             case "deliveries": result.deliveriesWritten = Int(id)
             default: break
             }
         }
-        result.fencedOut.sort()
-        result.superseded.sort()
-        result.deleted.sort()
-        result.newlyPausedApps.sort { $0.id < $1.id }
-        return result
+        for write in writes where written.contains(write.completion.channelID) {
+            switch write.operation {
+            case .delete: result.deleted.append(write.completion.channelID)
+            case .superseded: result.superseded.append(write.completion.channelID)
+            case .retry, .release: break
+            }
+        }
+        return (result, stale)
+    }
+}
+
+/// One completion as the store writes it: its row as ``OutboxSettlement`` settled it (`nil`:
+/// deleted), and the version that settlement was computed on (the write's fence).
+struct CompletionWrite: Sendable {
+    /// The completion.
+    let completion: DeliveryCompletion
+    /// The row version the settlement read.
+    let expectedVersion: Int64
+    /// What the settlement does to the row.
+    let operation: OutboxSettlement.Operation
+    /// The row it leaves; `nil` when it is deleted.
+    let row: OutboxSettlement.Row?
+    /// When the channel was last sent to (`channels.last_sent_at`): the completion's time when
+    /// APNs accepted the send; `nil` otherwise.
+    let sentAt: Date?
+
+    /// Settles `completion` on `row`.
+    init(_ completion: DeliveryCompletion, row: OutboxSettlement.Row, receivedAt: [Int64: Date], now: Date, routineInterval: Double) {
+        self.completion = completion
+        expectedVersion = row.version
+        let completed = completion.completed
+        operation = OutboxSettlement.operation(completed, row: row)
+        self.row = OutboxSettlement.settle(completed, row: row, receivedAt: receivedAt, now: now, routineInterval: routineInterval)
+        sentAt = completion.sentTimestamp == nil ? nil : now
+    }
+}
+
+extension OutboxSettlement.Row {
+    /// Reads the columns of `outbox` a settlement decides on.
+    init(stored row: PostgresRow) throws {
+        let priority: Int = try row.decode("priority")
+        guard let broadcastPriority = BroadcastPriority(rawValue: priority) else {
+            throw PostgresError(.decodingFailed, "outbox.priority holds \(priority), not 5 or 10", column: "priority")
+        }
+        self.init(
+            version: try row.decode("version"), alerts: try ClaimedDelivery.alerts(row), alerting: try row.decode("alerting"),
+            priority: broadcastPriority, dueAt: try row.decode("due_at"), notBefore: try row.decode("not_before"),
+            attempts: try row.decode("attempts"), lastError: try row.decode("last_error"), eventIDs: try row.decode("event_ids"),
+            coalesced: try row.decode("coalesced"), firstIngestedAt: try row.decode("first_ingested_at"))
     }
 }

@@ -1,3 +1,4 @@
+import DeliveryEngine
 import Foundation
 import ScorecastLogging
 import Postgres
@@ -78,14 +79,14 @@ package struct OutboxStore: Sendable {
                     updated_at = now()
                 FROM picked
                 WHERE o.channel_id = picked.channel_id
-                RETURNING o.channel_id, o.version, o.payload, o.payload_timestamp, o.priority, o.alerting,
-                          o.alerts -> 0 AS head_alert, jsonb_array_length(o.alerts) AS queued_alerts,
-                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at
+                RETURNING o.channel_id, o.version, o.payload, o.payload_timestamp, o.priority, o.alerting, o.alerts,
+                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at,
+                          o.not_before, o.last_error
             )
             SELECT claimed.*, \(now)::timestamptz AS claimed_at, p.apns_channel_id, p.storage_policy, p.last_timestamp, p.last_shown,
                    p.app_id, p.bundle_id, p.environment, p.team_id, p.key_id, p.key_path,
                    p.frequent_updates, p.budget_per_hour, p.dismissal_delay_seconds, \(BudgetLedger.columns),
-                   COALESCE((SELECT e.kind = 'final' FROM events e WHERE e.id = (claimed.head_alert ->> 'key')::bigint), false)
+                   COALESCE((SELECT e.kind = 'final' FROM events e WHERE e.id = (claimed.alerts -> 0 ->> 'key')::bigint), false)
                        AS head_alert_final
             FROM claimed
             JOIN picked p ON p.channel_id = claimed.channel_id

@@ -1,4 +1,5 @@
 import APNsCore
+import DeliveryEngine
 import JSON
 import APNs
 import Foundation

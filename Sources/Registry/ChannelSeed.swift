@@ -1,3 +1,4 @@
+import DeliveryEngine
 import Foundation
 import JSON
 import Postgres
@@ -10,7 +11,7 @@ import ScorecastCore
 /// nothing until the game's next event.
 ///
 /// The row also adopts the alerts that channels of the same app and game left behind when APNs
-/// said they were gone (``DeliveryCompletion/RowAction/cancelChannel``): they were never
+/// said they were gone (``OutboxSettlement/Action/cancelChannel``): they were never
 /// accepted, so they go on the new channel, in their order, once (their old rows are deleted in
 /// the same transaction). With alerts the seed is alerting, at priority 10; without, routine.
 struct ChannelSeed {

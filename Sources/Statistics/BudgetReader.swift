@@ -1,4 +1,5 @@
 import Delivery
+import DeliveryEngine
 import Foundation
 import Postgres
 import ScorecastCore

@@ -1,4 +1,5 @@
 import APNsCore
+import DeliveryEngine
 import Foundation
 import JSON
 import Postgres

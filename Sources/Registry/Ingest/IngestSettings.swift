@@ -1,3 +1,4 @@
+import DeliveryEngine
 import ScorecastCore
 import ServiceBase
 

@@ -57,7 +57,7 @@ extension LiveActivityPayload {
     }
 
     /// Reads an `aps.alert` object (also the alerts queued in the outbox, ``QueuedAlert``).
-    static func alert(from value: JSONValue, fail: (String) -> StoredValueError) throws(StoredValueError) -> LiveActivityAlert {
+    public static func alert(from value: JSONValue, fail: (String) -> StoredValueError) throws(StoredValueError) -> LiveActivityAlert {
         guard let members = value.objectValue else { throw fail("aps.alert must be an object") }
         if let unknown = JSONValue.sortedKeys(members).first(where: { !["title", "body", "sound"].contains($0) }) {
             throw fail("unknown key aps.alert.\(unknown.prefix(64))")

@@ -1,3 +1,4 @@
+import DeliveryEngine
 import Devices
 import Foundation
 import Postgres

@@ -1,4 +1,5 @@
 import APNs
+import DeliveryEngine
 import Foundation
 import ScorecastCore
 import ScorecastCrypto

@@ -1,4 +1,5 @@
 import Arguments
+import DeliveryEngine
 import Foundation
 import Registry
 import ScorecastCore

@@ -2,6 +2,7 @@ import APNsCore
 import Foundation
 import JSON
 import ScorecastActivity
+import TestSupport
 import Testing
 @testable import ScorecastCore
 

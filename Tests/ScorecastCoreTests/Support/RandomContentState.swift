@@ -1,5 +1,6 @@
 import Foundation
 import ScorecastActivity
+import TestSupport
 
 /// Varied content-states for encoding tests: every optional present or absent, lists empty or
 /// long, Unicode and escapes in text, whole and fractional numbers, dates around both epochs.

@@ -1,8 +1,9 @@
 @testable import Delivery
+import DeliveryEngine
 import Foundation
+import ScorecastCore
 @testable import ServiceBase
 import Testing
-import ScorecastCore
 
 @Suite struct ConfigurationTests {
     let workingDirectory = URL(fileURLWithPath: "/srv/scorecast")

@@ -1,4 +1,5 @@
 import APNsSimulator
+import DeliveryEngine
 import Foundation
 import JSON
 import Registry

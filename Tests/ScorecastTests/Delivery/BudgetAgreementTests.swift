@@ -1,10 +1,11 @@
 import APNsSimulator
 import Delivery
+import DeliveryEngine
 import Foundation
 import ScorecastCore
 import Statistics
-import Testing
 import TestSupport
+import Testing
 
 /// One budget ledger for sending and for what the operator reads: the worker pool and the
 /// statistics on one injected clock, real Postgres, the simulator over HTTP/2 + TLS as witness

@@ -1,6 +1,7 @@
 import APNs
 import APNsCore
 import Delivery
+import DeliveryEngine
 import Foundation
 import ScorecastCore
 import Testing
@@ -58,14 +59,14 @@ import Testing
         requested: BroadcastPriority, appBudget: Int?, frequent: Bool, sent: Int, expected: BroadcastPriority, downgraded: Bool
     ) {
         let budget = ChannelBudget(immediateSends: Array(repeating: Self.now.addingTimeInterval(-60), count: sent))
-        let plan = SendPlan(claim: Self.claim(priority: requested, frequent: frequent, appBudget: appBudget, budget: budget), now: Self.now, settings: Self.settings)
+        let plan = PlannedSend(claim: Self.claim(priority: requested, frequent: frequent, appBudget: appBudget, budget: budget), now: Self.now, settings: Self.settings)
         #expect(plan.priority == expected)
         #expect(plan.downgraded == downgraded)
     }
 
     @Test func sendsOlderThanTheHourCountForNothing() {
         let old = ChannelBudget(immediateSends: Array(repeating: Self.now.addingTimeInterval(-3600), count: 99))
-        let plan = SendPlan(claim: Self.claim(budget: old), now: Self.now, settings: Self.settings)
+        let plan = PlannedSend(claim: Self.claim(budget: old), now: Self.now, settings: Self.settings)
         #expect(plan.priority == .immediate)
         #expect(!plan.downgraded)
     }
@@ -75,40 +76,40 @@ import Testing
     @Test func theRollingHourAndTheFinalReserveDecideThePriority() {
         let hour = Self.now.flooringToHour
         var claim = Self.claim(budget: ChannelBudget(immediateSends: [-3000, -2000, -1000].map { hour.addingTimeInterval($0) }))
-        let plan = SendPlan(claim: claim, now: hour.addingTimeInterval(1), settings: Self.settings)
+        let plan = PlannedSend(claim: claim, now: hour.addingTimeInterval(1), settings: Self.settings)
         #expect(plan.priority == .opportunistic)
         #expect(plan.downgraded)
-        #expect(SendPlan(claim: claim, now: hour.addingTimeInterval(601), settings: Self.settings).priority == .immediate)
+        #expect(PlannedSend(claim: claim, now: hour.addingTimeInterval(601), settings: Self.settings).priority == .immediate)
 
         let reserving = WorkerSettings(budgetProfiles: BudgetProfiles(standardPerHour: 3), budgetPolicy: BudgetPolicy(finalReserve: 1))
         claim.budget = ChannelBudget(immediateSends: [hour.addingTimeInterval(-3000), hour.addingTimeInterval(-2000)])
-        #expect(SendPlan(claim: claim, now: hour.addingTimeInterval(1), settings: reserving).priority == .opportunistic)
+        #expect(PlannedSend(claim: claim, now: hour.addingTimeInterval(1), settings: reserving).priority == .opportunistic)
         claim.headAlertIsFinal = true
-        #expect(SendPlan(claim: claim, now: hour.addingTimeInterval(1), settings: reserving).priority == .immediate)
+        #expect(PlannedSend(claim: claim, now: hour.addingTimeInterval(1), settings: reserving).priority == .immediate)
     }
 
     @Test func aShrunkBudgetAfterA429StaysShrunkAcrossTheHour() {
         let throttledAt = Self.now.flooringToHour.addingTimeInterval(-60)
         let throttle = ChannelBudget.Throttle(at: throttledAt, limitAfter: 1, barredUntil: throttledAt)
         var claim = Self.claim(budget: ChannelBudget(lastThrottle: throttle))
-        let first = SendPlan(claim: claim, now: Self.now, settings: Self.settings)
+        let first = PlannedSend(claim: claim, now: Self.now, settings: Self.settings)
         #expect(first.priority == .immediate)
         #expect(first.budget.limit(now: Self.now, policy: first.budgetPolicy) == 1)
         claim.budget = ChannelBudget(immediateSends: [Self.now.addingTimeInterval(-1)], lastThrottle: throttle)
-        #expect(SendPlan(claim: claim, now: Self.now, settings: Self.settings).downgraded)
+        #expect(PlannedSend(claim: claim, now: Self.now, settings: Self.settings).downgraded)
     }
 
     @Test func expirationIsZeroWithoutStorageAndEightHoursAtMostWithIt() {
-        #expect(SendPlan(claim: Self.claim(policy: .noMessageStored), now: Self.now, settings: Self.settings).expiration == 0)
-        #expect(SendPlan(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: Self.settings).expiration
+        #expect(PlannedSend(claim: Self.claim(policy: .noMessageStored), now: Self.now, settings: Self.settings).expiration == 0)
+        #expect(PlannedSend(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: Self.settings).expiration
             == Int(Self.now.timeIntervalSince1970) + 8 * 3600)
         var shorter = Self.settings
         shorter.storedMessageLifetime = .seconds(600)
-        #expect(SendPlan(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: shorter).expiration
+        #expect(PlannedSend(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: shorter).expiration
             == Int(Self.now.timeIntervalSince1970) + 600)
         var longer = Self.settings
         longer.storedMessageLifetime = .seconds(24 * 3600)
-        #expect(SendPlan(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: longer).expiration
+        #expect(PlannedSend(claim: Self.claim(policy: .mostRecentMessageStored), now: Self.now, settings: longer).expiration
             == Int(Self.now.timeIntervalSince1970) + 8 * 3600)
     }
 
@@ -116,7 +117,7 @@ import Testing
 
     private static func complete(_ outcome: SendOutcome, claim: ClaimedDelivery = claim(), plannedAt: Date? = nil) -> DeliveryCompletion {
         var random = Highest()
-        let plan = SendPlan(claim: claim, now: now, settings: settings)
+        let plan = PlannedSend(claim: claim, now: now, settings: settings)
         return CompletionPlanner.completion(
             for: claim, plan: plan, outcome: outcome, now: now, plannedAt: plannedAt, policy: settings.retryPolicy, random: &random)
     }
@@ -207,13 +208,13 @@ import Testing
         #expect(completion.delivery?.reason == "TooManyRequests")
         // The retry goes at 5: Retry-After bars priority 10 though the shrunk budget has room.
         let retried = Self.claim(attempts: 1, budget: ChannelBudget().appending(entry))
-        let retry = SendPlan(claim: retried, now: Self.now.addingTimeInterval(delay), settings: Self.settings)
+        let retry = PlannedSend(claim: retried, now: Self.now.addingTimeInterval(delay), settings: Self.settings)
         #expect(retry.priority == .opportunistic && retry.downgraded)
-        let barred = SendPlan(claim: retried, now: Self.now.addingTimeInterval(29), settings: Self.settings)
+        let barred = PlannedSend(claim: retried, now: Self.now.addingTimeInterval(29), settings: Self.settings)
         #expect(barred.priority == .opportunistic && barred.downgraded)
         #expect(barred.budget.limit(now: Self.now.addingTimeInterval(29), policy: barred.budgetPolicy) == 1)
         // From the Retry-After on, priority 10 goes again, within the shrunk budget: not at the clock hour's end.
-        let after = SendPlan(claim: retried, now: Self.now.addingTimeInterval(30), settings: Self.settings)
+        let after = PlannedSend(claim: retried, now: Self.now.addingTimeInterval(30), settings: Self.settings)
         #expect(after.priority == .immediate && !after.downgraded)
     }
 

@@ -1,5 +1,6 @@
 import APNsCore
 import Delivery
+import DeliveryEngine
 import Foundation
 import PhoneModel
 import ScorecastCore
@@ -38,7 +39,7 @@ import Testing
     @Test(arguments: [0.0, 59.0, 3_600.0, 4 * 3_600.0])
     func anEndSentLateStaysTheWholeDelayOnThePhone(lateBy seconds: Double) throws {
         let sentAt = Self.ingestedAt.addingTimeInterval(seconds)
-        let plan = SendPlan(claim: try Self.claim(), now: sentAt, settings: WorkerSettings())
+        let plan = PlannedSend(claim: try Self.claim(), now: sentAt, settings: WorkerSettings())
         var phone = Phone()
         #expect(phone.receive(plan.body, at: sentAt) == .applied(timestamp: 1_764_460_800))
         #expect(phone.ending?.dismissedAt == sentAt.addingTimeInterval(Double(Self.delay)))

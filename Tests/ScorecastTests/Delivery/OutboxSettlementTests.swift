@@ -1,13 +1,16 @@
+import APNsCore
 @testable import Delivery
+import DeliveryEngine
 import Foundation
 import Postgres
 import ScorecastCore
-import Testing
 import TestSupport
+import Testing
 
-/// ``OutboxSettlement`` (the rules, in Swift) and the completion statement (the same rules, in
-/// SQL under the row lock) on the same rows, against a real Postgres: they must agree on every
-/// field of every case.
+/// What the store writes after a send is what ``OutboxSettlement`` decided, on every field of
+/// every case, against a real Postgres: both when the claim's copy of the row is still current
+/// (written fenced on its version) and when ingest changed the row during the send or the
+/// claim's copy is not known (read again under the row lock and settled on what it holds).
 @Suite struct OutboxSettlementTests {
     /// Far from any `now`, so that `GREATEST(due_at, now + interval)` is decided both ways.
     private static let past = Date(timeIntervalSince1970: 1_600_000_000.25)
@@ -29,7 +32,7 @@ import TestSupport
         var coalesced = 0
         var firstIngestedAt = OutboxSettlementTests.past
         // The completion.
-        var action: DeliveryCompletion.RowAction = .finish
+        var action: OutboxSettlement.Action = .finish
         var claimedVersion: Int64 = 2
         var claimedEvents: [Int] = [1]
         var claimedCoalesced = 0
@@ -69,8 +72,8 @@ import TestSupport
         Case(name: "a release only gives the row back", version: 3, alertKeys: ["k1"], alerting: true, priority: 10, action: .release, sentAlertKey: "k1", expected: .release),
     ]
 
-    @Test(arguments: cases)
-    func swiftAndSQLAgree(_ testCase: Case) async throws {
+    @Test(arguments: cases, [true, false])
+    func theStoreWritesWhatTheSettlementDecided(_ testCase: Case, claimKnown: Bool) async throws {
         try await DeliveryDatabase.with { database in
             let app = try await database.addApp()
             let channel = try await database.addChannel(appID: app)
@@ -97,7 +100,14 @@ import TestSupport
                 sentTimestamp: nil, claimedEventIDs: testCase.claimedEvents.compactMap { ids[$0] },
                 claimedCoalesced: testCase.claimedCoalesced, claimedAt: testCase.claimedAt)
             completion.sentAlertKey = testCase.sentAlertKey
-            #expect(OutboxSettlement.operation(completion, row: before.row) == testCase.expected)
+            if claimKnown {
+                // The row as the claim read it: the claimed version, carrying the claimed events.
+                var claimed = before.row
+                claimed.version = testCase.claimedVersion
+                if testCase.claimedVersion != testCase.version { claimed.eventIDs = completion.claimedEventIDs }
+                completion.claimedRow = claimed
+            }
+            #expect(OutboxSettlement.operation(completion.completed, row: before.row) == testCase.expected)
 
             // The completion's time, in whole seconds (as Postgres keeps them exactly).
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
@@ -106,7 +116,7 @@ import TestSupport
             let after = try await Self.row(channel, database)
             #expect(result.deleted == (testCase.expected == .delete ? [channel] : []))
             #expect(result.superseded == (testCase.expected == .superseded ? [channel] : []))
-            let decided = OutboxSettlement.settle(completion, row: before.row, receivedAt: receivedAt, now: now, routineInterval: 30)
+            let decided = OutboxSettlement.settle(completion.completed, row: before.row, receivedAt: receivedAt, now: now, routineInterval: 30)
             #expect(after.map { Self.microseconds($0.row) } == decided.map(Self.microseconds))
             #expect(after?.leaseOwner == nil)
         }
@@ -115,9 +125,13 @@ import TestSupport
     @Test func everyColumnIsBoundOnceAndNamedOnce() {
         let names = CompletionColumn.all.map(\.name)
         #expect(Set(names).count == names.count)
-        let claim = DeliveryCompletion(
+        let completion = DeliveryCompletion(
             channelID: 1, claimedVersion: 1, appID: 1, action: .finish, delivery: nil, sentTimestamp: nil)
-        let sql = CompletionColumn.rows(of: [claim, claim])
+        let row = OutboxSettlement.Row(
+            version: 1, alerts: [], alerting: false, priority: .opportunistic, dueAt: Self.past, notBefore: nil, attempts: 0,
+            lastError: nil, eventIDs: [], coalesced: 0, firstIngestedAt: Self.past)
+        let write = CompletionWrite(completion, row: row, receivedAt: [:], now: Self.past, routineInterval: 30)
+        let sql = CompletionColumn.rows(of: [write, write])
         #expect(sql.binds.count == names.count)
         #expect(sql.text.contains("AS u(" + names.joined(separator: ", ") + ")"))
         for (index, column) in CompletionColumn.all.enumerated() {
@@ -133,16 +147,12 @@ import TestSupport
 
     private static func row(_ channel: Int64, _ database: DeliveryDatabase) async throws -> Stored? {
         try await database.pool.query("""
-            SELECT version, ARRAY(SELECT a ->> 'key' FROM jsonb_array_elements(alerts) a) AS alert_keys, alerting, priority::int AS priority, due_at,
-                   not_before, attempts, last_error, event_ids, coalesced, first_ingested_at, lease_owner, updated_at
+            SELECT version, alerts, alerting, priority, due_at, not_before, attempts, last_error, event_ids, coalesced,
+                   first_ingested_at, lease_owner, updated_at
             FROM outbox WHERE channel_id = \(channel)
             """).first.map { row in
             Stored(
-                row: OutboxSettlement.Row(
-                    version: try row.decode("version"), alertKeys: try row.decode("alert_keys"), alerting: try row.decode("alerting"),
-                    priority: try row.decode("priority"), dueAt: try row.decode("due_at"), notBefore: try row.decode("not_before"),
-                    attempts: try row.decode("attempts"), lastError: try row.decode("last_error"), eventIDs: try row.decode("event_ids"),
-                    coalesced: try row.decode("coalesced"), firstIngestedAt: try row.decode("first_ingested_at")),
+                row: try OutboxSettlement.Row(stored: row),
                 leaseOwner: try row.decode("lease_owner"), updatedAt: try row.decode("updated_at"))
         }
     }

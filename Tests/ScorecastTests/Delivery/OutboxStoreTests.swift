@@ -1,9 +1,10 @@
 import Delivery
+import DeliveryEngine
 import Foundation
 import Postgres
 import ScorecastCore
-import Testing
 import TestSupport
+import Testing
 
 /// The claim and completion SQL against a real Postgres, one schema per test.
 @Suite struct OutboxStoreTests {
@@ -23,7 +24,7 @@ import TestSupport
             claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
     }
 
-    private static func failed(_ claim: ClaimedDelivery, _ action: DeliveryCompletion.RowAction, outcome: DeliveryOutcome, status: Int, reason: String) -> DeliveryCompletion {
+    private static func failed(_ claim: ClaimedDelivery, _ action: OutboxSettlement.Action, outcome: DeliveryOutcome, status: Int, reason: String) -> DeliveryCompletion {
         DeliveryCompletion(
             channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: action,
             delivery: DeliveryRecord(
@@ -418,7 +419,7 @@ import TestSupport
             #expect(rescuer.version == stale.version)
 
             let budget = ChannelBudget.Entry.priority10(at: Date(timeIntervalSince1970: 0))
-            for action in [DeliveryCompletion.RowAction.finish, .cancelChannel, .pauseApp(reason: "x"), .retry(delay: 5, error: "e"), .release] {
+            for action in [OutboxSettlement.Action.finish, .cancelChannel, .pauseApp(reason: "x"), .retry(delay: 5, error: "e"), .release] {
                 var completion = Self.sent(stale, budget: budget)
                 completion.action = action
                 let result = try await store.complete([completion], owner: "slow", routineInterval: 0)

@@ -1,4 +1,5 @@
 import APNsSimulator
+import DeliveryEngine
 import Foundation
 import ScorecastLogging
 import ScorecastCore

@@ -1,13 +1,14 @@
 import APNs
 import APNsSimulator
 import Delivery
-import ScorecastCrypto
+import DeliveryEngine
 import Foundation
 import Lifecycle
 import Postgres
 import ScorecastCore
-import Testing
+import ScorecastCrypto
 import TestSupport
+import Testing
 
 /// The worker pool end to end through a real Postgres and the APNs simulator over HTTP/2 + TLS.
 @Suite struct WorkerPoolTests {

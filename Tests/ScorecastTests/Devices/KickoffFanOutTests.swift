@@ -1,10 +1,11 @@
 import APNsSimulator
+import DeliveryEngine
 @testable import Devices
 import Foundation
-@testable import Registry
-import ScorecastLogging
 import Postgres
+@testable import Registry
 import ScorecastCore
+import ScorecastLogging
 @testable import ServiceBase
 import Testing
 

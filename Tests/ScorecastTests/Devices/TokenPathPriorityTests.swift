@@ -1,3 +1,4 @@
+import DeliveryEngine
 @testable import Devices
 import Foundation
 import PrometheusMetrics

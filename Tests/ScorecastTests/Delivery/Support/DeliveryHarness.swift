@@ -2,12 +2,13 @@ import APNs
 import APNsCore
 import APNsSimulator
 import Delivery
-import ScorecastCrypto
+import DeliveryEngine
 import Foundation
 import Lifecycle
-import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ScorecastCrypto
+import ScorecastLogging
 import ServiceBase
 import TestSupport
 

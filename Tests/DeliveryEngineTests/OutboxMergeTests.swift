@@ -1,8 +1,9 @@
 import APNsCore
 import Foundation
 import JSON
+import ScorecastCore
 import Testing
-@testable import ScorecastCore
+@testable import DeliveryEngine
 
 @Suite struct OutboxMergeTests {
     static let now = Date(timeIntervalSince1970: 1_764_452_700)

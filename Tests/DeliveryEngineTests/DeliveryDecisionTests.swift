@@ -1,7 +1,9 @@
 import APNsCore
 import Foundation
+import ScorecastCore
+import TestSupport
 import Testing
-@testable import ScorecastCore
+@testable import DeliveryEngine
 
 @Suite struct DeliveryDecisionTests {
     static let now = Date(timeIntervalSince1970: 1_000_000)

@@ -1,5 +1,6 @@
 import APNsCore
 import JSON
+import ScorecastCore
 
 /// The exact body of one broadcast: the row's stored state, the alert at the head of its queue,
 /// and a timestamp that never goes backwards on the channel. Pure.

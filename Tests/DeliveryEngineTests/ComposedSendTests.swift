@@ -1,8 +1,9 @@
 import APNsCore
 import Foundation
 import JSON
+import ScorecastCore
 import Testing
-@testable import ScorecastCore
+@testable import DeliveryEngine
 
 @Suite struct ComposedSendTests {
     static let state = LiveActivityPayload(timestamp: 1_764_452_700, event: .update, contentState: ["homeScore": 2, "awayScore": 0])

@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 
 /// Reads an HTTP `Retry-After` header (RFC 9110 §10.2.3): delay seconds (`120`) or an
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`). Whether APNs sends it is unconfirmed

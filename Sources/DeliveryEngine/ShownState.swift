@@ -1,5 +1,6 @@
 import APNsCore
 import JSON
+import ScorecastCore
 
 /// What a channel's phones show after a send: its `aps.event` and `aps.content-state`, as a
 /// 64-bit fingerprint (FNV-1a over their canonical JSON, so equal states give equal

@@ -1,5 +1,6 @@
 import APNsCore
 import Foundation
+import ScorecastCore
 
 /// A channel's single pending outbox row, as a value: what will be sent and when.
 ///

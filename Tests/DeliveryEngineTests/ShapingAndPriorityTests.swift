@@ -1,7 +1,8 @@
 import APNsCore
 import Foundation
+import ScorecastCore
 import Testing
-@testable import ScorecastCore
+@testable import DeliveryEngine
 
 @Suite struct ShapingAndPriorityTests {
     static let now = Date(timeIntervalSince1970: 1_000_000)

@@ -1,6 +1,7 @@
 import APNsCore
 import Foundation
 import JSON
+import ScorecastCore
 
 /// An announcement waiting in a channel's outbox row: the alert of one alerting event.
 ///

@@ -1,6 +1,8 @@
 import Foundation
+import ScorecastCore
+import TestSupport
 import Testing
-@testable import ScorecastCore
+@testable import DeliveryEngine
 
 @Suite struct RetryTests {
     static let policy = RetryPolicy(baseDelay: 0.5, maximumDelay: 30, minimumDelay: 0.05, maximumAttempts: 5, maximumRetryAfter: 120)

@@ -1,7 +1,8 @@
 import APNsCore
 import Foundation
+import ScorecastCore
 import Testing
-@testable import ScorecastCore
+@testable import DeliveryEngine
 
 @Suite struct ChannelBudgetTests {
     /// 2025-11-29T21:00:00Z, the start of a clock hour (which the budget ignores).

@@ -1,6 +1,7 @@
 import Foundation
+import ScorecastCore
 import Testing
-@testable import ScorecastCore
+@testable import DeliveryEngine
 
 @Suite struct CircuitBreakerTests {
     static let start = Date(timeIntervalSince1970: 1_764_450_000)

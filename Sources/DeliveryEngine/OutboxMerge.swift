@@ -1,4 +1,5 @@
 import Foundation
+import ScorecastCore
 
 /// Coalescing: a newly rendered update meets the channel's pending row, and one row comes out.
 ///
