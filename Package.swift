@@ -105,27 +105,27 @@ let package = Package(
         // imports them (the reusable modules above stay `public`).
         .target(name: "ServiceBase", dependencies: ["APNs", "APNsCore", "Clocks", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
         .target(name: "DemoMatch", dependencies: ["JSON", "ScorecastCore"]),
-        .target(name: "Registry", dependencies: ["ServiceBase", "APNs", "APNsCore", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Postgres", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
-        .target(name: "Delivery", dependencies: ["ServiceBase", "Registry", "APNs", "APNsCore", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastLogging"]),
-        .target(name: "Devices", dependencies: ["ServiceBase", "Registry", "Delivery", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Registry", dependencies: ["Clocks", "ServiceBase", "APNs", "APNsCore", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Postgres", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Delivery", dependencies: ["Clocks", "ServiceBase", "Registry", "APNs", "APNsCore", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastLogging"]),
+        .target(name: "Devices", dependencies: ["Clocks", "ServiceBase", "Registry", "Delivery", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
         .target(
             name: "Statistics",
-            dependencies: ["ServiceBase", "Registry", "Delivery", "DemoMatch", "APNsCore", "CMalloc", "HTTPServer", "JSON", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto"],
+            dependencies: ["Clocks", "ServiceBase", "Registry", "Delivery", "DemoMatch", "APNsCore", "CMalloc", "HTTPServer", "JSON", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto"],
             // The dashboard's page, style sheet and script, carried in the binary (DashboardPage).
             resources: [.embedInCode("Dashboard/Assets")]
         ),
-        .target(name: "Server", dependencies: ["ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
-        .target(name: "Demo", dependencies: ["ServiceBase", "Registry", "Server", "DemoMatch", "APNs", "APNsSimulator", "CurlHTTP", "JSON", "Lifecycle", "Postgres", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Server", dependencies: ["Clocks", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Demo", dependencies: ["Clocks", "ServiceBase", "Registry", "Server", "DemoMatch", "APNs", "APNsSimulator", "CurlHTTP", "JSON", "Lifecycle", "Postgres", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
         // The command line on top of the service: the commands, their options, help and output,
         // and exit codes. No business logic: a command parses, calls the service, prints.
         .target(
             name: "ScorecastCLI",
-            dependencies: ["ServiceBase", "Registry", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "Arguments", "JSON", "ScorecastCore", "DeliveryEngine", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
+            dependencies: ["Clocks", "ServiceBase", "Registry", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "Arguments", "JSON", "ScorecastCore", "DeliveryEngine", "ScorecastLogging", "Lifecycle", "Postgres", "APNsSimulator", "Migrations", "APNsCore"]
         ),
         // The one executable: `main.swift` sets up signals and runs the CLI.
         .executableTarget(name: "scorecast", dependencies: ["ScorecastCLI"]),
         // The benchmark (Deploy/bench.sh): client vs h2load, peer, end to end, memory, scaling.
-        .executableTarget(name: "scorecast-bench", dependencies: ["Arguments", "JSON", "ServiceBase", "Registry", "Statistics", "DemoMatch", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "DeliveryEngine", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
+        .executableTarget(name: "scorecast-bench", dependencies: ["Clocks", "Arguments", "JSON", "ServiceBase", "Registry", "Statistics", "DemoMatch", "APNs", "APNsSimulator", "Postgres", "ScorecastCrypto", "ScorecastCore", "DeliveryEngine", "ScorecastLogging", "CurlHTTP", "ChildProcesses"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "ScorecastCrypto", "ScorecastLogging", "ChildProcesses", "HTTPServer", "CurlHTTP"], path: "Tests/TestSupport"),
@@ -144,24 +144,24 @@ let package = Package(
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "ScorecastLogging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),
         .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "Clocks", "CCurl", "APNsSimulator", "APNsCore", "ScorecastCrypto", "TestSupport"]),
-        .testTarget(name: "APNsMemoryTests", dependencies: ["APNs", "APNsSimulator", "Statistics", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "TestSupport"]),
+        .testTarget(name: "APNsMemoryTests", dependencies: ["Clocks", "APNs", "APNsSimulator", "Statistics", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
-        .testTarget(name: "ScorecastTests", dependencies: ["JSON", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "ScorecastCore", "DeliveryEngine", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),
-        .testTarget(name: "ScorecastCLITests", dependencies: ["ScorecastCLI", "Registry", "Statistics", "Server", "Arguments", "Postgres"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["Clocks", "JSON", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "ScorecastCore", "DeliveryEngine", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),
+        .testTarget(name: "ScorecastCLITests", dependencies: ["Clocks", "ScorecastCLI", "Registry", "Statistics", "Server", "Arguments", "Postgres"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         // FormerTexts: applied migrations as they were before their comments were corrected.
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "Postgres", "ScorecastCrypto", "ScorecastLogging", "TestSupport"], exclude: ["FormerTexts"]),
-        .testTarget(name: "ScorecastBenchTests", dependencies: ["scorecast-bench", "ScorecastCore", "DeliveryEngine", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging", "CThreadName"]),
+        .testTarget(name: "ScorecastBenchTests", dependencies: ["Clocks", "scorecast-bench", "ScorecastCore", "DeliveryEngine", "Postgres", "TestSupport", "APNsSimulator", "Lifecycle", "ScorecastLogging", "CThreadName"]),
         .target(
-            name: "EndToEndSupport", dependencies: ["TestSupport", "JSON", "ScorecastCore", "DeliveryEngine", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
+            name: "EndToEndSupport", dependencies: ["Clocks", "TestSupport", "JSON", "ScorecastCore", "DeliveryEngine", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging"],
             path: "Tests/EndToEndSupport"),
         // What ActivityKit does with the broadcasts the simulator accepted: the phone in the tests.
         .target(name: "PhoneModel", dependencies: ["ScorecastActivity", "JSON", "APNsSimulator"], path: "Tests/PhoneModel"),
         .testTarget(name: "PhoneModelTests", dependencies: ["PhoneModel", "ScorecastActivity", "APNsSimulator"]),
         // The bundled demo match (`DemoFeed`) and ingest's decision (`GameFold`) to check the binary against.
-        .testTarget(name: "EndToEndTests", dependencies: ["EndToEndSupport", "TestSupport", "HTTPServer", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore", "DeliveryEngine", "PhoneModel", "ScorecastActivity", "DemoMatch", "Registry", "ServiceBase"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Clocks", "EndToEndSupport", "TestSupport", "HTTPServer", "JSON", "Postgres", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "ScorecastCore", "DeliveryEngine", "PhoneModel", "ScorecastActivity", "DemoMatch", "Registry", "ServiceBase"]),
         // The delivery guarantee under faults: the built binary, real Postgres, the simulator's faults.
-        .testTarget(name: "FaultTests", dependencies: ["EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore", "DeliveryEngine"]),
+        .testTarget(name: "FaultTests", dependencies: ["Clocks", "EndToEndSupport", "TestSupport", "JSON", "Postgres", "APNsSimulator", "ScorecastCore", "DeliveryEngine"]),
         // Deployment: the Debian package installed with dpkg, the systemd units, the container and manifests.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport", "Postgres"]),
         // The README and docs/: links resolve, the code's `apns.md §N` references are headings.

@@ -1,3 +1,4 @@
+import Clocks
 import DeliveryEngine
 import Foundation
 import ScorecastCore

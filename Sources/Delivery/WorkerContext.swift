@@ -1,4 +1,5 @@
 import APNs
+import Clocks
 import Foundation
 import Registry
 import ScorecastLogging

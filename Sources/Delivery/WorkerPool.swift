@@ -1,9 +1,10 @@
 import APNs
+import Clocks
 import Foundation
 import Lifecycle
+import Postgres
 import Registry
 import ScorecastLogging
-import Postgres
 import ServiceBase
 
 /// The fan-out worker pool of one `serve` process: ``WorkerSettings/workers`` workers in one

@@ -1,12 +1,13 @@
-import APNsCore
-import DeliveryEngine
-import JSON
 import APNs
+import APNsCore
+import Clocks
+import DeliveryEngine
 import Foundation
-import Registry
-import ScorecastLogging
+import JSON
 import Postgres
+import Registry
 import ScorecastCore
+import ScorecastLogging
 import ServiceBase
 
 /// Updates for activities that listen to their own push token (devices before iOS 18, or games

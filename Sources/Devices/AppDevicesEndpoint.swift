@@ -1,9 +1,10 @@
+import Clocks
 import Foundation
 import HTTPServer
-import Registry
-import ScorecastLogging
 import Postgres
+import Registry
 import ScorecastCore
+import ScorecastLogging
 
 /// The iOS app's API, under `/v1/apps/{bundle-id}/devices/{install-id}` (every route needs the
 /// app's client key and counts against the device's and the address's rate limits):

@@ -1,11 +1,12 @@
 import APNs
+import Clocks
 import Delivery
 import Foundation
 import Lifecycle
-import Registry
-import ScorecastLogging
 import Postgres
+import Registry
 import ScorecastCore
+import ScorecastLogging
 import ServiceBase
 
 /// The device side's worker: starts Live Activities at kick-off (push-to-start to every

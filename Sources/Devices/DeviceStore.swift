@@ -1,4 +1,5 @@
 import APNsCore
+import Clocks
 import Foundation
 import Postgres
 import ScorecastCore

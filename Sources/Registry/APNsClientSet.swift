@@ -1,7 +1,8 @@
 import APNs
 import APNsCore
-import ScorecastLogging
+import Clocks
 import ScorecastCore
+import ScorecastLogging
 import Synchronization
 
 /// One APNs client per signing key (team and key id), made on first use.

@@ -1,9 +1,10 @@
 import APNs
 import APNsCore
+import Clocks
 import Foundation
-import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ScorecastLogging
 
 /// The channel lifecycle against APNs and the registry: create (with its binding), ensure one
 /// channel per game for every app with automatic channels, delete, and reconcile.

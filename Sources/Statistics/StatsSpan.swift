@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 
 /// The time span and bucketing of a statistics request, from its window and the time. Pure.

@@ -1,9 +1,10 @@
+import Clocks
 import DeliveryEngine
 import Foundation
 import JSON
-import ScorecastLogging
 import Postgres
 import ScorecastCore
+import ScorecastLogging
 import ServiceBase
 
 /// Stores validated feed events and turns them into outbox rows, in one transaction per request.

@@ -1,6 +1,7 @@
-import ScorecastCrypto
+import Clocks
 import Foundation
 import HTTPServer
+import ScorecastCrypto
 import ServiceBase
 
 /// Who posted an ingest request: the key's row, once its token (and signature, when the key

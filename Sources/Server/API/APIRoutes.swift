@@ -1,8 +1,9 @@
+import Clocks
 import HTTPServer
 import Migrations
+import Postgres
 import PrometheusMetrics
 import ScorecastLogging
-import Postgres
 import ServiceBase
 import Statistics
 

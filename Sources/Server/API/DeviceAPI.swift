@@ -1,3 +1,4 @@
+import Clocks
 import Devices
 import HTTPServer
 import Postgres

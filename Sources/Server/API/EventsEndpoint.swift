@@ -1,11 +1,12 @@
+import Clocks
 import Foundation
-import Registry
-import ScorecastCrypto
 import HTTPServer
 import JSON
-import ScorecastLogging
 import Postgres
+import Registry
 import ScorecastCore
+import ScorecastCrypto
+import ScorecastLogging
 import ServiceBase
 import Statistics
 

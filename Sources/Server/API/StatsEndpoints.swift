@@ -1,11 +1,12 @@
 import APNsCore
+import Clocks
 import Foundation
 import HTTPServer
+import Postgres
 import PrometheusMetrics
 import Registry
-import ScorecastLogging
-import Postgres
 import ScorecastCore
+import ScorecastLogging
 import ServiceBase
 import Statistics
 

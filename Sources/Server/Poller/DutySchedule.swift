@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 
 /// When each duty runs next: pure, driven by the times it is given.

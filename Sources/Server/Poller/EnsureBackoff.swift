@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 
 /// Which games the ensure duty may try again, so that a game whose channel cannot be created

@@ -1,6 +1,7 @@
+import Clocks
 import Foundation
-import ScorecastLogging
 import Postgres
+import ScorecastLogging
 import ServiceBase
 
 /// Makes outbox rows whose lease expired claimable again: a worker that died (or lost its

@@ -1,7 +1,8 @@
+import Clocks
 import Foundation
+import Postgres
 import Registry
 import ScorecastLogging
-import Postgres
 import ServiceBase
 
 extension Poller {

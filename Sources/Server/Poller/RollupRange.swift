@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 
 /// Which minutes one statistics roll-up recomputes, and how far the roll-ups are final after

@@ -1,9 +1,10 @@
 import APNs
+import Clocks
 import Foundation
 import Lifecycle
+import Postgres
 import Registry
 import ScorecastLogging
-import Postgres
 import ServiceBase
 
 /// How a process reaches APNs: clients on the configured hosts, or on the built-in simulator

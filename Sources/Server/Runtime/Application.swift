@@ -1,14 +1,15 @@
+import Clocks
 import Delivery
 import Devices
 import Foundation
 import HTTPServer
 import Lifecycle
 import Migrations
+import Postgres
 import PrometheusMetrics
 import Registry
 import ScorecastCrypto
 import ScorecastLogging
-import Postgres
 import ServiceBase
 
 /// The running service: opens the database (embedded or not), migrates, starts the roles

@@ -1,7 +1,8 @@
+import Clocks
 import Foundation
+@testable import ScorecastCLI
 @testable import Statistics
 import Testing
-@testable import ScorecastCLI
 
 /// The terminal rendering of `scorecast stats`.
 @Suite struct StatsCommandTests {

@@ -1,4 +1,5 @@
 import APNsSimulator
+import Clocks
 import Delivery
 import DeliveryEngine
 import Foundation

@@ -1,9 +1,10 @@
 import APNsSimulator
+import Clocks
 import Delivery
 import Foundation
 import ScorecastLogging
-import Testing
 import TestSupport
+import Testing
 
 /// A send slower than the lease keeps its row: the worker's heartbeat extends the lease, so no
 /// other worker takes the row over and sends it a second time.

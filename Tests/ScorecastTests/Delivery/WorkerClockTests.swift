@@ -1,8 +1,9 @@
 import APNsSimulator
+import Clocks
 import Foundation
 import ScorecastCore
-import Testing
 import TestSupport
+import Testing
 
 /// The workers' clock decides their rules, whatever the database's clock says: the workers run
 /// two days ahead of Postgres here, and time moves only when the test moves it.

@@ -1,5 +1,6 @@
 import APNs
 import APNsSimulator
+import Clocks
 import Delivery
 import DeliveryEngine
 import Foundation

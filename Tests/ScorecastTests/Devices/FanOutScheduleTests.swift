@@ -1,3 +1,4 @@
+import Clocks
 @testable import Devices
 import Foundation
 import Lifecycle

@@ -1,4 +1,5 @@
 import APNsSimulator
+import Clocks
 import DeliveryEngine
 @testable import Devices
 import Foundation

@@ -1,3 +1,4 @@
+import Clocks
 import DeliveryEngine
 @testable import Devices
 import Foundation

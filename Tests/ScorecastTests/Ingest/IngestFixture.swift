@@ -1,18 +1,19 @@
+import Clocks
 import DeliveryEngine
 import Foundation
 import HTTPServer
 import JSON
 import Migrations
-import Registry
-import ScorecastLogging
 import Postgres
 import PrometheusMetrics
+import Registry
 import ScorecastCore
+import ScorecastLogging
 import Server
 import ServiceBase
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A migrated schema of the test's own, with an app, channels bound to games, a feed key, and
 /// the ingest endpoint on a router.

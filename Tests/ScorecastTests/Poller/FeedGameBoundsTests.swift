@@ -1,8 +1,9 @@
+import Clocks
 import Foundation
-@testable import Registry
-import ScorecastLogging
 import Postgres
+@testable import Registry
 import ScorecastCore
+import ScorecastLogging
 @testable import Server
 import Testing
 

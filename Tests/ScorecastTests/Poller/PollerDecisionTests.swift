@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import ScorecastCore
 @testable import Server

@@ -1,10 +1,11 @@
+import Clocks
 import Foundation
 import Lifecycle
 import Postgres
 @testable import Server
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A duty that records the times it ran (and may fail).
 final class RecordingDuty: PollerDuty {

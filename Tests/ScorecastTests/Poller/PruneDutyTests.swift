@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 @testable import Server
 import Testing

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Postgres
 @testable import Server

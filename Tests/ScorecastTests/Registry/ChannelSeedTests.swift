@@ -1,11 +1,12 @@
+import Clocks
 import Foundation
 import JSON
-@testable import Registry
-import ScorecastLogging
 import Postgres
+@testable import Registry
 import ScorecastCore
-import Testing
+import ScorecastLogging
 import TestSupport
+import Testing
 
 /// A new channel gets its game's current state at once (create, ensure, or re-created after
 /// APNs said it was gone), instead of waiting for the game's next event.

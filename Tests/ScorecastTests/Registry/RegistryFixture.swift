@@ -1,14 +1,15 @@
 import APNs
 import APNsCore
 import APNsSimulator
-import Migrations
-@testable import Registry
-import ScorecastCrypto
+import Clocks
 import Foundation
 import Lifecycle
-import ScorecastLogging
+import Migrations
 import Postgres
+@testable import Registry
 import ScorecastCore
+import ScorecastCrypto
+import ScorecastLogging
 import TestSupport
 
 /// A migrated schema of the test's own, a real APNs simulator over TLS and a client on it.

@@ -1,9 +1,10 @@
+import Clocks
 import DeliveryEngine
 import Foundation
-import ScorecastCore
 import HTTPServer
 import Postgres
 import PrometheusMetrics
+import ScorecastCore
 @testable import Server
 @testable import Statistics
 import Testing

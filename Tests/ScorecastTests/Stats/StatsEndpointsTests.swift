@@ -1,15 +1,16 @@
+import Clocks
 import DeliveryEngine
 import Foundation
-import ScorecastCore
+import HTTPServer
+import Postgres
 import PrometheusMetrics
+import ScorecastCore
 @testable import Server
 @testable import ServiceBase
 @testable import Statistics
 import TestSupport
-import HTTPServer
-import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// Parses an exposition with the Python reference client and prints `name labels value` JSON.
 private let referenceParser = """

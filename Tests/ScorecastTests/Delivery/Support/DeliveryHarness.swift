@@ -1,6 +1,7 @@
 import APNs
 import APNsCore
 import APNsSimulator
+import Clocks
 import Delivery
 import DeliveryEngine
 import Foundation
