@@ -5,8 +5,9 @@ import PackageDescription
 // ScorecastLogging, Lifecycle, ChildProcesses, ScorecastCrypto) → adapters (Postgres, APNs,
 // HTTPServer, APNsSimulator) → the application's modules (PrometheusMetrics, Migrations, then
 // the service's own layers, ServiceBase to Demo, and ScorecastCLI, its command line, which
-// nothing but the executable imports) → the executables. The pure modules (ScorecastCore, the sports domain; APNsCore,
-// APNs' vocabulary; ScorecastActivity, the iOS contract) have no I/O and no C. Adapters depend on
+// nothing but the executable imports) → the executables. The pure modules (ScorecastCore, the
+// sports domain; DeliveryEngine, the delivery rules; APNsCore, APNs' vocabulary;
+// ScorecastActivity, the iOS contract) have no I/O and no C. Adapters depend on
 // the leaves (and APNs on APNsCore), never on ScorecastCore, and on each other in one place only:
 // the simulator serves its admin API with HTTPServer. The simulator keeps its own table of APNs
 // reasons, from Apple's documents, so its rules do not come from the client it tests.
@@ -92,8 +93,9 @@ let package = Package(
         .target(name: "PrometheusMetrics"),
         .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"], resources: [.embedInCode("Schema")]),
 
-        // The service, in layers one way only: ServiceBase (what every part shares: the settings
-        // table and Configuration, the service clock, the metric families and their labels) →
+        // The service, in layers one way only, its delivery decided by the pure DeliveryEngine:
+        // ServiceBase (what every part shares: the settings table and Configuration, the metric
+        // families and their labels; the clock is the Clocks leaf) →
         // Registry (apps, games and channels, and ingest, which folds feed events into games
         // and queues their broadcasts) → Delivery (the workers that claim the queue and send) →
         // Devices (follows, push-to-start, token updates) and Statistics (/v1/stats, the

@@ -280,7 +280,9 @@ package struct EventIngestor: Sendable {
     }
 
     /// The statement that writes the folded states to their games, whose events arrived at
-    /// `arrivedAt` (what a feed-created game's silence is measured from, `AbandonedGamesDuty`).
+    /// `arrivedAt` (what a feed-created game's silence is measured from, `AbandonedGamesDuty`;
+    /// and, on the service clock, when a game that is over finished: the retirement of its
+    /// channels counts from it). `updated_at` is an audit column, on the database's clock.
     private func updateGames(_ states: [String: GameState], arrivedAt: Date) throws -> SQL {
         let ids = states.keys.sorted()
         let values = ids.compactMap { states[$0] }
@@ -288,11 +290,11 @@ package struct EventIngestor: Sendable {
         return """
             UPDATE games g SET
                 state = u.state::jsonb, applied_seq = u.seq, status = u.status, last_event_at = u.at, last_arrival_at = \(arrivedAt),
-                finished_at = CASE WHEN u.status IN ('final', 'cancelled') THEN COALESCE(g.finished_at, now()) END,
+                finished_at = CASE WHEN u.over THEN COALESCE(g.finished_at, \(arrivedAt)) END,
                 updated_at = now()
             FROM unnest(\(ids), \(documents), \(values.map { Int64($0.appliedSeq) }),
-                        \(values.map(\.status.rawValue)), \(values.map(\.updatedAt)))
-                 AS u(id, state, seq, status, at)
+                        \(values.map(\.status.rawValue)), \(values.map(\.updatedAt)), \(values.map(\.status.isOver)))
+                 AS u(id, state, seq, status, at, over)
             WHERE g.id = u.id
             """
     }

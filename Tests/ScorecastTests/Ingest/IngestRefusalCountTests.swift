@@ -64,6 +64,19 @@ struct IngestRefusalCountTests {
         }
     }
 
+    @Test("a game that is over finished at the service clock's time, which its channels' retirement counts from")
+    func finishedOnTheServiceClock() async throws {
+        try await IngestFixture.with { fixture in
+            #expect(await fixture.post(EventJSON.event(id: "a", game: "g-over", seq: 1)).status == 202)
+            fixture.clock.advance(7_200)
+            let reply = await fixture.post(EventJSON.event(id: "b", game: "g-over", seq: 2, at: 7_200, kind: "final"))
+            #expect(reply.status == 202, "\(reply.text)")
+            let finished = try await fixture.pool.query("SELECT finished_at FROM games WHERE id = 'g-over'")[0]
+                .decode("finished_at", as: Date?.self)
+            #expect(finished == fixture.clock.now, "dated by the service clock, not the database's")
+        }
+    }
+
     @Test("429: a feed over its hourly quota of new games is counted as game_quota")
     func quotaRefusalIsCounted() async throws {
         try await IngestFixture.with(configure: { $0.gamesPerFeedPerHour = 1 }) { fixture in
