@@ -73,9 +73,14 @@ import TestSupport
             }
             let totals = workers.statistics
             #expect(totals.sent == 12)
-            // The one allowed: the first claim at start, before any row was written.
-            #expect(totals.emptyClaims <= 1, "\(totals.emptyClaims) empty claims, \(totals.claimsSkipped) skipped")
-            #expect(totals.claimsSkipped >= 12 * 3, "\(totals.claimsSkipped) claims skipped")
+            // One claim per worker per NOTIFY would leave 36 or more empty. Allowed: the first
+            // claim at start, before any row was written, and an idle worker's due-time look
+            // that decided before the NOTIFY's claim began (it cannot know that claim took its
+            // row) — a race a loaded machine makes now and then, never once per NOTIFY.
+            #expect(totals.emptyClaims <= 3, "\(totals.emptyClaims) empty claims, \(totals.claimsSkipped) skipped")
+            // The other workers woke and were turned away: on a quiet machine all three per
+            // NOTIFY; on a loaded one a worker still busy with the last send is not woken at all.
+            #expect(totals.claimsSkipped >= 12, "\(totals.claimsSkipped) claims skipped")
         }
     }
 }
