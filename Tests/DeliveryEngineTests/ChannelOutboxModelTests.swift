@@ -284,9 +284,11 @@ struct Model {
         for (previous, next) in zip(accepted, accepted.dropFirst()) where next.alertKey == nil && next.shown == previous.shown {
             broken.append("a send at \(next.at.timeIntervalSince(Model.start))s repeated the previous one")
         }
-        // Priority 10 never over the budget but the final whistle's reserve, and never while barred.
+        // Priority 10 only for an announcement (the game's routine updates ask for 5), never over
+        // the budget but the final whistle's reserve, and never while barred.
         let profile = Model.rules.budget.profile.immediatePerHour
         for (index, send) in accepted.enumerated() where send.priority == .immediate {
+            if send.alertKey == nil { broken.append("priority 10 at \(send.at.timeIntervalSince(Model.start))s without an alert") }
             let before = accepted[..<index].filter {
                 $0.priority == .immediate && $0.at > send.at.addingTimeInterval(-Model.rules.budget.windowSeconds)
             }.count
