@@ -152,6 +152,7 @@ extension OutboxStore {
     /// The write: ``CompletionColumn/rows(of:)`` as `w`, applied to the rows `owner` still
     /// holds at the version each write was computed on. It decides nothing: every value comes
     /// from the settlement; rows held at another version are reported `stale` and left alone.
+    /// (Postgres runs every data-modifying `WITH` part whether or not the result reads it.)
     private static func writeStatement(_ writes: [CompletionWrite], owner: String) -> SQL {
         """
         WITH w AS MATERIALIZED (\(CompletionColumn.rows(of: writes))),
@@ -168,7 +169,6 @@ extension OutboxStore {
         deleted AS (
             DELETE FROM outbox o USING fit
             WHERE o.channel_id = fit.channel_id AND NOT fit.keep
-            RETURNING o.channel_id
         ),
         kept AS (
             UPDATE outbox o SET
@@ -178,7 +178,6 @@ extension OutboxStore {
                 event_ids = fit.event_ids, coalesced = fit.coalesced, first_ingested_at = fit.first_ingested_at
             FROM fit
             WHERE o.channel_id = fit.channel_id AND fit.keep
-            RETURNING o.channel_id
         ),
         delivered AS (
             INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
@@ -203,12 +202,10 @@ extension OutboxStore {
                 updated_at = now()
             FROM fit f
             WHERE c.id = f.channel_id AND (f.sent_ts IS NOT NULL OR f.retire)
-            RETURNING c.id
         ),
         budgeted AS (
             INSERT INTO budget_ledger (channel_id, at, kind, limit_after, barred_until)
             SELECT f.channel_id, f.b_at, f.b_kind, f.b_limit_after, f.b_barred_until FROM fit f WHERE f.b_kind IS NOT NULL
-            RETURNING 1
         ),
         paused AS (
             UPDATE apps a SET paused_reason = p.pause_reason, paused_at = now(), updated_at = now()
@@ -223,10 +220,6 @@ extension OutboxStore {
         UNION ALL SELECT 'written', channel_id, NULL FROM fit
         UNION ALL SELECT 'paused', id, bundle_id FROM paused
         UNION ALL SELECT 'deliveries', count(*), NULL FROM delivered
-        UNION ALL SELECT 'kept', count(*), NULL FROM kept
-        UNION ALL SELECT 'deleted', count(*), NULL FROM deleted
-        UNION ALL SELECT 'channels', count(*), NULL FROM touched
-        UNION ALL SELECT 'budgets', count(*), NULL FROM budgeted
         """
     }
 
