@@ -57,7 +57,7 @@ extension OutboxStore {
     /// what was not yet written stays leased until the lease runs out.
     @discardableResult
     package func complete(
-        _ completions: [DeliveryCompletion], owner: String, routineInterval: Double, at now: Date = Date()
+        _ completions: [DeliveryCompletion], owner: String, routineInterval: Double, at now: Date
     ) async throws -> CompletionResult {
         guard !completions.isEmpty else { return CompletionResult() }
         var result = CompletionResult()

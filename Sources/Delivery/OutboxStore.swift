@@ -51,7 +51,7 @@ package struct OutboxStore: Sendable {
     /// writes is dated by it, so one clock decides whether a lease has run out. Each row comes
     /// with its channel's budget ledger as `budgetPolicy` windows it (``BudgetLedger``).
     package func claim(
-        owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false, at now: Date = Date(),
+        owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false, at now: Date,
         budgetPolicy: BudgetPolicy = BudgetPolicy()
     ) async throws -> [ClaimedDelivery] {
         let statement: SQL = """
@@ -108,7 +108,7 @@ package struct OutboxStore: Sendable {
     /// lease's end without waiting for the poller's rescue (a deployment may run no poller
     /// beside its workers for a while). `now` is the claim's clock, bound as a parameter; under
     /// `ReusablePlans`, so the parameter does not make Postgres plan each look afresh.
-    package func secondsUntilNextDue(at now: Date = Date()) async throws -> Double? {
+    package func secondsUntilNextDue(at now: Date) async throws -> Double? {
         let look: SQL = """
             SELECT EXTRACT(EPOCH FROM (min(GREATEST(o.due_at, COALESCE(o.not_before, o.due_at))) - \(now)::timestamptz))::float8 AS wait
             FROM (
@@ -131,7 +131,7 @@ package struct OutboxStore: Sendable {
     /// Extends `owner`'s leases on `channelIDs` to `now` + `lease` (the heartbeat of a long
     /// send; `now` from the same clock as the claim's). Returns how many rows it still held.
     @discardableResult
-    package func extendLeases(channelIDs: [Int64], owner: String, lease: Duration, at now: Date = Date()) async throws -> Int {
+    package func extendLeases(channelIDs: [Int64], owner: String, lease: Duration, at now: Date) async throws -> Int {
         guard !channelIDs.isEmpty else { return 0 }
         return try await pool.execute("""
             UPDATE outbox SET lease_expires_at = \(now) + make_interval(secs => \(lease.seconds))
@@ -142,7 +142,7 @@ package struct OutboxStore: Sendable {
     /// Lets every unleased row's backoff go (the APNs host answers again: the rows backed off
     /// because of it). Returns how many rows became claimable; `now` is the claim's clock.
     @discardableResult
-    package func releaseBackoffs(at now: Date = Date()) async throws -> Int {
+    package func releaseBackoffs(at now: Date) async throws -> Int {
         try await pool.execute("""
             UPDATE outbox SET not_before = NULL, updated_at = now()
             WHERE not_before > \(now) AND lease_owner IS NULL

@@ -6,7 +6,9 @@ import ScorecastCore
 import TestSupport
 import Testing
 
-/// The claim and completion SQL against a real Postgres, one schema per test.
+/// The claim and completion SQL against a real Postgres, one schema per test. The store's time
+/// is always the caller's: each test reads it once its rows are written (their due times come
+/// from Postgres' `now()`) and passes that one reading to every call that should share it.
 @Suite struct OutboxStoreTests {
     private static func store(_ database: DeliveryDatabase) -> OutboxStore {
         OutboxStore(pool: database.pool, logger: TestDatabase.logger)
@@ -112,12 +114,13 @@ import Testing
                 UPDATE outbox SET lease_owner = 'dead', lease_expires_at = now() - interval '1 second' WHERE channel_id = \(expired)
                 """)
 
-            let claims = try await Self.store(database).claim(owner: "w", limit: 100, lease: .seconds(5), excluding: [excluded])
+            let now = Date()
+            let claims = try await Self.store(database).claim(owner: "w", limit: 100, lease: .seconds(5), excluding: [excluded], at: now)
             #expect(Set(claims.map(\.channelID)) == [due, expired, retiring])
             #expect(try await database.outbox(leased)?.leaseOwner == "other")
             #expect(try await database.outbox(expired)?.leaseOwner == "w")
             // Everything claimable is now leased: a second claim finds nothing.
-            #expect(try await Self.store(database).claim(owner: "w2", limit: 100, lease: .seconds(5), excluding: [excluded]).isEmpty)
+            #expect(try await Self.store(database).claim(owner: "w2", limit: 100, lease: .seconds(5), excluding: [excluded], at: now).isEmpty)
         }
     }
 
@@ -130,7 +133,8 @@ import Testing
                 try await database.enqueue(channelID: channel, payload: [1], timestamp: 1, dueIn: -Double(10 - index))
                 channels.append(channel)
             }
-            let claims = try await Self.store(database).claim(owner: "w", limit: 3, lease: .seconds(5))
+            let now = Date()
+            let claims = try await Self.store(database).claim(owner: "w", limit: 3, lease: .seconds(5), at: now)
             #expect(claims.map(\.channelID) == Array(channels.prefix(3)))
         }
     }
@@ -148,7 +152,8 @@ import Testing
             try await database.enqueue(channelID: goal, payload: [1], timestamp: 1, dueIn: -1)
             let later = try await database.addChannel(appID: app)
             try await database.enqueue(channelID: later, payload: [1], timestamp: 1, dueIn: 30)
-            let claims = try await Self.store(database).claim(owner: "w", limit: 3, lease: .seconds(5))
+            let now = Date()
+            let claims = try await Self.store(database).claim(owner: "w", limit: 3, lease: .seconds(5), at: now)
             #expect(claims.map(\.channelID) == [goal] + routine.prefix(2), "the goal first, then routine rows oldest due first")
         }
     }
@@ -169,12 +174,13 @@ import Testing
             let all = Set(try inserted.map { try $0.decode("channel_id", as: Int64.self) })
             #expect(all.count == 200)
             let store = Self.store(database)
+            let now = Date()
             let perOwner = try await withThrowingTaskGroup(of: [Int64].self) { group in
                 for owner in 0..<8 {
                     group.addTask {
                         var mine: [Int64] = []
                         while true {
-                            let claims = try await store.claim(owner: "w\(owner)", limit: 7, lease: .seconds(30))
+                            let claims = try await store.claim(owner: "w\(owner)", limit: 7, lease: .seconds(30), at: now)
                             if claims.isEmpty { return mine }
                             mine += claims.map(\.channelID)
                         }
@@ -196,9 +202,10 @@ import Testing
             let channel = try await database.addChannel(appID: app)
             try await database.enqueue(channelID: channel, payload: [1, 2], timestamp: 1_700_000_123, eventID: 9)
             let store = Self.store(database)
-            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            let now = Date()
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).first)
             let budget = ChannelBudget.Entry.priority10(at: Date(timeIntervalSince1970: 1_699_999_200))
-            let result = try await store.complete([Self.sent(claim, budget: budget)], owner: "w", routineInterval: 2)
+            let result = try await store.complete([Self.sent(claim, budget: budget)], owner: "w", routineInterval: 2, at: now)
             #expect(result.deleted == [channel])
             #expect(result.deliveriesWritten == 1)
             #expect(try await database.outbox(channel) == nil)
@@ -217,7 +224,8 @@ import Testing
             #expect(delivery.ingestToClaim == 1.25)
             let state = try await database.channel(channel)
             #expect(state.lastTimestamp == 1_700_000_123)
-            #expect(state.lastSentAt != nil)
+            // The completion's time, as Postgres keeps it (whole microseconds).
+            #expect(abs(try #require(state.lastSentAt).timeIntervalSince(now)) < 0.000_001)
             #expect(try await database.ledger(channel) == [budget])
         }
     }
@@ -232,8 +240,9 @@ import Testing
             let channel = try await database.addChannel(appID: app)
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, dueIn: 30)
             let store = Self.store(database)
+            let now = Date()
             for _ in 0..<12 {
-                let wait = try #require(try await store.secondsUntilNextDue())
+                let wait = try #require(try await store.secondsUntilNextDue(at: now))
                 #expect(wait > 0 && wait <= 30)
             }
             let plans = try await database.pool.query("""
@@ -268,7 +277,7 @@ import Testing
                     """)
                 let limit = [1, 60, 256][round % 3]
                 let claimed = try await store.claim(owner: "w", limit: limit, lease: .seconds(30),
-                                                    excluding: round.isMultiple(of: 2) ? [] : [1, 2, 3])
+                                                    excluding: round.isMultiple(of: 2) ? [] : [1, 2, 3], at: Date())
                 #expect(claimed.count == limit, "round \(round)")
                 try await database.pool.execute("DELETE FROM outbox WHERE lease_owner IS NOT NULL")
             }
@@ -292,7 +301,8 @@ import Testing
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, priority: 5, alerting: false, eventID: first.id)
             try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, priority: 5, alerting: false, eventID: second.id)
             let store = Self.store(database)
-            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            let claimedAt = Date()
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: claimedAt).first)
             #expect(claim.coalesced == 1)
             #expect(claim.eventIDs == [first.id, second.id])
             // Ingest replaces the payload twice while the send is in flight.
@@ -302,8 +312,8 @@ import Testing
             try await database.enqueue(channelID: channel, payload: [3], timestamp: 12, priority: 5, alerting: false, eventID: third.id)
             let newer = try await database.enqueue(channelID: channel, payload: [4], timestamp: 13, priority: 5, alerting: false, eventID: fourth.id)
             #expect(newer == 4)
-            let beforeCompletion = Date()
-            let result = try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30)
+            let completedAt = Date()
+            let result = try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30, at: completedAt)
             #expect(result.superseded == [channel])
             #expect(result.deleted.isEmpty)
             let row = try #require(try await database.outbox(channel))
@@ -317,9 +327,9 @@ import Testing
             #expect(row.eventIDs == [third.id, fourth.id])
             #expect(row.coalesced == 1)
             #expect(row.firstIngestedAt == third.receivedAt)
-            // A routine update waits the routine interval after the send that just went out.
-            // (The completion's transaction began after `beforeCompletion`; 1 ms for rounding.)
-            #expect(row.dueAt >= beforeCompletion.addingTimeInterval(30 - 0.001))
+            // A routine update waits the routine interval after the send that just went out
+            // (the completion's time, as Postgres keeps it: whole microseconds).
+            #expect(abs(row.dueAt.timeIntervalSince(completedAt.addingTimeInterval(30))) < 0.000_001, "\(row.dueAt)")
             #expect(try await database.deliveries(channel).map(\.outcome) == ["sent"])
             #expect(try await database.deliveries(channel).map(\.coalesced) == [1])
             #expect(try await database.channel(channel).lastTimestamp == 11)
@@ -335,7 +345,8 @@ import Testing
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, eventID: first.id)
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, eventID: second.id)
             let store = Self.store(database)
-            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            let now = Date()
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).first)
             // Ingest writes a row of its own over the one in flight (as EventIngestor does).
             let third = try await database.addEvent(seq: 3)
             try await database.pool.execute("""
@@ -343,7 +354,7 @@ import Testing
                     coalesced = 0, first_ingested_at = \(third.receivedAt)
                 WHERE channel_id = \(channel)
                 """)
-            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 0)
+            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 0, at: now)
             let row = try #require(try await database.outbox(channel))
             #expect(row.eventIDs == [third.id])
             #expect(row.coalesced == 0)
@@ -362,7 +373,8 @@ import Testing
                 channels.append(channel)
             }
             let store = Self.store(database)
-            let claims = try await store.claim(owner: "w", limit: 100, lease: .seconds(30))
+            let now = Date()
+            let claims = try await store.claim(owner: "w", limit: 100, lease: .seconds(30), at: now)
             #expect(claims.count == 40)
             // Ingest updates half the channels while the batch's outcomes are being written.
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -370,7 +382,7 @@ import Testing
                     group.addTask { try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2) }
                 }
                 group.addTask {
-                    let result = try await store.complete(claims.map { Self.sent($0) }, owner: "w", routineInterval: 0)
+                    let result = try await store.complete(claims.map { Self.sent($0) }, owner: "w", routineInterval: 0, at: now)
                     #expect(result.fencedOut.isEmpty)
                     #expect(result.deliveriesWritten == 40)
                 }
@@ -398,12 +410,13 @@ import Testing
             let channel = try await database.addChannel(appID: app)
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10, priority: 5, alerting: false)
             let store = Self.store(database)
-            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            let now = Date()
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).first)
             try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, priority: 10, alerting: true, eventID: 2)
-            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30)
+            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30, at: now)
             let row = try #require(try await database.outbox(channel))
-            #expect(row.dueAt.timeIntervalSinceNow <= 1)
-            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).map(\.version) == [2])
+            #expect(row.dueAt <= now)
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).map(\.version) == [2])
         }
     }
 
@@ -413,16 +426,18 @@ import Testing
             let channel = try await database.addChannel(appID: app)
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
             let store = Self.store(database)
-            let stale = try #require(try await store.claim(owner: "slow", limit: 1, lease: .seconds(30)).first)
-            try await database.expireLease(channel)
-            let rescuer = try #require(try await store.claim(owner: "rescuer", limit: 1, lease: .seconds(30)).first)
+            let now = Date()
+            let stale = try #require(try await store.claim(owner: "slow", limit: 1, lease: .seconds(30), at: now).first)
+            // The slow worker's lease runs out; the rescuer claims, and the slow worker completes, after it.
+            let later = now.addingTimeInterval(31)
+            let rescuer = try #require(try await store.claim(owner: "rescuer", limit: 1, lease: .seconds(30), at: later).first)
             #expect(rescuer.version == stale.version)
 
             let budget = ChannelBudget.Entry.priority10(at: Date(timeIntervalSince1970: 0))
             for action in [OutboxSettlement.Action.finish, .cancelChannel, .pauseApp(reason: "x"), .retry(delay: 5, error: "e"), .release] {
                 var completion = Self.sent(stale, budget: budget)
                 completion.action = action
-                let result = try await store.complete([completion], owner: "slow", routineInterval: 0)
+                let result = try await store.complete([completion], owner: "slow", routineInterval: 0, at: later)
                 #expect(result.fencedOut == [channel])
                 #expect(result.deliveriesWritten == 0)
             }
@@ -444,11 +459,12 @@ import Testing
             let channel = try await database.addChannel(appID: app)
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
             let store = Self.store(database)
-            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            let now = Date()
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).first)
             try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2)
             var failedForGood = Self.failed(claim, .finish, outcome: .failed, status: 400, reason: "BadPriority")
             failedForGood.claimedVersion = claim.version
-            try await store.complete([failedForGood], owner: "w", routineInterval: 0)
+            try await store.complete([failedForGood], owner: "w", routineInterval: 0, at: now)
             let row = try #require(try await database.outbox(channel))
             #expect(row.version == 2)
             #expect(row.payload == [2])
@@ -462,25 +478,25 @@ import Testing
             let channel = try await database.addChannel(appID: app)
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
             let store = Self.store(database)
-            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
-            let beforeCompletion = Date()
+            let now = Date()
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).first)
             try await store.complete(
                 [Self.failed(claim, .retry(delay: 60, error: "503 ServiceUnavailable"), outcome: .retry, status: 503, reason: "ServiceUnavailable")],
-                owner: "w", routineInterval: 0)
-            let afterCompletion = Date()
+                owner: "w", routineInterval: 0, at: now)
             let row = try #require(try await database.outbox(channel))
             #expect(row.attempts == 1)
             #expect(row.leaseOwner == nil)
             #expect(row.claimedVersion == nil)
             #expect(row.lastError == "503 ServiceUnavailable")
             let notBefore = try #require(row.notBefore)
-            #expect(notBefore >= beforeCompletion.addingTimeInterval(59) && notBefore <= afterCompletion.addingTimeInterval(61), "\(notBefore)")
-            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).isEmpty)
+            #expect(abs(notBefore.timeIntervalSince(now.addingTimeInterval(60))) < 0.000_001, "\(notBefore)")
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).isEmpty)
             // Coalescing does not undo the backoff.
             try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2)
-            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).isEmpty)
-            try await database.pool.execute("UPDATE outbox SET not_before = now() - interval '1 second' WHERE channel_id = \(channel)")
-            let again = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).isEmpty)
+            // Once the backoff has passed on the claim's clock, the row goes again.
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: notBefore.addingTimeInterval(-0.001)).isEmpty)
+            let again = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: notBefore).first)
             #expect(again.attempt == 2)
             #expect(try await database.deliveries(channel).map(\.outcome) == ["retry"])
         }
@@ -492,17 +508,18 @@ import Testing
             let channel = try await database.addChannel(appID: app)
             try await database.enqueue(channelID: channel, payload: [1], timestamp: 10)
             let store = Self.store(database)
-            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).first)
+            let now = Date()
+            let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).first)
             try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2)
             let result = try await store.complete(
-                [Self.failed(claim, .cancelChannel, outcome: .gone, status: 400, reason: "ChannelNotRegistered")], owner: "w", routineInterval: 0)
+                [Self.failed(claim, .cancelChannel, outcome: .gone, status: 400, reason: "ChannelNotRegistered")], owner: "w", routineInterval: 0, at: now)
             #expect(result.deleted == [channel])
             #expect(try await database.outbox(channel) == nil)
             #expect(try await database.channel(channel).status == "gone")
             #expect(try await database.deliveries(channel).map(\.reason) == ["ChannelNotRegistered"])
-            // A later event for the gone channel is never claimed.
+            // A later event for the gone channel is never claimed, even once it is due.
             try await database.enqueue(channelID: channel, payload: [3], timestamp: 12, eventID: 3)
-            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30)).isEmpty)
+            #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: Date()).isEmpty)
         }
     }
 
@@ -514,11 +531,12 @@ import Testing
             try await database.enqueue(channelID: first, payload: [1], timestamp: 10)
             try await database.enqueue(channelID: second, payload: [1], timestamp: 10)
             let store = Self.store(database)
-            let claims = try await store.claim(owner: "w", limit: 2, lease: .seconds(30))
+            let now = Date()
+            let claims = try await store.claim(owner: "w", limit: 2, lease: .seconds(30), at: now)
             #expect(claims.count == 2)
             let result = try await store.complete(
                 claims.map { Self.failed($0, .pauseApp(reason: "403 InvalidProviderToken"), outcome: .paused, status: 403, reason: "InvalidProviderToken") },
-                owner: "w", routineInterval: 0)
+                owner: "w", routineInterval: 0, at: now)
             #expect(result.newlyPausedApps.map(\.id) == [app])
             #expect(result.newlyPausedApps.map(\.bundleID) == ["com.example.scores"])
             let pause = try await database.pause(app)
@@ -528,20 +546,20 @@ import Testing
                 let row = try #require(try await database.outbox(channel))
                 #expect(row.leaseOwner == nil)
             }
-            #expect(try await store.claim(owner: "w", limit: 2, lease: .seconds(30)).isEmpty)
+            #expect(try await store.claim(owner: "w", limit: 2, lease: .seconds(30), at: now).isEmpty)
 
             // Once resumed, the rows go again; a second refusal pauses again, reported again.
             try await database.pool.execute("UPDATE apps SET paused_at = NULL, paused_reason = NULL WHERE id = \(app)")
-            let retried = try await store.claim(owner: "w", limit: 2, lease: .seconds(30))
+            let retried = try await store.claim(owner: "w", limit: 2, lease: .seconds(30), at: now)
             #expect(retried.count == 2)
             let firstAgain = try await store.complete(
                 [Self.failed(retried[0], .pauseApp(reason: "again"), outcome: .paused, status: 403, reason: "InvalidProviderToken")],
-                owner: "w", routineInterval: 0)
+                owner: "w", routineInterval: 0, at: now)
             #expect(firstAgain.newlyPausedApps.map(\.id) == [app])
             // Another worker's completion finding the app already paused does not report it again.
             let secondAgain = try await store.complete(
                 [Self.failed(retried[1], .pauseApp(reason: "again"), outcome: .paused, status: 403, reason: "InvalidProviderToken")],
-                owner: "w", routineInterval: 0)
+                owner: "w", routineInterval: 0, at: now)
             #expect(secondAgain.newlyPausedApps.isEmpty)
         }
     }
@@ -556,8 +574,9 @@ import Testing
                 channels.append(channel)
             }
             let store = Self.store(database)
-            let claims = try await store.claim(owner: "proc-1/w0", limit: 2, lease: .seconds(30))
-            _ = try await store.claim(owner: "proc-2/w0", limit: 1, lease: .seconds(30))
+            let now = Date()
+            let claims = try await store.claim(owner: "proc-1/w0", limit: 2, lease: .seconds(30), at: now)
+            _ = try await store.claim(owner: "proc-2/w0", limit: 1, lease: .seconds(30), at: now)
             #expect(try await store.release(channelIDs: [claims[0].channelID], owner: "proc-1/w0") == 1)
             #expect(try await store.release(channelIDs: [claims[1].channelID], owner: "someone-else") == 0)
             #expect(try await store.releaseAll(ownerPrefix: "proc-1/") == 1)
@@ -574,18 +593,22 @@ import Testing
     @Test func secondsUntilNextDueSeesBackoffAndIgnoresUnsendableRows() async throws {
         try await DeliveryDatabase.with { database in
             let store = Self.store(database)
-            #expect(try await store.secondsUntilNextDue() == nil)
+            let now = Date()
+            #expect(try await store.secondsUntilNextDue(at: now) == nil)
             let app = try await database.addApp()
             let gone = try await database.addChannel(appID: app, status: "gone")
             try await database.enqueue(channelID: gone, payload: [1], timestamp: 1, dueIn: -10)
-            #expect(try await store.secondsUntilNextDue() == nil)
+            #expect(try await store.secondsUntilNextDue(at: now) == nil)
             let channel = try await database.addChannel(appID: app)
-            try await database.enqueue(channelID: channel, payload: [1], timestamp: 1, dueIn: 20)
-            let wait = try #require(try await store.secondsUntilNextDue())
-            #expect(wait > 15 && wait <= 20)
-            try await database.pool.execute("UPDATE outbox SET due_at = now() - interval '1 second', not_before = now() + interval '40 seconds' WHERE channel_id = \(channel)")
-            let backoff = try #require(try await store.secondsUntilNextDue())
-            #expect(backoff > 35 && backoff <= 40)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 1)
+            try await database.pool.execute("UPDATE outbox SET due_at = \(now.addingTimeInterval(20)) WHERE channel_id = \(channel)")
+            let wait = try #require(try await store.secondsUntilNextDue(at: now))
+            #expect(abs(wait - 20) < 0.000_001, "\(wait)")
+            try await database.pool.execute("""
+                UPDATE outbox SET due_at = \(now.addingTimeInterval(-1)), not_before = \(now.addingTimeInterval(40)) WHERE channel_id = \(channel)
+                """)
+            let backoff = try #require(try await store.secondsUntilNextDue(at: now))
+            #expect(abs(backoff - 40) < 0.000_001, "\(backoff)")
         }
     }
 }

@@ -304,7 +304,8 @@ import Testing
             // A worker process claimed them and was killed before completing: exactly the state
             // it leaves behind is rows leased to an owner nobody will ever hear from again.
             let store = OutboxStore(pool: harness.pool, logger: TestDatabase.logger)
-            let claimed = try await store.claim(owner: "dead-host:4242:cafe/w0", limit: 10, lease: .seconds(1))
+            let claimedAt = Date()
+            let claimed = try await store.claim(owner: "dead-host:4242:cafe/w0", limit: 10, lease: .seconds(1), at: claimedAt)
             #expect(claimed.count == 5)
             // The lease's end as the database set it (a reading taken here, after the claim
             // returned, was later by however long that took: a 0.1 s margin a loaded machine missed).

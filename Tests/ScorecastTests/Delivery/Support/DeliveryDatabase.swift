@@ -191,11 +191,4 @@ struct DeliveryDatabase: Sendable {
             }
         }
     }
-
-    /// Makes a row's lease look expired (a dead worker's), without waiting for it.
-    func expireLease(_ channelID: Int64) async throws {
-        try await pool.execute("""
-            UPDATE outbox SET lease_expires_at = now() - interval '1 second' WHERE channel_id = \(channelID) AND lease_owner IS NOT NULL
-            """)
-    }
 }
