@@ -50,7 +50,7 @@ package final class DeviceFanOut: Service {
         self.kickoffs = KickoffStore(pool: pool)
         self.sender = StartSender(
             pool: pool, apns: apns, credentials: credentials, staleness: staleness,
-            pacer: SendPacer(perSecond: configuration.devices.startsPerSecond), metrics: metrics, logger: logger)
+            pacer: SendPacer(perSecond: configuration.devices.startsPerSecond, clock: clock), metrics: metrics, logger: logger)
         self.tokens = ActivityTokenPath(
             pool: pool, apns: apns, credentials: credentials, staleness: staleness, batch: configuration.devices.startBatch,
             budget: ActivityBudget(profiles: configuration.budgetProfiles, finalReserve: configuration.budgetFinalReserve),

@@ -8,16 +8,16 @@ import ServiceBase
 /// (`/v1/games/{id}`, `/v1/games`) and kick-off progress (`/v1/stats/devices`, an operator
 /// route behind `access`).
 package enum DeviceAPI {
-    /// Adds every device route to `router`, with rate limits from `settings`; devices are seen at
-    /// `clock`'s time.
+    /// Adds every device route to `router`, with rate limits from `settings` timed by `clock`;
+    /// devices are seen at `clock`'s time.
     package static func register(
         on router: inout Router, pool: PostgresPool, settings: DeviceSettings, access: OpsAccess, clock: any ServiceClock
     ) {
         let store = ClientKeyStore(pool: pool)
         let guardian = AppAPIGuard(
             authenticator: ClientAuthenticator(lookup: { try await store.find(prefix: $0) }),
-            perDevice: RequestRateLimiter(perMinute: settings.deviceRatePerMinute, burst: settings.rateBurst),
-            perAddress: RequestRateLimiter(perMinute: settings.addressRatePerMinute, burst: settings.rateBurst))
+            perDevice: RequestRateLimiter(perMinute: settings.deviceRatePerMinute, burst: settings.rateBurst, clock: clock),
+            perAddress: RequestRateLimiter(perMinute: settings.addressRatePerMinute, burst: settings.rateBurst, clock: clock))
         AppDevicesEndpoint(pool: pool, guardian: guardian, clock: clock).register(on: &router)
         GamesEndpoint(pool: pool, guardian: guardian).register(on: &router)
         router.get("/v1/stats/devices", gate: access.gate) { request in

@@ -1,3 +1,4 @@
+import Clocks
 @testable import Devices
 import Foundation
 import HTTPServer
@@ -12,16 +13,17 @@ struct AppAPIHarness {
     let key: String
     static let bundleID = "com.example.scores"
 
-    /// The harness; `perMinute`/`burst` set the per-device limit (the address limit is wide).
+    /// The harness; `perMinute`/`burst` set the per-device limit (the address limit is wide);
+    /// the limits and the endpoint run on `clock`.
     static func make(_ fixture: RegistryFixture, perMinute: Int = 6_000, burst: Int = 1_000,
-                     clock: @escaping @Sendable () -> Double = RequestRateLimiter.monotonicSeconds) async throws -> AppAPIHarness {
+                     clock: any ServiceClock = SystemServiceClock()) async throws -> AppAPIHarness {
         let store = ClientKeyStore(pool: fixture.pool)
         let guardian = AppAPIGuard(
             authenticator: ClientAuthenticator(lookup: { try await store.find(prefix: $0) }),
             perDevice: RequestRateLimiter(perMinute: perMinute, burst: burst, clock: clock),
             perAddress: RequestRateLimiter(perMinute: 100_000, burst: 10_000, clock: clock))
         var router = Router()
-        AppDevicesEndpoint(pool: fixture.pool, guardian: guardian).register(on: &router)
+        AppDevicesEndpoint(pool: fixture.pool, guardian: guardian, clock: clock).register(on: &router)
         GamesEndpoint(pool: fixture.pool, guardian: guardian).register(on: &router)
         let (_, token) = try await store.create(bundleID: bundleID, name: "ios")
         return AppAPIHarness(fixture: fixture, router: router, key: token.text)

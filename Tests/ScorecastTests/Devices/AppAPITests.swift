@@ -1,10 +1,10 @@
+import Clocks
 @testable import Devices
 import Foundation
 import HTTPServer
 import Postgres
 @testable import Registry
 import ScorecastCore
-import Synchronization
 import Testing
 
 @Suite("The app API (/v1/apps/{bundle-id}/…)")
@@ -81,15 +81,15 @@ struct AppAPITests {
     @Test func perDeviceRateLimitWithAnInjectedClock() async throws {
         try await RegistryFixture.with { fixture in
             _ = try await fixture.addApp(environment: .sandbox)
-            let now = Mutex<Double>(1_000)
-            let api = try await AppAPIHarness.make(fixture, perMinute: 60, burst: 2, clock: { now.withLock { $0 } })
+            let clock = ManualServiceClock(Date(timeIntervalSince1970: 1_764_450_000))
+            let api = try await AppAPIHarness.make(fixture, perMinute: 60, burst: 2, clock: clock)
             let path = try await api.register("d1")      // first token
             #expect(try await api.call(.get, path).status == 200)  // second
             let limited = try await api.call(.get, path)
             #expect(limited.status == 429)
             #expect(limited.headers["retry-after"] == "1")
             #expect(try await api.call(.get, "/v1/apps/com.example.scores/devices/d2").status == 404, "another device has its own bucket")
-            now.withLock { $0 += 1 }
+            clock.advance(by: .seconds(1))
             #expect(try await api.call(.get, path).status == 200)
         }
     }
