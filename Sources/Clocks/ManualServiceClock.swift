@@ -14,6 +14,7 @@ public final class ManualServiceClock: ServiceClock {
         var now: Date
         var elapsed: Duration = .zero
         var sleepers: [UUID: Sleeper] = [:]
+        var readings = 0
     }
 
     private let state: Mutex<State>
@@ -23,7 +24,16 @@ public final class ManualServiceClock: ServiceClock {
     public init(_ start: Date) { state = Mutex(State(now: start)) }
 
     /// The time the test has moved the clock to.
-    public func now() -> Date { state.withLock { $0.now } }
+    public func now() -> Date {
+        state.withLock { state in
+            state.readings += 1
+            return state.now
+        }
+    }
+
+    /// How many times ``now()`` has been read, by the code under test and the test alike: a test
+    /// waits on it for the code under test to reach the point where it takes the time.
+    public var readings: Int { state.withLock { $0.readings } }
 
     /// The creation instant plus every advance.
     public func monotonicNow() -> ContinuousClock.Instant { origin + state.withLock { $0.elapsed } }

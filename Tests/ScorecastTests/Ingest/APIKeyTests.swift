@@ -1,6 +1,7 @@
 import Migrations
 import Registry
 import ScorecastCrypto
+import Clocks
 import Foundation
 import Postgres
 import ServiceBase
@@ -132,22 +133,22 @@ struct APIKeyTests {
     func cache() async throws {
         try await Self.withKeyStore { _, store in
             let key = try await store.create(name: "opta", signed: false)
-            let clock = TestClock()
+            let clock = ManualServiceClock(IngestFixture.start)
             let lookups = Mutex(0)
             let cache = APIKeyCache(lookup: { prefix in
                 lookups.withLock { $0 += 1 }
                 return try await store.find(prefix: prefix)
-            }, clock: clock.service)
+            }, clock: clock)
 
             #expect(try await cache.find(prefix: key.token.prefix)?.name == "opta")
-            clock.advance(APIKeyCache.lifetime / 2)
+            clock.advance(by: .seconds(APIKeyCache.lifetime / 2))
             #expect(try await cache.find(prefix: key.token.prefix)?.name == "opta")
             #expect(lookups.withLock { $0 } == 1, "the second request used the kept key")
 
             // Revoked: still the kept copy until the lifetime has passed, then refused.
             _ = try await store.revoke(name: "opta")
             #expect(try await cache.find(prefix: key.token.prefix)?.revokedAt == nil)
-            clock.advance(APIKeyCache.lifetime / 2)
+            clock.advance(by: .seconds(APIKeyCache.lifetime / 2))
             #expect(try await cache.find(prefix: key.token.prefix)?.revokedAt != nil)
             #expect(lookups.withLock { $0 } == 2)
 
@@ -158,7 +159,7 @@ struct APIKeyTests {
             #expect(lookups.withLock { $0 } == 4)
 
             // A recorded use is written into the kept copy: the next request does not touch the key again.
-            let used = clock.now
+            let used = clock.now()
             cache.noteUsed(keyID: key.record.id, at: used)
             #expect(try await cache.find(prefix: key.token.prefix)?.lastUsedAt == used)
             #expect(lookups.withLock { $0 } == 4)

@@ -74,7 +74,7 @@ struct IngestEndpointTests {
             try await fixture.addGame("other")
             let elsewhere = try await fixture.addChannel(boundTo: "other")
 
-            fixture.clock.advance(30)
+            fixture.clock.advance(by: .seconds(30))
             let reply = await fixture.post(EventJSON.event(
                 id: "goal", seq: 3, at: 30, kind: "score", scoreboard: #"{"home": 1, "away": 0, "period": "1H", "clock": "12'"}"#,
                 extra: #""team": "home", "player": "Saka", "description": "Saka scores""#))
@@ -109,8 +109,8 @@ struct IngestEndpointTests {
                 #expect(row.coalesced == 0)
                 #expect(row.version == 1)
                 #expect(row.attempts == 0)
-                #expect(row.dueAt == fixture.clock.now, "alerting: due at once")
-                #expect(row.firstIngestedAt == fixture.clock.now)
+                #expect(row.dueAt == fixture.clock.now(), "alerting: due at once")
+                #expect(row.firstIngestedAt == fixture.clock.now())
                 // The stored bytes are exactly what the renderer checked for a broadcast.
                 let payload = try LiveActivityPayload(jsonValue: row.payload)
                 #expect(try payload.encode(for: .broadcast) == row.payloadBytes)
@@ -126,10 +126,10 @@ struct IngestEndpointTests {
             try await fixture.addGame("g1")
             let channel = try await fixture.addChannel(boundTo: "g1")
 
-            fixture.clock.advance(10)
+            fixture.clock.advance(by: .seconds(10))
             _ = await fixture.post(EventJSON.event(id: "goal", seq: 1, at: 10, kind: "score", scoreboard: #"{"home": 1}"#, extra: #""team": "home""#))
             let goalRow = try #require(try await fixture.outbox(channel))
-            fixture.clock.advance(2)
+            fixture.clock.advance(by: .seconds(2))
             let tick = await fixture.post(EventJSON.event(id: "tick", seq: 2, at: 12, kind: "clock", scoreboard: #"{"clock": "13'"}"#))
             #expect(tick.status == 202)
 
@@ -200,7 +200,7 @@ struct IngestEndpointTests {
             try await fixture.addGame("g1")
             let channel = try await fixture.addChannel(boundTo: "g1")
             let neverSent = try await fixture.addChannel(boundTo: "g1")
-            let sentAt = fixture.clock.now.addingTimeInterval(-4)
+            let sentAt = fixture.clock.now().addingTimeInterval(-4)
             // What a worker records on the channel after a successful send (failed ones leave it).
             try await fixture.pool.execute("UPDATE channels SET last_sent_at = \(sentAt) WHERE id = \(channel)")
             _ = await fixture.post(EventJSON.event(id: "tick", seq: 1, kind: "clock", scoreboard: #"{"clock": "1'"}"#))
@@ -209,12 +209,12 @@ struct IngestEndpointTests {
             #expect(!spaced.alerting)
             #expect(spaced.aps["alert"] == nil)
             #expect(spaced.dueAt == sentAt.addingTimeInterval(10), "last successful send + interval")
-            #expect(try #require(try await fixture.outbox(neverSent)).dueAt == fixture.clock.now)
+            #expect(try #require(try await fixture.outbox(neverSent)).dueAt == fixture.clock.now())
 
             // An alerting event pulls the row forward.
             _ = await fixture.post(EventJSON.event(id: "goal", seq: 2, kind: "score", scoreboard: #"{"away": 1}"#, extra: #""team": "away""#))
             let pulled = try #require(try await fixture.outbox(channel))
-            #expect(pulled.dueAt == fixture.clock.now)
+            #expect(pulled.dueAt == fixture.clock.now())
             #expect(pulled.priority == 10)
         }
     }
@@ -260,7 +260,7 @@ struct IngestEndpointTests {
             #expect(reply.status == 202, "\(reply.text)")
             #expect(try await fixture.outbox(channel)?.payloadTimestamp == 1_764_450_000, "never ahead of the server's clock")
             // A final that reaches the server an hour after it happened still stays the app's 600 s.
-            fixture.clock.advance(3_600)
+            fixture.clock.advance(by: .seconds(3_600))
             _ = await fixture.post(EventJSON.event(id: "end", seq: 2, at: 400, kind: "final"))
             let end = try #require(try await fixture.outbox(channel))
             #expect(end.aps["dismissal-date"]?.integerValue == 1_764_450_000 + 3_600 + 600)
@@ -304,7 +304,7 @@ struct IngestEndpointTests {
             try await fixture.addGame("g1")
             let sentAhead = try await fixture.addChannel(boundTo: "g1", lastTimestamp: 1_764_450_500)
             let plain = try await fixture.addChannel(boundTo: "g1")
-            fixture.clock.advance(50)
+            fixture.clock.advance(by: .seconds(50))
             _ = await fixture.post(EventJSON.event(id: "late", seq: 1, at: 50))
             #expect(try await fixture.outbox(sentAhead)?.payloadTimestamp == 1_764_450_500)
             #expect(try await fixture.outbox(plain)?.payloadTimestamp == 1_764_450_050)
@@ -322,7 +322,7 @@ struct IngestEndpointTests {
             _ = await fixture.post(EventJSON.event(id: "goal", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
             try await fixture.pool.execute(
                 "UPDATE outbox SET lease_owner = 'worker-1', lease_expires_at = now() + interval '30 seconds' WHERE channel_id = \(channel)")
-            fixture.clock.advance(1)
+            fixture.clock.advance(by: .seconds(1))
             _ = await fixture.post(EventJSON.event(id: "tick", seq: 2, at: 1, kind: "clock", scoreboard: #"{"clock": "2'"}"#))
             let row = try #require(try await fixture.outbox(channel))
             #expect(row.version == 2, "the worker's fenced completion will miss and leave it pending")
@@ -331,7 +331,7 @@ struct IngestEndpointTests {
             let goalID = try #require(try await fixture.eventID("goal"))
             #expect(row.alerts.map { $0["key"]?.stringValue } == [String(goalID)], "the goal's alert is on its way; its completion removes it")
             #expect(row.eventIDs == [goalID, try #require(try await fixture.eventID("tick"))])
-            #expect(row.dueAt == fixture.clock.now.addingTimeInterval(10), "spaced from the send in flight")
+            #expect(row.dueAt == fixture.clock.now().addingTimeInterval(10), "spaced from the send in flight")
             let lease = try await fixture.pool.query("SELECT lease_owner FROM outbox WHERE channel_id = \(channel)").first?
                 .decode("lease_owner", as: String?.self)
             #expect(lease == "worker-1", "the lease stays with the worker")
@@ -346,15 +346,15 @@ struct IngestEndpointTests {
             _ = await fixture.post(EventJSON.event(id: "goal", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
             // Leased for 30 s of the service clock, which stands about a year behind Postgres'
             // here: on the database's clock the lease ran out long ago.
-            let leaseExpires = fixture.clock.now.addingTimeInterval(30)
+            let leaseExpires = fixture.clock.now().addingTimeInterval(30)
             try await fixture.pool.execute(
                 "UPDATE outbox SET lease_owner = 'worker-1', lease_expires_at = \(leaseExpires) WHERE channel_id = \(channel)")
-            fixture.clock.advance(1)
+            fixture.clock.advance(by: .seconds(1))
             _ = await fixture.post(EventJSON.event(id: "tick", seq: 2, at: 1, kind: "clock", scoreboard: #"{"clock": "2'"}"#))
             let row = try #require(try await fixture.outbox(channel))
             let goalID = try #require(try await fixture.eventID("goal"))
             #expect(row.alerts.map { $0["key"]?.stringValue } == [String(goalID)], "the goal's alert is in flight; its completion removes it")
-            #expect(row.dueAt == fixture.clock.now.addingTimeInterval(10), "spaced from the send in flight")
+            #expect(row.dueAt == fixture.clock.now().addingTimeInterval(10), "spaced from the send in flight")
         }
     }
 
@@ -364,13 +364,13 @@ struct IngestEndpointTests {
             try await fixture.addGame("g1")
             let channel = try await fixture.addChannel(boundTo: "g1")
             _ = await fixture.post(EventJSON.event(id: "goal", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
-            let retryAt = fixture.clock.now.addingTimeInterval(30)
+            let retryAt = fixture.clock.now().addingTimeInterval(30)
             try await fixture.pool.execute(
                 "UPDATE outbox SET attempts = 2, not_before = \(retryAt) WHERE channel_id = \(channel)")
             _ = await fixture.post(EventJSON.event(id: "goal2", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#))
             let row = try #require(try await fixture.outbox(channel))
             #expect(row.attempts == 0)
-            #expect(row.dueAt == fixture.clock.now)
+            #expect(row.dueAt == fixture.clock.now())
             let kept = try await fixture.pool.query("SELECT not_before FROM outbox WHERE channel_id = \(channel)")[0]
             #expect(try kept.decode("not_before", as: Date?.self) == nil)
             #expect(row.aps["content-state"]?["homeScore"]?.integerValue == 2)

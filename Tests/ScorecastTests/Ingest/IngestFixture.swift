@@ -11,7 +11,6 @@ import ScorecastCore
 import ScorecastLogging
 import Server
 import ServiceBase
-import Synchronization
 import TestSupport
 import Testing
 
@@ -20,7 +19,8 @@ import Testing
 final class IngestFixture: Sendable {
     let pool: PostgresPool
     let settings: IngestSettings
-    let clock: TestClock
+    /// The endpoint's clock, from ``start`` on.
+    let clock: ManualServiceClock
     let logSink: MemorySink
     /// The endpoint's metrics.
     let metricsRegistry: MetricsRegistry
@@ -28,6 +28,9 @@ final class IngestFixture: Sendable {
     let token: APIKeyToken
     /// The app every channel belongs to.
     let appID: Int64
+
+    /// Where the fixture's clock starts (event times in ``EventJSON`` are counted from here).
+    static let start = Date(timeIntervalSince1970: 1_764_450_000)
 
     static let schemaFiles: [MigrationFile] = {
         (try? SchemaFolder.read(ScorecastProcess.schemaFolder)) ?? []
@@ -39,7 +42,7 @@ final class IngestFixture: Sendable {
     /// The metrics the endpoint counts received events in.
     let metrics: ScorecastMetrics
 
-    private init(pool: PostgresPool, settings: IngestSettings, clock: TestClock, token: APIKeyToken, appID: Int64) throws {
+    private init(pool: PostgresPool, settings: IngestSettings, clock: ManualServiceClock, token: APIKeyToken, appID: Int64) throws {
         self.pool = pool
         self.settings = settings
         self.clock = clock
@@ -53,7 +56,7 @@ final class IngestFixture: Sendable {
         self.metricsRegistry = registry
         let metrics = try ScorecastMetrics(registry: registry)
         self.metrics = metrics
-        EventsEndpoint(pool: pool, settings: settings, logger: logger, metrics: metrics, clock: clock.service).register(on: &router)
+        EventsEndpoint(pool: pool, settings: settings, logger: logger, metrics: metrics, clock: clock).register(on: &router)
         self.router = router
     }
 
@@ -73,7 +76,7 @@ final class IngestFixture: Sendable {
             maximumBatchSize: 50, maximumBodyBytes: 64 * 1024, createUnknownGames: true, signatureTolerance: 300,
             shaping: ShapingPolicy(routineInterval: 10), staleness: StalenessPolicy(defaultSeconds: 900, bySport: ["football": 600]))
         configure(&settings)
-        return try IngestFixture(pool: pool, settings: settings, clock: TestClock(), token: created.token, appID: appID)
+        return try IngestFixture(pool: pool, settings: settings, clock: ManualServiceClock(start), token: created.token, appID: appID)
     }
 
     /// Runs `body` with a fresh fixture and closes it afterwards, whatever happens.
@@ -121,7 +124,7 @@ final class IngestFixture: Sendable {
     /// queue. A post reads the endpoint's clock twice before it queues (validation, arrival);
     /// an unsigned key reads it nowhere else before then.
     func waitForArrivals(_ count: Int) async throws {
-        try await eventually("\(count) posts arrive at the ingest queue") { clock.reads >= 2 * count }
+        try await eventually("\(count) posts arrive at the ingest queue") { clock.readings >= 2 * count }
     }
 
     /// Posts `body` through the router with the fixture's key (or `headers` as given).
@@ -232,40 +235,12 @@ struct OutboxRow {
     var headAlert: JSONValue? { alerts.first?["alert"] }
 }
 
-/// A settable clock; starts at a whole second in 2025.
-final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_764_450_000))
-    private let readCount = Mutex(0)
-    var now: Date { current.withLock { $0 } }
-    /// How many times the code under test read the clock (through `read()`).
-    var reads: Int { readCount.withLock { $0 } }
-    /// The time, as the code under test reads it: counted, so a test can wait for the reads.
-    func read() -> Date {
-        readCount.withLock { $0 += 1 }
-        return now
-    }
-    func advance(_ seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    func set(_ date: Date) { current.withLock { $0 = date } }
-
-    /// This clock as the code under test sees it: every read counted.
-    var service: any ServiceClock { Reader(clock: self) }
-
-    private struct Reader: ServiceClock {
-        let clock: TestClock
-        func now() -> Date { clock.read() }
-        /// The process's monotonic clock: ingest, the key cache and the signature check keep no deadlines.
-        func monotonicNow() -> ContinuousClock.Instant { ContinuousClock.now }
-        /// Sleeps in real time: ingest, the key cache and the signature check only read the time.
-        func sleep(for duration: Duration) async { try? await Task.sleep(for: duration) }
-    }
-}
-
 /// Event JSON for tests.
 enum EventJSON {
     /// An RFC 3339 time `offset` seconds after the test clock's start.
     static func time(_ offset: Double = 0) -> String {
         let formatter = ISO8601DateFormatter()
-        return formatter.string(from: Date(timeIntervalSince1970: 1_764_450_000 + offset))
+        return formatter.string(from: IngestFixture.start.addingTimeInterval(offset))
     }
 
     /// One event as JSON text.

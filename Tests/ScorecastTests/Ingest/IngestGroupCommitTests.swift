@@ -103,7 +103,7 @@ struct IngestGroupCommitTests {
                     }
                     try await fixture.waitForArrivals(31)
                     // The queued requests arrived before this: their wait counts as latency.
-                    fixture.clock.advance(60)
+                    fixture.clock.advance(by: .seconds(60))
                 }
                 var replies: [String: Reply] = [:]
                 for try await (id, reply) in group { replies[id] = reply }
@@ -112,7 +112,7 @@ struct IngestGroupCommitTests {
             #expect(replies.count == 31)
             let row = try #require(try await fixture.pool.query("SELECT first_ingested_at FROM outbox").first)
             let ingested: Date = try row.decode("first_ingested_at")
-            #expect(abs(ingested.timeIntervalSince(fixture.clock.now.addingTimeInterval(-60))) < 0.01,
+            #expect(abs(ingested.timeIntervalSince(fixture.clock.now().addingTimeInterval(-60))) < 0.01,
                     "the row's ingest time is its request's arrival, not the later start of the shared transaction")
             for (id, reply) in replies {
                 #expect(reply.status == 202, "\(id): \(reply.text)")

@@ -44,7 +44,7 @@ struct IngestRefusalCountTests {
             #expect(fixture.metrics.eventsIngested.value(IngestLabels(feed: "feed-a", outcome: .accepted)) == 1)
 
             let stats = try await StatsQuery(pool: fixture.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 10_000)
-                .overview(window: .default, now: fixture.clock.now)
+                .overview(window: .default, now: fixture.clock.now())
             #expect(stats.totals.events.rejected == 8)
             #expect(stats.refusals == ReasonCount.sorted(Dictionary(uniqueKeysWithValues: expected.map { ($0.key.rawValue, $0.value) })))
         }
@@ -56,11 +56,11 @@ struct IngestRefusalCountTests {
             #expect(await fixture.post(EventJSON.event(id: "a", game: "new-1", seq: 1)).status == 202)
             #expect(await fixture.post(EventJSON.event(id: "b", game: "new-2", seq: 1)).status == 429, "the hour's one game is taken")
             // An hour and a second later on the service clock; seconds later on the database's.
-            fixture.clock.advance(3_601)
+            fixture.clock.advance(by: .seconds(3_601))
             let reply = await fixture.post(EventJSON.event(id: "b", game: "new-2", seq: 1, at: 3_601))
             #expect(reply.status == 202, "\(reply.text)")
             let created = try await fixture.pool.query("SELECT created_at FROM games WHERE id = 'new-2'")[0].decode("created_at", as: Date.self)
-            #expect(created == fixture.clock.now, "dated by the service clock")
+            #expect(created == fixture.clock.now(), "dated by the service clock")
         }
     }
 
@@ -68,12 +68,12 @@ struct IngestRefusalCountTests {
     func finishedOnTheServiceClock() async throws {
         try await IngestFixture.with { fixture in
             #expect(await fixture.post(EventJSON.event(id: "a", game: "g-over", seq: 1)).status == 202)
-            fixture.clock.advance(7_200)
+            fixture.clock.advance(by: .seconds(7_200))
             let reply = await fixture.post(EventJSON.event(id: "b", game: "g-over", seq: 2, at: 7_200, kind: "final"))
             #expect(reply.status == 202, "\(reply.text)")
             let finished = try await fixture.pool.query("SELECT finished_at FROM games WHERE id = 'g-over'")[0]
                 .decode("finished_at", as: Date?.self)
-            #expect(finished == fixture.clock.now, "dated by the service clock, not the database's")
+            #expect(finished == fixture.clock.now(), "dated by the service clock, not the database's")
         }
     }
 
@@ -86,7 +86,7 @@ struct IngestRefusalCountTests {
             #expect(reply.status == 429, "\(reply.text)")
             #expect(fixture.metrics.eventsIngested.value(.rejected(feed: "feed-a", reason: .gameQuota)) == 2)
             let stats = try await StatsQuery(pool: fixture.pool, budgetProfiles: BudgetProfiles(standardPerHour: 12, frequentPerHour: 60), channelLimit: 10_000)
-                .overview(window: .default, now: fixture.clock.now)
+                .overview(window: .default, now: fixture.clock.now())
             #expect(stats.refusals == [ReasonCount(reason: "game_quota", count: 2)])
         }
     }

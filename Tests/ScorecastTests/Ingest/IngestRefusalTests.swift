@@ -93,7 +93,7 @@ struct IngestRefusalTests {
             _ = try await APIKeyStore(pool: fixture.pool, keyring: nil).revoke(name: "feed-a")
             // The key was found (and kept) for the wrong-secret case above: a revocation takes
             // effect once the kept copy is older than the cache's lifetime.
-            fixture.clock.advance(APIKeyCache.lifetime)
+            fixture.clock.advance(by: .seconds(APIKeyCache.lifetime))
             let revoked = await fixture.post(IngestRefusalTests.valid)
             #expect(revoked.status == 401)
             #expect(revoked.json["detail"]?.stringValue?.contains("revoked") == true)
@@ -109,7 +109,7 @@ struct IngestRefusalTests {
             let signed = try await APIKeyStore(pool: fixture.pool, keyring: nil).create(name: "feed-signed", signed: true)
             let secret = try #require(signed.signingSecret)
             let body = Array(IngestRefusalTests.valid.utf8)
-            let now = Int(fixture.clock.now.timeIntervalSince1970)
+            let now = Int(fixture.clock.now().timeIntervalSince1970)
             func headers(timestamp: Int?, signature: String?) -> HTTPHeaders {
                 var headers: HTTPHeaders = ["Authorization": "Bearer \(signed.token.text)", "Content-Type": "application/json"]
                 if let timestamp { headers[RequestSignature.timestampHeader] = String(timestamp) }
@@ -157,11 +157,11 @@ struct IngestRefusalTests {
 
             let before = try await fixture.counts()
             let big = EventJSON.event(id: "big", seq: 1, extra: "\"player\": \"\(String(repeating: "p", count: 5_000))\"")
-            let tooLarge = try await client.send(body: Array(big.utf8), now: fixture.clock.now)
+            let tooLarge = try await client.send(body: Array(big.utf8), now: fixture.clock.now())
             #expect(tooLarge.status == 413)
             #expect(try await fixture.counts() == before)
 
-            let accepted = try await client.send(body: Array(IngestRefusalTests.valid.utf8), now: fixture.clock.now)
+            let accepted = try await client.send(body: Array(IngestRefusalTests.valid.utf8), now: fixture.clock.now())
             #expect(accepted.status == 202, "\(String(decoding: accepted.body, as: UTF8.self))")
             let report = try JSONDecoder().decode(IngestReport.self, from: Data(accepted.body))
             #expect(report.results == [IngestReport.Result(id: "ok", outcome: .accepted)])
