@@ -47,7 +47,7 @@ package struct DemoReplay: Service {
             var event = timed.event
             event.game = setup.gameID
             event.id = "\(setup.gameID)-\(event.seq)"
-            let answer = try await client.send(body: Array(try event.jsonData()))
+            let answer = try await client.send(body: Array(try event.jsonData()), now: Date())
             terminal.line(Self.describe(event, status: answer.status))
             if index % 8 == 7 || index == events.count - 1 {
                 try await Task.sleep(for: .milliseconds(300))  // let the workers answer

@@ -37,7 +37,9 @@ package struct EventsClient: Sendable {
     }
 
     /// Posts `body` (one event or `{"events": [...]}`) and returns the answer, whatever its status.
-    package func send(body: [UInt8], now: Date = Date()) async throws -> Answer {
+    /// A signed request is dated `now`: the server refuses it unless that is within its tolerance
+    /// of the server's own clock.
+    package func send(body: [UInt8], now: Date) async throws -> Answer {
         let url = baseURL.appendingPathComponent("v1").appendingPathComponent("events").absoluteString
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")]
         if let signingSecret {
