@@ -121,7 +121,7 @@ package final class WorkerPool: Service {
         }
         let totals = statistics
         context.logger.info("worker pool stopped", [
-            "sent": String(totals.sent), "retried": String(totals.retried), "failed": String(totals.failed),
+            "sent": String(totals.sent), "handed_over": String(totals.handedOver), "retried": String(totals.retried), "failed": String(totals.failed),
             "gone": String(totals.gone), "paused": String(totals.paused), "downgraded": String(totals.downgraded),
             "released": String(totals.released)])
     }
