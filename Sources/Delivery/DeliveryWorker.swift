@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Registry
 import ScorecastLogging
 import ScorecastCore
 import ServiceBase
@@ -43,6 +44,15 @@ struct DeliveryWorker: Sendable {
                     await context.wakeup.wait(after: seen, timeout: .milliseconds(Int64(min(wait, 60) * 1000)))
                     continue
                 }
+                // Goals ingest leased to this process go first, without a claim's scan.
+                if let handOff = context.handOff {
+                    let handed = handOff.take(limit: limit)
+                    if !handed.isEmpty {
+                        await dispatch(await claimHandedOver(handed, from: handOff, probing: probing), owner: handOff.owner,
+                                       writes: &writes, writing: &writing)
+                        continue
+                    }
+                }
                 let wakeup = context.wakeup
                 guard let turn = await context.turns.take(reason: probing ? .more : reason, seen: seen, generation: { wakeup.generation })
                 else {
@@ -77,24 +87,7 @@ struct DeliveryWorker: Sendable {
                     await context.wakeup.wait(after: seen, timeout: min(min(context.settings.pollInterval, .seconds(1)) * failures, .seconds(5)))
                     continue
                 }
-                if !claimed.isEmpty {
-                    context.counters.update { $0.claimed += claimed.count }
-                    let ids = claimed.map(\.channelID)
-                    context.inFlight.insert(ids)
-                    let completions = context.stopping.isSignalled
-                        ? claimed.map(DeliveryCompletion.release) : await sendKeepingLeases(claimed)
-                    if writing { await writes.next() }
-                    let bundleIDs = Dictionary(claimed.map { ($0.app.id, $0.app.bundleID) }) { first, _ in first }
-                    writes.addTask {
-                        let rowsLeft = await complete(completions, bundleIDs: bundleIDs)
-                        context.inFlight.remove(ids)
-                        // A row given back (a newer payload came during the send, a retry) sends
-                        // no NOTIFY, and idle workers may have looked while it was leased: they
-                        // look again now instead of at the next poll.
-                        if rowsLeft { context.wakeup.signal() }
-                    }
-                    writing = true
-                }
+                await dispatch(claimed, owner: owner, writes: &writes, writing: &writing)
                 if claimed.count < limit {
                     reason = await idleAndLinger(after: seen, seenAlerting: seenAlerting)
                 } else {
@@ -102,6 +95,58 @@ struct DeliveryWorker: Sendable {
                 }
             }
         }
+    }
+
+    /// Sends a claimed batch (leased to `owner`) and queues the writing of its outcomes behind
+    /// the batch before (at most one write in flight).
+    private func dispatch(_ claimed: [ClaimedDelivery], owner: String, writes: inout TaskGroup<Void>, writing: inout Bool) async {
+        guard !claimed.isEmpty else { return }
+        context.counters.update { $0.claimed += claimed.count }
+        let ids = claimed.map(\.channelID)
+        context.inFlight.insert(ids)
+        let completions = context.stopping.isSignalled
+            ? claimed.map(DeliveryCompletion.release) : await sendKeepingLeases(claimed, owner: owner)
+        if writing { await writes.next() }
+        let bundleIDs = Dictionary(claimed.map { ($0.app.id, $0.app.bundleID) }) { first, _ in first }
+        writes.addTask {
+            let rowsLeft = await complete(completions, owner: owner, bundleIDs: bundleIDs)
+            context.inFlight.remove(ids)
+            // A row given back (a newer payload came during the send, a retry) sends
+            // no NOTIFY, and idle workers may have looked while it was leased: they
+            // look again now instead of at the next poll.
+            if rowsLeft { context.wakeup.signal() }
+        }
+        writing = true
+    }
+
+    /// Claims the rows ingest handed over. While the APNs host fails (a probe) they are given
+    /// back instead, to be claimed when it answers again; so is a row the claim no longer finds
+    /// sendable, and everything when the claim fails (the leases are ingest's: nothing else
+    /// would free them before they run out).
+    private func claimHandedOver(_ handed: [Int64], from handOff: AlertHandOff, probing: Bool) async -> [ClaimedDelivery] {
+        var claimed: [ClaimedDelivery] = []
+        if !probing {
+            do {
+                claimed = try await context.store.claimHandedOver(
+                    handed, owner: handOff.owner, lease: context.settings.leaseDuration, at: context.clock.now(),
+                    budgetPolicy: context.settings.budgetPolicy)
+                context.counters.update { $0.handedOver += claimed.count }
+            } catch {
+                context.repeats.warning("claiming the goals ingest handed over failed; they wait for an ordinary claim", [
+                    "worker": String(index), "error": "\(error)"])
+            }
+        }
+        let left = Set(handed).subtracting(claimed.map(\.channelID))
+        if !left.isEmpty {
+            do {
+                try await context.store.release(channelIDs: left.sorted(), owner: handOff.owner)
+            } catch {
+                context.repeats.warning("giving back goals handed over failed; their leases run out", [
+                    "worker": String(index), "error": "\(error)"])
+            }
+            context.wakeup.signal()
+        }
+        return claimed
     }
 
     /// Everything due was taken: waits for news, unless some came in meanwhile; then lets more
@@ -139,7 +184,7 @@ struct DeliveryWorker: Sendable {
     /// (of the pool's clock, which also dates the leases): a send slower than the lease (a slow
     /// APNs, a long timeout) keeps its rows, and only a crashed worker's rows are taken over
     /// when the lease runs out.
-    private func sendKeepingLeases(_ claimed: [ClaimedDelivery]) async -> [DeliveryCompletion] {
+    private func sendKeepingLeases(_ claimed: [ClaimedDelivery], owner: String) async -> [DeliveryCompletion] {
         let ids = claimed.map(\.channelID)
         return await withTaskGroup(of: [DeliveryCompletion]?.self) { group in
             group.addTask { await sendAll(claimed) }
@@ -172,7 +217,7 @@ struct DeliveryWorker: Sendable {
     /// Writes a batch's outcomes (retrying a few times); returns whether it gave any row back to
     /// the outbox rather than deleting it (a write that failed for good returns `false`: the
     /// leases expire, and an expired lease counts as due in the idle workers' look).
-    private func complete(_ completions: [DeliveryCompletion], bundleIDs: [Int64: String]) async -> Bool {
+    private func complete(_ completions: [DeliveryCompletion], owner: String, bundleIDs: [Int64: String]) async -> Bool {
         var attempt = 0
         while true {
             attempt += 1

@@ -54,15 +54,9 @@ package struct OutboxStore: Sendable {
         owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false, at now: Date,
         budgetPolicy: BudgetPolicy = BudgetPolicy()
     ) async throws -> [ClaimedDelivery] {
-        let statement: SQL = """
-            WITH picked AS (
-                SELECT o.channel_id, c.apns_channel_id, c.storage_policy, c.last_timestamp, c.last_shown,
-                       a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
-                       a.frequent_updates, a.budget_per_hour, a.dismissal_delay_seconds
-                FROM outbox o
-                JOIN channels c ON c.id = o.channel_id
-                JOIN apps a ON a.id = c.app_id
-                WHERE o.due_at <= \(now)
+        try await claim(
+            picking: """
+                o.due_at <= \(now)
                   AND (o.not_before IS NULL OR o.not_before <= \(now) OR \(ignoringBackoff))
                   AND (o.lease_owner IS NULL OR o.lease_expires_at < \(now))
                   AND c.status = ANY(\(Self.sendableChannelStatuses))
@@ -71,6 +65,44 @@ package struct OutboxStore: Sendable {
                 ORDER BY o.alerting DESC, o.due_at
                 LIMIT \(max(1, limit))
                 FOR UPDATE OF o SKIP LOCKED
+                """,
+            owner: owner, lease: lease, at: now, budgetPolicy: budgetPolicy)
+    }
+
+    /// Claims the rows ingest leased to `owner` and handed over in memory (``AlertHandOff``):
+    /// the same claim as ``claim(owner:limit:lease:excluding:ignoringBackoff:at:budgetPolicy:)``
+    /// (the lease renewed from `now`, the version recorded, the row read as it stands now), of
+    /// the rows among `channelIDs` that `owner` still holds, whose channel is sendable and
+    /// whose app is not paused. A row that is not returned keeps ingest's lease until it runs
+    /// out: the caller gives it back.
+    package func claimHandedOver(
+        _ channelIDs: [Int64], owner: String, lease: Duration, at now: Date, budgetPolicy: BudgetPolicy = BudgetPolicy()
+    ) async throws -> [ClaimedDelivery] {
+        guard !channelIDs.isEmpty else { return [] }
+        return try await claim(
+            picking: """
+                o.channel_id = ANY(\(channelIDs)) AND o.lease_owner = \(owner)
+                  AND c.status = ANY(\(Self.sendableChannelStatuses))
+                  AND a.paused_at IS NULL
+                ORDER BY o.channel_id
+                FOR UPDATE OF o
+                """,
+            owner: owner, lease: lease, at: now, budgetPolicy: budgetPolicy)
+    }
+
+    /// The claim: the rows `pick` (a condition on `o`, `c` and `a`, with its order, limit and
+    /// lock) selects are leased to `owner` until `now` + `lease` and read with their channel,
+    /// app and budget ledger.
+    private func claim(picking pick: SQL, owner: String, lease: Duration, at now: Date, budgetPolicy: BudgetPolicy) async throws -> [ClaimedDelivery] {
+        let statement: SQL = """
+            WITH picked AS (
+                SELECT o.channel_id, c.apns_channel_id, c.storage_policy, c.last_timestamp, c.last_shown,
+                       a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
+                       a.frequent_updates, a.budget_per_hour, a.dismissal_delay_seconds
+                FROM outbox o
+                JOIN channels c ON c.id = o.channel_id
+                JOIN apps a ON a.id = c.app_id
+                WHERE \(pick)
             ), claimed AS (
                 UPDATE outbox o
                 SET lease_owner = \(owner),

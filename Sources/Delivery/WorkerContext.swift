@@ -35,6 +35,8 @@ struct WorkerContext: Sendable {
     let metrics: ScorecastMetrics?
     /// The prefix of every lease owner of this pool (`host:pid:random`).
     let ownerPrefix: String
+    /// The goals this process's ingest leased to its own senders, when it ingests.
+    let handOff: AlertHandOff?
     /// The time claims and leases are decided at, and the heartbeat's pace: the system clock in
     /// `serve`, a manual one in tests (a lease then runs out when the test says, not when a
     /// loaded machine happens to starve a timer).

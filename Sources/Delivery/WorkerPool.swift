@@ -38,6 +38,9 @@ package final class WorkerPool: Service {
     ///   - credentials: where apps' keys are loaded and cached; share one per process.
     ///   - metrics: the process's `/metrics`, counted as sends are written.
     ///   - ownerPrefix: this process's lease owner prefix; by default `host:pid:random`.
+    ///   - handOff: where this process's ingest hands over the goals it leased to these
+    ///     workers; its owner prefix is the pool's when `ownerPrefix` is not given. `nil` when
+    ///     the process does not ingest.
     ///   - clock: the time claims and leases are decided at, and the lease heartbeat's pace.
     package init(
         pool: PostgresPool,
@@ -48,17 +51,25 @@ package final class WorkerPool: Service {
         logger: Logger,
         metrics: ScorecastMetrics? = nil,
         ownerPrefix: String? = nil,
+        handOff: AlertHandOff? = nil,
         clock: any ServiceClock = SystemServiceClock()
     ) {
         let logger = logger.named("workers")
         self.notifications = notifications ?? pool
         self.settings = settings
+        let wakeup = WakeSignal()
+        let alerting = WakeSignal()
+        handOff?.onHandOver {
+            alerting.signal()
+            wakeup.signal()
+        }
         self.context = WorkerContext(
             store: OutboxStore(pool: pool, logger: logger), apns: apns, credentials: credentials, settings: settings,
-            logger: logger, repeats: RepeatLog(logger: logger), wakeup: WakeSignal(), alerting: WakeSignal(),
+            logger: logger, repeats: RepeatLog(logger: logger), wakeup: wakeup, alerting: alerting,
             stopping: WakeSignal(), inFlight: InFlightChannels(), turns: ClaimTurns(),
             counters: WorkerCounters(), breaker: HostBreaker(policy: settings.breakerPolicy, clock: clock), metrics: metrics,
-            ownerPrefix: ownerPrefix ?? WorkerIdentity.makeOwnerPrefix(), clock: clock)
+            ownerPrefix: ownerPrefix ?? handOff?.ownerPrefix ?? WorkerIdentity.makeOwnerPrefix(),
+            handOff: handOff, clock: clock)
     }
 
     /// The prefix of this pool's lease owners (`<prefix>/w<n>`).
@@ -92,6 +103,8 @@ package final class WorkerPool: Service {
                 shutdown.trigger()
             }
             context.logger.info("worker pool stopping: no more claims; finishing sends in flight")
+            // Ingest stops leasing goals to these workers; those not yet taken are given back below.
+            context.handOff?.close()
             context.stopping.signal()
             context.alerting.signal()
             context.wakeup.signal()
@@ -108,7 +121,7 @@ package final class WorkerPool: Service {
         }
         let totals = statistics
         context.logger.info("worker pool stopped", [
-            "sent": String(totals.sent), "retried": String(totals.retried), "failed": String(totals.failed),
+            "sent": String(totals.sent), "handed_over": String(totals.handedOver), "retried": String(totals.retried), "failed": String(totals.failed),
             "gone": String(totals.gone), "paused": String(totals.paused), "downgraded": String(totals.downgraded),
             "released": String(totals.released)])
     }

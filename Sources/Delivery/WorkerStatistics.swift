@@ -4,6 +4,8 @@ import Synchronization
 package struct WorkerStatistics: Sendable, Hashable {
     /// Rows claimed.
     package var claimed = 0
+    /// Of them, rows ingest leased to this process and handed over (``AlertHandOff``).
+    package var handedOver = 0
     /// Claims that found nothing (each still cost Postgres a scan of the outbox).
     package var emptyClaims = 0
     /// Claims not made because one this process had just made covered the news (``ClaimTurns``).

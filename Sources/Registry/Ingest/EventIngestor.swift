@@ -20,7 +20,9 @@ import ServiceBase
 /// 5. lock the outbox rows of the active channels bound to games that changed, read those
 ///    channels and their apps, render and merge (``OutboxPlanner``) and upsert each channel's
 ///    single row, fenced on the version read, with `NOTIFY scorecast_outbox` in the same
-///    statement (Postgres delivers it when the transaction commits).
+///    statement (Postgres delivers it when the transaction commits). With an ``AlertHandOff``,
+///    an alerting row due now that no sender holds is written already leased to it, and handed
+///    over in memory once the transaction commits.
 ///
 /// Every step is one statement over arrays (`unnest`), whatever the number of events or
 /// channels. When every game is known, steps 1 and 2 go to the server with `BEGIN` as one
@@ -41,15 +43,22 @@ package struct EventIngestor: Sendable {
     let settings: IngestSettings
     let logger: Logger
     let clock: any ServiceClock
+    /// This process's senders, when it has any: goals skip the wait for a claim.
+    let handOff: AlertHandOff?
     /// Each app's renderer while its row is unchanged.
     let appRenderers = AppRenderers()
 
-    /// Creates an ingestor; `clock` gives "now" for due times and queue times.
-    package init(pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: any ServiceClock = SystemServiceClock()) {
+    /// Creates an ingestor; `clock` gives "now" for due times, queue times and the leases of
+    /// rows handed to `handOff`.
+    package init(
+        pool: PostgresPool, settings: IngestSettings, logger: Logger, clock: any ServiceClock = SystemServiceClock(),
+        handOff: AlertHandOff? = nil
+    ) {
         self.pool = pool
         self.settings = settings
         self.logger = logger.named("ingest")
         self.clock = clock
+        self.handOff = handOff
     }
 
     /// Ingests `events` (validated, ids unique within the request) posted by `feed`.
@@ -64,12 +73,18 @@ package struct EventIngestor: Sendable {
         var attempt = 1
         while true {
             do {
-                if let report = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt) { return report }
-                return try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
-                    let games = try await lockGames(for: events, feed: feed, on: connection)
-                    let storedIDs = try await insertEvents(events, feed: feed, on: connection)
-                    return try await ingest(events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, on: connection)
+                let committed: Committed
+                if let known = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt) {
+                    committed = known
+                } else {
+                    committed = try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
+                        let games = try await lockGames(for: events, feed: feed, on: connection)
+                        let storedIDs = try await insertEvents(events, feed: feed, on: connection)
+                        return try await ingest(events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, on: connection)
+                    }
                 }
+                handOff?.handOver(committed.handedOver)
+                return committed.report
             } catch let error as PostgresError where Self.isRetryable(error) && attempt < Self.maximumAttempts {
                 logger.info("ingest transaction retried", ["reason": error.sqlState ?? error.code.rawValue, "attempt": "\(attempt)"])
             } catch is OutboxConflict where attempt < Self.maximumAttempts {
@@ -91,7 +106,7 @@ package struct EventIngestor: Sendable {
     /// The usual request, every game known: steps 1 and 2 go to the server with `BEGIN` in one
     /// round trip. `nil` when a game is unknown (the events' foreign key refused the insert and
     /// nothing was written): the caller then takes the path that creates or refuses games.
-    private func ingestForKnownGames(_ events: [FeedEvent], feed: String, receivedAt: Date?) async throws -> IngestReport? {
+    private func ingestForKnownGames(_ events: [FeedEvent], feed: String, receivedAt: Date?) async throws -> Committed? {
         let ids = Set(events.map(\.game)).sorted()
         do {
             let opening = [Self.lockGamesStatement(ids), try Self.insertEventsStatement(events, feed: feed)]
@@ -111,13 +126,21 @@ package struct EventIngestor: Sendable {
     /// A game of the request has no row (rolled back; the other path creates or refuses it).
     private struct UnknownGame: Error {}
 
+    /// What a transaction wrote: the report, and the rows it leased to ``handOff`` (handed over
+    /// only once it committed).
+    private struct Committed {
+        var report: IngestReport
+        var handedOver: [Int64] = []
+    }
+
     /// Steps 3 to 5, once the games are locked and the events stored.
     private func ingest(
         _ events: [FeedEvent], feed: String, receivedAt: Date?, games: [String: LockedGame], storedIDs: [String: Int64],
         on connection: PostgresConnection
-    ) async throws -> IngestReport {
+    ) async throws -> Committed {
         let now = receivedAt ?? clock.now()
         var fittedIDs: Set<String> = []
+        var handedOver: [Int64] = []
         let fold = GameFold(
             events: events, isDuplicate: events.map { storedIDs[$0.id] == nil }, games: games.mapValues(\.state),
             sports: games.mapValues(\.info.sport), notice: settings.notice)
@@ -134,10 +157,12 @@ package struct EventIngestor: Sendable {
         } else {
             statements.append(try updateGames(fold.states, arrivedAt: now))
             let changed = fold.states.keys.sorted()
-            statements.append(Self.lockPendingOutboxRows(of: changed, leasesJudgedAt: clock.now()))
+            let leasedAt = clock.now()
+            statements.append(Self.lockPendingOutboxRows(of: changed, leasesJudgedAt: leasedAt))
             statements.append(Self.readChannels(of: changed))
             let results = try await connection.pipeline(statements)
-            let targets = try channelTargets(pendingRows: results[results.count - 2].rows, channelRows: results[results.count - 1].rows)
+            let (targets, leasable) = try channelTargets(
+                pendingRows: results[results.count - 2].rows, channelRows: results[results.count - 1].rows)
             var eventIDs: [Int: Int64] = [:]
             for (index, event) in events.enumerated() { eventIDs[index] = storedIDs[event.id] }
             let writes: [OutboxWrite]
@@ -155,7 +180,13 @@ package struct EventIngestor: Sendable {
             }
             fittedIDs = Set(contentStates.fitted.map(\.eventID))
             if !writes.isEmpty {
-                try await upsertOutbox(writes, on: connection)
+                let lease = handOff.map { handOff in
+                    OutboxLease(
+                        owner: handOff.owner, expiresAt: leasedAt.adding(handOff.lease),
+                        channelIDs: AlertHandOff.rowsToLease(writes, leasable: leasable, room: handOff.room(), now: leasedAt))
+                } ?? OutboxLease(owner: "", expiresAt: leasedAt, channelIDs: [])
+                try await upsertOutbox(writes, leasing: lease, on: connection)
+                handedOver = lease.channelIDs
             }
             let alertsDropped = writes.reduce(0) { $0 + $1.entry.alertsDropped }
             if alertsDropped > 0 {
@@ -166,11 +197,12 @@ package struct EventIngestor: Sendable {
                 "feed": feed, "events": "\(events.count)", "games": "\(fold.states.count)", "outbox_rows": "\(writes.count)",
             ])
         }
-        return IngestReport(results: events.indices.map {
+        let report = IngestReport(results: events.indices.map {
             var result = IngestReport.Result(id: events[$0].id, outcome: fold.outcomes[$0])
             result.fittedToSize = fittedIDs.contains(events[$0].id)
             return result
         })
+        return Committed(report: report, handedOver: handedOver)
     }
 
     /// A locked game: its state and what rendering needs.
@@ -306,7 +338,8 @@ package struct EventIngestor: Sendable {
     private static func lockPendingOutboxRows(of games: [String], leasesJudgedAt now: Date) -> SQL {
         """
         SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
-               o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > \(now) AND COALESCE(o.claimed_version = o.version, true)) AS leased
+               o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > \(now) AND COALESCE(o.claimed_version = o.version, true)) AS leased,
+               (o.lease_owner IS NULL OR o.lease_expires_at < \(now)) AS lease_free
         FROM outbox o
         WHERE o.channel_id IN (
             SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
@@ -331,12 +364,20 @@ package struct EventIngestor: Sendable {
 
     /// The channel targets from the locked outbox rows and the channels read, with their apps'
     /// renderers. Channels of an app whose stored content-state mapping is invalid are skipped
-    /// (logged): one misconfigured app must not stop the feed for every other.
-    private func channelTargets(pendingRows: [PostgresRow], channelRows rows: [PostgresRow]) throws -> [ChannelTarget] {
+    /// (logged): one misconfigured app must not stop the feed for every other. With them, the
+    /// channels whose row ingest may lease to the hand-off: no sender holds it (none has a
+    /// lease that has not run out) and the app is not paused.
+    private func channelTargets(
+        pendingRows: [PostgresRow], channelRows rows: [PostgresRow]
+    ) throws -> (targets: [ChannelTarget], leasable: Set<Int64>) {
         var pending: [Int64: PendingOutboxRow] = [:]
+        var held: Set<Int64> = []
         for row in pendingRows {
-            pending[try row.decode("channel_id")] = try PendingOutboxRow(row: row)
+            let channelID: Int64 = try row.decode("channel_id")
+            pending[channelID] = try PendingOutboxRow(row: row)
+            if try !row.decode("lease_free", as: Bool.self) { held.insert(channelID) }
         }
+        var leasable: Set<Int64> = []
         var renderers: [Int64: LiveActivityRenderer?] = [:]
         var targets: [ChannelTarget] = []
         for row in rows {
@@ -359,15 +400,30 @@ package struct EventIngestor: Sendable {
             // A light channel (frequent updates off) spends priority 10 on kick-off, goals and full time only.
             if try row.decode("tier", as: String.self) == "light" { renderer.settings.priority = .lightTier }
             let channelID: Int64 = try row.decode("channel_id")
+            if app.pausedReason == nil && !held.contains(channelID) { leasable.insert(channelID) }
             targets.append(ChannelTarget(
                 channelID: channelID, gameID: try row.decode("game_id"), lastTimestamp: try row.decode("last_timestamp"),
                 lastSentAt: try row.decode("last_sent_at", as: Date?.self), renderer: renderer, pending: pending[channelID]))
         }
-        return targets
+        return (targets, leasable)
     }
 
-    private func upsertOutbox(_ writes: [OutboxWrite], on connection: PostgresConnection) async throws {
+    /// The lease ingest writes on the rows it hands over: `owner` until `expiresAt`, on
+    /// `channelIDs` (at the version written, as a claim records it).
+    private struct OutboxLease {
+        var owner: String
+        var expiresAt: Date
+        var channelIDs: [Int64]
+    }
+
+    /// Writes each channel's row, fenced on the version read; the rows of `lease` are written
+    /// leased (any other row keeps the lease it has: a sender's in-flight claim is not taken).
+    private func upsertOutbox(_ writes: [OutboxWrite], leasing lease: OutboxLease, on connection: PostgresConnection) async throws {
         let entries = writes.map(\.entry)
+        let leased = Set(lease.channelIDs)
+        let owners = writes.map { leased.contains($0.channelID) ? lease.owner : nil }
+        let expiries = writes.map { leased.contains($0.channelID) ? lease.expiresAt : nil }
+        let claimedVersions = writes.map { leased.contains($0.channelID) ? $0.version : nil }
         let payloads = entries.map { String(decoding: $0.body, as: UTF8.self) }
         let eventIDs = entries.map { "{" + $0.eventIDs.joined(separator: ",") + "}" }
         let alerts = entries.map { QueuedAlert.encodedQueue($0.alerts) }
@@ -377,21 +433,26 @@ package struct EventIngestor: Sendable {
         let rows = try await connection.query("""
             WITH written AS (
             INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
-                                     first_ingested_at, coalesced, due_at, attempts)
+                                     first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version)
             SELECT u.channel_id, u.version, convert_to(u.payload, 'UTF8'), u.payload_timestamp, u.priority, u.alerting,
-                   u.alerts::jsonb, u.event_ids::bigint[], u.first_ingested_at, u.coalesced, u.due_at, u.attempts
+                   u.alerts::jsonb, u.event_ids::bigint[], u.first_ingested_at, u.coalesced, u.due_at, u.attempts,
+                   u.lease_owner, u.lease_expires_at, u.claimed_version
             FROM unnest(\(writes.map(\.channelID)), \(writes.map(\.version)), \(payloads),
                         \(entries.map { Int64($0.payload.timestamp) }), \(entries.map { Int16($0.priority.rawValue) }),
                         \(entries.map(\.isAlerting)), \(alerts), \(eventIDs), \(entries.map(\.enqueuedAt)),
                         \(entries.map { Int32(clamping: $0.coalesced) }), \(entries.map(\.claimableAt)),
-                        \(entries.map { Int32(clamping: $0.attempts) }))
+                        \(entries.map { Int32(clamping: $0.attempts) }), \(owners), \(expiries), \(claimedVersions))
                  AS u(channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
-                      first_ingested_at, coalesced, due_at, attempts)
+                      first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version)
             ON CONFLICT (channel_id) DO UPDATE SET
                 version = EXCLUDED.version, payload = EXCLUDED.payload, payload_timestamp = EXCLUDED.payload_timestamp,
                 priority = EXCLUDED.priority, alerting = EXCLUDED.alerting, alerts = EXCLUDED.alerts, event_ids = EXCLUDED.event_ids,
                 first_ingested_at = EXCLUDED.first_ingested_at, coalesced = EXCLUDED.coalesced,
-                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, not_before = NULL, updated_at = now()
+                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, not_before = NULL, updated_at = now(),
+                -- A handed-over row takes ingest's lease; any other keeps its own.
+                lease_owner = COALESCE(EXCLUDED.lease_owner, o.lease_owner),
+                lease_expires_at = COALESCE(EXCLUDED.lease_expires_at, o.lease_expires_at),
+                claimed_version = COALESCE(EXCLUDED.claimed_version, o.claimed_version)
             WHERE o.version = EXCLUDED.version - 1
             RETURNING o.channel_id, o.alerting
             )

@@ -65,6 +65,14 @@ package struct OutboxWrite: Sendable, Hashable {
 
     /// The version after the write.
     package var version: Int64 { expectedVersion + 1 }
+
+    /// Creates a write.
+    package init(channelID: Int64, expectedVersion: Int64, entry: OutboxEntry, replacesLeased: Bool) {
+        self.channelID = channelID
+        self.expectedVersion = expectedVersion
+        self.entry = entry
+        self.replacesLeased = replacesLeased
+    }
 }
 
 /// Why an accepted event cannot be delivered: the request is refused whole.

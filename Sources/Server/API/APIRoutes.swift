@@ -3,6 +3,7 @@ import HTTPServer
 import Migrations
 import Postgres
 import PrometheusMetrics
+import Registry
 import ScorecastLogging
 import ServiceBase
 import Statistics
@@ -27,19 +28,21 @@ package enum APIRoutes {
     /// The router for `serve` with the api role: health, the device API, ingest, channels,
     /// statistics, metrics and the dashboard. `exportsDatabaseGauges` says, at each scrape,
     /// whether this process exports the database-wide gauges (the poller's leader does); `clock`
-    /// is the time ingest, the device API, the statistics and the gauges go by.
+    /// is the time ingest, the device API, the statistics and the gauges go by; `handOff`, where
+    /// ingest hands goals to this process's workers, if it has any.
     package static func router(
         configuration: Configuration, pool: PostgresPool, migrator: Migrator,
         registry: MetricsRegistry, metrics: ScorecastMetrics,
         exportsDatabaseGauges: @escaping @Sendable () -> Bool = { true },
         unhealthyReason: @escaping @Sendable () -> String? = { nil }, logger: Logger,
-        clock: any ServiceClock = SystemServiceClock()
+        clock: any ServiceClock = SystemServiceClock(), handOff: AlertHandOff? = nil
     ) throws -> Router {
         let statsQuery = StatsQuery(pool: pool, configuration: configuration)
         var router = healthRouter(configuration: configuration, pool: pool, migrator: migrator, stats: statsQuery, unhealthyReason: unhealthyReason)
         let access = OpsAccess(token: configuration.opsToken)
         DeviceAPI.register(on: &router, pool: pool, settings: configuration.devices, access: access, clock: clock)
-        EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics, clock: clock).register(on: &router)
+        EventsEndpoint(pool: pool, configuration: configuration, logger: logger, metrics: metrics, clock: clock, handOff: handOff)
+            .register(on: &router)
         ChannelsEndpoint(pool: pool).register(on: &router)
         StatsEndpoints(
             query: statsQuery, registry: registry,

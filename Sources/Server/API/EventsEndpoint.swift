@@ -39,28 +39,29 @@ package struct EventsEndpoint: Sendable {
     let metrics: ScorecastMetrics?
     let clock: any ServiceClock
 
-    /// Creates the endpoint on `pool` with the settings of `configuration`; received events are
+    /// Creates the endpoint on `pool` with the settings of `configuration` (goals handed to this
+    /// process's workers through `handOff`, when given); received events are
     /// counted in `metrics`.
     package init(
         pool: PostgresPool, configuration: Configuration, logger: Logger, metrics: ScorecastMetrics? = nil,
-        clock: any ServiceClock = SystemServiceClock()
+        clock: any ServiceClock = SystemServiceClock(), handOff: AlertHandOff? = nil
     ) {
         self.init(
             pool: pool, settings: IngestSettings(configuration: configuration), keyring: configuration.secretsKeyring, logger: logger,
-            metrics: metrics, clock: clock)
+            metrics: metrics, clock: clock, handOff: handOff)
     }
 
     /// Creates the endpoint with explicit settings (tests).
     package init(
         pool: PostgresPool, settings: IngestSettings, keyring: SealingKeyring? = nil, logger: Logger, metrics: ScorecastMetrics? = nil,
-        clock: any ServiceClock = SystemServiceClock()
+        clock: any ServiceClock = SystemServiceClock(), handOff: AlertHandOff? = nil
     ) {
         self.metrics = metrics
         let keys = APIKeyStore(pool: pool, keyring: keyring)
         self.keys = keys
         self.tallies = IngestTally(pool: pool)
         self.ingestor = IngestGroupCommit(
-            ingestor: EventIngestor(pool: pool, settings: settings, logger: logger, clock: clock),
+            ingestor: EventIngestor(pool: pool, settings: settings, logger: logger, clock: clock, handOff: handOff),
             transactions: settings.transactions, eventLimit: settings.maximumBatchSize, logger: logger)
         let keyCache = APIKeyCache(lookup: { prefix in try await keys.find(prefix: prefix) }, clock: clock)
         self.keyCache = keyCache

@@ -110,10 +110,23 @@ package struct Application: Sendable {
             // api role, on the ops port otherwise. The database-wide gauges come from the
             // poller's leader alone, so that summing them across processes stays right.
             let servesAPI = configuration.roles.contains(.api)
-            let routes = servesAPI ? APIRoutes.router : APIRoutes.opsRouter
-            let router = try routes(
-                configuration, database.pool, migrator, metricsRegistry, metrics,
-                { poller?.isLeader ?? false }, { supervisor?.unhealthyReason() }, logger, clock)
+            let sends = configuration.roles.contains(.worker)
+            // A process that ingests and sends hands its goals to its own workers.
+            let workerSettings = WorkerSettings(configuration: configuration)
+            let handOff = servesAPI && sends && configuration.alertHandOff
+                ? AlertHandOff(
+                    ownerPrefix: WorkerIdentity.makeOwnerPrefix(), lease: workerSettings.leaseDuration,
+                    capacity: workerSettings.claimBatchSize)
+                : nil
+            let isLeader = { @Sendable in poller?.isLeader ?? false }
+            let unhealthyReason = { @Sendable in supervisor?.unhealthyReason() }
+            let router = servesAPI
+                ? try APIRoutes.router(
+                    configuration: configuration, pool: database.pool, migrator: migrator, registry: metricsRegistry, metrics: metrics,
+                    exportsDatabaseGauges: isLeader, unhealthyReason: unhealthyReason, logger: logger, clock: clock, handOff: handOff)
+                : try APIRoutes.opsRouter(
+                    configuration: configuration, pool: database.pool, migrator: migrator, registry: metricsRegistry, metrics: metrics,
+                    exportsDatabaseGauges: isLeader, unhealthyReason: unhealthyReason, logger: logger, clock: clock)
             let http = try startListener(
                 router: router, port: servesAPI ? configuration.httpPort : configuration.opsPort,
                 portSetting: servesAPI ? .httpPort : .opsPort, logger: logger)
@@ -121,10 +134,10 @@ package struct Application: Sendable {
             let address = "http://\(configuration.httpHost):\(http.port)"
             logger.info(servesAPI ? "HTTP API listening" : "ops listener (/healthz, /readyz, /metrics) listening", ["address": address])
             let httpBaseURL = servesAPI ? URL(string: address) : nil
-            if configuration.roles.contains(.worker) {
+            if sends {
                 services.append(WorkerPool(
                     pool: database.pool, notifications: database.sessionPool, apns: apns.clients, credentials: credentials,
-                    settings: WorkerSettings(configuration: configuration), logger: logger, metrics: metrics, clock: clock))
+                    settings: workerSettings, logger: logger, metrics: metrics, handOff: handOff, clock: clock))
                 services.append(DeviceFanOut(
                     pool: database.pool, apns: apns.clients, credentials: credentials, configuration: configuration,
                     metrics: deviceMetrics, logger: logger, clock: clock))

@@ -64,6 +64,7 @@ package struct Configuration: Sendable {
     package var pollInterval: Duration
     package var claimLinger: Duration
     package var alertFastLane: Bool
+    package var alertHandOff: Bool
     package var routineInterval: Duration
     package var shutdownGrace: Duration
 
@@ -266,6 +267,7 @@ extension Configuration {
             pollInterval: .milliseconds(env.integer(.pollIntervalMilliseconds)),
             claimLinger: .milliseconds(env.integer(.claimLingerMilliseconds)),
             alertFastLane: env.boolean(.alertFastLane),
+            alertHandOff: env.boolean(.alertHandOff),
             routineInterval: .milliseconds(env.integer(.routineIntervalMilliseconds)),
             shutdownGrace: .seconds(env.integer(.shutdownGraceSeconds)),
             apns: apns,

@@ -49,6 +49,7 @@ extension Setting {
     package static let pollIntervalMilliseconds = Setting("SCORECAST_POLL_INTERVAL_MS", .integer(default: 10_000, range: 10...60_000), "Idle workers look at the outbox's due times this often when no NOTIFY arrives and nothing falls due sooner: the safety net for a lost notification (an idle worker otherwise sleeps until a NOTIFY or the next due time).")
     package static let claimLingerMilliseconds = Setting("SCORECAST_CLAIM_LINGER_MS", .integer(default: 40, range: 0...1_000), "After a claim that did not fill a batch, a worker waits this long before claiming again, so claims are fewer and larger under load; an alerting update (a goal) announced meanwhile ends the wait.")
     package static let alertFastLane = Setting("SCORECAST_ALERT_FAST_LANE", .boolean(default: true), "Let an alerting update (a goal) end a worker's claim linger, so it is claimed at once; false only to measure without it.")
+    package static let alertHandOff = Setting("SCORECAST_ALERT_HANDOFF", .boolean(default: true), "In a process that both ingests and sends (roles api and worker), an alerting update (a goal) due at once is leased to its own workers inside the ingest transaction and handed over in memory, skipping the wait for a claim; the outbox row stays the durable record, taken over by any worker if the process dies. False: every row waits for a claim.")
     package static let routineIntervalMilliseconds = Setting("SCORECAST_ROUTINE_INTERVAL_MS", .integer(default: 10_000, range: 0...3_600_000), "Least spacing of routine updates to one channel that carry no notable play (stats, refreshes); notable plays go at once.")
     package static let shutdownGraceSeconds = Setting("SCORECAST_SHUTDOWN_GRACE_SECONDS", .integer(default: 10, range: 1...600), "How long in-flight work may take to finish on SIGTERM.")
 
@@ -108,7 +109,7 @@ extension Setting {
         httpMaxConnections, httpMaxConnectionsPerAddress, httpHeaderTimeoutSeconds, httpBodyTimeoutSeconds, httpMinBodyBytesPerSecond, httpMaxHeaderBytes,
         opsToken, opsPublic, opsPort, secretsKey, secretsKeyFile,
         logLevel, logFormat, roles,
-        workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, alertFastLane, routineIntervalMilliseconds, shutdownGraceSeconds,
+        workers, claimBatch, leaseSeconds, pollIntervalMilliseconds, claimLingerMilliseconds, alertFastLane, alertHandOff, routineIntervalMilliseconds, shutdownGraceSeconds,
         apnsSendHost, apnsSendPort, apnsManagementHost, apnsManagementPort, apnsCAFile, apnsConnections, apnsTimeoutMilliseconds, apnsTokenRefreshMinutes, apnsProxy,
         budgetStandardPerHour, budgetFrequentPerHour, budgetFinalReserve, channelLimit, autoChannelWindowHours, feedGamesPerHour, feedGameTimeoutHours,
         retryMaxAttempts, retryBaseMilliseconds, retryMaxMilliseconds, retryAfterMaxSeconds,

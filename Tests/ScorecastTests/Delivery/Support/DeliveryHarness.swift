@@ -7,6 +7,7 @@ import DeliveryEngine
 import Foundation
 import Lifecycle
 import Postgres
+import Registry
 import ScorecastCore
 import ScorecastCrypto
 import ScorecastLogging
@@ -119,10 +120,12 @@ struct DeliveryHarness: Sendable {
     }
 
     /// A worker pool on this harness's database and simulator, on `clock` (the system's by default).
-    func makePool(_ settings: WorkerSettings, ownerPrefix: String? = nil, clock: any ServiceClock = SystemServiceClock()) -> WorkerPool {
+    func makePool(
+        _ settings: WorkerSettings, ownerPrefix: String? = nil, handOff: AlertHandOff? = nil, clock: any ServiceClock = SystemServiceClock()
+    ) -> WorkerPool {
         WorkerPool(
             pool: pool, apns: client, settings: settings,
-            logger: Logger(label: "workers", level: .notice, sink: logs), ownerPrefix: ownerPrefix, clock: clock)
+            logger: Logger(label: "workers", level: .notice, sink: logs), ownerPrefix: ownerPrefix, handOff: handOff, clock: clock)
     }
 
     /// Runs `workers` while `body` runs, then shuts it down and waits for it; a pool that does
