@@ -77,6 +77,13 @@ struct ActivityTokenPath: Sendable {
         var downgraded = false
         /// The app's bundle id, the label of the downgrade counter (empty when no send was made).
         var bundleID = ""
+
+        /// The answer as the settlement reads it.
+        var answer: ActivityUpdateSettlement.Answer {
+            ActivityUpdateSettlement.Answer(
+                claimedVersion: claimed.version, attempt: claimed.attempts, timestamp: claimed.timestamp, verdict: verdict,
+                retryAfter: retryAfter, immediate: immediate, downgraded: downgraded)
+        }
     }
 
     /// Leases the rows due at `now`, with each activity's priority-10 sends in the hour before.
@@ -147,78 +154,6 @@ struct ActivityTokenPath: Sendable {
             for await outcome in group { outcomes.append(outcome) }
             return outcomes
         }
-    }
-
-    /// Writes the outcomes back as of `now`.
-    func complete(_ outcomes: [Outcome], owner: String, now: Date) async throws {
-        var random = SystemRandomNumberGenerator()
-        try await pool.withTransaction { connection in
-            for outcome in outcomes {
-                let item = outcome.claimed
-                switch outcome.verdict {
-                case .delivered:
-                    metrics?.updates.increment(.init(outcome: "sent", reason: ""))
-                    if outcome.downgraded { metrics?.downgraded.increment(AppLabels(app: outcome.bundleID)) }
-                    try await connection.execute("""
-                        UPDATE activity_tokens SET last_timestamp = GREATEST(last_timestamp, \(item.timestamp)),
-                            downgraded = downgraded + \(outcome.downgraded ? 1 : 0)
-                        WHERE id = \(item.tokenID)
-                        """)
-                    if outcome.immediate { try await spendBudget(item, now: now, on: connection) }
-                    try await connection.execute("""
-                        DELETE FROM activity_outbox WHERE activity_token_id = \(item.tokenID) AND version = \(item.version) AND lease_owner = \(owner)
-                        """)
-                case .pruneToken(let reason):
-                    metrics?.updates.increment(.init(outcome: "failed", reason: reason))
-                    metrics?.pruned.increment(.init(kind: "activity", reason: reason))
-                    // `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
-                    try await connection.execute("""
-                        UPDATE activity_tokens SET status = 'pruned', pruned_reason = \(reason), updated_at = now()
-                        WHERE id = \(item.tokenID) AND token = \(item.token)
-                        """)
-                    try await connection.execute("DELETE FROM activity_outbox WHERE activity_token_id = \(item.tokenID) AND lease_owner = \(owner)")
-                case .fail(let reason):
-                    metrics?.updates.increment(.init(outcome: "failed", reason: reason))
-                    try await connection.execute("""
-                        DELETE FROM activity_outbox WHERE activity_token_id = \(item.tokenID) AND version = \(item.version) AND lease_owner = \(owner)
-                        """)
-                    try await release(item, owner: owner, delay: 0, error: reason, now: now, on: connection)
-                case .retry(let reason):
-                    let again = Self.retry.allowsRetry(afterAttempt: item.attempts)
-                    metrics?.updates.increment(.init(outcome: again ? "retried" : "failed", reason: reason))
-                    if again {
-                        let delay = Self.retry.delay(afterAttempt: item.attempts, retryAfter: outcome.retryAfter, using: &random)
-                        try await release(item, owner: owner, delay: delay, error: reason, now: now, on: connection)
-                    } else {
-                        try await connection.execute("""
-                            DELETE FROM activity_outbox WHERE activity_token_id = \(item.tokenID) AND version = \(item.version) AND lease_owner = \(owner)
-                            """)
-                        try await release(item, owner: owner, delay: 0, error: reason, now: now, on: connection)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Records a priority-10 update delivered to the activity at `now`, dropping its sends older
-    /// than the rolling hour.
-    private func spendBudget(_ item: Claimed, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.execute("""
-            DELETE FROM activity_priority_sends WHERE activity_token_id = \(item.tokenID) AND sent_at <= \(now)::timestamptz - make_interval(secs => \(ActivityBudget.window))
-            """)
-        try await connection.execute("INSERT INTO activity_priority_sends (activity_token_id, sent_at) VALUES (\(item.tokenID), \(now))")
-    }
-
-    /// Gives the row back (a newer version, or a retry `delay` seconds after `now`).
-    private func release(
-        _ item: Claimed, owner: String, delay: Double, error: String, now: Date, on connection: PostgresConnection
-    ) async throws {
-        try await connection.execute("""
-            UPDATE activity_outbox SET lease_owner = NULL, lease_expires_at = NULL, last_error = \(error),
-                due_at = CASE WHEN version = \(item.version) THEN \(now)::timestamptz + make_interval(secs => \(delay)) ELSE due_at END,
-                attempts = CASE WHEN version = \(item.version) THEN attempts ELSE 0 END
-            WHERE activity_token_id = \(item.tokenID) AND lease_owner = \(owner)
-            """)
     }
 }
 

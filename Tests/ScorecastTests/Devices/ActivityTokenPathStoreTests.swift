@@ -107,4 +107,71 @@ import Testing
             #expect(try row.decode("priority", as: Int16.self) == 10)
         }
     }
+
+    @Test func aCompletionWhoseRowChangedDuringTheSendKeepsTheNewerUpdateDue() async throws {
+        try await RegistryFixture.with { fixture in
+            let harness = try await Harness(fixture, tokens: [1])
+            let tokenID = harness.tokenIDs[0]
+            try await harness.post(Self.goal)
+            let claimed = try await harness.path.claim(owner: "w1", lease: .seconds(60), now: Self.now)
+            let goalTimestamp = try #require(claimed.first).timestamp
+            try await harness.post(Self.tick(2, minute: 8), at: Self.now.addingTimeInterval(1))
+            let answers = claimed.map { ActivityTokenPath.Outcome(claimed: $0, verdict: .delivered, retryAfter: nil, immediate: true) }
+            try await harness.path.complete(answers, owner: "w1", now: Self.now.addingTimeInterval(2))
+
+            let row = try #require(try await harness.row(tokenID), "the newer update stays")
+            #expect(try row.decode("version", as: Int64.self) == 2)
+            #expect(try row.decode("lease_owner", as: String?.self) == nil, "given back at once, not left leased until the lease runs out")
+            #expect(try row.decode("attempts", as: Int32.self) == 0, "its own attempts start afresh")
+            #expect(try row.decode("due_at", as: Date.self) == Self.now, "still due")
+            #expect(try row.decode("last_error", as: String?.self) == nil)
+            let token = try #require(try await fixture.pool.query("SELECT last_timestamp FROM activity_tokens WHERE id = \(tokenID)").first)
+            #expect(try token.decode("last_timestamp", as: Int64.self) == goalTimestamp)
+            let spent = try await fixture.pool.query("SELECT sent_at FROM activity_priority_sends").map { try $0.decode("sent_at", as: Date.self) }
+            #expect(spent == [Self.now.addingTimeInterval(2)])
+
+            let next = try await harness.path.claim(owner: "w2", lease: .seconds(60), now: Self.now.addingTimeInterval(2))
+            #expect(next.map(\.version) == [2], "claimed again right away")
+            #expect(next.map(\.attempts) == [1])
+        }
+    }
+
+    @Test func aBatchsCompletionsAreWrittenTogetherAndOnlyWhileItsOwnerHoldsTheRows() async throws {
+        try await RegistryFixture.with { fixture in
+            let harness = try await Harness(fixture, tokens: [1, 2, 3, 4])
+            let ids = harness.tokenIDs
+            try await harness.post(Self.goal)
+            let claimed = try await harness.path.claim(owner: "w1", lease: .seconds(60), now: Self.now)
+            #expect(claimed.map(\.tokenID).sorted() == ids)
+            // The fourth row's lease ran out and another worker took it.
+            try await fixture.pool.execute("UPDATE activity_outbox SET lease_owner = 'w2' WHERE activity_token_id = \(ids[3])")
+            let byToken = Dictionary(uniqueKeysWithValues: claimed.map { ($0.tokenID, $0) })
+            let answers = [
+                ActivityTokenPath.Outcome(claimed: try #require(byToken[ids[0]]), verdict: .delivered, retryAfter: nil, downgraded: true),
+                ActivityTokenPath.Outcome(claimed: try #require(byToken[ids[1]]), verdict: .retry(reason: "TooManyRequests"), retryAfter: 30),
+                ActivityTokenPath.Outcome(claimed: try #require(byToken[ids[2]]), verdict: .pruneToken(reason: "Unregistered"), retryAfter: nil),
+                ActivityTokenPath.Outcome(claimed: try #require(byToken[ids[3]]), verdict: .delivered, retryAfter: nil),
+            ]
+            let completedAt = Self.now.addingTimeInterval(2)
+            try await harness.path.complete(answers, owner: "w1", now: completedAt)
+
+            #expect(try await harness.row(ids[0]) == nil, "delivered: deleted")
+            let retried = try #require(try await harness.row(ids[1]))
+            #expect(try retried.decode("lease_owner", as: String?.self) == nil)
+            #expect(try retried.decode("due_at", as: Date.self) == completedAt.addingTimeInterval(30), "Retry-After from the completion's time")
+            #expect(try retried.decode("attempts", as: Int32.self) == 1)
+            #expect(try retried.decode("last_error", as: String?.self) == "TooManyRequests")
+            #expect(try await harness.row(ids[2]) == nil, "dead token: deleted")
+            let other = try #require(try await harness.row(ids[3]), "a row another worker holds is not written")
+            #expect(try other.decode("lease_owner", as: String?.self) == "w2")
+
+            let tokens = try await fixture.pool.query("SELECT id, status, pruned_reason, last_timestamp, downgraded FROM activity_tokens ORDER BY id")
+            #expect(try tokens.map { try $0.decode("status", as: String.self) } == ["active", "active", "pruned", "active"])
+            #expect(try tokens[2].decode("pruned_reason", as: String?.self) == "Unregistered")
+            #expect(try tokens[0].decode("last_timestamp", as: Int64.self) == byToken[ids[0]]?.timestamp)
+            #expect(try tokens.map { try $0.decode("downgraded", as: Int32.self) } == [1, 0, 0, 0])
+            #expect(try tokens[1].decode("last_timestamp", as: Int64.self) == 0)
+            #expect(try await fixture.pool.query("SELECT 1 FROM activity_priority_sends").isEmpty, "a downgraded send spends no budget")
+        }
+    }
 }
