@@ -3,7 +3,6 @@ import APNsCore
 import Clocks
 import DeliveryEngine
 import Foundation
-import JSON
 import Postgres
 import Registry
 import ScorecastCore
@@ -18,7 +17,9 @@ import ServiceBase
 /// dismissal date. A token APNs calls dead is pruned; a rotated token replaced it already.
 /// Devices whose user turned frequent updates off get the light tier; every activity has its
 /// own priority-10 budget (``ActivityBudget``): once it is spent, updates go at priority 5
-/// (counted as downgraded), and its last sends are kept for the final whistle.
+/// (counted as downgraded), and its last sends are kept for the final whistle. Coalescing
+/// (``ActivityUpdateMerge``) and what an answer leaves (``ActivityUpdateSettlement``) are
+/// decided in Swift; the statements here only apply them, fenced on each row's version.
 struct ActivityTokenPath: Sendable {
     let pool: PostgresPool
     let apns: APNsClientSet
