@@ -39,6 +39,16 @@ package struct KickoffStore: Sendable {
         package var pruneReason: String?
         /// The token the answer was about (a token rotated since is not pruned).
         package var token: String
+
+        /// When a retry completed at `now` may be claimed again; `nil` for a start that ended.
+        package func notBefore(completedAt now: Date) -> Date? {
+            status == .pending ? now.addingTimeInterval(retryAfter) : nil
+        }
+
+        /// When a start completed at `now` ended; `nil` for a retry (still pending).
+        package func finishedAt(completedAt now: Date) -> Date? {
+            status == .pending ? nil : now
+        }
     }
 
     /// The LISTEN/NOTIFY channel a newly planned kick-off is announced on (wakes the fan-out).
@@ -193,20 +203,23 @@ package struct KickoffStore: Sendable {
 
     /// Records how claimed starts ended at `now` (only rows still leased to `owner`; a retry is
     /// due `retryAfter` seconds from `now`), and drops the push-to-start tokens APNs called dead —
-    /// unless the device registered a new one since.
+    /// unless the device registered a new one since. Every value is computed here and bound as
+    /// an array: the statement only applies them (empty texts and a zero status are stored as NULL).
     package func complete(_ completions: [Completion], owner: String, now: Date) async throws {
         guard !completions.isEmpty else { return }
+        func text(_ value: String) -> String? { value.isEmpty ? nil : value }
         try await pool.withTransaction { connection in
             try await connection.execute("""
                 UPDATE activity_starts s SET
-                    status = v.status, input = NULLIF(v.input, ''), status_code = NULLIF(v.code, 0), reason = NULLIF(v.reason, ''),
-                    apns_id = NULLIF(v.apns_id, ''), lease_owner = NULL, lease_expires_at = NULL,
-                    not_before = CASE WHEN v.status = 'pending' THEN \(now)::timestamptz + make_interval(secs => v.delay) END,
-                    finished_at = CASE WHEN v.status = 'pending' THEN NULL ELSE \(now)::timestamptz END
-                FROM unnest(\(completions.map(\.deviceID)), \(completions.map(\.gameID)), \(completions.map(\.status.rawValue)),
-                            \(completions.map(\.input)), \(completions.map { Int64($0.statusCode) }), \(completions.map(\.reason)),
-                            \(completions.map(\.apnsID)), \(completions.map(\.retryAfter)))
-                     AS v(device_id, game_id, status, input, code, reason, apns_id, delay)
+                    status = v.status, input = v.input, status_code = v.code, reason = v.reason, apns_id = v.apns_id,
+                    lease_owner = NULL, lease_expires_at = NULL, not_before = v.not_before, finished_at = v.finished_at
+                FROM unnest(\(completions.map(\.deviceID))::int8[], \(completions.map(\.gameID))::text[],
+                            \(completions.map(\.status.rawValue))::text[], \(completions.map { text($0.input) })::text[],
+                            \(completions.map { $0.statusCode == 0 ? nil : Int32(clamping: $0.statusCode) })::int4[],
+                            \(completions.map { text($0.reason) })::text[], \(completions.map { text($0.apnsID) })::text[],
+                            \(completions.map { $0.notBefore(completedAt: now) })::timestamptz[],
+                            \(completions.map { $0.finishedAt(completedAt: now) })::timestamptz[])
+                     AS v(device_id, game_id, status, input, code, reason, apns_id, not_before, finished_at)
                 WHERE s.device_id = v.device_id AND s.game_id = v.game_id AND s.lease_owner = \(owner)
                 """)
             let pruned = completions.filter { $0.pruneReason != nil }
