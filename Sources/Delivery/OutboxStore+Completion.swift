@@ -71,13 +71,13 @@ extension OutboxStore {
             }
         }
         if !writes.isEmpty {
-            let written = try await retryingConflicts { try await pool.query(Self.writeStatement(writes, owner: owner)) }
+            let written = try await conflicts.run { try await pool.query(Self.writeStatement(writes, owner: owner)) }
             let outcome = try Self.outcome(written, of: writes)
             result.add(outcome.result)
             unsettled += completions.filter { outcome.stale.contains($0.channelID) }
         }
         if !unsettled.isEmpty {
-            result.add(try await retryingConflicts { try await settleAgain(unsettled, owner: owner, routineInterval: routineInterval, now: now) })
+            result.add(try await conflicts.run { try await settleAgain(unsettled, owner: owner, routineInterval: routineInterval, now: now) })
         }
         result.fencedOut.sort()
         result.superseded.sort()
@@ -111,22 +111,8 @@ extension OutboxStore {
         }
     }
 
-    /// Runs `body` again (twice at most) when Postgres chose it as a deadlock's victim or
-    /// refused it to keep transactions serializable.
-    private func retryingConflicts<T>(_ body: () async throws -> T) async throws -> T {
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                return try await body()
-            } catch let error as PostgresError
-                where attempt < 3
-                && (error.sqlState == PostgresError.SQLState.deadlockDetected || error.sqlState == PostgresError.SQLState.serializationFailure)
-            {
-                logger.notice("completion hit a \(error.sqlState ?? "") conflict; retrying", ["attempt": String(attempt)])
-            }
-        }
-    }
+    /// A deadlock or serialization failure runs the write again (twice at most).
+    private var conflicts: ConflictRetry { ConflictRetry(work: "completion", attempts: 3, logger: logger) }
 
     /// `owner`'s rows among `ids`, locked in channel order (so that concurrent writers cannot
     /// deadlock on them), with the receive times of the events they list.

@@ -158,34 +158,13 @@ struct ActivityTokenPath: Sendable {
     }
 }
 
-/// A fenced write found a row changed since it was read: the transaction is run again.
-struct RowsChangedConcurrently: Error {}
-
 extension ActivityTokenPath {
     /// Attempts of a write before a deadlock or a concurrent change is reported.
     static let maximumWriteAttempts = 4
 
-    /// Runs `body` again (up to ``maximumWriteAttempts`` in all) when Postgres chose it as a
-    /// deadlock's victim or refused it to keep transactions serializable, or when its fence
-    /// found a row changed since it was read; `work` names it in the log.
+    /// Runs `body` again (up to ``maximumWriteAttempts`` in all) when it collided with another
+    /// transaction (``ConflictRetry``); `work` names it in the log.
     func retryingConflicts<T>(_ work: String, _ body: () async throws -> T) async throws -> T {
-        var attempt = 1
-        while true {
-            do {
-                return try await body()
-            } catch let error as PostgresError
-                where attempt < Self.maximumWriteAttempts
-                && (error.sqlState == PostgresError.SQLState.deadlockDetected || error.sqlState == PostgresError.SQLState.serializationFailure)
-            {
-                logger.info("\(work) retried", ["reason": error.sqlState ?? "", "attempt": "\(attempt)"])
-            } catch is RowsChangedConcurrently where attempt < Self.maximumWriteAttempts {
-                logger.info("\(work) retried", ["reason": "rows changed concurrently", "attempt": "\(attempt)"])
-            } catch is RowsChangedConcurrently {
-                throw PostgresError(.queryFailed, "\(work): rows kept changing concurrently; rolled back")
-            }
-            attempt += 1
-            // A short random pause so that two writers that collided do not collide again.
-            try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
-        }
+        try await ConflictRetry(work: work, attempts: Self.maximumWriteAttempts, logger: logger).run(body)
     }
 }

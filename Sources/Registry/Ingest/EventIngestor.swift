@@ -70,35 +70,16 @@ package struct EventIngestor: Sendable {
     ///   when the database fails.
     package func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date? = nil) async throws -> IngestReport {
         guard !events.isEmpty else { return IngestReport(results: []) }
-        var attempt = 1
-        while true {
-            do {
-                let committed: Committed
-                if let known = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt) {
-                    committed = known
-                } else {
-                    committed = try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
-                        let games = try await lockGames(for: events, feed: feed, on: connection)
-                        let storedIDs = try await insertEvents(events, feed: feed, on: connection)
-                        return try await ingest(events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, on: connection)
-                    }
-                }
-                handOff?.handOver(committed.handedOver)
-                return committed.report
-            } catch let error as PostgresError where Self.isRetryable(error) && attempt < Self.maximumAttempts {
-                logger.info("ingest transaction retried", ["reason": error.sqlState ?? error.code.rawValue, "attempt": "\(attempt)"])
-            } catch is OutboxConflict where attempt < Self.maximumAttempts {
-                logger.info("ingest transaction retried", ["reason": "outbox row changed concurrently", "attempt": "\(attempt)"])
-            } catch is OutboxConflict {
-                throw PostgresError(.queryFailed, "outbox rows kept changing concurrently; the ingest was rolled back")
+        let committed = try await ConflictRetry(work: "ingest transaction", attempts: Self.maximumAttempts, logger: logger).run {
+            if let known = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt) { return known }
+            return try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
+                let games = try await lockGames(for: events, feed: feed, on: connection)
+                let storedIDs = try await insertEvents(events, feed: feed, on: connection)
+                return try await ingest(events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, on: connection)
             }
-            attempt += 1
-            try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
         }
-    }
-
-    private static func isRetryable(_ error: PostgresError) -> Bool {
-        error.sqlState == PostgresError.SQLState.deadlockDetected || error.sqlState == PostgresError.SQLState.serializationFailure
+        handOff?.handOver(committed.handedOver)
+        return committed.report
     }
 
     // MARK: - The transaction
@@ -460,6 +441,7 @@ package struct EventIngestor: Sendable {
                    pg_notify(\(Self.notificationChannel), CASE WHEN alerting THEN \(Self.alertingNotification) ELSE '' END)
             FROM written
             """)
-        guard rows.count == writes.count else { throw OutboxConflict() }
+        // Another ingest created or replaced a row of a channel bound to two games.
+        guard rows.count == writes.count else { throw RowsChangedConcurrently() }
     }
 }

@@ -31,6 +31,3 @@ package enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The outbox changed between reading and writing it (another ingest created or replaced a
-/// row of a channel bound to two games): the transaction is retried.
-struct OutboxConflict: Error {}
