@@ -23,7 +23,9 @@ public enum ActivityUpdateMerge {
     public static func merge(pending: ActivityUpdate?, inFlight: Bool, update: ActivityUpdate) -> ActivityUpdate {
         guard let pending else { return update }
         var merged = update
-        if pending.alerting, !update.alerting, !inFlight, let alert = pending.payload.alert {
+        // "Has none" is read in the payload: a row merged while its alert was in flight stays
+        // marked alerting without one.
+        if !inFlight, update.payload.alert == nil, let alert = pending.payload.alert {
             var carried = update.payload
             carried.alert = alert
             // Both fit a device push on their own; together they nearly always do. If not,

@@ -15,11 +15,15 @@ import ScorecastCore
 /// | delivered | shows the sent timestamp; counted downgraded when it went at 5 for want of budget | a priority-10 send at `now` when it went at 10 | deleted | released, attempts reset, due as it is |
 /// | token dead | pruned, unless it rotated since | — | deleted | deleted |
 /// | refused for good | — | — | deleted | released, attempts reset, due as it is |
-/// | retryable, attempts left | — | — | released, due after the backoff, attempts kept | released, attempts reset, due as it is |
+/// | retryable, attempts left | — | — | released, due after the backoff, attempts kept | released, attempts reset, due as it is; the send's alert rides on the newer state when that has none |
 /// | retryable, attempts spent | — | — | deleted | released, attempts reset, due as it is |
 ///
 /// A newer update that arrived during the send is never held back by the older one's outcome:
-/// it stays due and starts its own attempts.
+/// it stays due and starts its own attempts. The send's alert was left off it while the send was
+/// on its way (``ActivityUpdateMerge``); a send that will be retried is no longer on its way, so
+/// its alert then rides on the newer state (``Settlement/update(replacing:sent:)``), as on any
+/// pending update: an alert is dropped only when APNs refused it for good or its attempts ran
+/// out.
 public enum ActivityUpdateSettlement {
     /// A claimed update and APNs' answer to it.
     public struct Answer: Sendable, Hashable {
@@ -106,6 +110,16 @@ public enum ActivityUpdateSettlement {
         public var prunedReason: String?
         /// Retried: when the claimed version is due again.
         public var retryAt: Date?
+
+        /// The update the row holds after this send when a newer one (`current`) replaced it
+        /// during the send, `sent` being what was sent; `nil` when `current` stays as it is. Only a
+        /// send that will be retried gives its alert back: it rides on `current` when that has
+        /// none of its own, by the rule of a pending update not yet on its way.
+        public func update(replacing current: ActivityUpdate, sent: ActivityUpdate) -> ActivityUpdate? {
+            guard outcome == .retried else { return nil }
+            let merged = ActivityUpdateMerge.merge(pending: sent, inFlight: false, update: current)
+            return merged == current ? nil : merged
+        }
 
         /// What becomes of `row`, the activity's row as held now.
         public func write(on row: Row) -> RowWrite {

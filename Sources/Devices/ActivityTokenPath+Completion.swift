@@ -50,6 +50,8 @@ extension ActivityTokenPath {
         let tokenID: Int64
         let expectedVersion: Int64
         let write: ActivityUpdateSettlement.RowWrite
+        /// The update the row holds from now on, when the decision replaces it (and its body).
+        var replacement: (update: ActivityUpdate, body: [UInt8])?
 
         var keep: Bool { write != .delete }
         var release: (dueAt: Date, attempts: Int, lastError: String?)? {
@@ -70,20 +72,30 @@ extension ActivityTokenPath {
     /// tokens and budgets were written with the first statement already.
     private func settleAgain(_ settled: [Settled], owner: String, now: Date) async throws {
         try await pool.withTransaction { connection in
-            var held: [Int64: ActivityUpdateSettlement.Row] = [:]
+            var held: [Int64: (row: ActivityUpdateSettlement.Row, update: ActivityUpdate)] = [:]
             for row in try await connection.query("""
-                SELECT activity_token_id, version, due_at, attempts FROM activity_outbox
+                SELECT activity_token_id, version, due_at, attempts, payload, priority, alerting, final FROM activity_outbox
                 WHERE activity_token_id = ANY(\(settled.map(\.claimed.tokenID))::int8[]) AND lease_owner = \(owner)
                 ORDER BY activity_token_id
                 FOR UPDATE
                 """) {
-                held[try row.decode("activity_token_id")] = ActivityUpdateSettlement.Row(
-                    version: try row.decode("version"), dueAt: try row.decode("due_at"), attempts: Int(try row.decode("attempts", as: Int32.self)))
+                held[try row.decode("activity_token_id")] = (
+                    ActivityUpdateSettlement.Row(
+                        version: try row.decode("version"), dueAt: try row.decode("due_at"), attempts: Int(try row.decode("attempts", as: Int32.self))),
+                    try ActivityUpdate(stored: row))
             }
-            let rows = settled.compactMap { item in
-                held[item.claimed.tokenID].map {
-                    RowWrite(tokenID: item.claimed.tokenID, expectedVersion: $0.version, write: item.settlement.write(on: $0))
+            let rows = try settled.compactMap { item -> RowWrite? in
+                guard let (current, update) = held[item.claimed.tokenID] else { return nil }
+                var write = RowWrite(tokenID: item.claimed.tokenID, expectedVersion: current.version, write: item.settlement.write(on: current))
+                if current.version != item.claimed.version, let sent = item.claimed.update,
+                   let replacement = item.settlement.update(replacing: update, sent: sent),
+                   case .release(_, let attempts, let lastError) = write.write {
+                    write = RowWrite(
+                        tokenID: write.tokenID, expectedVersion: write.expectedVersion,
+                        write: .release(dueAt: replacement.dueAt, attempts: attempts, lastError: lastError),
+                        replacement: (replacement, try replacement.payload.encode(for: .device)))
                 }
+                return write
             }
             guard !rows.isEmpty else { return }
             let stale = try await connection.query(Self.writeStatement(rows, effects: [], owner: owner, now: now))
@@ -98,6 +110,7 @@ extension ActivityTokenPath {
     /// (Postgres runs every data-modifying `WITH` part whether or not the result reads it.)
     private static func writeStatement(_ rows: [RowWrite], effects: [Settled], owner: String, now: Date) -> SQL {
         let released = rows.map(\.release)
+        let replaced = rows.map { $0.replacement?.update }
         let shown = effects.filter { $0.settlement.shownTimestamp != nil }
         let pruned = effects.filter { $0.settlement.prunedReason != nil }
         let spent = effects.filter { $0.settlement.budgetSpentAt != nil }
@@ -105,8 +118,11 @@ extension ActivityTokenPath {
             WITH w AS MATERIALIZED (
                 SELECT * FROM unnest(\(rows.map(\.tokenID))::int8[], \(rows.map(\.expectedVersion))::int8[], \(rows.map(\.keep))::bool[],
                                      \(released.map { $0?.dueAt })::timestamptz[], \(released.map { $0.map { Int32(clamping: $0.attempts) } })::int4[],
-                                     \(released.map { $0?.lastError })::text[])
-                     AS u(activity_token_id, expected_version, keep, due_at, attempts, last_error)
+                                     \(released.map { $0?.lastError })::text[],
+                                     \(rows.map { $0.replacement.map { String(decoding: $0.body, as: UTF8.self) } })::text[],
+                                     \(replaced.map { $0.map { Int16($0.priority.rawValue) } })::int2[], \(replaced.map { $0?.alerting })::bool[],
+                                     \(replaced.map { $0?.final })::bool[])
+                     AS u(activity_token_id, expected_version, keep, due_at, attempts, last_error, payload, priority, alerting, final)
             ),
             -- The fence: the rows `owner` still holds, locked in token order.
             held AS MATERIALIZED (
@@ -123,7 +139,10 @@ extension ActivityTokenPath {
             ),
             released AS (
                 UPDATE activity_outbox o SET lease_owner = NULL, lease_expires_at = NULL, due_at = fit.due_at, attempts = fit.attempts,
-                    last_error = fit.last_error, updated_at = now()
+                    last_error = fit.last_error, updated_at = now(),
+                    -- A replaced update (a retried send's alert riding on the newer state); else as it is.
+                    payload = COALESCE(convert_to(fit.payload, 'UTF8'), o.payload), priority = COALESCE(fit.priority, o.priority),
+                    alerting = COALESCE(fit.alerting, o.alerting), final = COALESCE(fit.final, o.final)
                 FROM fit WHERE o.activity_token_id = fit.activity_token_id AND fit.keep
             ),
             shown AS (

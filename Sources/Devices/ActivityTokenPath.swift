@@ -3,6 +3,7 @@ import APNsCore
 import Clocks
 import DeliveryEngine
 import Foundation
+import JSON
 import Postgres
 import Registry
 import ScorecastCore
@@ -65,6 +66,15 @@ struct ActivityTokenPath: Sendable {
         let spent: Int
         /// Whether it carries the final whistle (it may spend the budget's reserve).
         let final: Bool
+        /// Whether an alerting update went into it.
+        let alerting: Bool
+
+        /// What was sent, as an update (`nil` if the stored payload does not read back).
+        var update: ActivityUpdate? {
+            guard let json = try? JSONParser().parse(payload), let payload = try? LiveActivityPayload(jsonValue: json),
+                  let priority = BroadcastPriority(rawValue: priority) else { return nil }
+            return ActivityUpdate(payload: payload, priority: priority, alerting: alerting, final: final, dueAt: dueAt)
+        }
     }
 
     /// How a claimed update ended.
@@ -99,7 +109,8 @@ struct ActivityTokenPath: Sendable {
                 UPDATE activity_outbox o SET lease_owner = \(owner),
                     lease_expires_at = \(now)::timestamptz + make_interval(secs => \(Double(lease.components.seconds))), attempts = o.attempts + 1
                 FROM picked p WHERE o.activity_token_id = p.activity_token_id
-                RETURNING o.activity_token_id, o.version, o.due_at, o.attempts, o.priority, o.payload_timestamp, o.payload, o.final
+                RETURNING o.activity_token_id, o.version, o.due_at, o.attempts, o.priority, o.payload_timestamp, o.payload, o.final,
+                          o.alerting
             )
             SELECT c.*, t.token, d.app_id, d.frequent_updates,
                    (SELECT count(*) FROM activity_priority_sends s
@@ -112,7 +123,7 @@ struct ActivityTokenPath: Sendable {
                 version: try row.decode("version"), dueAt: try row.decode("due_at"), attempts: Int(try row.decode("attempts", as: Int32.self)),
                 priority: Int(try row.decode("priority", as: Int16.self)), timestamp: try row.decode("payload_timestamp"),
                 payload: [UInt8](try row.decode("payload", as: Data.self)), frequentUpdates: try row.decode("frequent_updates"),
-                spent: Int(try row.decode("spent", as: Int64.self)), final: try row.decode("final"))
+                spent: Int(try row.decode("spent", as: Int64.self)), final: try row.decode("final"), alerting: try row.decode("alerting"))
         }
     }
 

@@ -85,4 +85,30 @@ import Testing
         #expect(settlement.retryAt == nil)
         #expect(settlement.write(on: Self.claimed) == .delete)
     }
+
+    /// A newer state replaced the row during a goal's send: only a send that will be retried
+    /// gives its alert back, onto the newer state (when that has none of its own).
+    @Test func onlyARetriedSendsAlertRidesOnTheStateThatReplacedIt() throws {
+        let goal = try ActivityUpdateMergeTests.pending(1, .score, home: 1)
+        // Merged while the goal was in flight: the newer state, marked alerting, without the alert.
+        let replacing = ActivityUpdateMerge.merge(
+            pending: goal, inFlight: true, update: try ActivityUpdateMergeTests.pending(2, .clock, home: 1, dueIn: 10))
+        #expect(replacing.payload.alert == nil && replacing.alerting)
+
+        let carried = try #require(Self.settle(.retry(reason: "InternalServerError")).update(replacing: replacing, sent: goal))
+        var expected = replacing.payload
+        expected.alert = goal.payload.alert
+        #expect(carried.payload == expected)
+        #expect(carried.priority == .immediate && carried.alerting)
+        #expect(carried.dueAt == ActivityUpdateMergeTests.now)
+
+        #expect(Self.settle(.delivered).update(replacing: replacing, sent: goal) == nil)
+        #expect(Self.settle(.fail(reason: "PayloadTooLarge")).update(replacing: replacing, sent: goal) == nil)
+        #expect(Self.settle(.pruneToken(reason: "Unregistered")).update(replacing: replacing, sent: goal) == nil)
+        #expect(Self.settle(.retry(reason: "InternalServerError"), attempt: 3).update(replacing: replacing, sent: goal) == nil,
+                "attempts spent")
+        let secondGoal = try ActivityUpdateMergeTests.pending(2, .score, home: 2)
+        #expect(Self.settle(.retry(reason: "InternalServerError")).update(replacing: secondGoal, sent: goal) == nil,
+                "a newer alert keeps its own: the row stays as it is")
+    }
 }

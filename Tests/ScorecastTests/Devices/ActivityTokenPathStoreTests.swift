@@ -108,6 +108,52 @@ import Testing
         }
     }
 
+    /// A goal's send that APNs answers with a retryable failure, after a newer state replaced
+    /// the row during the send: the goal's alert is no longer on its way, so it rides on the
+    /// newer state (it used to be lost with the older payload).
+    @Test func aRetriedAlertRidesOnTheNewerStateThatReplacedItDuringTheSend() async throws {
+        try await RegistryFixture.with { fixture in
+            let harness = try await Harness(fixture, tokens: [1])
+            try await harness.post(Self.goal)
+            let claimed = try await harness.path.claim(owner: "w1", lease: .seconds(60), now: Self.now)
+            let goalRow = try #require(try await harness.row(harness.tokenIDs[0]))
+            let goalAlert = try #require(try Harness.aps(goalRow)["alert"] as? [String: Any])
+            try await harness.post(Self.tick(2, minute: 8), at: Self.now.addingTimeInterval(1))
+            let answers = claimed.map { ActivityTokenPath.Outcome(claimed: $0, verdict: .retry(reason: "InternalServerError"), retryAfter: nil) }
+            try await harness.path.complete(answers, owner: "w1", now: Self.now.addingTimeInterval(2))
+
+            let row = try #require(try await harness.row(harness.tokenIDs[0]))
+            let aps = try Harness.aps(row)
+            #expect(Harness.clockLabel(aps) == "8'", "the newer state")
+            let alert = try #require(aps["alert"] as? [String: Any], "the goal's alert rides on it: \(aps)")
+            #expect(NSDictionary(dictionary: alert).isEqual(to: goalAlert))
+            #expect(try row.decode("alerting", as: Bool.self))
+            #expect(try row.decode("priority", as: Int16.self) == 10)
+            #expect(try row.decode("attempts", as: Int32.self) == 0)
+            #expect(try row.decode("due_at", as: Date.self) == Self.now, "due at once")
+            #expect(try row.decode("lease_owner", as: String?.self) == nil)
+            #expect(try row.decode("last_error", as: String?.self) == "InternalServerError")
+        }
+    }
+
+    /// The same, refused for good: the alert is not carried.
+    @Test func anAlertRefusedForGoodDoesNotRideOnTheNewerState() async throws {
+        try await RegistryFixture.with { fixture in
+            let harness = try await Harness(fixture, tokens: [1])
+            try await harness.post(Self.goal)
+            let claimed = try await harness.path.claim(owner: "w1", lease: .seconds(60), now: Self.now)
+            try await harness.post(Self.tick(2, minute: 8), at: Self.now.addingTimeInterval(1))
+            let answers = claimed.map { ActivityTokenPath.Outcome(claimed: $0, verdict: .fail(reason: "PayloadTooLarge"), retryAfter: nil) }
+            try await harness.path.complete(answers, owner: "w1", now: Self.now.addingTimeInterval(2))
+
+            let row = try #require(try await harness.row(harness.tokenIDs[0]))
+            let aps = try Harness.aps(row)
+            #expect(Harness.clockLabel(aps) == "8'")
+            #expect(aps["alert"] == nil)
+            #expect(try row.decode("lease_owner", as: String?.self) == nil)
+        }
+    }
+
     @Test func aCompletionWhoseRowChangedDuringTheSendKeepsTheNewerUpdateDue() async throws {
         try await RegistryFixture.with { fixture in
             let harness = try await Harness(fixture, tokens: [1])
