@@ -64,7 +64,7 @@ extension ActivityTokenPath {
                 updates[Audience(appID: appID, frequentUpdates: frequentUpdates)] = ActivityUpdate(update, final: event?.kind == .final, dueAt: now)
             }
         }
-        try await enqueue(updates, gameID: gameID)
+        try await enqueue(updates, gameID: gameID, now: now)
         try await pool.execute("""
             INSERT INTO activity_cursors (game_id, applied_seq) VALUES (\(gameID), \(game.appliedSeq))
             ON CONFLICT (game_id) DO UPDATE SET applied_seq = GREATEST(activity_cursors.applied_seq, EXCLUDED.applied_seq)
@@ -73,13 +73,13 @@ extension ActivityTokenPath {
 
     /// Merges each audience's update into the pending row of every active token of `gameID` in
     /// it: the rows are read under their lock (in token order), merged by
-    /// ``ActivityUpdateMerge`` and written in one statement fenced on the version read. A row
-    /// that changed anyway (a token's first row inserted concurrently) or a deadlock rolls the
-    /// whole transaction back and runs it again.
-    private func enqueue(_ updates: [Audience: ActivityUpdate], gameID: String) async throws {
+    /// ``ActivityUpdateMerge`` (a row is in flight while its lease runs at `now`) and written in
+    /// one statement fenced on the version read. A row that changed anyway (a token's first row
+    /// inserted concurrently) or a deadlock rolls the whole transaction back and runs it again.
+    private func enqueue(_ updates: [Audience: ActivityUpdate], gameID: String, now: Date) async throws {
         guard !updates.isEmpty else { return }
         try await retryingConflicts("queueing token updates") {
-            try await pool.withTransaction(opening: [Self.lockPendingRows(gameID: gameID)]) { connection, opened in
+            try await pool.withTransaction(opening: [Self.lockPendingRows(gameID: gameID, now: now)]) { connection, opened in
                 var writes: [PendingWrite] = []
                 for row in opened[0].rows {
                     let audience = Audience(appID: try row.decode("app_id"), frequentUpdates: try row.decode("frequent_updates"))
@@ -107,12 +107,13 @@ extension ActivityTokenPath {
     }
 
     /// Every active token of `gameID` with its device's app and setting, and its pending row
-    /// (locked; whether a sender holds its lease), in token order.
-    private static func lockPendingRows(gameID: String) -> SQL {
+    /// (locked; whether a sender holds its lease at `now`: a dead sender's expired lease holds
+    /// nothing, and its alert rides on a newer state like any pending one), in token order.
+    private static func lockPendingRows(gameID: String, now: Date) -> SQL {
         """
         WITH pending AS MATERIALIZED (
             SELECT o.activity_token_id, o.version, o.payload, o.priority, o.alerting, o.final, o.due_at,
-                   o.lease_owner IS NOT NULL AS in_flight
+                   (o.lease_owner IS NOT NULL AND o.lease_expires_at > \(now)) AS in_flight
             FROM activity_outbox o
             WHERE o.activity_token_id IN (SELECT id FROM activity_tokens WHERE game_id = \(gameID) AND status = 'active')
             ORDER BY o.activity_token_id

@@ -136,6 +136,23 @@ import Testing
         }
     }
 
+    /// A sender that died with a goal leased holds nothing once its lease has run out: a newer
+    /// state then takes the goal's alert with it, as it would from any pending update.
+    @Test func aGoalWhoseSendersLeaseRanOutRidesOnTheNewerState() async throws {
+        try await RegistryFixture.with { fixture in
+            let harness = try await Harness(fixture, tokens: [1])
+            try await harness.post(Self.goal)
+            _ = try await harness.path.claim(owner: "dead", lease: .seconds(60), now: Self.now)
+            try await harness.post(Self.tick(2, minute: 8), at: Self.now.addingTimeInterval(61))
+
+            let row = try #require(try await harness.row(harness.tokenIDs[0]))
+            let aps = try Harness.aps(row)
+            #expect(Harness.clockLabel(aps) == "8'")
+            #expect(aps["alert"] != nil, "the goal's alert rides on the newer state: \(aps)")
+            #expect(try row.decode("version", as: Int64.self) == 2)
+        }
+    }
+
     /// The same, refused for good: the alert is not carried.
     @Test func anAlertRefusedForGoodDoesNotRideOnTheNewerState() async throws {
         try await RegistryFixture.with { fixture in
