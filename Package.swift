@@ -88,9 +88,11 @@ let package = Package(
         .target(name: "APNsSimulator", dependencies: ["JSON", "Arguments", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "COpenSSL", "CNGHTTP2", "HTTPServer", "CThreadName"]),
 
         // The application's own modules: the Prometheus metrics registry and its text exposition
-        // (a leaf), and the numbered schema migrations, whose SQL files (Migrations/Schema/) the
+        // (a leaf), the leased queue every table of work shares (one claim, lease rule, heartbeat,
+        // release and rescue, as statements the stores run), and the numbered schema migrations, whose SQL files (Migrations/Schema/) the
         // binary carries: SwiftPM embeds each as a byte array, listed in BuiltInMigrations.swift.
         .target(name: "PrometheusMetrics"),
+        .target(name: "LeasedQueue", dependencies: ["Clocks", "Postgres"]),
         .target(name: "Migrations", dependencies: ["ScorecastCrypto", "ScorecastLogging", "Postgres"], resources: [.embedInCode("Schema")]),
 
         // The service, in layers one way only, its delivery decided by the pure DeliveryEngine:
@@ -105,18 +107,18 @@ let package = Package(
         // replayed through a running server). DemoMatch is the bundled match itself, data without I/O.
         // They and ScorecastCLI declare `package`, not `public`: nothing outside this package
         // imports them (the reusable modules above stay `public`).
-        .target(name: "ServiceBase", dependencies: ["APNs", "APNsCore", "Clocks", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "ServiceBase", dependencies: ["LeasedQueue", "APNs", "APNsCore", "Clocks", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
         .target(name: "DemoMatch", dependencies: ["JSON", "ScorecastCore"]),
-        .target(name: "Registry", dependencies: ["Clocks", "ServiceBase", "APNs", "APNsCore", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Postgres", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
-        .target(name: "Delivery", dependencies: ["Clocks", "ServiceBase", "Registry", "APNs", "APNsCore", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastLogging"]),
-        .target(name: "Devices", dependencies: ["Clocks", "ServiceBase", "Registry", "Delivery", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Registry", dependencies: ["LeasedQueue", "Clocks", "ServiceBase", "APNs", "APNsCore", "CurlHTTP", "HTTPServer", "JSON", "Lifecycle", "Postgres", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Delivery", dependencies: ["LeasedQueue", "Clocks", "ServiceBase", "Registry", "APNs", "APNsCore", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastLogging"]),
+        .target(name: "Devices", dependencies: ["LeasedQueue", "Clocks", "ServiceBase", "Registry", "Delivery", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
         .target(
             name: "Statistics",
-            dependencies: ["Clocks", "ServiceBase", "Registry", "Delivery", "DemoMatch", "APNsCore", "CMalloc", "HTTPServer", "JSON", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto"],
+            dependencies: ["LeasedQueue", "Clocks", "ServiceBase", "Registry", "Delivery", "DemoMatch", "APNsCore", "CMalloc", "HTTPServer", "JSON", "Postgres", "PrometheusMetrics", "ScorecastActivity", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto"],
             // The dashboard's page, style sheet and script, carried in the binary (DashboardPage).
             resources: [.embedInCode("Dashboard/Assets")]
         ),
-        .target(name: "Server", dependencies: ["Clocks", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
+        .target(name: "Server", dependencies: ["LeasedQueue", "Clocks", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "APNs", "APNsCore", "HTTPServer", "JSON", "Lifecycle", "Migrations", "Postgres", "PrometheusMetrics", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
         .target(name: "Demo", dependencies: ["Clocks", "ServiceBase", "Registry", "Server", "DemoMatch", "APNs", "APNsSimulator", "CurlHTTP", "JSON", "Lifecycle", "Postgres", "ScorecastCore", "DeliveryEngine", "ScorecastCrypto", "ScorecastLogging"]),
         // The command line on top of the service: the commands, their options, help and output,
         // and exit codes. No business logic: a command parses, calls the service, prints.
@@ -141,7 +143,7 @@ let package = Package(
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "ScorecastLogging"]),
         .testTarget(name: "ScorecastLoggingTests", dependencies: ["ScorecastLogging", "Clocks"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "LeasedQueue", "TestSupport"]),
         .testTarget(name: "ScorecastCryptoTests", dependencies: ["ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "HTTPServer", "ScorecastLogging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["JSON", "HTTPServer", "TestSupport"]),

@@ -1,4 +1,5 @@
 import APNs
+import Clocks
 import Foundation
 import Registry
 import ScorecastLogging
@@ -223,7 +224,7 @@ struct DeliveryWorker: Sendable {
             attempt += 1
             do {
                 let result = try await context.store.complete(
-                    completions, owner: owner, routineInterval: context.settings.routineInterval.seconds, at: context.clock.now())
+                    completions, owner: owner, routineInterval: context.settings.routineInterval.timeInterval, at: context.clock.now())
                 record(completions, result, bundleIDs: bundleIDs)
                 return result.deleted.count + result.fencedOut.count < completions.count
             } catch {

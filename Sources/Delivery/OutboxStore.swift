@@ -1,5 +1,6 @@
 import DeliveryEngine
 import Foundation
+import LeasedQueue
 import ScorecastLogging
 import Postgres
 import ScorecastCore
@@ -42,30 +43,28 @@ package struct OutboxStore: Sendable {
     /// each oldest due first (goals do not wait behind routine updates), skipping rows another
     /// transaction holds and the channels in `excluding` (this process's own sends in flight).
     /// A circuit breaker's probe claims with `ignoringBackoff`: rows back off because the host
-    /// failed, not because of anything they carry. The channel and app columns come from the
-    /// pick, which found them by index; joining the claimed rows to `channels` again made
-    /// Postgres hash all of `channels` per claim (2.1 → 1.45 ms per 60-row claim
-    /// at 4,000 channels, EXPLAIN ANALYZE). It runs under `ReusablePlans`, in a transaction of
-    /// its own sent with `BEGIN` in one round trip. `now` is the caller's clock, bound as a
-    /// parameter: due times, backoffs and leases are all compared with it, and the lease it
-    /// writes is dated by it, so one clock decides whether a lease has run out. Each row comes
+    /// failed, not because of anything they carry. It is the queue's one claim
+    /// (``LeasedQueue``), run under `ReusablePlans`, in a transaction of its own sent with
+    /// `BEGIN` in one round trip. `now` is the caller's clock, bound as a parameter: due times,
+    /// backoffs and leases are all compared with it, and the lease it writes is dated by it,
+    /// so one clock decides whether a lease has run out. Each row comes
     /// with its channel's budget ledger as `budgetPolicy` windows it (``BudgetLedger``).
     package func claim(
         owner: String, limit: Int, lease: Duration, excluding: [Int64] = [], ignoringBackoff: Bool = false, at now: Date,
         budgetPolicy: BudgetPolicy = BudgetPolicy()
     ) async throws -> [ClaimedDelivery] {
         try await claim(
-            picking: """
-                o.due_at <= \(now)
-                  AND (o.not_before IS NULL OR o.not_before <= \(now) OR \(ignoringBackoff))
-                  AND (o.lease_owner IS NULL OR o.lease_expires_at < \(now))
-                  AND c.status = ANY(\(Self.sendableChannelStatuses))
-                  AND a.paused_at IS NULL
-                  AND o.channel_id <> ALL(\(excluding))
-                ORDER BY o.alerting DESC, o.due_at
-                LIMIT \(max(1, limit))
-                FOR UPDATE OF o SKIP LOCKED
-                """,
+            LeasedQueue.Pick(
+                columns: Self.pickedColumns, joins: Self.pickedJoins,
+                condition: """
+                    o.due_at <= \(now)
+                      AND (o.not_before IS NULL OR o.not_before <= \(now) OR \(ignoringBackoff))
+                      AND \(Self.queue.isFree(at: now))
+                      AND c.status = ANY(\(Self.sendableChannelStatuses))
+                      AND a.paused_at IS NULL
+                      AND o.channel_id <> ALL(\(excluding))
+                    """,
+                order: "o.alerting DESC, o.due_at", limit: limit),
             owner: owner, lease: lease, at: now, budgetPolicy: budgetPolicy)
     }
 
@@ -80,41 +79,44 @@ package struct OutboxStore: Sendable {
     ) async throws -> [ClaimedDelivery] {
         guard !channelIDs.isEmpty else { return [] }
         return try await claim(
-            picking: """
-                o.channel_id = ANY(\(channelIDs)) AND o.lease_owner = \(owner)
-                  AND c.status = ANY(\(Self.sendableChannelStatuses))
-                  AND a.paused_at IS NULL
-                ORDER BY o.channel_id
-                FOR UPDATE OF o
-                """,
+            LeasedQueue.Pick(
+                columns: Self.pickedColumns, joins: Self.pickedJoins,
+                condition: """
+                    o.channel_id = ANY(\(channelIDs)) AND \(Self.queue.isHeld(by: owner))
+                      AND c.status = ANY(\(Self.sendableChannelStatuses))
+                      AND a.paused_at IS NULL
+                    """,
+                order: "o.channel_id", skipsLocked: false),
             owner: owner, lease: lease, at: now, budgetPolicy: budgetPolicy)
     }
 
-    /// The claim: the rows `pick` (a condition on `o`, `c` and `a`, with its order, limit and
-    /// lock) selects are leased to `owner` until `now` + `lease` and read with their channel,
-    /// app and budget ledger.
-    private func claim(picking pick: SQL, owner: String, lease: Duration, at now: Date, budgetPolicy: BudgetPolicy) async throws -> [ClaimedDelivery] {
+    /// The queue's rows, the outbox.
+    static let queue = LeasedQueue.outbox
+    /// What a release clears besides the lease: the version the claim recorded (`updated_at`
+    /// is an audit column no rule reads; it keeps the database's clock).
+    private static let unclaimed: SQL = "claimed_version = NULL, updated_at = now()"
+    /// What a claim reads of a row's channel and app, found by index as the rows are picked;
+    /// joining the claimed rows to `channels` again made Postgres hash all of `channels` per
+    /// claim (2.1 → 1.45 ms per 60-row claim at 4,000 channels, EXPLAIN ANALYZE).
+    private static let pickedColumns: SQL = """
+        c.apns_channel_id, c.storage_policy, c.last_timestamp, c.last_shown,
+        a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
+        a.frequent_updates, a.budget_per_hour, a.dismissal_delay_seconds
+        """
+    private static let pickedJoins: SQL = "JOIN channels c ON c.id = o.channel_id JOIN apps a ON a.id = c.app_id"
+
+    /// The claim: the rows `pick` selects are leased to `owner` from `now` for `lease`, their
+    /// version recorded, and read with their channel, app and budget ledger.
+    private func claim(_ pick: LeasedQueue.Pick, owner: String, lease: Duration, at now: Date, budgetPolicy: BudgetPolicy) async throws -> [ClaimedDelivery] {
+        let claim = Self.queue.claim(
+            pick, owner: owner, lease: lease, at: now, setting: "claimed_version = o.version, updated_at = now()",
+            returning: """
+                o.channel_id, o.version, o.payload, o.payload_timestamp, o.priority, o.alerting, o.alerts,
+                o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at,
+                o.not_before, o.last_error
+                """)
         let statement: SQL = """
-            WITH picked AS (
-                SELECT o.channel_id, c.apns_channel_id, c.storage_policy, c.last_timestamp, c.last_shown,
-                       a.id AS app_id, a.bundle_id, a.environment, a.team_id, a.key_id, a.key_path,
-                       a.frequent_updates, a.budget_per_hour, a.dismissal_delay_seconds
-                FROM outbox o
-                JOIN channels c ON c.id = o.channel_id
-                JOIN apps a ON a.id = c.app_id
-                WHERE \(pick)
-            ), claimed AS (
-                UPDATE outbox o
-                SET lease_owner = \(owner),
-                    lease_expires_at = \(now) + make_interval(secs => \(lease.seconds)),
-                    claimed_version = o.version,
-                    updated_at = now()
-                FROM picked
-                WHERE o.channel_id = picked.channel_id
-                RETURNING o.channel_id, o.version, o.payload, o.payload_timestamp, o.priority, o.alerting, o.alerts,
-                          o.event_ids, o.first_ingested_at, o.coalesced, o.attempts, o.lease_owner, o.due_at,
-                          o.not_before, o.last_error
-            )
+            WITH \(claim)
             SELECT claimed.*, \(now)::timestamptz AS claimed_at, p.apns_channel_id, p.storage_policy, p.last_timestamp, p.last_shown,
                    p.app_id, p.bundle_id, p.environment, p.team_id, p.key_id, p.key_path,
                    p.frequent_updates, p.budget_per_hour, p.dismissal_delay_seconds, \(BudgetLedger.columns),
@@ -148,7 +150,7 @@ package struct OutboxStore: Sendable {
                 FROM outbox o
                 JOIN channels c ON c.id = o.channel_id
                 JOIN apps a ON a.id = c.app_id
-                WHERE (o.lease_owner IS NULL OR o.lease_expires_at <= \(now))
+                WHERE \(Self.queue.isFree(at: now))
                   AND c.status IN (\(Self.sendableChannelStatusList)) AND a.paused_at IS NULL
                 ORDER BY o.due_at
                 LIMIT 32
@@ -165,10 +167,7 @@ package struct OutboxStore: Sendable {
     @discardableResult
     package func extendLeases(channelIDs: [Int64], owner: String, lease: Duration, at now: Date) async throws -> Int {
         guard !channelIDs.isEmpty else { return 0 }
-        return try await pool.execute("""
-            UPDATE outbox SET lease_expires_at = \(now) + make_interval(secs => \(lease.seconds))
-            WHERE channel_id = ANY(\(channelIDs)) AND lease_owner = \(owner)
-            """)
+        return try await pool.execute(Self.queue.extend(channelIDs, owner: owner, lease: lease, at: now))
     }
 
     /// Lets every unleased row's backoff go (the APNs host answers again: the rows backed off
@@ -188,26 +187,13 @@ package struct OutboxStore: Sendable {
     @discardableResult
     package func release(channelIDs: [Int64], owner: String) async throws -> Int {
         guard !channelIDs.isEmpty else { return 0 }
-        return try await pool.execute("""
-            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now()
-            WHERE channel_id = ANY(\(channelIDs)) AND lease_owner = \(owner)
-            """)
+        return try await pool.execute(Self.queue.release(channelIDs, owner: owner, setting: Self.unclaimed))
     }
 
     /// Gives back every lease held by an owner whose id starts with `ownerPrefix` (a process's
     /// workers at shutdown). Returns how many rows were released.
     @discardableResult
     package func releaseAll(ownerPrefix: String) async throws -> Int {
-        try await pool.execute("""
-            UPDATE outbox SET lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now()
-            WHERE lease_owner IS NOT NULL AND starts_with(lease_owner, \(ownerPrefix))
-            """)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        try await pool.execute(Self.queue.releaseAll(ownerPrefix: ownerPrefix, setting: Self.unclaimed))
     }
 }

@@ -1,3 +1,4 @@
+import Clocks
 import DeliveryEngine
 import Foundation
 import Registry
@@ -81,7 +82,7 @@ package struct WorkerSettings: Sendable {
         self.budgetPolicy = budgetPolicy
         self.retryPolicy = retryPolicy
         // A probe normally answers within the request deadline; give it that and a margin.
-        self.breakerPolicy = breakerPolicy ?? CircuitBreaker.Policy(probeTimeout: apnsRequestTimeout.seconds + 5)
+        self.breakerPolicy = breakerPolicy ?? CircuitBreaker.Policy(probeTimeout: apnsRequestTimeout.timeInterval + 5)
         self.storedMessageLifetime = max(.zero, storedMessageLifetime)
         self.notifyChannel = notifyChannel
         self.apnsRequestTimeout = apnsRequestTimeout
@@ -106,8 +107,8 @@ package struct WorkerSettings: Sendable {
             budgetProfiles: configuration.budgetProfiles,
             budgetPolicy: BudgetPolicy(finalReserve: configuration.budgetFinalReserve),
             retryPolicy: RetryPolicy(
-                baseDelay: configuration.retryBase.seconds, maximumDelay: configuration.retryMax.seconds,
-                maximumAttempts: configuration.retryMaxAttempts, maximumRetryAfter: configuration.retryAfterMax.seconds),
+                baseDelay: configuration.retryBase.timeInterval, maximumDelay: configuration.retryMax.timeInterval,
+                maximumAttempts: configuration.retryMaxAttempts, maximumRetryAfter: configuration.retryAfterMax.timeInterval),
             apnsRequestTimeout: configuration.apnsRequestTimeout)
     }
 

@@ -72,7 +72,7 @@ public struct ChannelOutbox: Sendable, Hashable {
 
         /// Whether a worker may claim the row at `now`.
         public func isClaimable(at now: Date) -> Bool {
-            entry.claimableAt <= now && (lease.map { $0.expiresAt < now } ?? true)
+            entry.claimableAt <= now && (lease.map { $0.hasRunOut(at: now) } ?? true)
         }
     }
 
@@ -82,6 +82,12 @@ public struct ChannelOutbox: Sendable, Hashable {
         public var owner: String
         /// When the hold runs out and another worker may take the row over.
         public var expiresAt: Date
+
+        /// Whether the hold has run out at `now`: it holds from the claim until just before
+        /// `expiresAt` (the rule every queue's SQL applies, `LeasedQueue`).
+        public func hasRunOut(at now: Date) -> Bool {
+            expiresAt <= now
+        }
     }
 
     /// A send a worker claimed: what it carries and how it goes.

@@ -2,6 +2,7 @@ import APNsCore
 import DeliveryEngine
 import Foundation
 import JSON
+import LeasedQueue
 import Postgres
 import Registry
 import ScorecastCore
@@ -113,7 +114,7 @@ extension ActivityTokenPath {
         """
         WITH pending AS MATERIALIZED (
             SELECT o.activity_token_id, o.version, o.payload, o.priority, o.alerting, o.final, o.due_at,
-                   (o.lease_owner IS NOT NULL AND o.lease_expires_at > \(now)) AS in_flight
+                   \(LeasedQueue.activityUpdates.isHeld(at: now)) AS in_flight
             FROM activity_outbox o
             WHERE o.activity_token_id IN (SELECT id FROM activity_tokens WHERE game_id = \(gameID) AND status = 'active')
             ORDER BY o.activity_token_id

@@ -4,6 +4,7 @@ import Clocks
 import DeliveryEngine
 import Foundation
 import JSON
+import LeasedQueue
 import Postgres
 import Registry
 import ScorecastCore
@@ -97,24 +98,22 @@ struct ActivityTokenPath: Sendable {
         }
     }
 
-    /// Leases the rows due at `now`, with each activity's priority-10 sends in the hour before.
+    /// Leases the rows due at `now`, with each activity's priority-10 sends in the hour before:
+    /// the queue's one claim (``LeasedQueue``), each claim counting an attempt.
     func claim(owner: String, lease: Duration, now: Date) async throws -> [Claimed] {
-        try await pool.query("""
-            WITH picked AS (
-                SELECT activity_token_id FROM activity_outbox
-                WHERE due_at <= \(now) AND (lease_owner IS NULL OR lease_expires_at <= \(now))
-                ORDER BY due_at LIMIT \(batch)
-                FOR UPDATE SKIP LOCKED
-            ), claimed AS (
-                UPDATE activity_outbox o SET lease_owner = \(owner),
-                    lease_expires_at = \(now)::timestamptz + make_interval(secs => \(Double(lease.components.seconds))), attempts = o.attempts + 1
-                FROM picked p WHERE o.activity_token_id = p.activity_token_id
-                RETURNING o.activity_token_id, o.version, o.due_at, o.attempts, o.priority, o.payload_timestamp, o.payload, o.final,
-                          o.alerting
-            )
+        let queue = LeasedQueue.activityUpdates
+        let claim = queue.claim(
+            LeasedQueue.Pick(condition: "o.due_at <= \(now) AND \(queue.isFree(at: now))", order: "o.due_at", limit: batch),
+            owner: owner, lease: lease, at: now, setting: "attempts = o.attempts + 1",
+            returning: """
+                o.activity_token_id, o.version, o.due_at, o.attempts, o.priority, o.payload_timestamp, o.payload, o.final,
+                o.alerting
+                """)
+        return try await pool.query("""
+            WITH \(claim)
             SELECT c.*, t.token, d.app_id, d.frequent_updates,
                    (SELECT count(*) FROM activity_priority_sends s
-                    WHERE s.activity_token_id = c.activity_token_id AND s.sent_at > \(now)::timestamptz - make_interval(secs => \(ActivityBudget.window))) AS spent
+                    WHERE s.activity_token_id = c.activity_token_id AND s.sent_at > \(now.addingTimeInterval(-ActivityBudget.window))) AS spent
             FROM claimed c
             JOIN activity_tokens t ON t.id = c.activity_token_id JOIN devices d ON d.id = t.device_id
             """).map { row in

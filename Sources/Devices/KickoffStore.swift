@@ -1,4 +1,5 @@
 import Foundation
+import LeasedQueue
 import Postgres
 
 /// The kick-off fan-out's durable state: `kickoffs` (which games were started and why) and
@@ -55,6 +56,8 @@ package struct KickoffStore: Sendable {
     package static let notificationChannel = "scorecast_devices"
 
     let pool: PostgresPool
+    /// The push-to-starts, leased one row per device and game.
+    private static let queue = LeasedQueue.activityStarts
 
     /// Creates a store on `pool`.
     package init(pool: PostgresPool) { self.pool = pool }
@@ -98,7 +101,6 @@ package struct KickoffStore: Sendable {
     /// leaves those starts to run out their lease (never sent twice) and the cursor where the next
     /// chunk goes on. Processes planning the same kick-off take turns on its row.
     package func planAndClaim(limit: Int, owner: String, lease: Duration, now: Date) async throws -> PlannedChunk {
-        let leaseSeconds = Double(lease.components.seconds)
         // `chunk`: each target's followers after the cursor in device order, one index-only range
         // scan each on `follows_target_device`; the `limit` smallest of their union. Empty names
         // match nothing (a follow's value is never empty). The row lock of `kickoff` serialises
@@ -127,7 +129,7 @@ package struct KickoffStore: Sendable {
                 ORDER BY f.device_id LIMIT \(limit)
             ), claimed AS (
                 INSERT INTO activity_starts (device_id, game_id, status, attempts, lease_owner, lease_expires_at)
-                SELECT c.device_id, k.game_id, 'sending', 1, \(owner), \(now)::timestamptz + make_interval(secs => \(leaseSeconds))
+                SELECT c.device_id, k.game_id, 'sending', 1, \(owner), \(now.adding(lease))::timestamptz
                 FROM chunk c CROSS JOIN kickoff k JOIN devices d ON d.id = c.device_id
                 WHERE d.push_to_start_token IS NOT NULL
                   AND NOT EXISTS (SELECT 1 FROM activity_tokens a WHERE a.device_id = c.device_id AND a.game_id = k.game_id)
@@ -174,22 +176,15 @@ package struct KickoffStore: Sendable {
         }
     }
 
-    /// Claims up to `limit` planned starts that are due at `now`, under a lease of `owner`.
+    /// Claims up to `limit` planned starts that are due at `now`, under a lease of `owner`: the
+    /// queue's one claim (``LeasedQueue``), each claim counting an attempt.
     package func claim(limit: Int, owner: String, lease: Duration, now: Date) async throws -> [ClaimedStart] {
-        let leaseSeconds = Double(lease.components.seconds)
+        let claim = Self.queue.claim(
+            LeasedQueue.Pick(condition: "s.status = 'pending' AND (s.not_before IS NULL OR s.not_before <= \(now))", limit: limit),
+            owner: owner, lease: lease, at: now, setting: "status = 'sending', attempts = s.attempts + 1",
+            returning: "s.device_id, s.game_id, s.attempts")
         return try await pool.query("""
-            WITH picked AS (
-                SELECT device_id, game_id FROM activity_starts
-                WHERE status = 'pending' AND (not_before IS NULL OR not_before <= \(now)::timestamptz)
-                LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED
-            ), claimed AS (
-                UPDATE activity_starts s
-                SET status = 'sending', lease_owner = \(owner),
-                    lease_expires_at = \(now)::timestamptz + make_interval(secs => \(leaseSeconds)), attempts = s.attempts + 1
-                FROM picked p WHERE s.device_id = p.device_id AND s.game_id = p.game_id
-                RETURNING s.device_id, s.game_id, s.attempts
-            )
+            WITH \(claim)
             SELECT c.device_id, c.game_id, c.attempts, d.app_id, d.push_to_start_token, d.supports_channels, d.frequent_updates
             FROM claimed c JOIN devices d ON d.id = c.device_id
             """).map { row in
@@ -212,7 +207,7 @@ package struct KickoffStore: Sendable {
             try await connection.execute("""
                 UPDATE activity_starts s SET
                     status = v.status, input = v.input, status_code = v.code, reason = v.reason, apns_id = v.apns_id,
-                    lease_owner = NULL, lease_expires_at = NULL, not_before = v.not_before, finished_at = v.finished_at
+                    \(LeasedQueue.releasing), not_before = v.not_before, finished_at = v.finished_at
                 FROM unnest(\(completions.map(\.deviceID))::int8[], \(completions.map(\.gameID))::text[],
                             \(completions.map(\.status.rawValue))::text[], \(completions.map { text($0.input) })::text[],
                             \(completions.map { $0.statusCode == 0 ? nil : Int32(clamping: $0.statusCode) })::int4[],
@@ -220,7 +215,7 @@ package struct KickoffStore: Sendable {
                             \(completions.map { $0.notBefore(completedAt: now) })::timestamptz[],
                             \(completions.map { $0.finishedAt(completedAt: now) })::timestamptz[])
                      AS v(device_id, game_id, status, input, code, reason, apns_id, not_before, finished_at)
-                WHERE s.device_id = v.device_id AND s.game_id = v.game_id AND s.lease_owner = \(owner)
+                WHERE s.device_id = v.device_id AND s.game_id = v.game_id AND \(Self.queue.isHeld(by: owner))
                 """)
             let pruned = completions.filter { $0.pruneReason != nil }
             guard !pruned.isEmpty else { return }
@@ -248,9 +243,8 @@ package struct KickoffStore: Sendable {
     @discardableResult
     package func abandonExpired(now: Date) async throws -> Int {
         try await pool.execute("""
-            UPDATE activity_starts SET status = 'failed', reason = 'Interrupted', lease_owner = NULL, lease_expires_at = NULL,
-                                       finished_at = \(now)
-            WHERE status = 'sending' AND lease_expires_at < \(now)
+            UPDATE activity_starts s SET status = 'failed', reason = 'Interrupted', \(LeasedQueue.releasing), finished_at = \(now)
+            WHERE s.status = 'sending' AND \(Self.queue.hasRunOut(at: now))
             """)
     }
 

@@ -1,6 +1,7 @@
 import Clocks
 import DeliveryEngine
 import Foundation
+import LeasedQueue
 import Postgres
 import PrometheusMetrics
 import ScorecastCore
@@ -102,11 +103,8 @@ package struct MetricsRefresher: Sendable {
         let now = clock.now()
         let queue = try await pool.query("""
             SELECT (SELECT count(*) FROM outbox)::int AS pending,
-                   (SELECT count(*) FROM outbox WHERE lease_owner IS NOT NULL AND lease_expires_at > \(now))::int AS leased,
-                   (SELECT coalesce(EXTRACT(EPOCH FROM \(now)::timestamptz - min(greatest(due_at, coalesce(not_before, due_at)))), 0)::float8
-                    FROM outbox
-                    WHERE due_at <= \(now) AND (not_before IS NULL OR not_before <= \(now))
-                      AND (lease_owner IS NULL OR lease_expires_at <= \(now))) AS oldest
+                   (SELECT count(*) FROM outbox o WHERE \(LeasedQueue.outbox.isHeld(at: now)))::int AS leased,
+                   \(StatsQuery.oldestWaiting(at: now)) AS oldest
             """)
         if let row = queue.first {
             metrics.queueDepth.set(to: Double(try row.decode("pending", as: Int.self)))

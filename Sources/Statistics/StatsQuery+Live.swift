@@ -1,4 +1,5 @@
 import Foundation
+import LeasedQueue
 import Postgres
 import Registry
 import ScorecastCore
@@ -37,16 +38,22 @@ extension StatsQuery {
     /// event's arrival.
     package func backlog(now: Date) async throws -> BacklogStatus? {
         guard let row = try await pool.query("""
-            SELECT (SELECT count(*) FROM outbox)::int AS pending,
-                   (SELECT coalesce(EXTRACT(EPOCH FROM \(now) - min(greatest(due_at, coalesce(not_before, due_at)))), 0)::float8
-                    FROM outbox
-                    WHERE due_at <= \(now) AND (not_before IS NULL OR not_before <= \(now))
-                      AND (lease_owner IS NULL OR lease_expires_at <= \(now))) AS oldest,
+            SELECT (SELECT count(*) FROM outbox)::int AS pending, \(Self.oldestWaiting(at: now)) AS oldest,
                    (SELECT max(received_at) FROM events) AS last_event
             """).first else { return nil }
         return BacklogStatus(
             pending: try row.decode("pending"), oldestPendingSeconds: max(0, try row.decode("oldest", as: Double.self)),
             lastEventAt: try row.decode("last_event", as: Date?.self))
+    }
+
+    /// Seconds the oldest outbox row that a worker could claim at `now` has waited since it fell
+    /// due (0 when none waits): the backlog figure `/v1/stats` and the `/metrics` gauge share.
+    static func oldestWaiting(at now: Date) -> SQL {
+        """
+        (SELECT coalesce(EXTRACT(EPOCH FROM \(now)::timestamptz - min(greatest(o.due_at, coalesce(o.not_before, o.due_at)))), 0)::float8
+         FROM outbox o
+         WHERE o.due_at <= \(now) AND (o.not_before IS NULL OR o.not_before <= \(now)) AND \(LeasedQueue.outbox.isFree(at: now)))
+        """
     }
 
     /// Apps paused because APNs refused their credentials, longest paused first, with the

@@ -2,6 +2,7 @@ import Clocks
 import DeliveryEngine
 import Foundation
 import JSON
+import LeasedQueue
 import Postgres
 import ScorecastCore
 import ScorecastLogging
@@ -315,12 +316,13 @@ package struct EventIngestor: Sendable {
     /// Locks the outbox rows of the active channels bound to `games`. It runs before
     /// `readChannels`: a worker that finished a send meanwhile has committed both its outbox
     /// delete and the channel's new last_timestamp. A lease counts until its expiry on the
-    /// service clock (`now`), the clock the workers lease by, not Postgres' `now()`.
+    /// service clock (`now`), the clock the workers lease by, not Postgres' `now()`, by the
+    /// queue's one rule (``LeasedQueue``).
     private static func lockPendingOutboxRows(of games: [String], leasesJudgedAt now: Date) -> SQL {
         """
         SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
-               o.due_at, o.attempts, (o.lease_owner IS NOT NULL AND o.lease_expires_at > \(now) AND COALESCE(o.claimed_version = o.version, true)) AS leased,
-               (o.lease_owner IS NULL OR o.lease_expires_at < \(now)) AS lease_free
+               o.due_at, o.attempts, (\(LeasedQueue.outbox.isHeld(at: now)) AND COALESCE(o.claimed_version = o.version, true)) AS leased,
+               \(LeasedQueue.outbox.isFree(at: now)) AS lease_free
         FROM outbox o
         WHERE o.channel_id IN (
             SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id

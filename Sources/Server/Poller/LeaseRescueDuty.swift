@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import LeasedQueue
 import Postgres
 import ScorecastLogging
 import ServiceBase
@@ -37,20 +38,11 @@ package struct LeaseRescueDuty: PollerDuty {
     package func run(at now: Date) async throws -> DutyReport {
         let rescued = try await pool.withTransaction { connection -> [(bundleID: String, appID: Int64, count: Int)] in
             // `updated_at` is an audit column (no rule reads it): it keeps the database's clock.
+            let rescue = LeasedQueue.outbox.rescue(limit: batchSize, at: now, setting: "updated_at = now()", returning: "o.channel_id")
             let rows = try await connection.query("""
-                WITH expired AS (
-                    SELECT channel_id FROM outbox
-                    WHERE lease_owner IS NOT NULL AND lease_expires_at < \(now)
-                    ORDER BY lease_expires_at
-                    LIMIT \(batchSize)
-                    FOR UPDATE SKIP LOCKED
-                ), cleared AS (
-                    UPDATE outbox o SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-                    FROM expired WHERE o.channel_id = expired.channel_id
-                    RETURNING o.channel_id
-                )
+                WITH \(rescue)
                 SELECT c.app_id, a.bundle_id, count(*)::int AS n
-                FROM cleared JOIN channels c ON c.id = cleared.channel_id JOIN apps a ON a.id = c.app_id
+                FROM rescued JOIN channels c ON c.id = rescued.channel_id JOIN apps a ON a.id = c.app_id
                 GROUP BY c.app_id, a.bundle_id
                 """)
             let counts = try rows.map { (bundleID: try $0.decode("bundle_id", as: String.self), appID: try $0.decode("app_id", as: Int64.self),

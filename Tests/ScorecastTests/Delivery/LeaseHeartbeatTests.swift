@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    /// The other half: a lease nobody extends is anyone's once the clock that dates it passes
+    /// The other half: a lease nobody extends is anyone's once the clock that dates it reaches
     /// its end (a crashed worker's rows are rescued), and not a moment before.
     @Test func aLeaseNobodyExtendsRunsOutByTheClockThatDatesIt() async throws {
         try await DeliveryHarness.with { harness in
@@ -75,8 +75,8 @@ import Testing
                 channelID: channel.id, payload: DeliveryDatabase.payload(score: 1, timestamp: 1_750_000_001),
                 timestamp: 1_750_000_001, dueIn: -60)
             #expect(try await store.claim(owner: "crashed/w0", limit: 1, lease: .seconds(2), at: start).count == 1)
-            #expect(try await store.claim(owner: "rescuer/w0", limit: 1, lease: .seconds(2), at: start.addingTimeInterval(2)).isEmpty)
-            let rescued = try await store.claim(owner: "rescuer/w0", limit: 1, lease: .seconds(2), at: start.addingTimeInterval(2.001))
+            #expect(try await store.claim(owner: "rescuer/w0", limit: 1, lease: .seconds(2), at: start.addingTimeInterval(1.999)).isEmpty)
+            let rescued = try await store.claim(owner: "rescuer/w0", limit: 1, lease: .seconds(2), at: start.addingTimeInterval(2))
             #expect(rescued.map(\.leaseOwner) == ["rescuer/w0"])
         }
     }

@@ -611,4 +611,24 @@ import Testing
             #expect(abs(backoff - 40) < 0.000_001, "\(backoff)")
         }
     }
+
+    /// At the instant a dead worker's lease runs out, the workers' next-due look and the claim
+    /// agree: a worker the look wakes finds the row claimable (they once disagreed at that
+    /// instant, and a worker on a clock that stood still there looked and claimed in a loop).
+    @Test func atALeasesExpiryTheNextDueLookAndTheClaimAgree() async throws {
+        try await DeliveryDatabase.with { database in
+            let store = Self.store(database)
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            try await database.enqueue(channelID: channel, payload: [1], timestamp: 1, dueIn: -10)
+            let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))  // whole seconds: exact in Postgres
+            #expect(try await store.claim(owner: "dead/w0", limit: 1, lease: .seconds(5), at: start).count == 1)
+            let expiry = start.addingTimeInterval(5)
+            #expect(try await store.secondsUntilNextDue(at: expiry.addingTimeInterval(-0.001)) == nil)
+            #expect(try await store.claim(owner: "w/w0", limit: 1, lease: .seconds(5), at: expiry.addingTimeInterval(-0.001)).isEmpty)
+            let wait = try #require(try await store.secondsUntilNextDue(at: expiry))
+            #expect(wait <= 0)
+            #expect(try await store.claim(owner: "w/w0", limit: 1, lease: .seconds(5), at: expiry).map(\.leaseOwner) == ["w/w0"])
+        }
+    }
 }
