@@ -58,14 +58,7 @@ public enum ActivityUpdateSettlement {
     }
 
     /// How the update ended, as counted (`scorecast_activity_updates_total{outcome}`).
-    public enum Outcome: String, Sendable, Hashable {
-        /// APNs accepted it.
-        case sent
-        /// It will be sent again.
-        case retried
-        /// It will not be sent again.
-        case failed
-    }
+    public typealias Outcome = DevicePushAnswer.Outcome
 
     /// The row of `activity_outbox` as the store holds it when a decision is applied.
     public struct Row: Sendable, Hashable {
@@ -137,27 +130,14 @@ public enum ActivityUpdateSettlement {
     public static func settle(
         _ answer: Answer, now: Date, retry: RetryPolicy, using random: inout some RandomNumberGenerator
     ) -> Settlement {
+        let pushed = DevicePushAnswer.settle(answer.verdict, attempt: answer.attempt, retryAfter: answer.retryAfter, retry: retry, using: &random)
         var settlement = Settlement(
-            claimedVersion: answer.claimedVersion, outcome: .failed, reason: "", shownTimestamp: nil, downgraded: false,
-            budgetSpentAt: nil, prunedReason: nil, retryAt: nil)
-        switch answer.verdict {
-        case .delivered:
-            settlement.outcome = .sent
+            claimedVersion: answer.claimedVersion, outcome: pushed.outcome, reason: pushed.reason, shownTimestamp: nil, downgraded: false,
+            budgetSpentAt: nil, prunedReason: pushed.prunedReason, retryAt: pushed.retryDelay.map(now.addingTimeInterval))
+        if pushed.outcome == .sent {
             settlement.shownTimestamp = answer.timestamp
             settlement.downgraded = answer.downgraded
             settlement.budgetSpentAt = answer.immediate ? now : nil
-        case .pruneToken(let reason):
-            settlement.reason = reason
-            settlement.prunedReason = reason
-        case .fail(let reason):
-            settlement.reason = reason
-        case .retry(let reason):
-            settlement.reason = reason
-            if retry.allowsRetry(afterAttempt: answer.attempt) {
-                settlement.outcome = .retried
-                let delay = retry.delay(afterAttempt: answer.attempt, retryAfter: answer.retryAfter, using: &random)
-                settlement.retryAt = now.addingTimeInterval(delay)
-            }
         }
         return settlement
     }

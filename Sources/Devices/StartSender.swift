@@ -145,33 +145,24 @@ struct StartSender: Sendable {
         }
     }
 
-    /// How a start ends, from APNs' verdict: started, retried later (only when APNs cannot have
-    /// acted on it), or failed; a dead token is also pruned. Pure.
+    /// How a start ends, from APNs' verdict (``DevicePushAnswer``): started, retried later (only
+    /// when APNs cannot have acted on it), or failed; a dead token is also pruned. Pure but for
+    /// the retry's jitter.
     static func completion(
         _ start: KickoffStore.ClaimedStart, input: String, verdict: DevicePushVerdict, response: APNsResponse?
     ) -> KickoffStore.Completion {
-        var completion = KickoffStore.Completion(
-            deviceID: start.deviceID, gameID: start.gameID, status: .failed, input: input,
-            statusCode: response?.status ?? 0, reason: "", apnsID: response?.requestID ?? "", retryAfter: 0,
-            pruneReason: nil, token: start.token)
-        switch verdict {
-        case .delivered:
-            completion.status = .started
-        case .pruneToken(let reason):
-            completion.reason = reason
-            completion.pruneReason = reason
-        case .fail(let reason):
-            completion.reason = reason
-        case .retry(let reason):
-            completion.reason = reason
-            if retry.allowsRetry(afterAttempt: start.attempts) {
-                var random = SystemRandomNumberGenerator()
-                completion.status = .pending
-                completion.retryAfter = retry.delay(
-                    afterAttempt: start.attempts, retryAfter: response?.retryAfterSeconds.map(Double.init), using: &random)
-            }
+        var random = SystemRandomNumberGenerator()
+        let answer = DevicePushAnswer.settle(
+            verdict, attempt: start.attempts, retryAfter: response?.retryAfterSeconds.map(Double.init), retry: retry, using: &random)
+        let status: KickoffStore.Completion.Status = switch answer.outcome {
+        case .sent: .started
+        case .retried: .pending
+        case .failed: .failed
         }
-        return completion
+        return KickoffStore.Completion(
+            deviceID: start.deviceID, gameID: start.gameID, status: status, input: input,
+            statusCode: response?.status ?? 0, reason: answer.reason, apnsID: response?.requestID ?? "",
+            retryAfter: answer.retryDelay ?? 0, pruneReason: answer.prunedReason, token: start.token)
     }
 
     private func record(_ completion: KickoffStore.Completion) {

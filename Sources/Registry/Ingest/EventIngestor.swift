@@ -166,9 +166,9 @@ package struct EventIngestor: Sendable {
                     OutboxLease(
                         owner: handOff.owner, expiresAt: leasedAt.adding(handOff.lease),
                         channelIDs: AlertHandOff.rowsToLease(writes, leasable: leasable, room: handOff.room(), now: leasedAt))
-                } ?? OutboxLease(owner: "", expiresAt: leasedAt, channelIDs: [])
+                }
                 try await upsertOutbox(writes, leasing: lease, on: connection)
-                handedOver = lease.channelIDs
+                handedOver = lease?.channelIDs ?? []
             }
             let alertsDropped = writes.reduce(0) { $0 + $1.entry.alertsDropped }
             if alertsDropped > 0 {
@@ -399,13 +399,14 @@ package struct EventIngestor: Sendable {
         var channelIDs: [Int64]
     }
 
-    /// Writes each channel's row, fenced on the version read; the rows of `lease` are written
-    /// leased (any other row keeps the lease it has: a sender's in-flight claim is not taken).
-    private func upsertOutbox(_ writes: [OutboxWrite], leasing lease: OutboxLease, on connection: PostgresConnection) async throws {
+    /// Writes each channel's row, fenced on the version read; the rows of `lease`, if any, are
+    /// written leased (any other row keeps the lease it has: a sender's in-flight claim is not
+    /// taken).
+    private func upsertOutbox(_ writes: [OutboxWrite], leasing lease: OutboxLease?, on connection: PostgresConnection) async throws {
         let entries = writes.map(\.entry)
-        let leased = Set(lease.channelIDs)
-        let owners = writes.map { leased.contains($0.channelID) ? lease.owner : nil }
-        let expiries = writes.map { leased.contains($0.channelID) ? lease.expiresAt : nil }
+        let leased = Set(lease?.channelIDs ?? [])
+        let owners = writes.map { leased.contains($0.channelID) ? lease?.owner : nil }
+        let expiries = writes.map { leased.contains($0.channelID) ? lease?.expiresAt : nil }
         let claimedVersions = writes.map { leased.contains($0.channelID) ? $0.version : nil }
         let payloads = entries.map { String(decoding: $0.body, as: UTF8.self) }
         let eventIDs = entries.map { "{" + $0.eventIDs.joined(separator: ",") + "}" }
