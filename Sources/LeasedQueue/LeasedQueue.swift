@@ -125,7 +125,8 @@ package struct LeasedQueue: Sendable {
     /// Extends `owner`'s leases on the rows named `keys` (one key column) to `now` + `lease`:
     /// the heartbeat of a long send. It changes no row another owner holds.
     package func extend<Key: PostgresArrayEncodable>(_ keys: [Key], owner: String, lease: Duration, at now: Date) -> SQL {
-        """
+        precondition(key.count == 1, "rows named by one column only")
+        return """
         UPDATE \(unsafeSQL: table) \(unsafeSQL: alias) SET lease_expires_at = \(now.adding(lease))::timestamptz
         WHERE \(column(key[0])) = ANY(\(keys)) AND \(isHeld(by: owner))
         """
@@ -134,7 +135,8 @@ package struct LeasedQueue: Sendable {
     /// Gives back `owner`'s leases on the rows named `keys` (one key column), with `setting`'s
     /// further assignments; changes no row another owner holds.
     package func release<Key: PostgresArrayEncodable>(_ keys: [Key], owner: String, setting: SQL? = nil) -> SQL {
-        """
+        precondition(key.count == 1, "rows named by one column only")
+        return """
         UPDATE \(unsafeSQL: table) \(unsafeSQL: alias) SET \(assignments(Self.releasing, setting))
         WHERE \(column(key[0])) = ANY(\(keys)) AND \(isHeld(by: owner))
         """
