@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["JSON", "APNs", "Clocks", "CCurl", "APNsSimulator", "APNsCore", "ScorecastCrypto", "TestSupport"]),
         .testTarget(name: "APNsMemoryTests", dependencies: ["Clocks", "APNs", "APNsSimulator", "Statistics", "ScorecastCrypto", "ScorecastLogging", "Lifecycle", "TestSupport"]),
         .testTarget(name: "APNsSimulatorTests", dependencies: ["JSON", "APNsSimulator", "ScorecastCrypto", "TestSupport"]),
-        .testTarget(name: "ScorecastTests", dependencies: ["Clocks", "JSON", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "ScorecastCore", "DeliveryEngine", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),
+        .testTarget(name: "ScorecastTests", dependencies: ["LeasedQueue", "Clocks", "JSON", "ServiceBase", "Registry", "Delivery", "Devices", "Statistics", "Server", "DemoMatch", "Demo", "ScorecastCore", "DeliveryEngine", "Postgres", "HTTPServer", "APNs", "APNsSimulator", "ScorecastCrypto", "Lifecycle", "ScorecastLogging", "TestSupport", "PrometheusMetrics", "Migrations", "APNsCore", "PhoneModel"]),
         .testTarget(name: "ScorecastCLITests", dependencies: ["Clocks", "ScorecastCLI", "Registry", "Statistics", "Server", "Arguments", "Postgres"]),
         .testTarget(name: "PrometheusMetricsTests", dependencies: ["PrometheusMetrics"]),
         // FormerTexts: applied migrations as they were before their comments were corrected.

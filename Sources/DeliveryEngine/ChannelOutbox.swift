@@ -83,6 +83,12 @@ public struct ChannelOutbox: Sendable, Hashable {
         /// When the hold runs out and another worker may take the row over.
         public var expiresAt: Date
 
+        /// `owner`'s hold until `expiresAt`.
+        public init(owner: String, expiresAt: Date) {
+            self.owner = owner
+            self.expiresAt = expiresAt
+        }
+
         /// Whether the hold has run out at `now`: it holds from the claim until just before
         /// `expiresAt` (the rule every queue's SQL applies, `LeasedQueue`).
         public func hasRunOut(at now: Date) -> Bool {
