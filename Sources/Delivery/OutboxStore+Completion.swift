@@ -180,9 +180,9 @@ extension OutboxStore {
                 last_timestamp = GREATEST(c.last_timestamp, f.sent_ts),
                 last_sent_at = COALESCE(f.sent_at, c.last_sent_at),
                 last_shown = CASE WHEN f.sent_ts IS NULL THEN c.last_shown ELSE f.sent_shown END,
-                shown_payload = COALESCE(f.shown_payload::jsonb, c.shown_payload),
+                shown_payload = COALESCE(f.shown_payload, c.shown_payload),
                 shown_at = CASE WHEN f.shown_payload IS NULL THEN c.shown_at ELSE now() END,
-                alert_payload = CASE WHEN f.shown_alert THEN f.shown_payload::jsonb ELSE c.alert_payload END,
+                alert_payload = CASE WHEN f.shown_alert THEN f.shown_payload ELSE c.alert_payload END,
                 alert_at = CASE WHEN f.shown_alert THEN now() ELSE c.alert_at END,
                 status = CASE WHEN f.retire AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
                 updated_at = now()
