@@ -32,5 +32,6 @@ enum BuiltInMigrations {
         ("0055_channel_shown_payload.sql", PackageResources._055_channel_shown_payload_sql),
         ("0060_budget_ledger.sql", PackageResources._060_budget_ledger_sql),
         ("0075_channel_shown_text.sql", PackageResources._075_channel_shown_text_sql),
+        ("0076_send_logs_without_foreign_keys.sql", PackageResources._076_send_logs_without_foreign_keys_sql),
     ]
 }
