@@ -49,8 +49,8 @@ extension OutboxStore {
     /// audit columns keep the database's clock: no rule reads them).
     ///
     /// With each row: the `deliveries` row is appended; the channel's `last_timestamp`,
-    /// `last_sent_at` and the body its phones show (`shown_payload`, `alert_payload`) follow an
-    /// accepted send, its status becomes `gone` when APNs says so; the budget ledger entry is
+    /// `last_sent_at`, the body its phones show (`shown_payload`) and the alert they showed last
+    /// (`alert_payload`) follow an accepted send, its status becomes `gone` when APNs says so; the budget ledger entry is
     /// appended; the app is paused (reported once, by whichever completion paused it).
     ///
     /// A deadlock or serialization failure is retried (twice); other errors are thrown, and
@@ -184,8 +184,8 @@ extension OutboxStore {
                 last_shown = CASE WHEN f.sent_ts IS NULL THEN c.last_shown ELSE f.sent_shown END,
                 shown_payload = COALESCE(f.shown_payload, c.shown_payload),
                 shown_at = CASE WHEN f.shown_payload IS NULL THEN c.shown_at ELSE now() END,
-                alert_payload = CASE WHEN f.shown_alert THEN f.shown_payload ELSE c.alert_payload END,
-                alert_at = CASE WHEN f.shown_alert THEN now() ELSE c.alert_at END,
+                alert_payload = COALESCE(f.shown_alert, c.alert_payload),
+                alert_at = CASE WHEN f.shown_alert IS NULL THEN c.alert_at ELSE now() END,
                 status = CASE WHEN f.retire AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
                 updated_at = now()
             FROM fit f
