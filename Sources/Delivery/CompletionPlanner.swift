@@ -106,6 +106,7 @@ package enum CompletionPlanner {
             completion.sentShown = plan.shown
             completion.acceptedBody = plan.body
             if plan.carriesAlert, let alert = claim.headAlert?.alert {
+                // It encoded inside the body just sent, so it encodes alone.
                 completion.acceptedAlert = try? JSONValue.object(["aps": .object(["alert": alert.jsonValue])]).encoded()
             }
         }

@@ -27,9 +27,9 @@ package struct DeliveryCompletion: Sendable, Hashable {
     /// The body APNs accepted (becomes `channels.shown_payload`, what the channel's phones show
     /// now); `nil` unless sent.
     package var acceptedBody: [UInt8]?
-    /// The alert ``acceptedBody`` carried, alone in a body of its own (`{"aps":{"alert":…}}`,
-    /// becomes `channels.alert_payload`, the alert its phones showed last: the state beside it
-    /// is `shown_payload`'s until the next send); `nil` when it carried none.
+    /// The alert ``acceptedBody`` carried, alone (`{"aps":{"alert":…}}`): it becomes
+    /// `channels.alert_payload`, the alert the channel's phones showed last; `nil` when the body
+    /// carried none.
     package var acceptedAlert: [UInt8]?
     /// Whether the row was finished without a send because it would have repeated the
     /// channel's last accepted one (counted, nothing recorded in `deliveries`).
