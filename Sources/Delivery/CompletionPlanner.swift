@@ -1,6 +1,7 @@
 import APNs
 import DeliveryEngine
 import Foundation
+import JSON
 import ScorecastCore
 
 /// Turns a send's outcome into what the worker writes (``DeliveryCompletion``): the client's own
@@ -104,7 +105,10 @@ package enum CompletionPlanner {
             completion.sentTimestamp = plan.timestamp
             completion.sentShown = plan.shown
             completion.acceptedBody = plan.body
-            completion.acceptedBodyAlerts = plan.carriesAlert
+            if plan.carriesAlert, let alert = claim.headAlert?.alert {
+                // It encoded inside the body just sent, so it encodes alone.
+                completion.acceptedAlert = try? JSONValue.object(["aps": .object(["alert": alert.jsonValue])]).encoded()
+            }
         }
         if answered.settlesAlert { settleAlert(dropped: answered.alertDropped) }
         completion.delivery = record

@@ -27,8 +27,10 @@ package struct DeliveryCompletion: Sendable, Hashable {
     /// The body APNs accepted (becomes `channels.shown_payload`, what the channel's phones show
     /// now); `nil` unless sent.
     package var acceptedBody: [UInt8]?
-    /// Whether ``acceptedBody`` carried an alert (it then also becomes `channels.alert_payload`).
-    package var acceptedBodyAlerts = false
+    /// The alert ``acceptedBody`` carried, alone (`{"aps":{"alert":…}}`): it becomes
+    /// `channels.alert_payload`, the alert the channel's phones showed last; `nil` when the body
+    /// carried none.
+    package var acceptedAlert: [UInt8]?
     /// Whether the row was finished without a send because it would have repeated the
     /// channel's last accepted one (counted, nothing recorded in `deliveries`).
     package var skippedRepeat = false

@@ -39,18 +39,18 @@ extension OutboxStore {
 
     /// Writes the completions of one batch of `owner`'s sends. Each row's settlement is computed
     /// by ``OutboxSettlement`` on the row as its claim read it and written in one statement,
-    /// fenced on `owner` still holding the row at that version; the rows ingest changed during
-    /// the send (or whose claimed state is not known) are then read again under their row lock
-    /// and settled on what they hold now, in one transaction. Nothing of a row `owner` no longer
-    /// holds is written. `routineInterval` (seconds) spaces a routine payload that arrived during
-    /// a send after the one just sent. `now` is the worker's clock, bound as a parameter: the
+    /// fenced on `owner` still holding the row at that version; the rows it did not write
+    /// (changed by ingest during the send, no longer `owner`'s, or whose claimed state is not
+    /// known) are then read again under their row lock and settled on what they hold now, in one
+    /// transaction. Nothing of a row `owner` no longer holds is written. `routineInterval`
+    /// (seconds) spaces a routine payload that arrived during a send after the one just sent. `now` is the worker's clock, bound as a parameter: the
     /// backoffs, the routine spacing and the channel's `last_sent_at` are dated by it, as the
     /// claim that compares them is (the `updated_at`, `shown_at`, `alert_at` and `paused_at`
     /// audit columns keep the database's clock: no rule reads them).
     ///
     /// With each row: the `deliveries` row is appended; the channel's `last_timestamp`,
-    /// `last_sent_at` and the body its phones show (`shown_payload`, `alert_payload`) follow an
-    /// accepted send, its status becomes `gone` when APNs says so; the budget ledger entry is
+    /// `last_sent_at`, the body its phones show (`shown_payload`) and the alert they showed last
+    /// (`alert_payload`) follow an accepted send, its status becomes `gone` when APNs says so; the budget ledger entry is
     /// appended; the app is paused (reported once, by whichever completion paused it).
     ///
     /// A deadlock or serialization failure is retried (twice); other errors are thrown, and
@@ -74,7 +74,7 @@ extension OutboxStore {
             let written = try await conflicts.run { try await pool.query(Self.writeStatement(writes, owner: owner)) }
             let outcome = try Self.outcome(written, of: writes)
             result.add(outcome.result)
-            unsettled += completions.filter { outcome.stale.contains($0.channelID) }
+            unsettled += completions.filter { outcome.unwritten.contains($0.channelID) }
         }
         if !unsettled.isEmpty {
             result.add(try await conflicts.run { try await settleAgain(unsettled, owner: owner, routineInterval: routineInterval, now: now) })
@@ -137,33 +137,35 @@ extension OutboxStore {
 
     /// The write: ``CompletionColumn/rows(of:)`` as `w`, applied to the rows `owner` still
     /// holds at the version each write was computed on. It decides nothing: every value comes
-    /// from the settlement; rows held at another version are reported `stale` and left alone.
+    /// from the settlement. The fence is in the delete and the update themselves (a row held by
+    /// another owner, or changed since it was read, matches neither and is left alone: the
+    /// caller reads it again under its lock), so no row is locked before it is written: a
+    /// `SELECT … FOR UPDATE` logs a lock record per row in the WAL beside the write. `w` is in
+    /// channel order, the order the other writers of `outbox` lock rows in, and the delete and
+    /// the update walk it (by the primary key); a deadlock that still comes is retried.
     /// (Postgres runs every data-modifying `WITH` part whether or not the result reads it.)
     private static func writeStatement(_ writes: [CompletionWrite], owner: String) -> SQL {
         """
-        WITH w AS MATERIALIZED (\(CompletionColumn.rows(of: writes))),
-        -- The fence: the rows `owner` still holds, locked in channel order.
-        held AS MATERIALIZED (
-            SELECT o.channel_id, o.version FROM outbox o
-            WHERE o.channel_id IN (SELECT channel_id FROM w) AND o.lease_owner = \(owner)
-            ORDER BY o.channel_id
-            FOR UPDATE
-        ),
-        fit AS MATERIALIZED (
-            SELECT w.* FROM w JOIN held h ON h.channel_id = w.channel_id AND h.version = w.expected_version
-        ),
+        WITH w AS MATERIALIZED (\(CompletionColumn.rows(of: writes)) ORDER BY channel_id),
         deleted AS (
-            DELETE FROM outbox o USING fit
-            WHERE o.channel_id = fit.channel_id AND NOT fit.keep
+            DELETE FROM outbox o USING w
+            WHERE o.channel_id = w.channel_id AND NOT w.keep
+              AND o.lease_owner = \(owner) AND o.version = w.expected_version
+            RETURNING o.channel_id
         ),
         kept AS (
             UPDATE outbox o SET
                 lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now(),
-                alerts = fit.alerts, alerting = fit.alerting, priority = fit.priority, due_at = fit.due_at,
-                not_before = fit.not_before, attempts = fit.attempts, last_error = fit.last_error,
-                event_ids = fit.event_ids, coalesced = fit.coalesced, first_ingested_at = fit.first_ingested_at
-            FROM fit
-            WHERE o.channel_id = fit.channel_id AND fit.keep
+                alerts = w.alerts, alerting = w.alerting, priority = w.priority, due_at = w.due_at,
+                not_before = w.not_before, attempts = w.attempts, last_error = w.last_error,
+                event_ids = w.event_ids, coalesced = w.coalesced, first_ingested_at = w.first_ingested_at
+            FROM w
+            WHERE o.channel_id = w.channel_id AND w.keep
+              AND o.lease_owner = \(owner) AND o.version = w.expected_version
+            RETURNING o.channel_id
+        ),
+        fit AS MATERIALIZED (
+            SELECT w.* FROM w WHERE w.channel_id IN (SELECT channel_id FROM deleted UNION ALL SELECT channel_id FROM kept)
         ),
         delivered AS (
             INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
@@ -180,10 +182,10 @@ extension OutboxStore {
                 last_timestamp = GREATEST(c.last_timestamp, f.sent_ts),
                 last_sent_at = COALESCE(f.sent_at, c.last_sent_at),
                 last_shown = CASE WHEN f.sent_ts IS NULL THEN c.last_shown ELSE f.sent_shown END,
-                shown_payload = COALESCE(f.shown_payload::jsonb, c.shown_payload),
+                shown_payload = COALESCE(f.shown_payload, c.shown_payload),
                 shown_at = CASE WHEN f.shown_payload IS NULL THEN c.shown_at ELSE now() END,
-                alert_payload = CASE WHEN f.shown_alert THEN f.shown_payload::jsonb ELSE c.alert_payload END,
-                alert_at = CASE WHEN f.shown_alert THEN now() ELSE c.alert_at END,
+                alert_payload = COALESCE(f.shown_alert, c.alert_payload),
+                alert_at = CASE WHEN f.shown_alert IS NULL THEN c.alert_at ELSE now() END,
                 status = CASE WHEN f.retire AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
                 updated_at = now()
             FROM fit f
@@ -199,27 +201,21 @@ extension OutboxStore {
             WHERE a.id = p.app_id AND a.paused_at IS NULL
             RETURNING a.id, a.bundle_id
         )
-        SELECT 'fenced' AS kind, w.channel_id AS id, NULL::text AS bundle_id
-            FROM w WHERE w.channel_id NOT IN (SELECT channel_id FROM held)
-        UNION ALL SELECT 'stale', w.channel_id, NULL
-            FROM w JOIN held h ON h.channel_id = w.channel_id AND h.version <> w.expected_version
-        UNION ALL SELECT 'written', channel_id, NULL FROM fit
+        SELECT 'written' AS kind, channel_id AS id, NULL::text AS bundle_id FROM fit
         UNION ALL SELECT 'paused', id, bundle_id FROM paused
         UNION ALL SELECT 'deliveries', count(*), NULL FROM delivered
         """
     }
 
-    /// What the write did, and the rows it left alone because they changed since they were read.
-    private static func outcome(_ rows: [PostgresRow], of writes: [CompletionWrite]) throws -> (result: CompletionResult, stale: Set<Int64>) {
+    /// What the write did, and the rows it left alone (changed since they were read, or no
+    /// longer `owner`'s: only a read under their lock tells which).
+    private static func outcome(_ rows: [PostgresRow], of writes: [CompletionWrite]) throws -> (result: CompletionResult, unwritten: Set<Int64>) {
         var result = CompletionResult()
-        var stale: Set<Int64> = []
         var written: Set<Int64> = []
         for row in rows {
             let kind: String = try row.decode("kind")
             let id: Int64 = try row.decode("id")
             switch kind {
-            case "fenced": result.fencedOut.append(id)
-            case "stale": stale.insert(id)
             case "written": written.insert(id)
             case "paused": result.newlyPausedApps.append(PausedApp(id: id, bundleID: try row.decode("bundle_id")))
             case "deliveries": result.deliveriesWritten = Int(id)
@@ -233,7 +229,7 @@ extension OutboxStore {
             case .retry, .release: break
             }
         }
-        return (result, stale)
+        return (result, Set(writes.map(\.completion.channelID)).subtracting(written))
     }
 }
 

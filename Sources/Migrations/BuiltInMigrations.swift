@@ -31,5 +31,8 @@ enum BuiltInMigrations {
         ("0050_games_team_identity.sql", PackageResources._050_games_team_identity_sql),
         ("0055_channel_shown_payload.sql", PackageResources._055_channel_shown_payload_sql),
         ("0060_budget_ledger.sql", PackageResources._060_budget_ledger_sql),
+        ("0075_channel_shown_text.sql", PackageResources._075_channel_shown_text_sql),
+        ("0076_send_logs_without_foreign_keys.sql", PackageResources._076_send_logs_without_foreign_keys_sql),
+        ("0077_channel_alert_alone.sql", PackageResources._077_channel_alert_alone_sql),
     ]
 }

@@ -22,7 +22,7 @@ extension StatsQuery {
         let channelRows = try await pool.query("""
             SELECT c.id, c.apns_channel_id, c.status, a.bundle_id, a.environment, o.channel_id IS NOT NULL AS pending,
                    coalesce(o.alerts, '[]'::jsonb) AS alerts, a.date_encoding, a.content_state_mapping,
-                   c.shown_payload::text AS shown_payload, c.shown_at, c.alert_payload::text AS alert_payload, c.alert_at
+                   c.shown_payload, c.shown_at, c.alert_payload, c.alert_at
             FROM channel_bindings b
             JOIN channels c ON c.id = b.channel_id
             JOIN apps a ON a.id = c.app_id

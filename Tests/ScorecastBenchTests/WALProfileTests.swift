@@ -8,11 +8,12 @@ import TestSupport
 struct WALProfileTests {
     @Test("each relation's records and bytes are counted per broadcast, under the relation's name and the record's kind")
     func splitsByRelation() async throws {
-        try await TestDatabase.shared().withPool(maxConnections: 1) { pool in try await splitsByRelation(pool) }
+        let database = try await TestDatabase.shared()
+        try await database.enableWALInspection()
+        try await database.withPool(maxConnections: 1) { pool in try await splitsByRelation(pool) }
     }
 
     private func splitsByRelation(_ pool: PostgresPool) async throws {
-        _ = try await pool.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
         // The tests' server does not wait for WAL at commit; this session does, so that the
         // records below are flushed, as pg_walinspect reads only flushed WAL.
         _ = try await pool.execute("SET synchronous_commit = on")

@@ -48,6 +48,11 @@ import TestSupport
             let sentAlert = try JSONParser().parse(Array(received[0].body.utf8))["aps"]?["alert"]
             #expect(sentAlert?["title"]?["loc-key"]?.stringValue != nil, "\(received[0].body)")
             #expect(try JSONParser().parse(Array(received[1].body.utf8))["aps"]?["alert"] == nil)
+            // Kept as APNs accepted them: the card's body byte for byte, and the goal's alert alone.
+            let stored = try #require(try await harness.pool.query("SELECT shown_payload, alert_payload FROM channels WHERE id = \(channel.id)").first)
+            #expect(try stored.decode("shown_payload", as: String?.self) == received[1].body)
+            let storedAlert = try #require(try stored.decode("alert_payload", as: String?.self))
+            #expect(try JSONParser().parse(Array(storedAlert.utf8)) == .object(["aps": .object(["alert": try #require(sentAlert)])]))
 
             let view = try #require(try await query.gameLive("g1", now: Date()))
             let face = try #require(view.channels.first?.face)

@@ -104,7 +104,7 @@ import TestSupport
             try await db.pool.execute("UPDATE games SET home_code = 'NBU' WHERE id = 'g1'")
             let channel = try await db.addChannel(appID: app, game: "g1", apnsID: "chan-1")
             let shown = #"{"aps": {"timestamp": 1764447290, "event": "update", "content-state": {"status": "live", "h": 2, "a": 1, "goals": [{"team": "home", "player": "Bell", "minute": 12, "ownGoal": false, "penalty": false}], "cards": [], "extra": {}, "updatedAt": 0, "version": 2}}}"#
-            try await db.pool.execute("UPDATE channels SET shown_payload = \(shown)::jsonb, shown_at = \(now) WHERE id = \(channel)")
+            try await db.pool.execute("UPDATE channels SET shown_payload = \(shown), shown_at = \(now) WHERE id = \(channel)")
 
             let view = try #require(try await query(db).gameLive("g1", now: now))
             #expect(view.game.homeIdentity == LiveTeamIdentity(code: "NBU", primaryColour: "#C8102E", secondaryColour: "#FFFFFF"))

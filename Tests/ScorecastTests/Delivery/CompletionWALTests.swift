@@ -1,0 +1,90 @@
+import Delivery
+import DeliveryEngine
+import Foundation
+import Postgres
+import ScorecastCore
+import TestSupport
+import Testing
+
+/// What completing a batch of accepted sends writes to the WAL, read back with pg_walinspect:
+/// each row's delete, delivery, channel update and budget entry, and no row-lock record (a lock
+/// taken before a write, or by a foreign key's check, logs one per row beside the writes).
+@Suite struct CompletionWALTests {
+    @Test func aBatchOfAcceptedSendsIsWrittenWithoutRowLocks() async throws {
+        try await TestDatabase.shared().enableWALInspection()
+        try await DeliveryDatabase.with(maxConnections: 1) { database in
+            let pool = database.pool
+            // pg_walinspect reads flushed WAL only: this session's commits wait for the flush.
+            try await pool.execute("SET synchronous_commit = on")
+            let app = try await database.addApp()
+            var channels: [Int64] = []
+            for score in 1...5 {
+                let channel = try await database.addChannel(appID: app)
+                let timestamp = 1_700_000_000 + Int64(score)
+                try await database.enqueue(channelID: channel, payload: DeliveryDatabase.payload(score: score, timestamp: timestamp), timestamp: timestamp)
+                channels.append(channel)
+            }
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.up) + 1)
+            let store = OutboxStore(pool: pool, logger: TestDatabase.logger)
+            let claims = try await store.claim(owner: "w-1", limit: 10, lease: .seconds(30), at: now)
+            #expect(claims.count == 5)
+
+            let start: String = try await pool.query("SELECT pg_current_wal_insert_lsn()::text AS lsn")[0].decode("lsn")
+            let result = try await store.complete(claims.map { Self.accepted($0, at: now) }, owner: "w-1", routineInterval: 0, at: now)
+            try await pool.execute("SELECT txid_current()")  // a commit of this session, so all before it is flushed
+
+            #expect(result.deleted == channels)
+            #expect(result.fencedOut.isEmpty && result.superseded.isEmpty)
+            #expect(result.deliveriesWritten == 5)
+            let records = try await Self.records(pool, from: start)
+            #expect(records["outbox Heap/DELETE"] == 5, "\(records)")
+            #expect(records["deliveries Heap/INSERT"] == 5, "\(records)")
+            #expect((records["channels Heap/HOT_UPDATE"] ?? 0) + (records["channels Heap/UPDATE"] ?? 0) == 5, "\(records)")
+            #expect(records["budget_ledger Heap/INSERT"] == 5, "\(records)")
+            #expect(records["outbox Heap/LOCK"] == nil, "\(records)")
+            #expect(records["channels Heap/LOCK"] == nil, "\(records)")
+            #expect(records["apps Heap/LOCK"] == nil, "\(records)")
+            // What the records wrote: each channel shows the body it was sent.
+            for claim in claims {
+                let row = try await pool.query("SELECT last_timestamp, shown_payload FROM channels WHERE id = \(claim.channelID)")[0]
+                #expect(try row.decode("last_timestamp", as: Int64.self) == claim.payloadTimestamp)
+                #expect(try row.decode("shown_payload", as: String?.self) == String(decoding: claim.payload, as: UTF8.self))
+            }
+            #expect(try await database.outbox(claims[0].channelID) == nil)
+        }
+    }
+
+    /// A completion of `claim` that APNs accepted at priority 10.
+    private static func accepted(_ claim: ClaimedDelivery, at now: Date) -> DeliveryCompletion {
+        var completion = DeliveryCompletion(
+            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .finish,
+            delivery: DeliveryRecord(
+                eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
+                priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
+                outcome: .sent, statusCode: 200, reason: nil, apnsRequestID: "req", apnsUniqueID: "uniq",
+                apnsLatencyMilliseconds: 1.5, ingestToSendMilliseconds: 3.25, ingestToClaimMilliseconds: 1.25),
+            budgetEntry: .priority10(at: now), sentTimestamp: claim.payloadTimestamp, claimedEventIDs: claim.eventIDs,
+            claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
+        completion.claimedRow = claim.row
+        completion.acceptedBody = claim.payload
+        return completion
+    }
+
+    /// The WAL records since `start` on the tables of this test's schema, counted by
+    /// `"<table> <resource manager>/<record kind>"`.
+    private static func records(_ pool: PostgresPool, from start: String) async throws -> [String: Int] {
+        let rows = try await pool.query("""
+            WITH r AS (
+                SELECT resource_manager || '/' || regexp_replace(record_type, '\\+INIT$', '') AS kind,
+                       (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid AS filenode
+                FROM pg_get_wal_records_info(\(start)::pg_lsn, pg_current_wal_flush_lsn())
+            )
+            SELECT c.relname || ' ' || r.kind AS key, count(*)::int AS records
+            FROM r JOIN pg_class c ON c.relfilenode = r.filenode AND c.relnamespace = current_schema()::regnamespace
+            GROUP BY 1
+            """)
+        var counts: [String: Int] = [:]
+        for row in rows { counts[try row.decode("key")] = try row.decode("records") }
+        return counts
+    }
+}
