@@ -82,8 +82,9 @@ enum Profiler {
 
     /// The WAL written since `start`, by the relation of each record's first block and the
     /// record's kind, with the share of full-page images, per broadcast: which table's writes
-    /// cost what (pg_walinspect; a record that touches several relations counts for the first).
-    static func walByRelation(_ pool: PostgresPool, from start: String?, broadcasts: Double) async -> String {
+    /// cost what (pg_walinspect; a record that touches several relations counts for the first);
+    /// the `top` relation and kind pairs that wrote the most bytes.
+    static func walByRelation(_ pool: PostgresPool, from start: String?, broadcasts: Double, top: Int = 25) async -> String {
         guard let start else { return "(no WAL position was read at the start)" }
         let rows: [PostgresRow]
         do {
@@ -108,7 +109,7 @@ enum Profiler {
         var lines = [String(format: "WAL of the profiled run by relation and record kind, per broadcast (%.0f broadcasts; %.1f records, %.0f bytes each in all):",
                             broadcasts, Double(totalRecords) / per, Double(totalBytes) / per),
                      "records/broadcast\tbytes/broadcast\tof it full-page images\trelation\tkind"]
-        for row in rows.prefix(25) {
+        for row in rows.prefix(top) {
             let value = { (column: String) in Double((try? row.decode(column, as: Int.self)) ?? 0) }
             let relation = (try? row.decode("relation", as: String.self)) ?? "?"
             let kind = (try? row.decode("kind", as: String.self)) ?? "?"
