@@ -57,7 +57,9 @@ struct CompletionColumn: Sendable {
         column("sent_at", "timestamptz") { $0.sentAt },
         column("sent_shown", "int8") { $0.completion.sentShown?.fingerprint },
         column("shown_payload", "text") { $0.completion.acceptedBody.map { String(decoding: $0, as: UTF8.self) } },
+        column("shown_at", "timestamptz") { $0.completion.acceptedBody == nil ? nil : $0.sentAt },
         column("shown_alert", "text") { $0.completion.acceptedAlert.map { String(decoding: $0, as: UTF8.self) } },
+        column("alert_at", "timestamptz") { $0.completion.acceptedAlert == nil ? nil : $0.sentAt },
         column("retire", "bool") { $0.completion.action == .cancelChannel },
         column("pause_reason", "text") { write -> String? in
             if case .pauseApp(let reason) = write.completion.action { return reason }

@@ -1,6 +1,7 @@
 import APNsCore
 import DeliveryEngine
 import Foundation
+import LeasedQueue
 import Postgres
 
 /// Completing a batch of sends: the rows ``OutboxSettlement`` computed, written in one statement
@@ -41,17 +42,19 @@ extension OutboxStore {
     /// by ``OutboxSettlement`` on the row as its claim read it and written in one statement,
     /// fenced on `owner` still holding the row at that version; the rows it did not write
     /// (changed by ingest during the send, no longer `owner`'s, or whose claimed state is not
-    /// known) are then read again under their row lock and settled on what they hold now, in one
-    /// transaction. Nothing of a row `owner` no longer holds is written. `routineInterval`
-    /// (seconds) spaces a routine payload that arrived during a send after the one just sent. `now` is the worker's clock, bound as a parameter: the
-    /// backoffs, the routine spacing and the channel's `last_sent_at` are dated by it, as the
-    /// claim that compares them is (the `updated_at`, `shown_at`, `alert_at` and `paused_at`
-    /// audit columns keep the database's clock: no rule reads them).
+    /// known) are then read again under their row lock and settled on what they hold now, in
+    /// one transaction. Nothing of a row `owner` no longer holds is written. `routineInterval`
+    /// (seconds) spaces a routine payload that arrived during a send after the one just sent.
+    /// `now` is the worker's clock, bound as a parameter: the backoffs, the routine spacing, the
+    /// channel's `last_sent_at` and the times its phones were shown a body and an alert are
+    /// dated by it, as the claim that compares them is (the `updated_at` and `paused_at` audit
+    /// columns keep the database's clock: no rule reads them).
     ///
     /// With each row: the `deliveries` row is appended; the channel's `last_timestamp`,
     /// `last_sent_at`, the body its phones show (`shown_payload`) and the alert they showed last
-    /// (`alert_payload`) follow an accepted send, its status becomes `gone` when APNs says so; the budget ledger entry is
-    /// appended; the app is paused (reported once, by whichever completion paused it).
+    /// (`alert_payload`) follow an accepted send, its status becomes `gone` when APNs says so;
+    /// the budget ledger entry is appended; the app is paused (reported once, by whichever
+    /// completion paused it).
     ///
     /// A deadlock or serialization failure is retried (twice); other errors are thrown, and
     /// what was not yet written stays leased until the lease runs out.
@@ -123,7 +126,7 @@ extension OutboxStore {
                ARRAY(SELECT e.id FROM events e WHERE e.id = ANY(o.event_ids) ORDER BY e.id) AS known_events,
                ARRAY(SELECT e.received_at FROM events e WHERE e.id = ANY(o.event_ids) ORDER BY e.id) AS known_received_at
         FROM outbox o
-        WHERE o.channel_id = ANY(\(ids)) AND o.lease_owner = \(owner)
+        WHERE o.channel_id = ANY(\(ids)) AND \(Self.queue.isHeld(by: owner))
         ORDER BY o.channel_id
         FOR UPDATE
         """
@@ -150,18 +153,18 @@ extension OutboxStore {
         deleted AS (
             DELETE FROM outbox o USING w
             WHERE o.channel_id = w.channel_id AND NOT w.keep
-              AND o.lease_owner = \(owner) AND o.version = w.expected_version
+              AND \(Self.queue.isHeld(by: owner)) AND o.version = w.expected_version
             RETURNING o.channel_id
         ),
         kept AS (
             UPDATE outbox o SET
-                lease_owner = NULL, lease_expires_at = NULL, claimed_version = NULL, updated_at = now(),
+                \(LeasedQueue.releasing), claimed_version = NULL, updated_at = now(),
                 alerts = w.alerts, alerting = w.alerting, priority = w.priority, due_at = w.due_at,
                 not_before = w.not_before, attempts = w.attempts, last_error = w.last_error,
                 event_ids = w.event_ids, coalesced = w.coalesced, first_ingested_at = w.first_ingested_at
             FROM w
             WHERE o.channel_id = w.channel_id AND w.keep
-              AND o.lease_owner = \(owner) AND o.version = w.expected_version
+              AND \(Self.queue.isHeld(by: owner)) AND o.version = w.expected_version
             RETURNING o.channel_id
         ),
         fit AS MATERIALIZED (
@@ -183,9 +186,9 @@ extension OutboxStore {
                 last_sent_at = COALESCE(f.sent_at, c.last_sent_at),
                 last_shown = CASE WHEN f.sent_ts IS NULL THEN c.last_shown ELSE f.sent_shown END,
                 shown_payload = COALESCE(f.shown_payload, c.shown_payload),
-                shown_at = CASE WHEN f.shown_payload IS NULL THEN c.shown_at ELSE now() END,
+                shown_at = COALESCE(f.shown_at, c.shown_at),
                 alert_payload = COALESCE(f.shown_alert, c.alert_payload),
-                alert_at = CASE WHEN f.shown_alert IS NULL THEN c.alert_at ELSE now() END,
+                alert_at = COALESCE(f.alert_at, c.alert_at),
                 status = CASE WHEN f.retire AND c.status IN ('active', 'retiring') THEN 'gone' ELSE c.status END,
                 updated_at = now()
             FROM fit f

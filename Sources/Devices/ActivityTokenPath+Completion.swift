@@ -1,5 +1,6 @@
 import DeliveryEngine
 import Foundation
+import LeasedQueue
 import Postgres
 import ServiceBase
 
@@ -74,9 +75,10 @@ extension ActivityTokenPath {
         try await pool.withTransaction { connection in
             var held: [Int64: (row: ActivityUpdateSettlement.Row, update: ActivityUpdate)] = [:]
             for row in try await connection.query("""
-                SELECT activity_token_id, version, due_at, attempts, payload, priority, alerting, final FROM activity_outbox
-                WHERE activity_token_id = ANY(\(settled.map(\.claimed.tokenID))::int8[]) AND lease_owner = \(owner)
-                ORDER BY activity_token_id
+                SELECT o.activity_token_id, o.version, o.due_at, o.attempts, o.payload, o.priority, o.alerting, o.final
+                FROM activity_outbox o
+                WHERE o.activity_token_id = ANY(\(settled.map(\.claimed.tokenID))::int8[]) AND \(Self.queue.isHeld(by: owner))
+                ORDER BY o.activity_token_id
                 FOR UPDATE
                 """) {
                 held[try row.decode("activity_token_id")] = (
@@ -127,7 +129,7 @@ extension ActivityTokenPath {
             -- The fence: the rows `owner` still holds, locked in token order.
             held AS MATERIALIZED (
                 SELECT o.activity_token_id, o.version FROM activity_outbox o
-                WHERE o.activity_token_id IN (SELECT activity_token_id FROM w) AND o.lease_owner = \(owner)
+                WHERE o.activity_token_id IN (SELECT activity_token_id FROM w) AND \(Self.queue.isHeld(by: owner))
                 ORDER BY o.activity_token_id
                 FOR UPDATE
             ),
@@ -138,7 +140,7 @@ extension ActivityTokenPath {
                 DELETE FROM activity_outbox o USING fit WHERE o.activity_token_id = fit.activity_token_id AND NOT fit.keep
             ),
             released AS (
-                UPDATE activity_outbox o SET lease_owner = NULL, lease_expires_at = NULL, due_at = fit.due_at, attempts = fit.attempts,
+                UPDATE activity_outbox o SET \(LeasedQueue.releasing), due_at = fit.due_at, attempts = fit.attempts,
                     last_error = fit.last_error, updated_at = now(),
                     -- A replaced update (a retried send's alert riding on the newer state); else as it is.
                     payload = COALESCE(convert_to(fit.payload, 'UTF8'), o.payload), priority = COALESCE(fit.priority, o.priority),

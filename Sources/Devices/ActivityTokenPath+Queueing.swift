@@ -114,7 +114,7 @@ extension ActivityTokenPath {
         """
         WITH pending AS MATERIALIZED (
             SELECT o.activity_token_id, o.version, o.payload, o.priority, o.alerting, o.final, o.due_at,
-                   \(LeasedQueue.activityUpdates.isHeld(at: now)) AS in_flight
+                   \(Self.queue.isHeld(at: now)) AS in_flight
             FROM activity_outbox o
             WHERE o.activity_token_id IN (SELECT id FROM activity_tokens WHERE game_id = \(gameID) AND status = 'active')
             ORDER BY o.activity_token_id

@@ -101,9 +101,8 @@ struct ActivityTokenPath: Sendable {
     /// Leases the rows due at `now`, with each activity's priority-10 sends in the hour before:
     /// the queue's one claim (``LeasedQueue``), each claim counting an attempt.
     func claim(owner: String, lease: Duration, now: Date) async throws -> [Claimed] {
-        let queue = LeasedQueue.activityUpdates
-        let claim = queue.claim(
-            LeasedQueue.Pick(condition: "o.due_at <= \(now) AND \(queue.isFree(at: now))", order: "o.due_at", limit: batch),
+        let claim = Self.queue.claim(
+            LeasedQueue.Pick(condition: "o.due_at <= \(now) AND \(Self.queue.isFree(at: now))", order: "o.due_at", limit: batch),
             owner: owner, lease: lease, at: now, setting: "attempts = o.attempts + 1",
             returning: """
                 o.activity_token_id, o.version, o.due_at, o.attempts, o.priority, o.payload_timestamp, o.payload, o.final,
@@ -169,6 +168,9 @@ struct ActivityTokenPath: Sendable {
 }
 
 extension ActivityTokenPath {
+    /// The token path's pending updates, leased one row per activity token.
+    static let queue = LeasedQueue.activityUpdates
+
     /// Attempts of a write before a deadlock or a concurrent change is reported.
     static let maximumWriteAttempts = 4
 

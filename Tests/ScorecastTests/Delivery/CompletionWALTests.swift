@@ -46,25 +46,18 @@ import Testing
             #expect(records["apps Heap/LOCK"] == nil, "\(records)")
             // What the records wrote: each channel shows the body it was sent.
             for claim in claims {
-                let row = try await pool.query("SELECT last_timestamp, shown_payload FROM channels WHERE id = \(claim.channelID)")[0]
+                let row = try await pool.query("SELECT last_timestamp, shown_payload, shown_at FROM channels WHERE id = \(claim.channelID)")[0]
                 #expect(try row.decode("last_timestamp", as: Int64.self) == claim.payloadTimestamp)
+                #expect(try row.decode("shown_at", as: Date?.self) == now, "dated by the worker's clock, not the database's")
                 #expect(try row.decode("shown_payload", as: String?.self) == String(decoding: claim.payload, as: UTF8.self))
             }
             #expect(try await database.outbox(claims[0].channelID) == nil)
         }
     }
 
-    /// A completion of `claim` that APNs accepted at priority 10.
+    /// A completion of `claim` that APNs accepted at priority 10, with the row and body it sent.
     private static func accepted(_ claim: ClaimedDelivery, at now: Date) -> DeliveryCompletion {
-        var completion = DeliveryCompletion(
-            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .finish,
-            delivery: DeliveryRecord(
-                eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
-                priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
-                outcome: .sent, statusCode: 200, reason: nil, apnsRequestID: "req", apnsUniqueID: "uniq",
-                apnsLatencyMilliseconds: 1.5, ingestToSendMilliseconds: 3.25, ingestToClaimMilliseconds: 1.25),
-            budgetEntry: .priority10(at: now), sentTimestamp: claim.payloadTimestamp, claimedEventIDs: claim.eventIDs,
-            claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
+        var completion = DeliveryCompletion.accepted(claim, budget: .priority10(at: now))
         completion.claimedRow = claim.row
         completion.acceptedBody = claim.payload
         return completion

@@ -14,18 +14,6 @@ import Testing
         OutboxStore(pool: database.pool, logger: TestDatabase.logger)
     }
 
-    private static func sent(_ claim: ClaimedDelivery, budget: ChannelBudget.Entry? = nil) -> DeliveryCompletion {
-        DeliveryCompletion(
-            channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: .finish,
-            delivery: DeliveryRecord(
-                eventIDs: claim.eventIDs, outboxVersion: claim.version, requestedPriority: claim.requestedPriority,
-                priority: claim.requestedPriority, downgraded: false, coalesced: claim.coalesced, attempt: claim.attempt,
-                outcome: .sent, statusCode: 200, reason: nil, apnsRequestID: "req", apnsUniqueID: "uniq",
-                apnsLatencyMilliseconds: 1.5, ingestToSendMilliseconds: 3.25, ingestToClaimMilliseconds: 1.25),
-            budgetEntry: budget, sentTimestamp: claim.payloadTimestamp, claimedEventIDs: claim.eventIDs,
-            claimedCoalesced: claim.coalesced, claimedAt: claim.claimedAt)
-    }
-
     private static func failed(_ claim: ClaimedDelivery, _ action: OutboxSettlement.Action, outcome: DeliveryOutcome, status: Int, reason: String) -> DeliveryCompletion {
         DeliveryCompletion(
             channelID: claim.channelID, claimedVersion: claim.version, appID: claim.app.id, action: action,
@@ -205,7 +193,7 @@ import Testing
             let now = Date()
             let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).first)
             let budget = ChannelBudget.Entry.priority10(at: Date(timeIntervalSince1970: 1_699_999_200))
-            let result = try await store.complete([Self.sent(claim, budget: budget)], owner: "w", routineInterval: 2, at: now)
+            let result = try await store.complete([DeliveryCompletion.accepted(claim, budget: budget)], owner: "w", routineInterval: 2, at: now)
             #expect(result.deleted == [channel])
             #expect(result.deliveriesWritten == 1)
             #expect(try await database.outbox(channel) == nil)
@@ -313,7 +301,7 @@ import Testing
             let newer = try await database.enqueue(channelID: channel, payload: [4], timestamp: 13, priority: 5, alerting: false, eventID: fourth.id)
             #expect(newer == 4)
             let completedAt = Date()
-            let result = try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30, at: completedAt)
+            let result = try await store.complete([DeliveryCompletion.accepted(claim)], owner: "w", routineInterval: 30, at: completedAt)
             #expect(result.superseded == [channel])
             #expect(result.deleted.isEmpty)
             let row = try #require(try await database.outbox(channel))
@@ -354,7 +342,7 @@ import Testing
                     coalesced = 0, first_ingested_at = \(third.receivedAt)
                 WHERE channel_id = \(channel)
                 """)
-            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 0, at: now)
+            try await store.complete([DeliveryCompletion.accepted(claim)], owner: "w", routineInterval: 0, at: now)
             let row = try #require(try await database.outbox(channel))
             #expect(row.eventIDs == [third.id])
             #expect(row.coalesced == 0)
@@ -382,7 +370,7 @@ import Testing
                     group.addTask { try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, eventID: 2) }
                 }
                 group.addTask {
-                    let result = try await store.complete(claims.map { Self.sent($0) }, owner: "w", routineInterval: 0, at: now)
+                    let result = try await store.complete(claims.map { DeliveryCompletion.accepted($0) }, owner: "w", routineInterval: 0, at: now)
                     #expect(result.fencedOut.isEmpty)
                     #expect(result.deliveriesWritten == 40)
                 }
@@ -413,7 +401,7 @@ import Testing
             let now = Date()
             let claim = try #require(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).first)
             try await database.enqueue(channelID: channel, payload: [2], timestamp: 11, priority: 10, alerting: true, eventID: 2)
-            try await store.complete([Self.sent(claim)], owner: "w", routineInterval: 30, at: now)
+            try await store.complete([DeliveryCompletion.accepted(claim)], owner: "w", routineInterval: 30, at: now)
             let row = try #require(try await database.outbox(channel))
             #expect(row.dueAt <= now)
             #expect(try await store.claim(owner: "w", limit: 1, lease: .seconds(30), at: now).map(\.version) == [2])
@@ -435,7 +423,7 @@ import Testing
 
             let budget = ChannelBudget.Entry.priority10(at: Date(timeIntervalSince1970: 0))
             for action in [OutboxSettlement.Action.finish, .cancelChannel, .pauseApp(reason: "x"), .retry(delay: 5, error: "e"), .release] {
-                var completion = Self.sent(stale, budget: budget)
+                var completion = DeliveryCompletion.accepted(stale, budget: budget)
                 completion.action = action
                 let result = try await store.complete([completion], owner: "slow", routineInterval: 0, at: later)
                 #expect(result.fencedOut == [channel])
