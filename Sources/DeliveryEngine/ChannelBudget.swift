@@ -6,11 +6,13 @@ import Foundation
 /// spend two budgets and every reader (sending, statistics, the dashboard, `/metrics`) sees the
 /// same figure at the same time.
 ///
-/// The state is what the channel's budget ledger holds (`budget_ledger`: one entry per accepted
-/// priority-10 send, downgrade and 429): the entries of the window, and the latest 429 within
-/// ``BudgetPolicy/memorySeconds`` (its lowered limit recovers over hours). This type makes every
-/// decision; the store only appends the entries it returns and reads them back. Time is always
-/// passed in.
+/// The state is what sending needs of the channel's budget ledger (`budget_ledger`: one entry
+/// per accepted priority-10 send, downgrade and 429): the window's priority-10 sends and 429s,
+/// and the latest 429 within ``BudgetPolicy/memorySeconds`` (its lowered limit recovers over
+/// hours). Downgrades are in the ledger for the statistics only: no decision reads them, and a
+/// channel past its budget adds one per alert without bound, where its priority-10 sends are
+/// bounded by the budget. This type makes every decision; the store only appends the entries it
+/// returns and reads them back. Time is always passed in.
 ///
 /// | input | rule | ledger entry |
 /// |---|---|---|
@@ -66,17 +68,14 @@ public struct ChannelBudget: Sendable, Hashable {
     /// Accepted priority-10 sends, at least those of the window ending at the time asked about
     /// (older ones count for nothing).
     public var immediateSends: [Date]
-    /// Accepted downgraded sends, likewise.
-    public var downgrades: [Date]
     /// 429 answers, likewise.
     public var throttles: [Date]
     /// The latest 429, if any within ``BudgetPolicy/memorySeconds``.
     public var lastThrottle: Throttle?
 
     /// Creates a budget state from ledger entries; a new channel has none.
-    public init(immediateSends: [Date] = [], downgrades: [Date] = [], throttles: [Date] = [], lastThrottle: Throttle? = nil) {
+    public init(immediateSends: [Date] = [], throttles: [Date] = [], lastThrottle: Throttle? = nil) {
         self.immediateSends = immediateSends
-        self.downgrades = downgrades
         self.throttles = throttles
         self.lastThrottle = lastThrottle
     }
@@ -146,12 +145,13 @@ public struct ChannelBudget: Sendable, Hashable {
         return .throttled(Throttle(at: now, limitAfter: min(shrunk, policy.profile.immediatePerHour), barredUntil: max(now, barredUntil)))
     }
 
-    /// This state with `entry` appended, as the ledger will read it back.
+    /// This state with `entry` appended, as sending will read the ledger back (a downgrade
+    /// changes nothing it reads).
     public func appending(_ entry: Entry) -> ChannelBudget {
         var next = self
         switch entry {
         case .priority10(let at): next.immediateSends.append(at)
-        case .downgraded(let at): next.downgrades.append(at)
+        case .downgraded: break
         case .throttled(let throttle):
             next.throttles.append(throttle.at)
             if next.lastThrottle.map({ $0.at <= throttle.at }) ?? true { next.lastThrottle = throttle }
@@ -159,11 +159,12 @@ public struct ChannelBudget: Sendable, Hashable {
         return next
     }
 
-    /// The figures the statistics show at `now`: the same that the next send is held to.
-    public func usage(now: Date, policy: BudgetPolicy) -> BudgetUsage {
+    /// The figures the statistics show at `now`: the same that the next send is held to, with
+    /// `downgrades`, the window's downgraded sends as the ledger counts them.
+    public func usage(now: Date, policy: BudgetPolicy, downgrades: Int) -> BudgetUsage {
         BudgetUsage(
             windowStart: Self.windowStart(endingAt: now, policy: policy), priority10Used: used(now: now, policy: policy),
-            priority10Limit: limit(now: now, policy: policy), downgrades: Self.count(downgrades, endingAt: now, policy: policy),
+            priority10Limit: limit(now: now, policy: policy), downgrades: downgrades,
             throttled: Self.count(throttles, endingAt: now, policy: policy), barredUntil: barredUntil(now: now))
     }
 

@@ -41,10 +41,11 @@ struct BudgetReader: Sendable {
         let rows = try await pool.query("""
             SELECT c.id, c.apns_channel_id, a.bundle_id, a.budget_per_hour, a.frequent_updates,
                    (SELECT min(game_id) FROM channel_bindings WHERE channel_id = c.id) AS game,
-                   \(BudgetLedger.columns)
+                   \(BudgetLedger.columns), \(BudgetLedger.downgradesColumn)
             FROM channels c
             JOIN apps a ON a.id = c.app_id
             \(BudgetLedger.joins(channelID: "c.id", now: now, policy: policy))
+            \(BudgetLedger.downgradesJoin(channelID: "c.id", now: now, policy: policy))
             WHERE \(condition)
             """)
         let budgets = try rows.map { row in
@@ -53,7 +54,8 @@ struct BudgetReader: Sendable {
             return ChannelBudgetStatus(
                 channel: try row.decode("apns_channel_id"), app: try row.decode("bundle_id"),
                 game: try row.decode("game", as: String?.self),
-                usage: try BudgetLedger.budget(row).usage(now: now, policy: policy.with(profile)))
+                usage: try BudgetLedger.budget(row).usage(
+                    now: now, policy: policy.with(profile), downgrades: try BudgetLedger.downgrades(row)))
         }
         return Array(ChannelBudgetStatus.closestToLimit(budgets).prefix(max(0, limit)))
     }

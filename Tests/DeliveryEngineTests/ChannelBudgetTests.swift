@@ -41,14 +41,17 @@ import Testing
             (3600, .opportunistic, true, 0), (3610, .immediate, false, 0), (3615, .opportunistic, true, 0),
             (3620, .immediate, false, 0),
         ]
+        var downgrades = 0
         for (offset, priority, downgraded, remaining) in rows {
             let decision = Self.send(&budget, at: Self.hour.addingTimeInterval(offset))
             #expect(decision == BudgetDecision(priority: priority, downgraded: downgraded, remaining: remaining), "at +\(offset)s")
+            if decision.downgraded { downgrades += 1 }
         }
-        let usage = budget.usage(now: Self.hour.addingTimeInterval(3620), policy: Self.policy)
+        let usage = budget.usage(now: Self.hour.addingTimeInterval(3620), policy: Self.policy, downgrades: downgrades)
         #expect(usage == BudgetUsage(
             windowStart: Self.hour.addingTimeInterval(20), priority10Used: 3, priority10Limit: 3, downgrades: 4, throttled: 0,
             barredUntil: nil))
+        #expect(budget.immediateSends.count == 5, "sending keeps its priority-10 sends, not its downgrades")
     }
 
     /// A match crossing 20:00: goals at 19:40, 19:50 and 19:59 spend the budget; at 20:00:01,
@@ -62,12 +65,12 @@ import Testing
         for offset in [1.0, 1200, 2399] {
             let decision = budget.decide(wanting: .immediate, now: eight.addingTimeInterval(offset), policy: Self.policy)
             #expect(decision == BudgetDecision(priority: .opportunistic, downgraded: true, remaining: 0), "at 20:00 + \(offset)s")
-            #expect(budget.usage(now: eight.addingTimeInterval(offset), policy: Self.policy).priority10Used == 3, "the figure shown agrees")
+            #expect(budget.usage(now: eight.addingTimeInterval(offset), policy: Self.policy, downgrades: 0).priority10Used == 3, "the figure shown agrees")
         }
         // 19:40's goal leaves the hour at 20:40: one slot again.
         #expect(budget.decide(wanting: .immediate, now: eight.addingTimeInterval(2401), policy: Self.policy)
             == BudgetDecision(priority: .immediate, downgraded: false, remaining: 0))
-        #expect(budget.usage(now: eight.addingTimeInterval(2401), policy: Self.policy).priority10Used == 2)
+        #expect(budget.usage(now: eight.addingTimeInterval(2401), policy: Self.policy, downgrades: 0).priority10Used == 2)
     }
 
     /// With a reserve of 1 out of 3, two goals go at 10, the third goal at 5, and the final
@@ -97,6 +100,7 @@ import Testing
             #expect(!decision.downgraded)
         }
         #expect(budget == ChannelBudget(), "a routine send leaves nothing in the ledger")
+        #expect(budget.appending(.downgraded(at: Self.hour)) == budget, "a downgrade bears on no decision")
         #expect(budget.decide(wanting: .immediate, now: Self.hour.addingTimeInterval(20), policy: Self.policy).priority == .immediate)
     }
 
@@ -110,7 +114,7 @@ import Testing
         let at = Self.hour.addingTimeInterval(60)
         Self.throttle(&budget, at: at, policy: policy)
         #expect(budget.limit(now: at, policy: policy) == expected)
-        #expect(budget.usage(now: at, policy: policy).throttled == 1)
+        #expect(budget.usage(now: at, policy: policy, downgrades: 0).throttled == 1)
     }
 
     /// A 429 bars priority 10 for its `Retry-After`, and only that long: not for the rest of
@@ -121,12 +125,12 @@ import Testing
         let at = Self.hour.addingTimeInterval(300)  // 21:05
         #expect(Self.send(&budget, at: at.addingTimeInterval(-10), policy: policy).priority == .immediate)
         Self.throttle(&budget, at: at, barring: 60, policy: policy)
-        #expect(budget.usage(now: at, policy: policy).barredUntil == at.addingTimeInterval(60))
+        #expect(budget.usage(now: at, policy: policy, downgrades: 0).barredUntil == at.addingTimeInterval(60))
         let barred = Self.send(&budget, at: at.addingTimeInterval(59), policy: policy)
         #expect(barred == BudgetDecision(priority: .opportunistic, downgraded: true, remaining: 5))
         #expect(Self.send(&budget, at: at.addingTimeInterval(60), policy: policy).priority == .immediate)
-        #expect(budget.usage(now: at.addingTimeInterval(60), policy: policy) == BudgetUsage(
-            windowStart: at.addingTimeInterval(60 - 3600), priority10Used: 2, priority10Limit: 6, downgrades: 1, throttled: 1,
+        #expect(budget.usage(now: at.addingTimeInterval(60), policy: policy, downgrades: 0) == BudgetUsage(
+            windowStart: at.addingTimeInterval(60 - 3600), priority10Used: 2, priority10Limit: 6, downgrades: 0, throttled: 1,
             barredUntil: nil))
         // A 429 without Retry-After bars nothing: the shrunk limit alone holds the channel.
         var unbarred = ChannelBudget()

@@ -59,11 +59,10 @@ import Testing
             #expect(claim.app == DeliveryApp(
                 id: app, bundleID: "com.example.scores", environment: .sandbox, teamID: "TEAM000001", keyID: "KEY0000001",
                 keyPath: "/nonexistent/key.p8", frequentUpdates: true, budgetPerHour: 7))
-            // The ledger of the hour ending at the claim's time (the send an hour ago has left
-            // it), and the latest 429.
+            // What sending reads of the ledger of the hour ending at the claim's time (the send
+            // an hour ago has left it; the downgrade bears on no decision), and the latest 429.
             #expect(claim.budget == ChannelBudget(
-                immediateSends: [now.addingTimeInterval(-600)], downgrades: [now.addingTimeInterval(-500)],
-                throttles: [now.addingTimeInterval(-400)],
+                immediateSends: [now.addingTimeInterval(-600)], throttles: [now.addingTimeInterval(-400)],
                 lastThrottle: ChannelBudget.Throttle(at: now.addingTimeInterval(-400), limitAfter: 3, barredUntil: now.addingTimeInterval(30))))
 
             let row = try #require(try await database.outbox(channel))
