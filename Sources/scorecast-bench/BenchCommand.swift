@@ -24,6 +24,9 @@ enum BenchCommand {
       --saturday-speed S      part 7's time compression: S× faster than real pace, so its quiet spells
                               are S× shorter (default 30; 60 with --quick; 1 = real pace, ~2 hours)
       --rates LIST            end-to-end event rates (default 500,1000,2000)
+      --profile-rate N        events/s of part 3's profiled run (default: the lowest rate not
+                              sustained); a fixed rate makes WAL and profiles comparable
+                              between runs
       --games N               live games (default 1000)
       --channels N            channels per game, one per app (default 4)
       --alerting-percent P    share of alerting events (default 30)
@@ -106,6 +109,8 @@ struct BenchOptions: Sendable {
     var memorySeconds: Int?
     var memoryRate = 1000
     var rates = [500, 1000, 2000]
+    /// Events/s of part 3's profiled run; `nil` for the lowest rate not sustained.
+    var profileRate: Int?
     var games = 1000
     var channelsPerGame = 4
     var alertingShare = 0.3
@@ -128,6 +133,7 @@ struct BenchOptions: Sendable {
         .value("memory-seconds", "S", "how long the memory part runs"),
         .value("memory-rate", "N", "events/s during the memory part"),
         .value("rates", "N[,N…]", "end-to-end event rates"),
+        .value("profile-rate", "N", "events/s of part 3's profiled run"),
         .value("devices", "N", "devices following the kick-off game in part 6"),
         .value("client-batch", "N", "broadcasts per batch in part 1's batched run"),
         .value("games", "N", "games in the end-to-end runs"),
@@ -180,6 +186,7 @@ struct BenchOptions: Sendable {
                 }
                 saturdaySpeed = speed
             case "--rates": rates = try integers(flag, value)
+            case "--profile-rate": profileRate = try integers(flag, value)[0]
             case "--devices": devices = try integers(flag, value)[0]
             case "--client-batch": clientBatch = try integers(flag, value)[0]
             case "--games": games = try integers(flag, value)[0]

@@ -96,10 +96,12 @@ struct BenchPartsTests {
         #expect(chosen.quick)
         #expect(chosen.parts == [1, 2])
         #expect(chosen.rates == [100, 200])
+        #expect(defaults.profileRate == nil)
+        #expect(try BenchOptions(["--parts", "3", "--profile-rate", "800"]).profileRate == 800)
         #expect(chosen.serveEnvironment == ["SCORECAST_WORKERS": "8"])
         #expect(defaults.memoryRate == 1000)
         #expect(try BenchOptions(["--parts", "4", "--memory-rate", "250"]).memoryRate == 250)
-        for bad in [["--parts", "8"], ["--devices", "0"], ["--rates", "1,x"], ["--memory-rate", "0"], ["--memory-rate", "fast"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
+        for bad in [["--parts", "8"], ["--devices", "0"], ["--rates", "1,x"], ["--memory-rate", "0"], ["--memory-rate", "fast"], ["--profile-rate", "0"], ["--serve-env", "PATH=/"], ["--games"], ["--nope"]] {
             #expect(throws: BenchError.self) { try BenchOptions(bad) }
         }
     }

@@ -92,9 +92,10 @@ struct EndToEndSuite {
                     checkpoint(report)
                 }
                 saturatingRate = search.lowestUnsustained ?? report.endToEnd.last?.targetEventsPerSecond ?? saturatingRate
-                // A separate short run at that rate with the profilers attached (not in the table).
+                // A separate short run at that rate (or the one asked for) with the profilers
+                // attached (not in the table).
                 let (runTag, seqBase) = nextTag()
-                await profile(rate: saturatingRate, serve: serve, runner: runner, environment: environment,
+                await profile(rate: options.profileRate ?? saturatingRate, serve: serve, runner: runner, environment: environment,
                               runTag: runTag, seqBase: seqBase, into: &report)
                 checkpoint(report)
                 await serve.stop()
