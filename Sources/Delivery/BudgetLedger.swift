@@ -8,13 +8,12 @@ import ScorecastCore
 /// fragments into one ``ChannelBudget``, which decides everything; the completion appends the
 /// entries that type returned (``CompletionColumn``). Times are bound as parameters, never
 /// taken from the database's clock. Each read looks up one kind of entry by the index on
-/// channel, kind and time, so a channel's downgrades (one per alert once its budget is spent)
-/// cost sending nothing.
+/// channel, kind and time, so a channel's latest 429 is found without reading its sends of the
+/// two days the ledger remembers it.
 package enum BudgetLedger {
-    /// `LEFT JOIN LATERAL`s bringing what sending needs of the ledger of the channel `channelID`
-    /// (an SQL expression of the enclosing query), as the columns of ``columns``: its
-    /// priority-10 sends and 429s of the window ending at `now`, and its latest 429 still
-    /// remembered then.
+    /// `LEFT JOIN LATERAL`s bringing the ledger of the channel `channelID` (an SQL expression of
+    /// the enclosing query) as the columns of ``columns``: its priority-10 sends and 429s of the
+    /// window ending at `now`, and its latest 429 still remembered then.
     package static func joins(channelID: SQL, now: Date, policy: BudgetPolicy) -> SQL {
         let windowStart = ChannelBudget.windowStart(endingAt: now, policy: policy)
         let memoryStart = ChannelBudget.memoryStart(endingAt: now, policy: policy)
@@ -46,22 +45,6 @@ package enum BudgetLedger {
         budget_throttle.barred_until AS budget_barred_until
         """
 
-    /// A `LEFT JOIN LATERAL` bringing, for the statistics, how many sends of the channel
-    /// `channelID` were downgraded in the window ending at `now`, as the column of
-    /// ``downgradesColumn``, read by ``downgrades(_:)``.
-    package static func downgradesJoin(channelID: SQL, now: Date, policy: BudgetPolicy) -> SQL {
-        """
-        LEFT JOIN LATERAL (
-            SELECT count(*) AS downgrades
-            FROM budget_ledger l
-            WHERE l.channel_id = \(channelID) AND l.kind = 'downgraded' AND l.at > \(ChannelBudget.windowStart(endingAt: now, policy: policy))
-        ) budget_downgrades ON true
-        """
-    }
-
-    /// The select list that ``downgradesJoin(channelID:now:policy:)`` provides.
-    package static let downgradesColumn: SQL = "budget_downgrades.downgrades AS budget_downgrades"
-
     /// The channels with an entry in the window ending at `now` (the only ones that can be
     /// near their limit), as an SQL condition on `channelID`.
     package static func activeCondition(channelID: SQL, now: Date, policy: BudgetPolicy) -> SQL {
@@ -79,8 +62,4 @@ package enum BudgetLedger {
             immediateSends: try row.decode("budget_sends"), throttles: try row.decode("budget_throttles"), lastThrottle: throttle)
     }
 
-    /// The window's downgraded sends of a row that selected ``downgradesColumn``.
-    package static func downgrades(_ row: PostgresRow) throws -> Int {
-        Int(try row.decode("budget_downgrades", as: Int64.self))
-    }
 }

@@ -80,6 +80,7 @@ struct CompletionColumn: Sendable {
         column("d_latency", "float8") { $0.completion.delivery?.apnsLatencyMilliseconds },
         column("d_ingest", "float8") { $0.completion.delivery?.ingestToSendMilliseconds },
         column("d_claim_wait", "float8") { $0.completion.delivery?.ingestToClaimMilliseconds },
+        column("d_at", "timestamptz") { $0.completion.delivery == nil ? nil : $0.completedAt },
         column("b_kind", "text") { $0.completion.budgetEntry?.kind },
         column("b_at", "timestamptz") { $0.completion.budgetEntry?.at },
         column("b_limit_after", "int8") { write -> Int? in

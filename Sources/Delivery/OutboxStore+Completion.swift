@@ -46,8 +46,9 @@ extension OutboxStore {
     /// one transaction. Nothing of a row `owner` no longer holds is written. `routineInterval`
     /// (seconds) spaces a routine payload that arrived during a send after the one just sent.
     /// `now` is the worker's clock, bound as a parameter: the backoffs, the routine spacing, the
-    /// channel's `last_sent_at` and the times its phones were shown a body and an alert are
-    /// dated by it, as the claim that compares them is (the `updated_at` and `paused_at` audit
+    /// channel's `last_sent_at`, the times its phones were shown a body and an alert, and the
+    /// delivery records are dated by it, as the claim and the statistics that compare them are
+    /// (the `updated_at` and `paused_at` audit
     /// columns keep the database's clock: no rule reads them).
     ///
     /// With each row: the `deliveries` row is appended; the channel's `last_timestamp`,
@@ -173,10 +174,10 @@ extension OutboxStore {
         delivered AS (
             INSERT INTO deliveries (channel_id, app_id, event_ids, outbox_version, requested_priority, priority,
                                     downgraded, coalesced, attempt, outcome, status_code, reason, apns_request_id,
-                                    apns_unique_id, apns_latency_ms, ingest_to_send_ms, ingest_to_claim_ms)
+                                    apns_unique_id, apns_latency_ms, ingest_to_send_ms, ingest_to_claim_ms, sent_at)
             SELECT f.channel_id, f.app_id, f.d_event_ids, f.d_version, f.d_requested, f.d_priority,
                    f.d_downgraded, f.d_coalesced, f.d_attempt, f.d_outcome, f.d_status, f.d_reason, f.d_request_id,
-                   f.d_unique_id, f.d_latency, f.d_ingest, f.d_claim_wait
+                   f.d_unique_id, f.d_latency, f.d_ingest, f.d_claim_wait, f.d_at
             FROM fit f WHERE f.d_outcome IS NOT NULL
             RETURNING 1
         ),
@@ -250,6 +251,9 @@ struct CompletionWrite: Sendable {
     /// When the channel was last sent to (`channels.last_sent_at`): the completion's time when
     /// APNs accepted the send; `nil` otherwise.
     let sentAt: Date?
+    /// The completion's time, which dates its delivery record (`deliveries.sent_at`), by the
+    /// clock every window of the statistics is measured with.
+    let completedAt: Date
 
     /// Settles `completion` on `row`.
     init(_ completion: DeliveryCompletion, row: OutboxSettlement.Row, receivedAt: [Int64: Date], now: Date, routineInterval: Double) {
@@ -259,6 +263,7 @@ struct CompletionWrite: Sendable {
         operation = OutboxSettlement.operation(completed, row: row)
         self.row = OutboxSettlement.settle(completed, row: row, receivedAt: receivedAt, now: now, routineInterval: routineInterval)
         sentAt = completion.sentTimestamp == nil ? nil : now
+        completedAt = now
     }
 }
 

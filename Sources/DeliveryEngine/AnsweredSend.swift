@@ -37,7 +37,7 @@ public struct AnsweredSend: Sendable, Hashable {
             accepted = true
             settlesAlert = true
             alertDropped = plan.alertDropped
-            budgetEntry = plan.budget.accepted(priority: plan.priority, downgraded: plan.downgraded, at: now)
+            budgetEntry = plan.budget.accepted(priority: plan.priority, at: now)
         case .retry(let at, let reason):
             action = .retry(delay: max(0, at.timeIntervalSince(now)), error: reason)
             outcome = .retry

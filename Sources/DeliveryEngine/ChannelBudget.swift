@@ -6,19 +6,20 @@ import Foundation
 /// spend two budgets and every reader (sending, statistics, the dashboard, `/metrics`) sees the
 /// same figure at the same time.
 ///
-/// The state is what sending needs of the channel's budget ledger (`budget_ledger`: one entry
-/// per accepted priority-10 send, downgrade and 429): the window's priority-10 sends and 429s,
-/// and the latest 429 within ``BudgetPolicy/memorySeconds`` (its lowered limit recovers over
-/// hours). Downgrades are in the ledger for the statistics only: no decision reads them, and a
-/// channel past its budget adds one per alert without bound, where its priority-10 sends are
-/// bounded by the budget. This type makes every decision; the store only appends the entries it
-/// returns and reads them back. Time is always passed in.
+/// The state is the channel's budget ledger (`budget_ledger`: one entry per accepted priority-10
+/// send and per 429): the window's entries, and the latest 429 within
+/// ``BudgetPolicy/memorySeconds`` (its lowered limit recovers over hours). A send lowered to 5
+/// spends nothing, so the ledger has no entry for it: its delivery record says it was
+/// downgraded, which is what the statistics count (a channel past its budget downgrades every
+/// alert, so those records grow without bound, where the ledger is bounded by the budget). This
+/// type makes every decision; the store only appends the entries it returns and reads them back.
+/// Time is always passed in.
 ///
 /// | input | rule | ledger entry |
 /// |---|---|---|
 /// | a send wanting 10 | 10 while the window's sends are under the limit (the last ``BudgetPolicy/finalReserve`` only for the final whistle) and no 429 bars it; else 5, *downgraded* | – |
 /// | APNs accepts a 10 | counts against the window for an hour | `priority10` |
-/// | APNs accepts a downgraded 5 | counted for the statistics | `downgraded` |
+/// | APNs accepts a downgraded 5 | spends nothing (its delivery record counts it for the statistics) | – |
 /// | a 429 | the limit shrinks (``BudgetPolicy/shrinkFactor``, floor ``BudgetPolicy/minimumPerHour``) and grows back by ``BudgetPolicy/recoveryPerHour`` per full hour; no 10 before its `Retry-After` (capped by the retry policy) | `throttled` |
 public struct ChannelBudget: Sendable, Hashable {
     /// A 429 as the ledger remembers it.
@@ -42,8 +43,6 @@ public struct ChannelBudget: Sendable, Hashable {
     public enum Entry: Sendable, Hashable {
         /// APNs accepted a priority-10 send.
         case priority10(at: Date)
-        /// APNs accepted a send lowered from 10 to 5.
-        case downgraded(at: Date)
         /// APNs answered 429.
         case throttled(Throttle)
 
@@ -51,7 +50,6 @@ public struct ChannelBudget: Sendable, Hashable {
         public var kind: String {
             switch self {
             case .priority10: "priority10"
-            case .downgraded: "downgraded"
             case .throttled: "throttled"
             }
         }
@@ -59,7 +57,7 @@ public struct ChannelBudget: Sendable, Hashable {
         /// When it happened.
         public var at: Date {
             switch self {
-            case .priority10(let at), .downgraded(let at): at
+            case .priority10(let at): at
             case .throttled(let throttle): throttle.at
             }
         }
@@ -114,7 +112,7 @@ public struct ChannelBudget: Sendable, Hashable {
 
     /// What priority to send when `wanting` is asked for at `now`; `final` says the send carries
     /// the final whistle, the only one that may spend the last ``BudgetPolicy/finalReserve``.
-    /// Changes nothing: the ledger counts a send once APNs accepted it (``accepted(priority:downgraded:at:)``).
+    /// Changes nothing: the ledger counts a send once APNs accepted it (``accepted(priority:at:)``).
     public func decide(wanting: BroadcastPriority, now: Date, policy: BudgetPolicy, final: Bool = false) -> BudgetDecision {
         let budgetLeft = max(0, limit(now: now, policy: policy) - used(now: now, policy: policy))
         let left = final ? budgetLeft : max(0, budgetLeft - policy.finalReserve)
@@ -130,11 +128,10 @@ public struct ChannelBudget: Sendable, Hashable {
         return BudgetDecision(priority: .opportunistic, downgraded: true, remaining: 0)
     }
 
-    /// The ledger entry for a send APNs accepted at `at`; `nil` for a routine priority-5 send,
-    /// which spends and costs nothing.
-    public func accepted(priority: BroadcastPriority, downgraded: Bool, at: Date) -> Entry? {
-        if priority == .immediate { return .priority10(at: at) }
-        return downgraded ? .downgraded(at: at) : nil
+    /// The ledger entry for a send APNs accepted at `at`; `nil` for a priority-5 send, routine
+    /// or downgraded, which spends nothing.
+    public func accepted(priority: BroadcastPriority, at: Date) -> Entry? {
+        priority == .immediate ? .priority10(at: at) : nil
     }
 
     /// The ledger entry for a `429 TooManyRequests` at `now`: the limit in force shrinks, and no
@@ -145,13 +142,11 @@ public struct ChannelBudget: Sendable, Hashable {
         return .throttled(Throttle(at: now, limitAfter: min(shrunk, policy.profile.immediatePerHour), barredUntil: max(now, barredUntil)))
     }
 
-    /// This state with `entry` appended, as sending will read the ledger back (a downgrade
-    /// changes nothing it reads).
+    /// This state with `entry` appended, as the ledger will read it back.
     public func appending(_ entry: Entry) -> ChannelBudget {
         var next = self
         switch entry {
         case .priority10(let at): next.immediateSends.append(at)
-        case .downgraded: break
         case .throttled(let throttle):
             next.throttles.append(throttle.at)
             if next.lastThrottle.map({ $0.at <= throttle.at }) ?? true { next.lastThrottle = throttle }
@@ -160,7 +155,7 @@ public struct ChannelBudget: Sendable, Hashable {
     }
 
     /// The figures the statistics show at `now`: the same that the next send is held to, with
-    /// `downgrades`, the window's downgraded sends as the ledger counts them.
+    /// `downgrades`, the window's downgraded sends as their delivery records count them.
     public func usage(now: Date, policy: BudgetPolicy, downgrades: Int) -> BudgetUsage {
         BudgetUsage(
             windowStart: Self.windowStart(endingAt: now, policy: policy), priority10Used: used(now: now, policy: policy),

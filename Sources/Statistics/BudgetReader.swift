@@ -9,7 +9,9 @@ import ScorecastCore
 ///
 /// Read from the channels' budget ledger with the claim's own fragments (``BudgetLedger``) and
 /// judged by the workers' own type (ScorecastCore's `ChannelBudget`), under the same resolved
-/// profile, so the figures shown are the ones the next send is held to.
+/// profile, so the figures shown are the ones the next send is held to. The window's downgrades
+/// are counted from the delivery records (a downgraded send spends nothing, so the ledger has
+/// no entry for it).
 struct BudgetReader: Sendable {
     let pool: PostgresPool
     /// The built-in profiles every app's budget is resolved from.
@@ -41,11 +43,15 @@ struct BudgetReader: Sendable {
         let rows = try await pool.query("""
             SELECT c.id, c.apns_channel_id, a.bundle_id, a.budget_per_hour, a.frequent_updates,
                    (SELECT min(game_id) FROM channel_bindings WHERE channel_id = c.id) AS game,
-                   \(BudgetLedger.columns), \(BudgetLedger.downgradesColumn)
+                   \(BudgetLedger.columns), downgraded.sends AS downgrades
             FROM channels c
             JOIN apps a ON a.id = c.app_id
             \(BudgetLedger.joins(channelID: "c.id", now: now, policy: policy))
-            \(BudgetLedger.downgradesJoin(channelID: "c.id", now: now, policy: policy))
+            LEFT JOIN LATERAL (
+                SELECT count(*) AS sends FROM deliveries d
+                WHERE d.channel_id = c.id AND d.downgraded AND d.outcome = 'sent'
+                  AND d.sent_at > \(ChannelBudget.windowStart(endingAt: now, policy: policy))
+            ) downgraded ON true
             WHERE \(condition)
             """)
         let budgets = try rows.map { row in
@@ -55,7 +61,7 @@ struct BudgetReader: Sendable {
                 channel: try row.decode("apns_channel_id"), app: try row.decode("bundle_id"),
                 game: try row.decode("game", as: String?.self),
                 usage: try BudgetLedger.budget(row).usage(
-                    now: now, policy: policy.with(profile), downgrades: try BudgetLedger.downgrades(row)))
+                    now: now, policy: policy.with(profile), downgrades: Int(try row.decode("downgrades", as: Int64.self))))
         }
         return Array(ChannelBudgetStatus.closestToLimit(budgets).prefix(max(0, limit)))
     }

@@ -13,7 +13,7 @@ import Testing
     /// APNs accepted it.
     static func send(_ budget: inout ChannelBudget, wanting: BroadcastPriority = .immediate, at now: Date, policy: BudgetPolicy = policy, final: Bool = false) -> BudgetDecision {
         let decision = budget.decide(wanting: wanting, now: now, policy: policy, final: final)
-        if let entry = budget.accepted(priority: decision.priority, downgraded: decision.downgraded, at: now) {
+        if let entry = budget.accepted(priority: decision.priority, at: now) {
             budget = budget.appending(entry)
         }
         return decision
@@ -51,7 +51,7 @@ import Testing
         #expect(usage == BudgetUsage(
             windowStart: Self.hour.addingTimeInterval(20), priority10Used: 3, priority10Limit: 3, downgrades: 4, throttled: 0,
             barredUntil: nil))
-        #expect(budget.immediateSends.count == 5, "sending keeps its priority-10 sends, not its downgrades")
+        #expect(budget.immediateSends.count == 5, "the ledger keeps the priority-10 sends, not the downgrades")
     }
 
     /// A match crossing 20:00: goals at 19:40, 19:50 and 19:59 spend the budget; at 20:00:01,
@@ -100,7 +100,6 @@ import Testing
             #expect(!decision.downgraded)
         }
         #expect(budget == ChannelBudget(), "a routine send leaves nothing in the ledger")
-        #expect(budget.appending(.downgraded(at: Self.hour)) == budget, "a downgrade bears on no decision")
         #expect(budget.decide(wanting: .immediate, now: Self.hour.addingTimeInterval(20), policy: Self.policy).priority == .immediate)
     }
 

@@ -5,44 +5,53 @@ import Postgres
 import TestSupport
 import Testing
 
-/// What sending reads of a channel's budget ledger: its priority-10 sends and 429s, found by
-/// kind, never its downgrades, which grow by one per alert once the budget is spent.
+/// What the claim and the statistics read of a channel's budget ledger: each kind of entry of its
+/// window, and its latest 429, found by kind without reading the other entries.
 @Suite struct BudgetLedgerTests {
-    @Test func sendingReadsThePriorityTenSendsOfTheWindowAndNoDowngrade() async throws {
+    @Test func aChannelsLedgerIsReadByKindWithoutItsOlderSends() async throws {
         try await DeliveryDatabase.with { database in
             let app = try await database.addApp()
             let channel = try await database.addChannel(appID: app)
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let sends = [-3000.0, -2000, -1000].map { now.addingTimeInterval($0) }
-            for at in sends + [now.addingTimeInterval(-4000)] {
+            for at in sends {
                 try await database.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(channel), \(at), 'priority10')")
             }
-            // A channel past its budget: every later alert went at 5 and left a downgrade.
+            // A 429 of yesterday, remembered for its lowered limit, and the 500 sends of the
+            // hours since, which left the window.
+            let throttledAt = now.addingTimeInterval(-30 * 3600)
+            try await database.pool.execute("""
+                INSERT INTO budget_ledger (channel_id, at, kind, limit_after, barred_until)
+                VALUES (\(channel), \(throttledAt), 'throttled', 4, \(throttledAt.addingTimeInterval(60)))
+                """)
             try await database.pool.execute("""
                 INSERT INTO budget_ledger (channel_id, at, kind)
-                SELECT \(channel), \(now)::timestamptz - make_interval(secs => n), 'downgraded' FROM generate_series(1, 500) n
+                SELECT \(channel), \(now)::timestamptz - make_interval(secs => 3600 + 200 * n), 'priority10' FROM generate_series(1, 500) n
                 """)
-            let policy = BudgetPolicy()
             let read: SQL = """
                 SELECT \(BudgetLedger.columns) FROM channels c
-                \(BudgetLedger.joins(channelID: "c.id", now: now, policy: policy))
+                \(BudgetLedger.joins(channelID: "c.id", now: now, policy: BudgetPolicy()))
                 WHERE c.id = \(channel)
                 """
             let budget = try BudgetLedger.budget(try #require(try await database.pool.query(read).first))
-            #expect(budget == ChannelBudget(immediateSends: sends))
+            #expect(budget == ChannelBudget(
+                immediateSends: sends,
+                lastThrottle: ChannelBudget.Throttle(at: throttledAt, limitAfter: 4, barredUntil: throttledAt.addingTimeInterval(60))))
 
-            // The ledger rows the read touched: the window's three sends, not the 500 downgrades.
+            // The ledger rows the read touched: the window's three sends and the one 429.
             let plan = try #require(try await database.pool.query("EXPLAIN (ANALYZE, FORMAT JSON) " + read).first)
             let json = try JSONSerialization.jsonObject(with: Data(try plan.decode(0, as: String.self).utf8))
-            #expect(Self.rowsRead(from: "budget_ledger", in: json) == 3)
+            #expect(Self.rowsRead(from: "budget_ledger", in: json) == 4)
+        }
+    }
 
-            // The statistics still count the window's downgrades.
-            let counted = try await database.pool.query("""
-                SELECT \(BudgetLedger.downgradesColumn) FROM channels c
-                \(BudgetLedger.downgradesJoin(channelID: "c.id", now: now, policy: policy))
-                WHERE c.id = \(channel)
-                """)
-            #expect(try BudgetLedger.downgrades(try #require(counted.first)) == 500)
+    @Test func aDowngradedSendLeavesNoEntry() async throws {
+        try await DeliveryDatabase.with { database in
+            let app = try await database.addApp()
+            let channel = try await database.addChannel(appID: app)
+            await #expect(throws: PostgresError.self, "the ledger keeps sends that spend and 429s only") {
+                try await database.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(channel), now(), 'downgraded')")
+            }
         }
     }
 

@@ -27,7 +27,7 @@ import TestSupport
             let accepted = harness.broadcasts(to: channel.apnsID).filter { $0.status == 200 }
             #expect(accepted.count == 4)
             #expect(accepted.map { $0.header("apns-priority") } == ["10", "10", "5", "10"], "two goals spend all but the reserve; the final whistle spends it")
-            #expect(try await harness.database.ledger(channel.id).map(\.kind) == ["priority10", "priority10", "downgraded", "priority10"])
+            #expect(try await harness.database.ledger(channel.id).map(\.kind) == ["priority10", "priority10", "priority10"])
             #expect(workers.statistics.downgraded == 1)
         }
     }

@@ -39,7 +39,6 @@ import Testing
                 VALUES (\(channel), \(now.addingTimeInterval(-7200)), 'throttled', 5, \(now.addingTimeInterval(-7100))),
                        (\(channel), \(now.addingTimeInterval(-3600)), 'priority10', NULL, NULL),
                        (\(channel), \(now.addingTimeInterval(-600)), 'priority10', NULL, NULL),
-                       (\(channel), \(now.addingTimeInterval(-500)), 'downgraded', NULL, NULL),
                        (\(channel), \(now.addingTimeInterval(-400)), 'throttled', 3, \(now.addingTimeInterval(30)))
                 """)
 
@@ -59,8 +58,8 @@ import Testing
             #expect(claim.app == DeliveryApp(
                 id: app, bundleID: "com.example.scores", environment: .sandbox, teamID: "TEAM000001", keyID: "KEY0000001",
                 keyPath: "/nonexistent/key.p8", frequentUpdates: true, budgetPerHour: 7))
-            // What sending reads of the ledger of the hour ending at the claim's time (the send
-            // an hour ago has left it; the downgrade bears on no decision), and the latest 429.
+            // The ledger of the hour ending at the claim's time (the send an hour ago has left
+            // it), and the latest 429.
             #expect(claim.budget == ChannelBudget(
                 immediateSends: [now.addingTimeInterval(-600)], throttles: [now.addingTimeInterval(-400)],
                 lastThrottle: ChannelBudget.Throttle(at: now.addingTimeInterval(-400), limitAfter: 3, barredUntil: now.addingTimeInterval(30))))

@@ -7,8 +7,9 @@ import Testing
 import TestSupport
 
 /// The upgrade to one budget ledger keeps what the budget still needs from the tables it
-/// replaces: the last hour's priority-10 sends and downgrades, and each channel's latest 429
-/// with its lowered limit and its bar on priority 10.
+/// replaces: the last hour's priority-10 sends (and downgrades, until a later upgrade leaves
+/// those to the delivery records), and each channel's latest 429 with its lowered limit and its
+/// bar on priority 10.
 @Suite struct BudgetLedgerMigrationTests {
     @Test func theLedgerTakesOverTheLastHourAndTheLatestThrottle() async throws {
         let pool = try await TestDatabase.shared().makePool()
@@ -43,14 +44,20 @@ import TestSupport
                        (\(channel), \(app), '{1}', 1, 10, 5, true, 1, 'retry', \(now.addingTimeInterval(-200)))
                 """)
 
-            try await Migrator(files: files, logger: TestDatabase.logger).migrate(pool)
+            try await Migrator(files: files.filter { $0.number < 78 }, logger: TestDatabase.logger).migrate(pool)
+            let kinds = try await pool.query("SELECT kind FROM budget_ledger WHERE channel_id = \(channel) ORDER BY at")
+            #expect(try kinds.map { try $0.decode("kind", as: String.self) } == ["priority10", "throttled", "priority10", "downgraded"])
 
+            // The ledger keeps only what spends or bars the budget; the downgrade stays in its
+            // delivery record, which the statistics count.
+            try await Migrator(files: files, logger: TestDatabase.logger).migrate(pool)
             #expect(try await database.ledger(channel) == [
                 .priority10(at: now.addingTimeInterval(-1800)),
                 .throttled(ChannelBudget.Throttle(at: throttledAt, limitAfter: 3, barredUntil: throttledAt.addingTimeInterval(45))),
                 .priority10(at: now.addingTimeInterval(-600)),
-                .downgraded(at: now.addingTimeInterval(-300)),
             ])
+            let downgrades = try await pool.query("SELECT count(*) AS n FROM deliveries WHERE downgraded AND outcome = 'sent'")
+            #expect(try downgrades[0].decode("n", as: Int64.self) == 2)
             #expect(try await database.ledger(quiet).isEmpty)
             let gone = try await pool.query("""
                 SELECT to_regclass('channel_budget') IS NULL AND to_regclass('channel_priority_sends') IS NULL AS gone

@@ -86,13 +86,11 @@ private struct Sample: Decodable {
             try await db.addGame("old-game", status: "final", finishedAt: pollerTestNow.addingTimeInterval(-86_400))
             let hot = try await db.addChannel(appID: app, game: "live-game")
             let cool = try await db.addChannel(appID: app, game: "live-game")
-            // The ledger of the hour ending now: 11 priority-10 sends and 3 downgrades (hot), 2 (cool);
-            // the hot channel's sends straddle the clock hour, and one left the rolling hour.
+            // The ledger of the hour ending now: 11 priority-10 sends (hot), 2 (cool); the hot
+            // channel's sends straddle the clock hour, and one left the rolling hour. Its 3
+            // downgrades are in its delivery records below.
             let hotSends = (0..<11).map { pollerTestNow.addingTimeInterval(Double(-300 * $0) - 1) } + [pollerTestNow.addingTimeInterval(-3601)]
             for at in hotSends { try await db.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(hot), \(at), 'priority10')") }
-            for at in [-10.0, -20, -30].map(pollerTestNow.addingTimeInterval) {
-                try await db.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(hot), \(at), 'downgraded')")
-            }
             for at in [-40.0, -50].map(pollerTestNow.addingTimeInterval) {
                 try await db.pool.execute("INSERT INTO budget_ledger (channel_id, at, kind) VALUES (\(cool), \(at), 'priority10')")
             }
@@ -106,8 +104,15 @@ private struct Sample: Decodable {
                     row.reason = "TooManyRequests"
                 }
                 if (channel == hot && index >= 24) || (channel == cool && index > 3) { row.priority = 5 }
+                // The hot channel's last three sends at 5 were alerts downgraded.
+                if channel == hot && index >= 24 { row.downgraded = true }
                 rows.append(row)
             }
+            // A downgrade that left the rolling hour counts no more.
+            var old = DeliverySpec(channelID: hot, appID: app, sentAt: pollerTestNow.addingTimeInterval(-3601))
+            old.priority = 5
+            old.downgraded = true
+            rows.append(old)
             try await db.insert(rows)
             let live = try await getJSON(router(db), "/v1/stats/live", as: LiveStatsResponse.self)
             #expect(live.games.map(\.game) == ["live-game"])

@@ -184,7 +184,6 @@ struct DeliveryDatabase: Sendable {
             let at: Date = try row.decode("at")
             switch try row.decode("kind", as: String.self) {
             case "priority10": return .priority10(at: at)
-            case "downgraded": return .downgraded(at: at)
             default:
                 return .throttled(ChannelBudget.Throttle(
                     at: at, limitAfter: try row.decode("limit_after"), barredUntil: try row.decode("barred_until")))
