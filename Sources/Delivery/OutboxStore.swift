@@ -135,26 +135,29 @@ package struct OutboxStore: Sendable {
 
     /// Seconds until the next row becomes claimable (negative when one already is), or `nil`
     /// when nothing sendable waits unleased. Workers ask this each time they find nothing to
-    /// claim, so it walks the `due_at` index and looks at the first few sendable rows only:
-    /// when all of those are backing off, a row further on may fall due sooner, and it is
-    /// found on the next poll instead. A row whose lease has run out (its worker died) is
+    /// claim, so it walks the claim's index (alerting rows, then the rest, each by `due_at`)
+    /// and looks at the first few sendable rows of each only: when all of those are backing
+    /// off, a row further on may fall due sooner, and it is found on the next poll instead. A row whose lease has run out (its worker died) is
     /// claimable like an unleased one, so workers take it over within a poll interval of the
     /// lease's end without waiting for the poller's rescue (a deployment may run no poller
     /// beside its workers for a while). `now` is the claim's clock, bound as a parameter; under
     /// `ReusablePlans`, so the parameter does not make Postgres plan each look afresh.
     package func secondsUntilNextDue(at now: Date) async throws -> Double? {
+        func firstSendable(alerting: Bool) -> SQL {
+            """
+            (SELECT o.due_at, o.not_before
+             FROM outbox o
+             JOIN channels c ON c.id = o.channel_id
+             JOIN apps a ON a.id = c.app_id
+             WHERE o.alerting = \(unsafeSQL: alerting ? "true" : "false") AND \(Self.queue.isFree(at: now))
+               AND c.status IN (\(Self.sendableChannelStatusList)) AND a.paused_at IS NULL
+             ORDER BY o.due_at
+             LIMIT 32)
+            """
+        }
         let look: SQL = """
             SELECT EXTRACT(EPOCH FROM (min(GREATEST(o.due_at, COALESCE(o.not_before, o.due_at))) - \(now)::timestamptz))::float8 AS wait
-            FROM (
-                SELECT o.due_at, o.not_before
-                FROM outbox o
-                JOIN channels c ON c.id = o.channel_id
-                JOIN apps a ON a.id = c.app_id
-                WHERE \(Self.queue.isFree(at: now))
-                  AND c.status IN (\(Self.sendableChannelStatusList)) AND a.paused_at IS NULL
-                ORDER BY o.due_at
-                LIMIT 32
-            ) o
+            FROM (\(firstSendable(alerting: true)) UNION ALL \(firstSendable(alerting: false))) o
             """
         let rows = try await pool.withTransaction(localSettings: ReusablePlans.settings, opening: [look]) { _, opened in
             opened[0].rows

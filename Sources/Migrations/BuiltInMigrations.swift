@@ -35,5 +35,6 @@ enum BuiltInMigrations {
         ("0076_send_logs_without_foreign_keys.sql", PackageResources._076_send_logs_without_foreign_keys_sql),
         ("0077_channel_alert_alone.sql", PackageResources._077_channel_alert_alone_sql),
         ("0078_budget_ledger_by_kind.sql", PackageResources._078_budget_ledger_by_kind_sql),
+        ("0079_outbox_one_order.sql", PackageResources._079_outbox_one_order_sql),
     ]
 }
