@@ -401,7 +401,9 @@ package struct EventIngestor: Sendable {
 
     /// Writes each channel's row, fenced on the version read; the rows of `lease`, if any, are
     /// written leased (any other row keeps the lease it has: a sender's in-flight claim is not
-    /// taken).
+    /// taken). A row read as absent (version 1 to write) is inserted, any other updated; not
+    /// `INSERT … ON CONFLICT`, whose speculative insertion logs a confirmation record for every
+    /// new row.
     private func upsertOutbox(_ writes: [OutboxWrite], leasing lease: OutboxLease?, on connection: PostgresConnection) async throws {
         let entries = writes.map(\.entry)
         let leased = Set(lease?.channelIDs ?? [])
@@ -414,36 +416,52 @@ package struct EventIngestor: Sendable {
         // pg_notify runs once per written row; Postgres folds identical notifications of one
         // transaction into one, delivered at commit (so at most two: alerting and routine).
         // Saves a round trip.
-        let rows = try await connection.query("""
-            WITH written AS (
-            INSERT INTO outbox AS o (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
-                                     first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version)
-            SELECT u.channel_id, u.version, convert_to(u.payload, 'UTF8'), u.payload_timestamp, u.priority, u.alerting,
-                   u.alerts::jsonb, u.event_ids::bigint[], u.first_ingested_at, u.coalesced, u.due_at, u.attempts,
-                   u.lease_owner, u.lease_expires_at, u.claimed_version
-            FROM unnest(\(writes.map(\.channelID)), \(writes.map(\.version)), \(payloads),
-                        \(entries.map { Int64($0.payload.timestamp) }), \(entries.map { Int16($0.priority.rawValue) }),
-                        \(entries.map(\.isAlerting)), \(alerts), \(eventIDs), \(entries.map(\.enqueuedAt)),
-                        \(entries.map { Int32(clamping: $0.coalesced) }), \(entries.map(\.claimableAt)),
-                        \(entries.map { Int32(clamping: $0.attempts) }), \(owners), \(expiries), \(claimedVersions))
-                 AS u(channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
-                      first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version)
-            ON CONFLICT (channel_id) DO UPDATE SET
-                version = EXCLUDED.version, payload = EXCLUDED.payload, payload_timestamp = EXCLUDED.payload_timestamp,
-                priority = EXCLUDED.priority, alerting = EXCLUDED.alerting, alerts = EXCLUDED.alerts, event_ids = EXCLUDED.event_ids,
-                first_ingested_at = EXCLUDED.first_ingested_at, coalesced = EXCLUDED.coalesced,
-                due_at = EXCLUDED.due_at, attempts = EXCLUDED.attempts, not_before = NULL, updated_at = now(),
-                -- A handed-over row takes ingest's lease; any other keeps its own.
-                lease_owner = COALESCE(EXCLUDED.lease_owner, o.lease_owner),
-                lease_expires_at = COALESCE(EXCLUDED.lease_expires_at, o.lease_expires_at),
-                claimed_version = COALESCE(EXCLUDED.claimed_version, o.claimed_version)
-            WHERE o.version = EXCLUDED.version - 1
-            RETURNING o.channel_id, o.alerting
+        let statement: SQL = """
+            WITH u AS MATERIALIZED (
+                SELECT u.channel_id, u.version, convert_to(u.payload, 'UTF8') AS payload, u.payload_timestamp, u.priority,
+                       u.alerting, u.alerts::jsonb AS alerts, u.event_ids::bigint[] AS event_ids, u.first_ingested_at, u.coalesced,
+                       u.due_at, u.attempts, u.lease_owner, u.lease_expires_at, u.claimed_version
+                FROM unnest(\(writes.map(\.channelID)), \(writes.map(\.version)), \(payloads),
+                            \(entries.map { Int64($0.payload.timestamp) }), \(entries.map { Int16($0.priority.rawValue) }),
+                            \(entries.map(\.isAlerting)), \(alerts), \(eventIDs), \(entries.map(\.enqueuedAt)),
+                            \(entries.map { Int32(clamping: $0.coalesced) }), \(entries.map(\.claimableAt)),
+                            \(entries.map { Int32(clamping: $0.attempts) }), \(owners), \(expiries), \(claimedVersions))
+                     AS u(channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
+                          first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version)
+            ), updated AS (
+                UPDATE outbox o SET
+                    version = u.version, payload = u.payload, payload_timestamp = u.payload_timestamp,
+                    priority = u.priority, alerting = u.alerting, alerts = u.alerts, event_ids = u.event_ids,
+                    first_ingested_at = u.first_ingested_at, coalesced = u.coalesced,
+                    due_at = u.due_at, attempts = u.attempts, not_before = NULL, updated_at = now(),
+                    -- A handed-over row takes ingest's lease; any other keeps its own.
+                    lease_owner = COALESCE(u.lease_owner, o.lease_owner),
+                    lease_expires_at = COALESCE(u.lease_expires_at, o.lease_expires_at),
+                    claimed_version = COALESCE(u.claimed_version, o.claimed_version)
+                FROM u
+                WHERE o.channel_id = u.channel_id AND u.version > 1 AND o.version = u.version - 1
+                RETURNING o.channel_id, o.alerting
+            ), inserted AS (
+                INSERT INTO outbox (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
+                                    first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version)
+                SELECT channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
+                       first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version
+                FROM u WHERE u.version = 1
+                RETURNING channel_id, alerting
+            ), written AS (
+                SELECT channel_id, alerting FROM updated UNION ALL SELECT channel_id, alerting FROM inserted
             )
             SELECT channel_id,
                    pg_notify(\(Self.notificationChannel), CASE WHEN alerting THEN \(Self.alertingNotification) ELSE '' END)
             FROM written
-            """)
+            """
+        let rows: [PostgresRow]
+        do {
+            rows = try await connection.query(statement)
+        } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.uniqueViolation {
+            // Another ingest created the row of a channel bound to two games since it was read.
+            throw RowsChangedConcurrently()
+        }
         // Another ingest created or replaced a row of a channel bound to two games.
         guard rows.count == writes.count else { throw RowsChangedConcurrently() }
     }
