@@ -36,5 +36,6 @@ enum BuiltInMigrations {
         ("0077_channel_alert_alone.sql", PackageResources._077_channel_alert_alone_sql),
         ("0078_budget_ledger_by_kind.sql", PackageResources._078_budget_ledger_by_kind_sql),
         ("0079_outbox_one_order.sql", PackageResources._079_outbox_one_order_sql),
+        ("0080_outbox_without_foreign_key.sql", PackageResources._080_outbox_without_foreign_key_sql),
     ]
 }

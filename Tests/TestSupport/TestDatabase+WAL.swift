@@ -24,3 +24,29 @@ extension TestDatabase {
         await connection.close()
     }
 }
+
+extension PostgresPool {
+    /// The WAL position where the next record will go, to count from with ``walRecords(from:)``.
+    public func walInsertPosition() async throws -> String {
+        try await query("SELECT pg_current_wal_insert_lsn()::text AS lsn")[0].decode("lsn")
+    }
+
+    /// The WAL records since `start` on the tables of the session's schema, counted by
+    /// `"<table> <resource manager>/<record kind>"`. pg_walinspect reads flushed WAL only: a
+    /// commit of this pool's with `synchronous_commit = on` after the writes flushes them.
+    public func walRecords(from start: String) async throws -> [String: Int] {
+        let rows = try await query("""
+            WITH r AS (
+                SELECT resource_manager || '/' || regexp_replace(record_type, '\\+INIT$', '') AS kind,
+                       (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid AS filenode
+                FROM pg_get_wal_records_info(\(start)::pg_lsn, pg_current_wal_flush_lsn())
+            )
+            SELECT c.relname || ' ' || r.kind AS key, count(*)::int AS records
+            FROM r JOIN pg_class c ON c.relfilenode = r.filenode AND c.relnamespace = current_schema()::regnamespace
+            GROUP BY 1
+            """)
+        var counts: [String: Int] = [:]
+        for row in rows { counts[try row.decode("key")] = try row.decode("records") }
+        return counts
+    }
+}

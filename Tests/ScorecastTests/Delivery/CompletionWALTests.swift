@@ -29,14 +29,14 @@ import Testing
             let claims = try await store.claim(owner: "w-1", limit: 10, lease: .seconds(30), at: now)
             #expect(claims.count == 5)
 
-            let start: String = try await pool.query("SELECT pg_current_wal_insert_lsn()::text AS lsn")[0].decode("lsn")
+            let start = try await pool.walInsertPosition()
             let result = try await store.complete(claims.map { Self.accepted($0, at: now) }, owner: "w-1", routineInterval: 0, at: now)
             try await pool.execute("SELECT txid_current()")  // a commit of this session, so all before it is flushed
 
             #expect(result.deleted == channels)
             #expect(result.fencedOut.isEmpty && result.superseded.isEmpty)
             #expect(result.deliveriesWritten == 5)
-            let records = try await Self.records(pool, from: start)
+            let records = try await pool.walRecords(from: start)
             #expect(records["outbox Heap/DELETE"] == 5, "\(records)")
             #expect(records["deliveries Heap/INSERT"] == 5, "\(records)")
             #expect((records["channels Heap/HOT_UPDATE"] ?? 0) + (records["channels Heap/UPDATE"] ?? 0) == 5, "\(records)")
@@ -61,23 +61,5 @@ import Testing
         completion.claimedRow = claim.row
         completion.acceptedBody = claim.payload
         return completion
-    }
-
-    /// The WAL records since `start` on the tables of this test's schema, counted by
-    /// `"<table> <resource manager>/<record kind>"`.
-    private static func records(_ pool: PostgresPool, from start: String) async throws -> [String: Int] {
-        let rows = try await pool.query("""
-            WITH r AS (
-                SELECT resource_manager || '/' || regexp_replace(record_type, '\\+INIT$', '') AS kind,
-                       (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid AS filenode
-                FROM pg_get_wal_records_info(\(start)::pg_lsn, pg_current_wal_flush_lsn())
-            )
-            SELECT c.relname || ' ' || r.kind AS key, count(*)::int AS records
-            FROM r JOIN pg_class c ON c.relfilenode = r.filenode AND c.relnamespace = current_schema()::regnamespace
-            GROUP BY 1
-            """)
-        var counts: [String: Int] = [:]
-        for row in rows { counts[try row.decode("key")] = try row.decode("records") }
-        return counts
     }
 }
