@@ -100,6 +100,8 @@ package struct EventIngestor: Sendable {
             }
         } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.foreignKeyViolation && error.statementIndex == 1 {
             return nil
+        } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.uniqueViolation && error.statementIndex == 1 {
+            throw RowsChangedConcurrently()
         } catch is UnknownGame {
             return nil
         }
@@ -269,9 +271,17 @@ package struct EventIngestor: Sendable {
     /// Inserts every event as `accepted` (stale ones are corrected after folding); returns the
     /// new `events.id` by feed event id. Duplicates are absent from the result.
     private func insertEvents(_ events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> [String: Int64] {
-        try Self.storedIDs(try await connection.query(try Self.insertEventsStatement(events, feed: feed)))
+        do {
+            return try Self.storedIDs(try await connection.query(try Self.insertEventsStatement(events, feed: feed)))
+        } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.uniqueViolation {
+            throw RowsChangedConcurrently()
+        }
     }
 
+    /// The insert of ``insertEvents(_:feed:on:)``: events already stored are left out by a look
+    /// at the key, not by `ON CONFLICT`, whose speculative insertion logs a confirmation record
+    /// per row. The same event stored by another ingest meanwhile fails the key: a collision,
+    /// retried, which then finds it stored.
     private static func insertEventsStatement(_ events: [FeedEvent], feed: String) throws -> SQL {
         let bodies = try events.map { try $0.jsonValue.encodedString() }
         return """
@@ -280,8 +290,8 @@ package struct EventIngestor: Sendable {
             FROM unnest(\(events.map(\.id)), \(events.map(\.game)), \(events.map { Int64($0.seq) }),
                         \(events.map(\.kind.rawValue)), \(events.map(\.occurredAt)), \(bodies))
                  WITH ORDINALITY AS u(id, game, seq, kind, at, body, n)
+            WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.feed = \(feed) AND e.feed_event_id = u.id)
             ORDER BY u.n
-            ON CONFLICT (feed, feed_event_id) DO NOTHING
             RETURNING id, feed_event_id
             """
     }

@@ -511,6 +511,36 @@ struct IngestEndpointTests {
         }
     }
 
+    @Test("the same event stored meanwhile by another transaction: the ingest retries and reports it a duplicate")
+    func duplicateStoredMeanwhileRetries() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            try await fixture.addGame("g2")
+            try await fixture.addChannel(boundTo: "g1")
+            let reply = try await fixture.pool.withConnection { holder in
+                // The event id stored by another writer (for another game, whose lock the ingest
+                // does not wait for), not committed yet: invisible to the ingest's look, but its
+                // insert waits on the key and then collides.
+                let holderPID = try await holder.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
+                try await holder.execute("BEGIN")
+                try await holder.execute("""
+                    INSERT INTO events (feed, feed_event_id, game_id, seq, kind, occurred_at, outcome, body)
+                    VALUES ('feed-a', 'e1', 'g2', 1, 'score', now(), 'accepted', '{}')
+                    """)
+                return try await withThrowingTaskGroup(of: Reply.self) { group in
+                    group.addTask { await fixture.post(EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#)) }
+                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the ingest waits on the uncommitted event")
+                    try await holder.execute("COMMIT")
+                    return try await group.next()
+                }
+            }
+            #expect(reply?.status == 202, "\(reply?.text ?? "")")
+            #expect(reply?.outcomes["e1"] == "duplicate", "\(reply?.text ?? "")")
+            #expect(try await fixture.counts()["events"] == 1)
+            #expect(fixture.logSink.lines.contains { $0.contains("ingest transaction retried") })
+        }
+    }
+
     @Test("two ingests of the same event at once: one accepted, one duplicate")
     func concurrentDuplicate() async throws {
         try await IngestFixture.with { fixture in

@@ -3,9 +3,9 @@ import Postgres
 import TestSupport
 import Testing
 
-/// What ingest writes to the WAL for a channel's row in the queue, read back with pg_walinspect:
-/// a new row is a plain insert (no speculative-insertion confirmation, no lock of its channel's
-/// row by a foreign key's check), a pending one an update.
+/// What ingest writes to the WAL for an event and a channel's row in the queue, read back with
+/// pg_walinspect: a new row is a plain insert (no speculative-insertion confirmation, no lock of
+/// its channel's row by a foreign key's check), a pending one an update.
 @Suite struct IngestWALTests {
     @Test func aNewRowIsOneInsertAndAPendingOneAnUpdate() async throws {
         try await TestDatabase.shared().enableWALInspection()
@@ -20,6 +20,8 @@ import Testing
             #expect(records["outbox Heap/INSERT"] == 3, "\(records)")
             #expect(records["outbox Heap/HEAP_CONFIRM"] == nil, "\(records)")
             #expect(records["channels Heap/LOCK"] == nil, "\(records)")
+            #expect(records["events Heap/INSERT"] == 1, "\(records)")
+            #expect(records["events Heap/HEAP_CONFIRM"] == nil, "\(records)")
 
             start = try await fixture.pool.walInsertPosition()
             let second = await fixture.post(EventJSON.event(id: "e2", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#))
