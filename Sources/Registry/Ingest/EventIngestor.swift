@@ -142,10 +142,10 @@ package struct EventIngestor: Sendable {
             statements.append(try updateGames(fold.states, arrivedAt: now))
             let changed = fold.states.keys.sorted()
             let leasedAt = clock.now()
-            statements.append(Self.lockPendingOutboxRows(of: changed, leasesJudgedAt: leasedAt))
+            statements.append(Self.readPendingOutboxRows(of: changed, leasesJudgedAt: leasedAt))
             statements.append(Self.readChannels(of: changed))
             let results = try await connection.pipeline(statements)
-            let (targets, leasable) = try channelTargets(
+            let (targets, leasable, revisions) = try channelTargets(
                 pendingRows: results[results.count - 2].rows, channelRows: results[results.count - 1].rows)
             var eventIDs: [Int: Int64] = [:]
             for (index, event) in events.enumerated() { eventIDs[index] = storedIDs[event.id] }
@@ -169,7 +169,7 @@ package struct EventIngestor: Sendable {
                         owner: handOff.owner, expiresAt: leasedAt.adding(handOff.lease),
                         channelIDs: AlertHandOff.rowsToLease(writes, leasable: leasable, room: handOff.room(), now: leasedAt))
                 }
-                try await upsertOutbox(writes, leasing: lease, on: connection)
+                try await upsertOutbox(writes, revisions: revisions, leasing: lease, on: connection)
                 handedOver = lease?.channelIDs ?? []
             }
             let alertsDropped = writes.reduce(0) { $0 + $1.entry.alertsDropped }
@@ -323,22 +323,24 @@ package struct EventIngestor: Sendable {
             """
     }
 
-    /// Locks the outbox rows of the active channels bound to `games`. It runs before
-    /// `readChannels`: a worker that finished a send meanwhile has committed both its outbox
-    /// delete and the channel's new last_timestamp. A lease counts until its expiry on the
-    /// service clock (`now`), the clock the workers lease by, not Postgres' `now()`, by the
-    /// queue's one rule (``LeasedQueue``).
-    private static func lockPendingOutboxRows(of games: [String], leasesJudgedAt now: Date) -> SQL {
+    /// Reads the outbox rows of the active channels bound to `games`, each with its revision
+    /// (Postgres' `xmin`, which every write of the row changes: a claim, a completion, another
+    /// ingest). The rows are not locked (a lock logs a record per row): the write is fenced on
+    /// the revision read, so a row written meanwhile fails it and the transaction is retried on
+    /// what the row holds then. It runs before `readChannels`: a worker that finished a send
+    /// before it has committed both its outbox delete and the channel's new last_timestamp. A
+    /// lease counts until its expiry on the service clock (`now`), the clock the workers lease
+    /// by, not Postgres' `now()`, by the queue's one rule (``LeasedQueue``).
+    private static func readPendingOutboxRows(of games: [String], leasesJudgedAt now: Date) -> SQL {
         """
-        SELECT o.channel_id, o.version, o.payload, o.priority, o.alerts, o.event_ids, o.first_ingested_at, o.coalesced,
-               o.due_at, o.attempts, (\(LeasedQueue.outbox.isHeld(at: now)) AND COALESCE(o.claimed_version = o.version, true)) AS leased,
+        SELECT o.channel_id, o.version, o.xmin::text AS revision, o.payload, o.priority, o.alerts, o.event_ids,
+               o.first_ingested_at, o.coalesced, o.due_at, o.attempts,
+               (\(LeasedQueue.outbox.isHeld(at: now)) AND COALESCE(o.claimed_version = o.version, true)) AS leased,
                \(LeasedQueue.outbox.isFree(at: now)) AS lease_free
         FROM outbox o
         WHERE o.channel_id IN (
             SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
             WHERE b.game_id = ANY(\(games)) AND c.status = 'active')
-        ORDER BY o.channel_id
-        FOR UPDATE OF o
         """
     }
 
@@ -362,12 +364,14 @@ package struct EventIngestor: Sendable {
     /// lease that has not run out) and the app is not paused.
     private func channelTargets(
         pendingRows: [PostgresRow], channelRows rows: [PostgresRow]
-    ) throws -> (targets: [ChannelTarget], leasable: Set<Int64>) {
+    ) throws -> (targets: [ChannelTarget], leasable: Set<Int64>, revisions: [Int64: String]) {
         var pending: [Int64: PendingOutboxRow] = [:]
+        var revisions: [Int64: String] = [:]
         var held: Set<Int64> = []
         for row in pendingRows {
             let channelID: Int64 = try row.decode("channel_id")
             pending[channelID] = try PendingOutboxRow(row: row)
+            revisions[channelID] = try row.decode("revision")
             if try !row.decode("lease_free", as: Bool.self) { held.insert(channelID) }
         }
         var leasable: Set<Int64> = []
@@ -398,7 +402,7 @@ package struct EventIngestor: Sendable {
                 channelID: channelID, gameID: try row.decode("game_id"), lastTimestamp: try row.decode("last_timestamp"),
                 lastSentAt: try row.decode("last_sent_at", as: Date?.self), renderer: renderer, pending: pending[channelID]))
         }
-        return (targets, leasable)
+        return (targets, leasable, revisions)
     }
 
     /// The lease ingest writes on the rows it hands over: `owner` until `expiresAt`, on
@@ -409,12 +413,14 @@ package struct EventIngestor: Sendable {
         var channelIDs: [Int64]
     }
 
-    /// Writes each channel's row, fenced on the version read; the rows of `lease`, if any, are
-    /// written leased (any other row keeps the lease it has: a sender's in-flight claim is not
-    /// taken). A row read as absent (version 1 to write) is inserted, any other updated; not
-    /// `INSERT … ON CONFLICT`, whose speculative insertion logs a confirmation record for every
-    /// new row.
-    private func upsertOutbox(_ writes: [OutboxWrite], leasing lease: OutboxLease?, on connection: PostgresConnection) async throws {
+    /// Writes each channel's row, fenced on the version and the revision read (`revisions`, by
+    /// channel); the rows of `lease`, if any, are written leased (any other row keeps the lease
+    /// it has: a sender's in-flight claim is not taken). A row read as absent (version 1 to
+    /// write) is inserted, any other updated; not `INSERT … ON CONFLICT`, whose speculative
+    /// insertion logs a confirmation record for every new row.
+    private func upsertOutbox(
+        _ writes: [OutboxWrite], revisions: [Int64: String], leasing lease: OutboxLease?, on connection: PostgresConnection
+    ) async throws {
         let entries = writes.map(\.entry)
         let leased = Set(lease?.channelIDs ?? [])
         let owners = writes.map { leased.contains($0.channelID) ? lease?.owner : nil }
@@ -430,14 +436,15 @@ package struct EventIngestor: Sendable {
             WITH u AS MATERIALIZED (
                 SELECT u.channel_id, u.version, convert_to(u.payload, 'UTF8') AS payload, u.payload_timestamp, u.priority,
                        u.alerting, u.alerts::jsonb AS alerts, u.event_ids::bigint[] AS event_ids, u.first_ingested_at, u.coalesced,
-                       u.due_at, u.attempts, u.lease_owner, u.lease_expires_at, u.claimed_version
+                       u.due_at, u.attempts, u.lease_owner, u.lease_expires_at, u.claimed_version, u.revision::xid AS revision
                 FROM unnest(\(writes.map(\.channelID)), \(writes.map(\.version)), \(payloads),
                             \(entries.map { Int64($0.payload.timestamp) }), \(entries.map { Int16($0.priority.rawValue) }),
                             \(entries.map(\.isAlerting)), \(alerts), \(eventIDs), \(entries.map(\.enqueuedAt)),
                             \(entries.map { Int32(clamping: $0.coalesced) }), \(entries.map(\.claimableAt)),
-                            \(entries.map { Int32(clamping: $0.attempts) }), \(owners), \(expiries), \(claimedVersions))
+                            \(entries.map { Int32(clamping: $0.attempts) }), \(owners), \(expiries), \(claimedVersions),
+                            \(writes.map { revisions[$0.channelID] }))
                      AS u(channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
-                          first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version)
+                          first_ingested_at, coalesced, due_at, attempts, lease_owner, lease_expires_at, claimed_version, revision)
             ), updated AS (
                 UPDATE outbox o SET
                     version = u.version, payload = u.payload, payload_timestamp = u.payload_timestamp,
@@ -449,7 +456,7 @@ package struct EventIngestor: Sendable {
                     lease_expires_at = COALESCE(u.lease_expires_at, o.lease_expires_at),
                     claimed_version = COALESCE(u.claimed_version, o.claimed_version)
                 FROM u
-                WHERE o.channel_id = u.channel_id AND u.version > 1 AND o.version = u.version - 1
+                WHERE o.channel_id = u.channel_id AND u.version > 1 AND o.version = u.version - 1 AND o.xmin = u.revision
                 RETURNING o.channel_id, o.alerting
             ), inserted AS (
                 INSERT INTO outbox (channel_id, version, payload, payload_timestamp, priority, alerting, alerts, event_ids,
@@ -472,7 +479,7 @@ package struct EventIngestor: Sendable {
             // Another ingest created the row of a channel bound to two games since it was read.
             throw RowsChangedConcurrently()
         }
-        // Another ingest created or replaced a row of a channel bound to two games.
+        // A row written since it was read (a claim, a completion, another ingest of a channel bound to two games).
         guard rows.count == writes.count else { throw RowsChangedConcurrently() }
     }
 }

@@ -511,6 +511,39 @@ struct IngestEndpointTests {
         }
     }
 
+    @Test("a row a completion settled meanwhile (same version, its sent alert gone) fails the fence: the ingest retries and no alert comes back")
+    func rowSettledMeanwhileRetries() async throws {
+        try await IngestFixture.with { fixture in
+            try await fixture.addGame("g1")
+            let channel = try await fixture.addChannel(boundTo: "g1")
+            let first = await fixture.post(EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
+            #expect(first.status == 202, "\(first.text)")
+            #expect(try await fixture.outbox(channel)?.alerts.count == 1)
+            let reply = try await fixture.pool.withConnection { holder in
+                // A worker's completion that sent the first goal's alert and keeps the row, not
+                // committed yet: it takes the alert off and leaves the version (only ingest
+                // bumps it). The ingest reads the row as it was, with that alert.
+                let holderPID = try await holder.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
+                try await holder.execute("BEGIN")
+                try await holder.execute("""
+                    UPDATE outbox SET alerts = '[]'::jsonb, alerting = false, priority = 5 WHERE channel_id = \(channel)
+                    """)
+                return try await withThrowingTaskGroup(of: Reply.self) { group in
+                    group.addTask { await fixture.post(EventJSON.event(id: "e2", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#)) }
+                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the ingest's write waits on the settled row")
+                    try await holder.execute("COMMIT")
+                    return try await group.next()
+                }
+            }
+            #expect(reply?.status == 202, "\(reply?.text ?? "")")
+            let row = try #require(try await fixture.outbox(channel))
+            // Only the second goal waits: the first was announced, and is not queued again.
+            #expect(row.alerts.count == 1, "\(row.alerts)")
+            #expect(row.version == 2)
+            #expect(fixture.logSink.lines.contains { $0.contains("ingest transaction retried") })
+        }
+    }
+
     @Test("the same event stored meanwhile by another transaction: the ingest retries and reports it a duplicate")
     func duplicateStoredMeanwhileRetries() async throws {
         try await IngestFixture.with { fixture in

@@ -5,7 +5,7 @@ import Testing
 
 /// What ingest writes to the WAL for an event and a channel's row in the queue, read back with
 /// pg_walinspect: a new row is a plain insert (no speculative-insertion confirmation, no lock of
-/// its channel's row by a foreign key's check), a pending one an update.
+/// its channel's row by a foreign key's check), a pending one an update (no lock taken first).
 @Suite struct IngestWALTests {
     @Test func aNewRowIsOneInsertAndAPendingOneAnUpdate() async throws {
         try await TestDatabase.shared().enableWALInspection()
@@ -30,6 +30,7 @@ import Testing
             #expect((records["outbox Heap/HOT_UPDATE"] ?? 0) + (records["outbox Heap/UPDATE"] ?? 0) == 3, "\(records)")
             #expect(records["outbox Heap/INSERT"] == nil, "\(records)")
             #expect(records["outbox Heap/HEAP_CONFIRM"] == nil, "\(records)")
+            #expect(records["outbox Heap/LOCK"] == nil, "read without a lock, written fenced on its revision: \(records)")
         }
     }
 
