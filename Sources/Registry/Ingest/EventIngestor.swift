@@ -71,12 +71,19 @@ package struct EventIngestor: Sendable {
     ///   when the database fails.
     package func ingest(_ events: [FeedEvent], feed: String, receivedAt: Date? = nil) async throws -> IngestReport {
         guard !events.isEmpty else { return IngestReport(results: []) }
+        // The first run reads the channels' outbox rows without locking them; a run after a
+        // collision locks them, so a request whose rows keep changing (a large group whose
+        // channels workers keep claiming) still gets through.
+        var runs = 0
         let committed = try await ConflictRetry(work: "ingest transaction", attempts: Self.maximumAttempts, logger: logger).run {
-            if let known = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt) { return known }
+            runs += 1
+            let locking = runs > 1
+            if let known = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt, lockingRows: locking) { return known }
             return try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
                 let games = try await lockGames(for: events, feed: feed, on: connection)
                 let storedIDs = try await insertEvents(events, feed: feed, on: connection)
-                return try await ingest(events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, on: connection)
+                return try await ingest(
+                    events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, lockingRows: locking, on: connection)
             }
         }
         handOff?.handOver(committed.handedOver)
@@ -88,7 +95,7 @@ package struct EventIngestor: Sendable {
     /// The usual request, every game known: steps 1 and 2 go to the server with `BEGIN` in one
     /// round trip. `nil` when a game is unknown (the events' foreign key refused the insert and
     /// nothing was written): the caller then takes the path that creates or refuses games.
-    private func ingestForKnownGames(_ events: [FeedEvent], feed: String, receivedAt: Date?) async throws -> Committed? {
+    private func ingestForKnownGames(_ events: [FeedEvent], feed: String, receivedAt: Date?, lockingRows: Bool) async throws -> Committed? {
         let ids = Set(events.map(\.game)).sorted()
         do {
             let opening = [Self.lockGamesStatement(ids), try Self.insertEventsStatement(events, feed: feed)]
@@ -96,7 +103,8 @@ package struct EventIngestor: Sendable {
                 let games = try Self.lockedGames(opened[0].rows)
                 guard games.count == ids.count else { throw UnknownGame() }
                 return try await ingest(
-                    events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: try Self.storedIDs(opened[1].rows), on: connection)
+                    events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: try Self.storedIDs(opened[1].rows),
+                    lockingRows: lockingRows, on: connection)
             }
         } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.foreignKeyViolation && error.statementIndex == 1 {
             return nil
@@ -117,10 +125,11 @@ package struct EventIngestor: Sendable {
         var handedOver: [Int64] = []
     }
 
-    /// Steps 3 to 5, once the games are locked and the events stored.
+    /// Steps 3 to 5, once the games are locked and the events stored; `lockingRows`: the
+    /// channels' outbox rows are locked as they are read.
     private func ingest(
         _ events: [FeedEvent], feed: String, receivedAt: Date?, games: [String: LockedGame], storedIDs: [String: Int64],
-        on connection: PostgresConnection
+        lockingRows: Bool, on connection: PostgresConnection
     ) async throws -> Committed {
         let now = receivedAt ?? clock.now()
         var fittedIDs: Set<String> = []
@@ -142,7 +151,7 @@ package struct EventIngestor: Sendable {
             statements.append(try updateGames(fold.states, arrivedAt: now))
             let changed = fold.states.keys.sorted()
             let leasedAt = clock.now()
-            statements.append(Self.readPendingOutboxRows(of: changed, leasesJudgedAt: leasedAt))
+            statements.append(Self.readPendingOutboxRows(of: changed, leasesJudgedAt: leasedAt, locking: lockingRows))
             statements.append(Self.readChannels(of: changed))
             let results = try await connection.pipeline(statements)
             let (targets, leasable, revisions) = try channelTargets(
@@ -325,14 +334,15 @@ package struct EventIngestor: Sendable {
 
     /// Reads the outbox rows of the active channels bound to `games`, each with its revision
     /// (Postgres' `xmin`, which every write of the row changes: a claim, a completion, another
-    /// ingest). The rows are not locked (a lock logs a record per row): the write is fenced on
-    /// the revision read, so a row written meanwhile fails it and the transaction is retried on
-    /// what the row holds then. It runs before `readChannels`: a worker that finished a send
-    /// before it has committed both its outbox delete and the channel's new last_timestamp. A
-    /// lease counts until its expiry on the service clock (`now`), the clock the workers lease
-    /// by, not Postgres' `now()`, by the queue's one rule (``LeasedQueue``).
-    private static func readPendingOutboxRows(of games: [String], leasesJudgedAt now: Date) -> SQL {
-        """
+    /// ingest). Unless `locking`, the rows are not locked (a lock logs a record per row): the
+    /// write is fenced on the revision read, so a row written meanwhile fails it and the
+    /// transaction is retried, locking them, on what they hold then. It runs before
+    /// `readChannels`: a worker that finished a send before it has committed both its outbox
+    /// delete and the channel's new last_timestamp. A lease counts until its expiry on the
+    /// service clock (`now`), the clock the workers lease by, not Postgres' `now()`, by the
+    /// queue's one rule (``LeasedQueue``).
+    private static func readPendingOutboxRows(of games: [String], leasesJudgedAt now: Date, locking: Bool) -> SQL {
+        let read: SQL = """
         SELECT o.channel_id, o.version, o.xmin::text AS revision, o.payload, o.priority, o.alerts, o.event_ids,
                o.first_ingested_at, o.coalesced, o.due_at, o.attempts,
                (\(LeasedQueue.outbox.isHeld(at: now)) AND COALESCE(o.claimed_version = o.version, true)) AS leased,
@@ -342,6 +352,7 @@ package struct EventIngestor: Sendable {
             SELECT b.channel_id FROM channel_bindings b JOIN channels c ON c.id = b.channel_id
             WHERE b.game_id = ANY(\(games)) AND c.status = 'active')
         """
+        return locking ? read + "\nORDER BY o.channel_id\nFOR UPDATE OF o" : read
     }
 
     /// The active channels bound to `games`, with their apps.

@@ -180,7 +180,8 @@ final class EndToEndEnvironment: Sendable {
         environment[Setting.httpPort.name] = String(httpPort)
         environment[Setting.opsPort.name] = "0"
         environment[Setting.roles.name] = roles
-        environment[Setting.logLevel.name] = "warning"
+        // Quiet unless asked (`--serve-env SCORECAST_LOG_LEVEL=info` shows, e.g., the retries).
+        environment[Setting.logLevel.name] = extra[Setting.logLevel.name] ?? "warning"
         environment[Setting.autoMigrate.name] = "false"
         environment[Setting.stateDirectory.name] = folder + "/scorecast-state"
         return environment
