@@ -31,7 +31,9 @@ import TestSupport
             #expect(accepted.map(\.player) == ["Saka", "Odegaard", "Havertz"])
             #expect(accepted.last?.homeScore == 3)
             let ledger = try await harness.database.ledger(channel.id)
-            #expect(ledger.map(\.kind) == ["priority10", "throttled", "downgraded", "downgraded"], "the 429 is remembered in the channel's ledger")
+            #expect(ledger.map(\.kind) == ["priority10", "throttled"], "the 429 is remembered in the channel's ledger")
+            let deliveries = try await harness.database.deliveries(channel.id)
+            #expect(deliveries.filter { $0.outcome == "sent" }.map(\.downgraded) == [false, true, true], "the goals sent at 5 are counted downgraded")
         }
     }
 }
