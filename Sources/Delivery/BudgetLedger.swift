@@ -61,5 +61,4 @@ package enum BudgetLedger {
         return ChannelBudget(
             immediateSends: try row.decode("budget_sends"), throttles: try row.decode("budget_throttles"), lastThrottle: throttle)
     }
-
 }

@@ -48,8 +48,8 @@ extension OutboxStore {
     /// `now` is the worker's clock, bound as a parameter: the backoffs, the routine spacing, the
     /// channel's `last_sent_at`, the times its phones were shown a body and an alert, and the
     /// delivery records are dated by it, as the claim and the statistics that compare them are
-    /// (the `updated_at` and `paused_at` audit
-    /// columns keep the database's clock: no rule reads them).
+    /// (the `updated_at` and `paused_at` audit columns keep the database's clock: no rule reads
+    /// them).
     ///
     /// With each row: the `deliveries` row is appended; the channel's `last_timestamp`,
     /// `last_sent_at`, the body its phones show (`shown_payload`) and the alert they showed last
@@ -248,12 +248,12 @@ struct CompletionWrite: Sendable {
     let operation: OutboxSettlement.Operation
     /// The row it leaves; `nil` when it is deleted.
     let row: OutboxSettlement.Row?
-    /// When the channel was last sent to (`channels.last_sent_at`): the completion's time when
-    /// APNs accepted the send; `nil` otherwise.
-    let sentAt: Date?
     /// The completion's time, which dates its delivery record (`deliveries.sent_at`), by the
     /// clock every window of the statistics is measured with.
     let completedAt: Date
+    /// When the channel was last sent to (`channels.last_sent_at`): the completion's time when
+    /// APNs accepted the send; `nil` otherwise.
+    var sentAt: Date? { completion.sentTimestamp == nil ? nil : completedAt }
 
     /// Settles `completion` on `row`.
     init(_ completion: DeliveryCompletion, row: OutboxSettlement.Row, receivedAt: [Int64: Date], now: Date, routineInterval: Double) {
@@ -262,7 +262,6 @@ struct CompletionWrite: Sendable {
         let completed = completion.completed
         operation = OutboxSettlement.operation(completed, row: row)
         self.row = OutboxSettlement.settle(completed, row: row, receivedAt: receivedAt, now: now, routineInterval: routineInterval)
-        sentAt = completion.sentTimestamp == nil ? nil : now
         completedAt = now
     }
 }

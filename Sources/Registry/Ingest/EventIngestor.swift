@@ -78,12 +78,18 @@ package struct EventIngestor: Sendable {
         let committed = try await ConflictRetry(work: "ingest transaction", attempts: Self.maximumAttempts, logger: logger).run {
             runs += 1
             let locking = runs > 1
-            if let known = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt, lockingRows: locking) { return known }
-            return try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
-                let games = try await lockGames(for: events, feed: feed, on: connection)
-                let storedIDs = try await insertEvents(events, feed: feed, on: connection)
-                return try await ingest(
-                    events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, lockingRows: locking, on: connection)
+            do {
+                if let known = try await ingestForKnownGames(events, feed: feed, receivedAt: receivedAt, lockingRows: locking) { return known }
+                return try await pool.withTransaction(localSettings: ReusablePlans.settings) { connection in
+                    let games = try await lockGames(for: events, feed: feed, on: connection)
+                    let storedIDs = try await insertEvents(events, feed: feed, on: connection)
+                    return try await ingest(
+                        events, feed: feed, receivedAt: receivedAt, games: games, storedIDs: storedIDs, lockingRows: locking, on: connection)
+                }
+            } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.uniqueViolation {
+                // An event or outbox row this transaction looked for and did not find was stored
+                // by another meanwhile (its plain insert then fails the key): a collision.
+                throw RowsChangedConcurrently()
             }
         }
         handOff?.handOver(committed.handedOver)
@@ -108,8 +114,6 @@ package struct EventIngestor: Sendable {
             }
         } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.foreignKeyViolation && error.statementIndex == 1 {
             return nil
-        } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.uniqueViolation && error.statementIndex == 1 {
-            throw RowsChangedConcurrently()
         } catch is UnknownGame {
             return nil
         }
@@ -280,11 +284,7 @@ package struct EventIngestor: Sendable {
     /// Inserts every event as `accepted` (stale ones are corrected after folding); returns the
     /// new `events.id` by feed event id. Duplicates are absent from the result.
     private func insertEvents(_ events: [FeedEvent], feed: String, on connection: PostgresConnection) async throws -> [String: Int64] {
-        do {
-            return try Self.storedIDs(try await connection.query(try Self.insertEventsStatement(events, feed: feed)))
-        } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.uniqueViolation {
-            throw RowsChangedConcurrently()
-        }
+        try Self.storedIDs(try await connection.query(try Self.insertEventsStatement(events, feed: feed)))
     }
 
     /// The insert of ``insertEvents(_:feed:on:)``: events already stored are left out by a look
@@ -483,13 +483,7 @@ package struct EventIngestor: Sendable {
                    pg_notify(\(Self.notificationChannel), CASE WHEN alerting THEN \(Self.alertingNotification) ELSE '' END)
             FROM written
             """
-        let rows: [PostgresRow]
-        do {
-            rows = try await connection.query(statement)
-        } catch let error as PostgresError where error.sqlState == PostgresError.SQLState.uniqueViolation {
-            // Another ingest created the row of a channel bound to two games since it was read.
-            throw RowsChangedConcurrently()
-        }
+        let rows = try await connection.query(statement)
         // A row written since it was read (a claim, a completion, another ingest of a channel bound to two games).
         guard rows.count == writes.count else { throw RowsChangedConcurrently() }
     }

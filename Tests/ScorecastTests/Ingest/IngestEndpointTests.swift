@@ -482,26 +482,17 @@ struct IngestEndpointTests {
         try await IngestFixture.with { fixture in
             try await fixture.addGame("g1")
             let channel = try await fixture.addChannel(boundTo: "g1")
-            let reply = try await fixture.pool.withConnection { holder in
-                // Another writer's row, not committed yet: invisible to the ingest's read, but
-                // its INSERT waits on it and then conflicts.
-                let holderPID = try await holder.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
-                try await holder.execute("BEGIN")
-                try await holder.execute("""
+            // Another writer's row, not committed yet: invisible to the ingest's read, but its
+            // INSERT waits on it and then conflicts.
+            let reply = try await fixture.post(
+                EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#),
+                whileHolding: """
                     INSERT INTO outbox (channel_id, version, payload, payload_timestamp, priority, alerting, event_ids,
                                         first_ingested_at, due_at)
                     VALUES (\(channel), 1, convert_to('{"aps":{"content-state":{},"event":"update","timestamp":5}}', 'UTF8'),
                             5, 5, false, '{}', now(), now())
-                    """)
-                return try await withThrowingTaskGroup(of: Reply.self) { group in
-                    group.addTask { await fixture.post(EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#)) }
-                    // Commit once the ingest's INSERT waits on the row (not after a guessed 400 ms,
-                    // which a loaded machine can outlast before the ingest gets that far).
-                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the ingest waits on the uncommitted row")
-                    try await holder.execute("COMMIT")
-                    return try await group.next()
-                }
-            }
+                    """,
+                until: "the ingest waits on the uncommitted row")
             #expect(reply?.status == 202, "\(reply?.text ?? "")")
             let row = try #require(try await fixture.outbox(channel))
             #expect(row.version == 2, "merged into the row committed meanwhile")
@@ -519,22 +510,13 @@ struct IngestEndpointTests {
             let first = await fixture.post(EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#))
             #expect(first.status == 202, "\(first.text)")
             #expect(try await fixture.outbox(channel)?.alerts.count == 1)
-            let reply = try await fixture.pool.withConnection { holder in
-                // A worker's completion that sent the first goal's alert and keeps the row, not
-                // committed yet: it takes the alert off and leaves the version (only ingest
-                // bumps it). The ingest reads the row as it was, with that alert.
-                let holderPID = try await holder.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
-                try await holder.execute("BEGIN")
-                try await holder.execute("""
-                    UPDATE outbox SET alerts = '[]'::jsonb, alerting = false, priority = 5 WHERE channel_id = \(channel)
-                    """)
-                return try await withThrowingTaskGroup(of: Reply.self) { group in
-                    group.addTask { await fixture.post(EventJSON.event(id: "e2", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#)) }
-                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the ingest's write waits on the settled row")
-                    try await holder.execute("COMMIT")
-                    return try await group.next()
-                }
-            }
+            // A worker's completion that sent the first goal's alert and keeps the row, not
+            // committed yet: it takes the alert off and leaves the version (only ingest bumps
+            // it). The ingest reads the row as it was, with that alert.
+            let reply = try await fixture.post(
+                EventJSON.event(id: "e2", seq: 2, kind: "score", scoreboard: #"{"home": 2}"#),
+                whileHolding: "UPDATE outbox SET alerts = '[]'::jsonb, alerting = false, priority = 5 WHERE channel_id = \(channel)",
+                until: "the ingest's write waits on the settled row")
             #expect(reply?.status == 202, "\(reply?.text ?? "")")
             let row = try #require(try await fixture.outbox(channel))
             // Only the second goal waits: the first was announced, and is not queued again.
@@ -550,23 +532,16 @@ struct IngestEndpointTests {
             try await fixture.addGame("g1")
             try await fixture.addGame("g2")
             try await fixture.addChannel(boundTo: "g1")
-            let reply = try await fixture.pool.withConnection { holder in
-                // The event id stored by another writer (for another game, whose lock the ingest
-                // does not wait for), not committed yet: invisible to the ingest's look, but its
-                // insert waits on the key and then collides.
-                let holderPID = try await holder.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
-                try await holder.execute("BEGIN")
-                try await holder.execute("""
+            // The event id stored by another writer (for another game, whose lock the ingest does
+            // not wait for), not committed yet: invisible to the ingest's look, but its insert
+            // waits on the key and then collides.
+            let reply = try await fixture.post(
+                EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#),
+                whileHolding: """
                     INSERT INTO events (feed, feed_event_id, game_id, seq, kind, occurred_at, outcome, body)
                     VALUES ('feed-a', 'e1', 'g2', 1, 'score', now(), 'accepted', '{}')
-                    """)
-                return try await withThrowingTaskGroup(of: Reply.self) { group in
-                    group.addTask { await fixture.post(EventJSON.event(id: "e1", seq: 1, kind: "score", scoreboard: #"{"home": 1}"#)) }
-                    try await fixture.waitForLockWaiter(blockedBy: holderPID, "the ingest waits on the uncommitted event")
-                    try await holder.execute("COMMIT")
-                    return try await group.next()
-                }
-            }
+                    """,
+                until: "the ingest waits on the uncommitted event")
             #expect(reply?.status == 202, "\(reply?.text ?? "")")
             #expect(reply?.outcomes["e1"] == "duplicate", "\(reply?.text ?? "")")
             #expect(try await fixture.counts()["events"] == 1)

@@ -120,6 +120,24 @@ final class IngestFixture: Sendable {
         }
     }
 
+    /// Posts `body` while another transaction holds `statement`'s writes uncommitted, and
+    /// commits them once the ingest waits on them (`waiting` names that moment if it never
+    /// comes): not after a guessed delay, which a loaded machine can outlast before the ingest
+    /// gets that far.
+    func post(_ body: String, whileHolding statement: SQL, until waiting: String) async throws -> Reply? {
+        try await pool.withConnection { holder in
+            let holderPID = try await holder.query("SELECT pg_backend_pid() AS pid")[0].decode("pid", as: Int.self)
+            try await holder.execute("BEGIN")
+            try await holder.execute(statement)
+            return try await withThrowingTaskGroup(of: Reply.self) { group in
+                group.addTask { await self.post(body) }
+                try await waitForLockWaiter(blockedBy: holderPID, waiting)
+                try await holder.execute("COMMIT")
+                return try await group.next()
+            }
+        }
+    }
+
     /// Waits until `count` posts have taken their arrival time and so have joined the ingest
     /// queue. A post reads the endpoint's clock twice before it queues (validation, arrival);
     /// an unsigned key reads it nowhere else before then.
